@@ -1,0 +1,61 @@
+// Errors sorted by intent: each class says which exit code it ends in, and lib/cli.ts maps
+// them in one place. Anything else that reaches the top is a bug and is reported as one.
+
+/** Documented exit codes. */
+export const ExitCode = {
+  Ok: 0,
+  /** The pod, or an operation on it, failed (pull, create, start, engine unavailable…). */
+  Failed: 1,
+  /** Bad usage or a bad manifest: nothing was attempted. */
+  Usage: 2,
+  /** Interrupted by SIGINT (128 + 2), as shells and docker compose report it. */
+  Interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The kubelet's reason strings, used as error reasons so users see the words a cluster shows. */
+export type Reason =
+  | "ErrImagePull"
+  | "ImagePullBackOff"
+  | "ErrImageNeverPull"
+  | "InvalidImageName"
+  | "ImageInspectError"
+  | "RegistryUnavailable"
+  | "CreateContainerConfigError"
+  | "CreateContainerError"
+  | "RunContainerError"
+  | "PostStartHookError"
+  | "RuntimeUnavailable";
+
+/** An operation on a pod failed: exit 1. The message is one line, ready to print. */
+export class PodrunError extends Error {
+  override readonly name = "PodrunError";
+  constructor(
+    readonly reason: Reason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The manifest is invalid: exit 2. `lines` are the complete, formatted error lines. */
+export class ManifestError extends Error {
+  override readonly name = "ManifestError";
+  constructor(readonly lines: readonly string[]) {
+    super(lines.join("\n"));
+  }
+}
+
+/** Bad flags or arguments: exit 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** Already reported to the user: exit quietly with this code. */
+export class ExitError extends Error {
+  override readonly name = "ExitError";
+  constructor(readonly code: ExitCode) {
+    super(`exit ${code}`);
+  }
+}

@@ -1,0 +1,67 @@
+import type { FieldPath } from "./field-path.js";
+
+// The error kinds of k8s.io/apimachinery/pkg/util/validation/field, plus the strict decoder's
+// unknown field, so users read the same words as from `kubectl apply --validate=strict`.
+export type FieldErrorType =
+  | "Required"
+  | "Invalid"
+  | "Unsupported"
+  | "Duplicate"
+  | "NotFound"
+  | "Forbidden"
+  | "TooLong"
+  | "TypeInvalid"
+  | "UnknownField";
+
+export interface FieldError {
+  type: FieldErrorType;
+  path: FieldPath;
+  /** The offending value (Invalid, Unsupported, Duplicate, NotFound, TypeInvalid). */
+  value?: unknown;
+  /** Free text after the kind (Invalid, Required, Forbidden, TypeInvalid). */
+  detail?: string;
+  /** Allowed values (Unsupported). */
+  supported?: readonly string[];
+  /** UnknownField: the unknown key; `path` is then the path of the object holding it. */
+  field?: string;
+  /** Locate the error on the key rather than the value (unknown fields, duplicate keys). */
+  atKey?: boolean;
+}
+
+export type Reporter = (error: FieldError) => void;
+
+// Go's %v of the value, with strings quoted as %q does: what field.Error.Error() prints.
+export function formatValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  const json = JSON.stringify(value);
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+/** `spec.containers[0].image: Required value`, in apimachinery's words. */
+export function formatFieldError(e: FieldError): string {
+  const p = e.path.display;
+  const withDetail = (head: string) => (e.detail ? `${head}: ${e.detail}` : head);
+  switch (e.type) {
+    case "Required":
+      return `${p}: ${withDetail("Required value")}`;
+    case "Invalid":
+    case "TypeInvalid":
+      return `${p}: ${withDetail(`Invalid value: ${formatValue(e.value)}`)}`;
+    case "Unsupported": {
+      const list = (e.supported ?? []).map((s) => JSON.stringify(s)).join(", ");
+      return `${p}: Unsupported value: ${formatValue(e.value)}${list ? `: supported values: ${list}` : ""}`;
+    }
+    case "Duplicate":
+      return `${p}: Duplicate value: ${formatValue(e.value)}`;
+    case "NotFound":
+      return `${p}: ${withDetail(`Not found: ${formatValue(e.value)}`)}`;
+    case "Forbidden":
+      return `${p}: Forbidden${e.detail ? `: ${e.detail}` : ""}`;
+    case "TooLong":
+      return `${p}: Too long: ${e.detail ?? "value is too long"}`;
+    case "UnknownField":
+      return `${p ? `${p}: ` : ""}unknown field ${JSON.stringify(e.field ?? "")}`;
+  }
+}

@@ -1,0 +1,33 @@
+// A field path as kubectl prints it (`spec.containers[1].name`, `metadata.labels[app]`),
+// carrying the raw segments so the error can be located in the YAML source.
+export type Segment = string | number;
+
+export class FieldPath {
+  private constructor(
+    readonly segments: readonly Segment[],
+    readonly display: string,
+  ) {}
+
+  static root(name = ""): FieldPath {
+    return new FieldPath(name ? [name] : [], name);
+  }
+
+  /** A struct field: `parent.name`. */
+  child(name: string): FieldPath {
+    return new FieldPath([...this.segments, name], this.display ? `${this.display}.${name}` : name);
+  }
+
+  /** A list element: `parent[3]`. */
+  index(i: number): FieldPath {
+    return new FieldPath([...this.segments, i], `${this.display}[${i}]`);
+  }
+
+  /** A map entry: `parent[key]` (labels, data, resources.limits…). */
+  key(k: string): FieldPath {
+    return new FieldPath([...this.segments, k], `${this.display}[${k}]`);
+  }
+
+  toString(): string {
+    return this.display;
+  }
+}
