@@ -41,27 +41,29 @@ export function formatValue(value: unknown): string {
 
 /** `spec.containers[0].image: Required value`, in apimachinery's words. */
 export function formatFieldError(e: FieldError): string {
+  // An error about a whole document has no field path: print the message alone.
   const p = e.path.display;
+  const lead = p ? `${p}: ` : "";
   const withDetail = (head: string) => (e.detail ? `${head}: ${e.detail}` : head);
   switch (e.type) {
     case "Required":
-      return `${p}: ${withDetail("Required value")}`;
+      return `${lead}${withDetail("Required value")}`;
     case "Invalid":
     case "TypeInvalid":
-      return `${p}: ${withDetail(`Invalid value: ${formatValue(e.value)}`)}`;
+      return `${lead}${withDetail(`Invalid value: ${formatValue(e.value)}`)}`;
     case "Unsupported": {
       const list = (e.supported ?? []).map((s) => JSON.stringify(s)).join(", ");
-      return `${p}: Unsupported value: ${formatValue(e.value)}${list ? `: supported values: ${list}` : ""}`;
+      return `${lead}Unsupported value: ${formatValue(e.value)}${list ? `: supported values: ${list}` : ""}`;
     }
     case "Duplicate":
-      return `${p}: Duplicate value: ${formatValue(e.value)}`;
+      return `${lead}Duplicate value: ${formatValue(e.value)}`;
     case "NotFound":
-      return `${p}: ${withDetail(`Not found: ${formatValue(e.value)}`)}`;
+      return `${lead}${withDetail(`Not found: ${formatValue(e.value)}`)}`;
     case "Forbidden":
-      return `${p}: Forbidden${e.detail ? `: ${e.detail}` : ""}`;
+      return `${lead}Forbidden${e.detail ? `: ${e.detail}` : ""}`;
     case "TooLong":
-      return `${p}: Too long: ${e.detail ?? "value is too long"}`;
+      return `${lead}Too long: ${e.detail ?? "value is too long"}`;
     case "UnknownField":
-      return `${p ? `${p}: ` : ""}unknown field ${JSON.stringify(e.field ?? "")}`;
+      return `${lead}unknown field ${JSON.stringify(e.field ?? "")}`;
   }
 }

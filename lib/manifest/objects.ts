@@ -1,0 +1,96 @@
+import { FieldPath } from "./field-path.js";
+import type { FieldError } from "./field-error.js";
+import type { SourceMap } from "./source-map.js";
+import type { YamlDocument } from "./parse-yaml.js";
+
+export const SUPPORTED_KINDS = ["Pod", "ConfigMap", "Secret"] as const;
+export type ObjectKind = (typeof SUPPORTED_KINDS)[number];
+
+/** One Kubernetes object of the manifest, with what is needed to point at its source. */
+export interface ManifestObject {
+  kind: ObjectKind;
+  value: Record<string, unknown>;
+  sourceMap: SourceMap;
+  /** `items[2]` for an item of a `kind: List`, else "": prefixes field paths in messages. */
+  prefix: string;
+}
+
+/** An error of one object, or of a whole document (an unsupported kind, a non-object). */
+export interface LocatedError {
+  error: FieldError;
+  sourceMap: SourceMap;
+  prefix: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Splits the documents into supported objects, expanding `kind: List`. Every other kind is an
+ * error naming it: podman skips unknown kinds silently, and users lose a Service or a typo'd kind.
+ */
+export function collectObjects(documents: readonly YamlDocument[]): { objects: ManifestObject[]; errors: LocatedError[] } {
+  const objects: ManifestObject[] = [];
+  const errors: LocatedError[] = [];
+  const reject = (error: FieldError, sourceMap: SourceMap, prefix: string) => errors.push({ error, sourceMap, prefix });
+
+  const visit = (value: unknown, sourceMap: SourceMap, prefix: string, allowList: boolean) => {
+    const root = FieldPath.root();
+    if (!isObject(value)) {
+      reject({ type: "Forbidden", path: FieldPath.root(prefix), detail: `expected a Kubernetes object (a mapping with apiVersion and kind), got ${describe(value)}` }, sourceMap, "");
+      return;
+    }
+    const kind = value.kind;
+    if (kind === undefined || kind === null || kind === "") {
+      reject({ type: "Required", path: root.child("kind"), detail: `supported kinds: ${[...SUPPORTED_KINDS, "List"].join(", ")}` }, sourceMap, prefix);
+      return;
+    }
+    if (kind === "List" && allowList) {
+      checkApiVersion(value, sourceMap, prefix, reject);
+      const items = value.items;
+      if (!Array.isArray(items)) {
+        reject({ type: "Required", path: root.child("items") }, sourceMap, prefix);
+        return;
+      }
+      items.forEach((item, i) => visit(item, sourceMap.subtree(["items", i]), `items[${i}]`, false));
+      return;
+    }
+    if (typeof kind !== "string" || !(SUPPORTED_KINDS as readonly string[]).includes(kind)) {
+      const supported = allowList ? [...SUPPORTED_KINDS, "List"] : [...SUPPORTED_KINDS];
+      reject({ type: "Unsupported", path: root.child("kind"), value: kind, supported }, sourceMap, prefix);
+      return;
+    }
+    if (!checkApiVersion(value, sourceMap, prefix, reject)) return;
+    objects.push({ kind: kind as ObjectKind, value, sourceMap, prefix });
+  };
+
+  for (const doc of documents) {
+    // An empty document (a trailing `---`, a file of comments) is not an object and not an error.
+    if (doc.value === null) continue;
+    visit(doc.value, doc.sourceMap, "", true);
+  }
+  return { objects, errors };
+}
+
+function checkApiVersion(
+  value: Record<string, unknown>,
+  sourceMap: SourceMap,
+  prefix: string,
+  reject: (error: FieldError, sourceMap: SourceMap, prefix: string) => void,
+): boolean {
+  const path = FieldPath.root().child("apiVersion");
+  if (value.apiVersion === undefined || value.apiVersion === null) {
+    reject({ type: "Required", path }, sourceMap, prefix);
+    return false;
+  }
+  if (value.apiVersion !== "v1") {
+    reject({ type: "Unsupported", path, value: value.apiVersion, supported: ["v1"] }, sourceMap, prefix);
+    return false;
+  }
+  return true;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "string" ? `the string ${JSON.stringify(value)}` : `${typeof value} ${String(value)}`;
+}
+

@@ -1,0 +1,83 @@
+import { FieldPath } from "./field-path.js";
+import type { FieldError } from "./field-error.js";
+
+// The fields `podrun up` acts on. A field the schema knows but that is absent here is accepted
+// (the manifest stays valid for a cluster) and named in a Warning, never dropped silently:
+// podman's silent drops are what its users complain of most. `*` stands for any list index.
+// Grow this list as podrun learns fields; each entry covers everything beneath it.
+export const HONOURED_POD_FIELDS = [
+  "apiVersion",
+  "kind",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+  "metadata.labels",
+  "metadata.annotations",
+  "spec.restartPolicy",
+  "spec.hostNetwork",
+  "spec.terminationGracePeriodSeconds",
+  ...containerFields("spec.initContainers[*]"),
+  ...containerFields("spec.containers[*]"),
+] as const;
+
+function containerFields(prefix: string): string[] {
+  return [
+    "name",
+    "image",
+    "imagePullPolicy",
+    "command",
+    "args",
+    "workingDir",
+    "env[*].name",
+    "env[*].value",
+    "ports",
+    "lifecycle.postStart",
+    "terminationMessagePath",
+    "terminationMessagePolicy",
+  ].map((field) => `${prefix}.${field}`);
+}
+
+interface PatternNode {
+  /** The whole subtree is honoured. */
+  all: boolean;
+  children: Map<string, PatternNode>;
+}
+
+function buildPatternTree(patterns: readonly string[]): PatternNode {
+  const root: PatternNode = { all: false, children: new Map() };
+  for (const pattern of patterns) {
+    let node = root;
+    for (const part of pattern.replace(/\[\*\]/g, ".*").split(".")) {
+      let next = node.children.get(part);
+      if (!next) node.children.set(part, (next = { all: false, children: new Map() }));
+      node = next;
+    }
+    node.all = true;
+  }
+  return root;
+}
+
+const POD_TREE = buildPatternTree(HONOURED_POD_FIELDS);
+
+/**
+ * Reports, as Forbidden-free warnings, each field set in a Pod that podrun does not act on yet:
+ * one warning at the outermost such field. Runs on the manifest as written, before defaulting,
+ * so that defaults never warn.
+ */
+export function findIgnoredFields(pod: unknown, report: (warning: FieldError) => void): void {
+  walk(pod, POD_TREE, FieldPath.root(), report);
+}
+
+function walk(value: unknown, node: PatternNode, path: FieldPath, report: (warning: FieldError) => void): void {
+  if (node.all || value === null || typeof value !== "object") return;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((item, i) => [i, item])
+    : Object.entries(value as Record<string, unknown>);
+  for (const [key, child] of entries) {
+    if (child === null || child === undefined) continue;
+    const childPath = typeof key === "number" ? path.index(key) : path.child(key);
+    const next = typeof key === "number" ? node.children.get("*") : (node.children.get(key) ?? node.children.get("*"));
+    if (next) walk(child, next, childPath, report);
+    else report({ type: "Forbidden", path: childPath, detail: "not supported by podrun yet: ignored", atKey: true });
+  }
+}

@@ -1,0 +1,146 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import t from "tap";
+import { runCli } from "../harness/cli.js";
+
+// These tests run the built CLI (bin/podrun.js → dist/), as a user does; `npm test` builds first.
+
+const POD = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  initContainers:
+    - name: init
+      image: busybox:1.36
+  containers:
+    - name: app
+      image: busybox
+    - name: side
+      image: registry.example.com:5000/team/side@sha256:${"a".repeat(64)}
+`;
+
+const BAD = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+    - name: app
+      image: busybox
+      imagePullPolicyy: Always
+    - name: app
+      image: busybox
+      imagePullPolicy: Sometimes
+      ports:
+        - containerPort: 70000
+    - name: third
+`;
+
+const write = async (name: string, text: string) => {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-cli-"));
+  const file = join(dir, name);
+  await writeFile(file, text);
+  return { dir, file };
+};
+
+t.test("--version and --help", async (t) => {
+  const { version } = JSON.parse(await (await import("node:fs/promises")).readFile(new URL("../../package.json", import.meta.url), "utf8"));
+  const v = await runCli(["--version"]);
+  t.equal(v.exitCode, 0);
+  t.equal(v.stdout.trim(), version);
+  const help = await runCli(["--help"]);
+  t.equal(help.exitCode, 0);
+  t.match(help.stdout, /validate \[options\] <file\.\.\.>/);
+  t.match(help.stdout, /\$ podrun validate pod\.yaml/);
+  t.match(help.stdout, /Exit codes: 0 ok, 1 .*, 2 usage or manifest error/);
+});
+
+t.test("usage errors exit 2", async (t) => {
+  const unknown = await runCli(["frobnicate"]);
+  t.equal(unknown.exitCode, 2);
+  t.match(unknown.stderr, /unknown command 'frobnicate'/);
+  const missing = await runCli(["validate"]);
+  t.equal(missing.exitCode, 2);
+  t.match(missing.stderr, /missing required argument 'file'/);
+  const flag = await runCli(["validate", "--bogus", "x.yaml"]);
+  t.equal(flag.exitCode, 2);
+});
+
+t.test("a valid pod: one summary line, exit 0", async (t) => {
+  const { file } = await write("pod.yaml", POD);
+  const r = await runCli(["validate", file], { env: { NO_COLOR: "1" } });
+  t.equal(r.exitCode, 0, r.stderr);
+  t.equal(r.stdout, `${file}: Pod web (2 containers, 1 init container): valid\n`);
+  t.equal(r.stderr, "");
+});
+
+t.test("every error of the file, one line each, file:line:col, exit 2", async (t) => {
+  const { file } = await write("bad.yaml", BAD);
+  const r = await runCli(["validate", file], { env: { NO_COLOR: "1" } });
+  t.equal(r.exitCode, 2);
+  t.equal(r.stdout, "");
+  t.same(r.stderr.trimEnd().split("\n"), [
+    `${file}:9:7: spec.containers[0]: unknown field "imagePullPolicyy"`,
+    `${file}:10:13: spec.containers[1].name: Duplicate value: "app"`,
+    `${file}:12:24: spec.containers[1].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"`,
+    `${file}:14:26: spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive`,
+    `${file}:15:7: spec.containers[2].image: Required value`,
+  ]);
+});
+
+t.test("standard input, and several files at once", async (t) => {
+  const good = await write("good.yaml", POD);
+  const bad = await write("bad.yaml", BAD);
+  const piped = await runCli(["validate", "-"], { input: POD, env: { NO_COLOR: "1" } });
+  t.equal(piped.exitCode, 0);
+  t.equal(piped.stdout, "<stdin>: Pod web (2 containers, 1 init container): valid\n");
+  const both = await runCli(["validate", good.file, bad.file], { env: { NO_COLOR: "1" } });
+  t.equal(both.exitCode, 2, "one invalid file fails the run");
+  t.match(both.stdout, `${good.file}: Pod web`);
+  t.match(both.stderr, `${bad.file}:9:7:`);
+});
+
+t.test("--json prints the defaulted objects as a List, secrets redacted", async (t) => {
+  const secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {password: hunter2}\n---\n";
+  const { file } = await write("pod.yaml", secret + POD);
+  const r = await runCli(["validate", "--json", file]);
+  t.equal(r.exitCode, 0, r.stderr);
+  t.notMatch(r.stdout, "hunter2");
+  const list = JSON.parse(r.stdout);
+  t.equal(list.kind, "List");
+  const [sec, pod] = list.items;
+  t.same(sec.stringData, { password: "<redacted>" });
+  t.equal(sec.type, "Opaque");
+  t.equal(pod.metadata.namespace, "default");
+  t.equal(pod.spec.restartPolicy, "Always");
+  t.equal(pod.spec.terminationGracePeriodSeconds, 30);
+  t.same(pod.spec.containers.map((c: { imagePullPolicy: string }) => c.imagePullPolicy), ["Always", "IfNotPresent"]);
+  t.equal(pod.spec.initContainers[0].imagePullPolicy, "IfNotPresent");
+});
+
+t.test("warnings name fields podrun ignores, on stderr, without failing", async (t) => {
+  const { file } = await write("pod.yaml", POD.replace("spec:\n", "spec:\n  nodeSelector:\n    disk: ssd\n"));
+  const r = await runCli(["validate", file], { env: { NO_COLOR: "1" } });
+  t.equal(r.exitCode, 0);
+  t.equal(r.stderr, `${file}:6:3: Warning: spec.nodeSelector: not supported by podrun yet: ignored\n`);
+});
+
+t.test("NO_COLOR and FORCE_COLOR", async (t) => {
+  const { file } = await write("pod.yaml", POD);
+  const forced = await runCli(["validate", file], { env: { FORCE_COLOR: "1" } });
+  t.match(forced.stdout, "\u001b[32mvalid");
+  const plain = await runCli(["validate", file], { env: { NO_COLOR: "1" } });
+  t.notMatch(plain.stdout, "\u001b[");
+  const piped = await runCli(["validate", file]);
+  t.notMatch(piped.stdout, "\u001b[", "no colour when stdout is not a terminal");
+});
+
+t.test("the examples are valid", async (t) => {
+  const examples = ["web-sidecar.yaml", "init-data.yaml", "db-and-app.yaml"].map((f) => new URL(`../../examples/${f}`, import.meta.url).pathname);
+  const r = await runCli(["validate", ...examples], { env: { NO_COLOR: "1" } });
+  t.equal(r.exitCode, 0, r.stderr);
+  t.equal(r.stdout.trimEnd().split("\n").length, 3);
+  t.match(r.stdout, /db-and-app\.yaml: Pod db-and-app \(2 containers\): valid/);
+});

@@ -1,0 +1,45 @@
+import t from "tap";
+import { formatFieldError } from "../../lib/manifest/field-error.js";
+import { collectObjects } from "../../lib/manifest/objects.js";
+import { parseYamlDocuments } from "../../lib/manifest/parse-yaml.js";
+
+const collect = (text: string) => {
+  const { objects, errors } = collectObjects(parseYamlDocuments({ name: "m.yaml", text }));
+  return {
+    kinds: objects.map((o) => `${o.prefix}${o.prefix ? " " : ""}${o.kind}/${(o.value.metadata as { name?: string } | undefined)?.name}`),
+    errors: errors.map(({ error, sourceMap, prefix }) => {
+      const { line, col } = sourceMap.locate(error.path.segments, error.atKey ?? false);
+      return `${line}:${col}: ${prefix ? `${prefix}.` : ""}${formatFieldError(error)}`;
+    }),
+  };
+};
+
+t.test("multi-document files: Pod, ConfigMap, Secret, empty documents skipped", async (t) => {
+  const text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n";
+  t.same(collect(text), { kinds: ["ConfigMap/c", "Pod/p", "Secret/s"], errors: [] });
+});
+
+t.test("kind: List is expanded, its items keep their own positions", async (t) => {
+  const text = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n  - apiVersion: apps/v1\n    kind: Deployment\n";
+  t.same(collect(text), {
+    kinds: ["items[0] Pod/p"],
+    errors: ['8:11: items[1].kind: Unsupported value: "Deployment": supported values: "Pod", "ConfigMap", "Secret"'],
+  });
+});
+
+const rejected: [string, string, string][] = [
+  ["another kind is an error, never skipped", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", '2:7: kind: Unsupported value: "Service": supported values: "Pod", "ConfigMap", "Secret", "List"'],
+  ["a missing kind", "apiVersion: v1\nmetadata: {name: s}\n", "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, List"],
+  ["a missing apiVersion", "kind: Pod\nmetadata: {name: s}\n", "1:1: apiVersion: Required value"],
+  ["a wrong apiVersion", "apiVersion: apps/v1\nkind: Pod\n", '1:13: apiVersion: Unsupported value: "apps/v1": supported values: "v1"'],
+  ["a list document", "- a\n- b\n", "1:1: Forbidden: expected a Kubernetes object (a mapping with apiVersion and kind), got a list"],
+  ["a scalar document", "hello\n", 'Forbidden: expected a Kubernetes object (a mapping with apiVersion and kind), got the string "hello"'],
+  ["a List without items", "apiVersion: v1\nkind: List\n", "1:1: items: Required value"],
+];
+for (const [name, text, line] of rejected) {
+  t.test(name, async (t) => {
+    const { errors } = collect(text);
+    t.equal(errors.length, 1, errors.join("\n"));
+    t.ok(errors[0]!.endsWith(line), `${errors[0]} ends with ${line}`);
+  });
+}
