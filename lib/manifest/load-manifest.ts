@@ -62,11 +62,12 @@ function formatErrors(file: string, errors: readonly LocatedError[]): string[] {
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const { where, error, prefix } of sortByPosition(file, errors)) {
-    // The structural and semantic checks may both catch one problem (a missing required field).
-    const key = `${prefix}|${error.path.display}|${error.type}|${error.field ?? ""}`;
+    // The structural and semantic checks may both find a missing required field, in other words.
+    const text = prefixed(formatFieldError(error), prefix);
+    const key = error.type === "Required" ? `${prefix}|${error.path.display}|Required` : text;
     if (seen.has(key)) continue;
     seen.add(key);
-    lines.push(`${where}: ${prefixed(formatFieldError(error), prefix)}`);
+    lines.push(`${where}: ${text}`);
   }
   return lines;
 }
@@ -74,7 +75,10 @@ function formatErrors(file: string, errors: readonly LocatedError[]): string[] {
 function sortByPosition(file: string, errors: readonly LocatedError[]) {
   return errors
     .map((located, order) => {
-      const { line, col } = located.sourceMap.locate(located.error.path.segments, located.error.atKey ?? false);
+      const { error } = located;
+      // An unknown field's path is its parent's: point at the unknown key itself.
+      const segments = error.type === "UnknownField" && error.field !== undefined ? [...error.path.segments, error.field] : error.path.segments;
+      const { line, col } = located.sourceMap.locate(segments, error.atKey ?? false);
       return { ...located, line, col, order, where: `${file}:${line}:${col}` };
     })
     .sort((a, b) => a.line - b.line || a.col - b.col || a.order - b.order);

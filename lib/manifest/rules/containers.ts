@@ -1,0 +1,91 @@
+import { parseImageReference } from "../../image/reference.js";
+import { FieldPath } from "../field-path.js";
+import { reportInvalid, type PodContext } from "./context.js";
+import { validateEnv, validateEnvFrom } from "./env.js";
+import { validateVolumeMounts } from "./mounts.js";
+import { findDns1123LabelErrors } from "./names.js";
+import { checkHostPortConflicts, collectPortNames, validateContainerPorts } from "./ports.js";
+import { validateProbesAndHooks } from "./probes.js";
+import { asArray, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
+
+// validateContainers and validateInitContainers, with the checks common to both.
+
+const specPath = FieldPath.root().child("spec");
+
+export function validateContainers(ctx: PodContext, spec: RawObject, hostNetwork: boolean): void {
+  const path = specPath.child("containers");
+  if (!isSet(spec.containers) || asArray(spec.containers)?.length === 0) ctx.report({ type: "Required", path });
+  const names = new Set<string>();
+  const containers = listObjectItems(spec.containers).map(([i, container]) => [container, path.index(i)] as [RawObject, FieldPath]);
+  for (const [container, containerPath] of containers) {
+    validateContainerCommon(ctx, container, containerPath);
+    const name = asString(container.name);
+    if (name && names.has(name)) ctx.report({ type: "Duplicate", path: containerPath.child("name"), value: name });
+    if (name) names.add(name);
+    validateProbesAndHooks(ctx, container, containerPath, collectPortNames(container));
+    // Container-level restartPolicy is for sidecars (init containers) only, unless the alpha
+    // ContainerRestartRules gate (1.34, off by default) is on.
+    if (isSet(container.restartPolicy)) {
+      ctx.report({ type: "Forbidden", path: containerPath.child("restartPolicy"), detail: "may not be set for non-init containers" });
+    }
+  }
+  checkHostPortConflicts(ctx.report, containers, hostNetwork);
+}
+
+export function validateInitContainers(ctx: PodContext, spec: RawObject, hostNetwork: boolean): void {
+  const path = specPath.child("initContainers");
+  // Names are unique across init and app containers; a clash is reported on the init container.
+  const names = new Set(listObjectItems(spec.containers).flatMap(([, container]) => asString(container.name) ?? []));
+  for (const [i, container] of listObjectItems(spec.initContainers)) {
+    const containerPath = path.index(i);
+    validateContainerCommon(ctx, container, containerPath);
+    const restartPolicy = asString(container.restartPolicy);
+    if (restartPolicy !== undefined && restartPolicy !== "Always") {
+      ctx.report({ type: "Unsupported", path: containerPath.child("restartPolicy"), value: restartPolicy, supported: ["Always"] });
+    }
+    const name = asString(container.name);
+    if (name && names.has(name)) ctx.report({ type: "Duplicate", path: containerPath.child("name"), value: name });
+    else if (name) names.add(name);
+    checkHostPortConflicts(ctx.report, [[container, containerPath]], hostNetwork);
+
+    // A sidecar (restartPolicy: Always) runs beside the app and may have probes and hooks;
+    // a plain init container runs to completion and may not.
+    if (restartPolicy === "Always") {
+      validateProbesAndHooks(ctx, container, containerPath, collectPortNames(container));
+      continue;
+    }
+    for (const field of ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"] as const) {
+      if (isSet(container[field])) {
+        ctx.report({ type: "Forbidden", path: containerPath.child(field), detail: "may not be set for init containers without restartPolicy=Always" });
+      }
+    }
+  }
+}
+
+function validateContainerCommon(ctx: PodContext, container: RawObject, path: FieldPath): void {
+  const name = asString(container.name);
+  if (isBlank(container.name)) ctx.report({ type: "Required", path: path.child("name") });
+  else if (name !== undefined) reportInvalid(ctx.report, path.child("name"), name, findDns1123LabelErrors(name));
+  checkImage(ctx, container, path.child("image"));
+  validateContainerPorts(ctx.report, container, path);
+  validateEnv(ctx, container, path);
+  validateEnvFrom(ctx, container, path);
+  validateVolumeMounts(ctx, container, path);
+}
+
+function checkImage(ctx: PodContext, container: RawObject, path: FieldPath): void {
+  const image = asString(container.image);
+  if (isBlank(container.image)) {
+    ctx.report({ type: "Required", path });
+    return;
+  }
+  if (image === undefined) return;
+  if (image.trim() !== image) {
+    ctx.report({ type: "Invalid", path, value: image, detail: "must not have leading or trailing whitespace" });
+    return;
+  }
+  // The API server stores any other string; the kubelet then fails with InvalidImageName.
+  // podrun refuses it up front, with the reason the kubelet would give.
+  const parsed = parseImageReference(image);
+  if (!parsed.ok) ctx.report({ type: "Invalid", path, value: image, detail: parsed.reason });
+}

@@ -1,0 +1,37 @@
+import type { FieldPath } from "../field-path.js";
+import type { Reporter } from "../field-error.js";
+import type { RawObject } from "./raw.js";
+
+/** The ConfigMaps and Secrets of the manifest, by `namespace/name`, that a Pod may refer to. */
+export interface ObjectIndex {
+  configMaps: ReadonlySet<string>;
+  secrets: ReadonlySet<string>;
+  /** The keys (data and binaryData) of each ConfigMap; no entry means its keys are unknown. */
+  configMapKeys?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The keys (data and stringData) of each Secret; no entry means its keys are unknown. */
+  secretKeys?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** What the rules of one Pod share. */
+export interface PodContext {
+  report: Reporter;
+  index: ObjectIndex;
+  /** metadata.namespace, or "default". */
+  namespace: string;
+  /** The pod's volumes by name (the first of each name). */
+  volumes: ReadonlyMap<string, RawObject>;
+  /** spec.terminationGracePeriodSeconds as defaulted (30), bounding sleep actions. */
+  gracePeriod: number;
+}
+
+export const DEFAULT_NAMESPACE = "default";
+export const DEFAULT_GRACE_PERIOD_SECONDS = 30;
+
+export function toObjectKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/** One Invalid error per message, as apimachinery reports each broken rule of a value. */
+export function reportInvalid(report: Reporter, path: FieldPath, value: unknown, messages: readonly string[], atKey = false): void {
+  for (const detail of messages) report({ type: "Invalid", path, value, detail, ...(atKey ? { atKey } : {}) });
+}

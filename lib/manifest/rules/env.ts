@@ -1,0 +1,80 @@
+import type { FieldPath } from "../field-path.js";
+import { reportInvalid, type PodContext } from "./context.js";
+import { checkEnvFieldRef, checkEnvResourceFieldRef } from "./downward.js";
+import { findConfigMapKeyErrors, findEnvVarNameErrors, findObjectNameErrors } from "./names.js";
+import { asObject, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
+import { checkObjectRef } from "./references.js";
+
+// ValidateEnv and ValidateEnvFrom, plus the references they make to the file's ConfigMaps and Secrets.
+
+export function validateEnv(ctx: PodContext, container: RawObject, containerPath: FieldPath): void {
+  for (const [i, env] of listObjectItems(container.env)) {
+    const path = containerPath.child("env").index(i);
+    const name = asString(env.name);
+    if (isBlank(env.name)) ctx.report({ type: "Required", path: path.child("name") });
+    else if (name !== undefined) reportInvalid(ctx.report, path.child("name"), name, findEnvVarNameErrors(name));
+    const valueFrom = asObject(env.valueFrom);
+    if (valueFrom) checkValueFrom(ctx, valueFrom, path.child("valueFrom"), asString(env.value) ?? "");
+  }
+}
+
+function checkValueFrom(ctx: PodContext, valueFrom: RawObject, path: FieldPath, value: string): void {
+  let sources = 0;
+  const fieldRef = asObject(valueFrom.fieldRef);
+  if (isSet(valueFrom.fieldRef)) sources++;
+  if (fieldRef) checkEnvFieldRef(ctx.report, fieldRef, path.child("fieldRef"));
+  const resourceFieldRef = asObject(valueFrom.resourceFieldRef);
+  if (isSet(valueFrom.resourceFieldRef)) sources++;
+  if (resourceFieldRef) checkEnvResourceFieldRef(ctx.report, resourceFieldRef, path.child("resourceFieldRef"));
+  for (const [field, kind] of [["configMapKeyRef", "ConfigMap"], ["secretKeyRef", "Secret"]] as const) {
+    if (!isSet(valueFrom[field])) continue;
+    sources++;
+    const selector = asObject(valueFrom[field]);
+    if (selector) checkKeySelector(ctx, selector, path.child(field), kind);
+  }
+
+  const invalid = (detail: string) => ctx.report({ type: "Invalid", path, value: "", detail });
+  if (sources === 0) invalid("must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
+  else if (value !== "") invalid("may not be specified when `value` is not empty");
+  else if (sources > 1) invalid("may not have more than one field specified at a time");
+}
+
+function checkKeySelector(ctx: PodContext, selector: RawObject, path: FieldPath, kind: "ConfigMap" | "Secret"): void {
+  // The API server checks the name's format even when it is empty.
+  const name = asString(selector.name) ?? (isSet(selector.name) ? undefined : "");
+  if (name !== undefined) reportInvalid(ctx.report, path.child("name"), name, findObjectNameErrors(name));
+  const key = asString(selector.key);
+  const keyErrors = key ? findConfigMapKeyErrors(key) : [];
+  if (isBlank(selector.key)) ctx.report({ type: "Required", path: path.child("key") });
+  else if (key !== undefined) reportInvalid(ctx.report, path.child("key"), key, keyErrors);
+  if (name) {
+    // A malformed key is already reported; looking it up would only repeat the complaint.
+    const keys = key && keyErrors.length === 0 ? [{ value: key, path: path.child("key") }] : [];
+    checkObjectRef(ctx, { kind, name, namePath: path.child("name"), optional: selector.optional === true, keys });
+  }
+}
+
+export function validateEnvFrom(ctx: PodContext, container: RawObject, containerPath: FieldPath): void {
+  for (const [i, source] of listObjectItems(container.envFrom)) {
+    const path = containerPath.child("envFrom").index(i);
+    const prefix = asString(source.prefix);
+    if (prefix) reportInvalid(ctx.report, path.child("prefix"), prefix, findEnvVarNameErrors(prefix));
+    let sources = 0;
+    for (const [field, kind] of [["configMapRef", "ConfigMap"], ["secretRef", "Secret"]] as const) {
+      if (!isSet(source[field])) continue;
+      sources++;
+      const ref = asObject(source[field]);
+      if (!ref) continue;
+      const name = asString(ref.name);
+      const namePath = path.child(field).child("name");
+      if (isBlank(ref.name)) ctx.report({ type: "Required", path: namePath });
+      else if (name !== undefined) {
+        reportInvalid(ctx.report, namePath, name, findObjectNameErrors(name, true));
+        checkObjectRef(ctx, { kind, name, namePath, optional: ref.optional === true });
+      }
+    }
+    // The API server puts these two on `envFrom`; the index says which entry is meant.
+    if (sources === 0) ctx.report({ type: "Invalid", path, value: "", detail: "must specify one of: `configMapRef` or `secretRef`" });
+    else if (sources > 1) ctx.report({ type: "Invalid", path, value: "", detail: "may not have more than one field specified at a time" });
+  }
+}

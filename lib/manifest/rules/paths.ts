@@ -1,0 +1,35 @@
+import type { FieldPath } from "../field-path.js";
+import type { Reporter } from "../field-error.js";
+
+// File paths inside volumes and mounts (validateLocalDescendingPath and friends).
+
+/** Go's path.IsAbs, as the API server uses (slash-separated, whatever the node's OS). */
+function isAbsolute(path: string): boolean {
+  return path.startsWith("/");
+}
+
+function hasBacksteps(path: string): boolean {
+  return path.replace(/\\/g, "/").split("/").includes("..");
+}
+
+/** Relative and without `..` elements: subPath, subPathExpr. */
+export function checkLocalDescendingPath(report: Reporter, path: FieldPath, value: string): void {
+  if (isAbsolute(value)) report({ type: "Invalid", path, value, detail: "must be a relative path" });
+  if (hasBacksteps(value)) report({ type: "Invalid", path, value, detail: "must not contain '..'" });
+}
+
+/** Also not starting with `..` (`..data` is where the kubelet swaps projected files): items[].path. */
+export function checkLocalNonReservedPath(report: Reporter, path: FieldPath, value: string): void {
+  checkLocalDescendingPath(report, path, value);
+  if (value.startsWith("..") && !value.startsWith("../")) report({ type: "Invalid", path, value, detail: "must not start with '..'" });
+}
+
+/** hostPath.path may be absolute but must not step out with `..`. */
+export function checkNoBacksteps(report: Reporter, path: FieldPath, value: string): void {
+  if (hasBacksteps(value)) report({ type: "Invalid", path, value, detail: "must not contain '..'" });
+}
+
+/** A mount point: Docker, podman and nerdctl all refuse a relative one when creating the container. */
+export function checkMountPath(report: Reporter, path: FieldPath, value: string): void {
+  if (!isAbsolute(value)) report({ type: "Invalid", path, value, detail: "must be an absolute path" });
+}

@@ -1,0 +1,57 @@
+import { FieldPath } from "../field-path.js";
+import type { Reporter } from "../field-error.js";
+import { DEFAULT_GRACE_PERIOD_SECONDS, reportInvalid, type PodContext } from "./context.js";
+import { findDns1123LabelErrors, formatRangeError } from "./names.js";
+import { checkHostNetworkPorts } from "./ports.js";
+import { asArray, asInteger, asString, isBlank, listObjectItems, type RawObject } from "./raw.js";
+import { checkObjectRef } from "./references.js";
+
+// The pod-level fields of ValidatePodSpec and ValidatePodCreate that a local run depends on.
+
+const specPath = FieldPath.root().child("spec");
+const MAX_INT32 = 2 ** 31 - 1;
+
+/** spec.terminationGracePeriodSeconds as defaulted, after checking it. */
+export function checkGracePeriod(spec: RawObject, report: Reporter): number {
+  const value = asInteger(spec.terminationGracePeriodSeconds);
+  if (value === undefined) return DEFAULT_GRACE_PERIOD_SECONDS;
+  // A cluster takes a negative value and uses 1 second; podrun asks for a meaningful one.
+  if (value < 0) {
+    report({ type: "Invalid", path: specPath.child("terminationGracePeriodSeconds"), value, detail: "must be greater than or equal to 0" });
+    return DEFAULT_GRACE_PERIOD_SECONDS;
+  }
+  return value;
+}
+
+export function validatePodFields(ctx: PodContext, spec: RawObject): void {
+  const deadline = asInteger(spec.activeDeadlineSeconds);
+  if (deadline !== undefined && (deadline < 1 || deadline > MAX_INT32)) {
+    ctx.report({ type: "Invalid", path: specPath.child("activeDeadlineSeconds"), value: deadline, detail: formatRangeError(1, MAX_INT32) });
+  }
+  for (const field of ["hostname", "subdomain"] as const) {
+    const value = asString(spec[field]);
+    if (value) reportInvalid(ctx.report, specPath.child(field), value, findDns1123LabelErrors(value));
+  }
+  if (spec.hostNetwork === true) {
+    const containers = listObjectItems(spec.containers).map(([i, c]) => [c, specPath.child("containers").index(i)] as [RawObject, FieldPath]);
+    checkHostNetworkPorts(ctx.report, containers);
+  }
+  // Ephemeral containers are added to a running pod through its subresource, never on create.
+  if ((asArray(spec.ephemeralContainers)?.length ?? 0) > 0) {
+    ctx.report({ type: "Forbidden", path: specPath.child("ephemeralContainers"), detail: "cannot be set on create" });
+  }
+  checkPullSecrets(ctx, spec);
+}
+
+/**
+ * A cluster only warns (FailedToRetrieveImagePullSecret) about a missing pull secret; podrun
+ * has nowhere else to find one, and there is no `optional` to say it may be absent.
+ */
+function checkPullSecrets(ctx: PodContext, spec: RawObject): void {
+  for (const [i, ref] of listObjectItems(spec.imagePullSecrets)) {
+    const namePath = specPath.child("imagePullSecrets").index(i).child("name");
+    const name = asString(ref.name);
+    if (isBlank(ref.name)) ctx.report({ type: "Required", path: namePath });
+    else if (name !== undefined) checkObjectRef(ctx, { kind: "Secret", name, namePath, optional: false });
+  }
+}
