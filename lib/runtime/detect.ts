@@ -1,0 +1,162 @@
+// Picks the container engine: --runtime, else $PODRUN_RUNTIME, else the first of docker, podman
+// and nerdctl whose engine answers `version`. An installed CLI whose daemon is down does not count.
+import { PodrunError, UsageError } from "../errors.js";
+import { CommandError, runCommand } from "./exec.js";
+
+export const RUNTIME_NAMES = ["docker", "podman", "nerdctl"] as const;
+export type RuntimeName = (typeof RUNTIME_NAMES)[number];
+
+export interface DetectedRuntime {
+  name: RuntimeName;
+  /** What to spawn: the binary is looked up on PATH. */
+  binary: string;
+  clientVersion: string;
+  /** The engine's version: dockerd, podman itself (or its remote service), containerd for nerdctl. */
+  serverVersion: string;
+}
+
+export interface DetectOptions {
+  /** From `--runtime`: only this engine is tried. */
+  preferred?: RuntimeName;
+  /** Where $PODRUN_RUNTIME is read, and the environment the probes run with. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const PROBE_TIMEOUT_MS = 20_000;
+
+/**
+ * Resolves with the first engine that answers, or throws PodrunError("RuntimeUnavailable") whose
+ * one-line message says, for each binary tried, what failed. A bad $PODRUN_RUNTIME is a UsageError.
+ */
+export async function detectRuntime(options: DetectOptions = {}): Promise<DetectedRuntime> {
+  const env = options.env ?? process.env;
+  const candidates = options.preferred ? [options.preferred] : runtimeFromEnv(env) ?? RUNTIME_NAMES;
+  const failures: string[] = [];
+  for (const name of candidates) {
+    const probe = await probeRuntime(name, env);
+    if ("failure" in probe) failures.push(`${name}: ${probe.failure}`);
+    else return probe.runtime;
+  }
+  throw new PodrunError("RuntimeUnavailable", `no container engine answered: ${failures.join("; ")}`);
+}
+
+function runtimeFromEnv(env: NodeJS.ProcessEnv): readonly RuntimeName[] | undefined {
+  const value = env["PODRUN_RUNTIME"]?.trim();
+  if (!value) return undefined;
+  if (!isRuntimeName(value)) {
+    throw new UsageError(`PODRUN_RUNTIME: unsupported value "${value}" (supported: ${RUNTIME_NAMES.join(", ")})`);
+  }
+  return [value];
+}
+
+export function isRuntimeName(value: string): value is RuntimeName {
+  return (RUNTIME_NAMES as readonly string[]).includes(value);
+}
+
+type Probe = { runtime: DetectedRuntime } | { failure: string };
+
+async function probeRuntime(name: RuntimeName, env: NodeJS.ProcessEnv): Promise<Probe> {
+  const binary = name;
+  let result;
+  try {
+    result = await runCommand(binary, ["version", "--format", "{{json .}}"], {
+      env: definedOnly(env),
+      timeoutMs: PROBE_TIMEOUT_MS,
+      reject: false,
+    });
+  } catch (error) {
+    if (error instanceof CommandError && error.notInstalled) return { failure: "not installed" };
+    if (error instanceof CommandError && error.timedOut) return { failure: `no answer within ${PROBE_TIMEOUT_MS / 1000}s` };
+    if (error instanceof CommandError) return { failure: error.shortMessage };
+    throw error;
+  }
+  // docker prints the client half of the JSON and exits 1 when its daemon is down: judge by both.
+  const versions = parseVersionOutput(name, result.stdout);
+  if (result.exitCode !== 0 || !versions.server) {
+    return { failure: engineFailure(result.stderr) ?? `exit code ${result.exitCode}, no server version in the output` };
+  }
+  return {
+    runtime: { name, binary, clientVersion: versions.client ?? "unknown", serverVersion: versions.server },
+  };
+}
+
+export interface EngineVersions {
+  client?: string;
+  server?: string;
+}
+
+/**
+ * Reads `<runtime> version --format '{{json .}}'` output (pure). Shapes:
+ * - docker: `.Client.Version`, `.Server.Version`; `"Server": null` when the daemon is down.
+ * - podman: `.Client.Version`; `.Server.Version` only when remote. A local podman is its own
+ *   engine, so its server version is the client's.
+ * - nerdctl (dockercompat): `.Client.Version`; `.Server.Components[]`, where containerd is the engine.
+ */
+export function parseVersionOutput(name: RuntimeName, stdout: string): EngineVersions {
+  const json = parseJsonObject(stdout);
+  if (!json) return {};
+  const client = stringAt(json, ["Client", "Version"]);
+  const serverObj = json["Server"];
+  const server = isObject(serverObj) ? serverObj : undefined;
+  switch (name) {
+    case "docker":
+      return { client, server: server && (stringAt(server, ["Version"]) ?? componentVersion(server, "Engine")) };
+    case "podman":
+      return { client, server: server ? stringAt(server, ["Version"]) : client };
+    case "nerdctl":
+      return { client, server: server && componentVersion(server, "containerd") };
+  }
+}
+
+// Output may carry non-JSON lines around the object (a wrapper's warning, for instance).
+function parseJsonObject(stdout: string): Record<string, unknown> | undefined {
+  const trimmed = stdout.trim();
+  const candidates = [trimmed, ...trimmed.split("\n").filter((line) => line.trimStart().startsWith("{"))];
+  for (const text of candidates) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (isObject(value)) return value;
+    } catch {
+      // try the next candidate
+    }
+  }
+  return undefined;
+}
+
+function componentVersion(server: Record<string, unknown>, component: string): string | undefined {
+  const list = server["Components"];
+  if (!Array.isArray(list)) return undefined;
+  const found: unknown = list.find((c: unknown) => isObject(c) && c["Name"] === component);
+  return isObject(found) ? stringAt(found, ["Version"]) : undefined;
+}
+
+function stringAt(obj: Record<string, unknown>, path: readonly string[]): string | undefined {
+  let value: unknown = obj;
+  for (const key of path) value = isObject(value) ? value[key] : undefined;
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The line of stderr that says why the engine did not answer, without log decoration:
+ * logrus `level=fatal msg="…"`, nerdctl's `FATA[0000] …`, podman's `Error: …`; else the last line.
+ */
+export function engineFailure(stderr: string): string | undefined {
+  const lines = stderr.split("\n").map((line) => line.trim()).filter(Boolean);
+  for (const line of lines) {
+    const logrus = /level=(?:fatal|error) msg="((?:[^"\\]|\\.)*)"/.exec(line);
+    if (logrus?.[1] !== undefined) return logrus[1].replace(/\\(.)/g, "$1");
+    const short = /^(?:FATA|ERRO)\[\d+\]\s*(.*)$/.exec(line) ?? /^Error:\s*(.*)$/.exec(line);
+    if (short?.[1]) return short[1];
+  }
+  return lines.at(-1);
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}

@@ -1,0 +1,391 @@
+#!/usr/bin/env bash
+# Brings up everything podrun's tests need on one machine, offline, as root:
+#   dockerd, podman, an open registry on 127.0.0.1:5100, an htpasswd registry on 127.0.0.1:5101,
+#   a busybox test image and the kubelet's default pause image (both built locally), and
+#   $PODRUN_TEST_HOME/env.json describing all of it for test/harness/env.ts.
+# Safe to run again: each step checks first and only does what is missing.
+# scripts/test-env-down.sh stops the daemons this script started.
+set -euo pipefail
+
+STATE=$(realpath -m "${PODRUN_TEST_HOME:-/var/lib/podrun-test}")
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+OPEN=127.0.0.1:5100
+AUTH=127.0.0.1:5101
+AUTH_USER=podrun
+PASSWORD_FILE=$STATE/auth/password
+
+BUSYBOX=$OPEN/podrun-test/busybox:1.36
+BUSYBOX_LATEST=$OPEN/podrun-test/busybox:latest
+PRIVATE_BUSYBOX=$AUTH/podrun-test/private-busybox:1.36
+PAUSE=registry.k8s.io/pause:3.10
+PAUSE_REMOTE=$OPEN/podrun-test/pause:3.10
+# Local name of the imported busybox image; the registry names are tags of it.
+BUSYBOX_LOCAL=podrun-test/busybox:1.36
+
+PACKAGES=(docker.io docker-registry podman catatonit busybox-static apache2-utils curl gcc libc6-dev)
+
+START=$(date +%s.%N)
+PUSHED=0       # set when this run pushed an image
+ADDED_POLICY=0 # set while our /usr/sbin/policy-rc.d is in place
+TMP=$(mktemp -d)
+cleanup() {
+  rm -rf "$TMP"
+  if ((ADDED_POLICY)); then rm -f /usr/sbin/policy-rc.d; fi
+}
+trap cleanup EXIT
+
+log() { echo "test-env: $*"; }
+die() { echo "test-env: error: $*" >&2; exit 1; }
+# Seconds since $1 (a `date +%s.%N` stamp), one decimal.
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1fs", b - a }'; }
+
+# ---------------------------------------------------------------------------------------------
+install_packages() {
+  local missing=() p
+  for p in "${PACKAGES[@]}"; do
+    [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true) == "install ok installed" ]] || missing+=("$p")
+  done
+  if ((${#missing[@]} == 0)); then
+    log "packages present"
+    return
+  fi
+  local t=$(date +%s.%N)
+  log "installing ${missing[*]}"
+  # Keep package scripts from starting docker/registry services: this script starts its own.
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    ADDED_POLICY=1
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >"$TMP/apt.log" 2>&1 || { cat "$TMP/apt.log" >&2; die "apt-get update failed"; }
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$TMP/apt.log" 2>&1 ||
+    { tail -n 40 "$TMP/apt.log" >&2; die "apt-get install failed"; }
+  log "packages installed ($(since "$t"))"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Set `default_ulimits = []` in the [containers] table, keeping every other setting: podman's
+# default nofile limit is above this machine's hard limit, so every container would fail.
+configure_podman() {
+  local conf=/etc/containers/containers.conf
+  mkdir -p /etc/containers/registries.conf.d
+  touch "$conf"
+  awk '
+    function flush_insert() { if (in_c && !done) { print "default_ulimits = []"; done = 1 } }
+    skipping { if ($0 ~ /\]/) skipping = 0; next }
+    /^[ \t]*\[/ {
+      flush_insert()
+      in_c = ($0 ~ /^[ \t]*\[containers\][ \t]*(#.*)?$/)
+      if (in_c) seen = 1
+      print; next
+    }
+    in_c && /^[ \t]*default_ulimits[ \t]*=/ {
+      if (!done) { print "default_ulimits = []"; done = 1 }
+      # A multi-line array: drop its remaining lines.
+      if ($0 ~ /\[/ && $0 !~ /\]/) skipping = 1
+      next
+    }
+    { print }
+    END {
+      flush_insert()
+      if (!seen) { print ""; print "[containers]"; print "default_ulimits = []" }
+    }
+  ' "$conf" >"$TMP/containers.conf"
+  if ! cmp -s "$TMP/containers.conf" "$conf"; then
+    cat "$TMP/containers.conf" >"$conf"
+    log "set default_ulimits = [] in $conf"
+  fi
+
+  local dropin=/etc/containers/registries.conf.d/50-podrun-test.conf
+  cat >"$TMP/registries.conf" <<EOF
+# podrun test registries (scripts/test-env.sh): plain HTTP on loopback.
+[[registry]]
+location = "$OPEN"
+insecure = true
+
+[[registry]]
+location = "$AUTH"
+insecure = true
+EOF
+  if ! cmp -s "$TMP/registries.conf" "$dropin"; then
+    cp "$TMP/registries.conf" "$dropin"
+    log "wrote $dropin"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+docker_answers() { docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
+
+# Does pid file $1 name a live (not zombie) process whose command line contains $2?
+pid_file_alive() {
+  local pid
+  [[ -s $1 ]] || return 1
+  pid=$(cat "$1")
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$2"
+}
+
+start_dockerd() {
+  if docker_answers; then
+    log "dockerd already running ($(docker version --format '{{.Server.Version}}'))"
+    return
+  fi
+  local t=$(date +%s.%N) pid=""
+  if pid_file_alive /var/run/docker.pid dockerd; then
+    pid=$(cat /var/run/docker.pid)
+    log "dockerd (pid $pid) is starting; waiting for it"
+  else
+    # A killed daemon leaves pid files behind, and their pids can stay zombies for a while.
+    # dockerd refuses to start while docker.pid names a process that exists, and waits in
+    # vain for a containerd whose pid exists: remove both files unless they name live daemons.
+    rm -f /var/run/docker.pid
+    pid_file_alive /var/run/docker/containerd/containerd.pid containerd || rm -f /var/run/docker/containerd/containerd.pid
+    setsid nohup dockerd >>"$STATE/dockerd.log" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$STATE/dockerd.pid"
+  fi
+  local i
+  for ((i = 0; i < 120; i++)); do
+    docker_answers && { log "dockerd ready ($(since "$t"))"; return; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  tail -n 20 "$STATE/dockerd.log" >&2 || true
+  die "dockerd did not answer within 60s (log: $STATE/dockerd.log)"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Any HTTP status from GET /v2/ (200 open, 401 auth) means a registry is serving there.
+registry_answers() {
+  local code
+  code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://$1/v2/" || true)
+  [[ $code != 000 && -n $code ]]
+}
+
+ensure_password() {
+  mkdir -p "$STATE/auth"
+  chmod 700 "$STATE/auth"
+  if [[ ! -s $PASSWORD_FILE ]]; then
+    (umask 077 && head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 24 >"$PASSWORD_FILE")
+    log "generated a password for $AUTH_USER in $PASSWORD_FILE"
+  fi
+  chmod 600 "$PASSWORD_FILE"
+  # htpasswd reads the password from stdin (-i): it never appears in a process list.
+  if [[ ! -s $STATE/auth/htpasswd || $PASSWORD_FILE -nt $STATE/auth/htpasswd ]]; then
+    htpasswd -B -i -c "$STATE/auth/htpasswd" "$AUTH_USER" <"$PASSWORD_FILE" 2>/dev/null
+    chmod 600 "$STATE/auth/htpasswd"
+  fi
+}
+
+# $1 name (open|auth), $2 address
+write_registry_config() {
+  local name=$1 addr=$2 conf=$STATE/registry-$1.yml
+  {
+    cat <<EOF
+version: 0.1
+log:
+  level: info
+  formatter: text
+  accesslog:
+    disabled: false
+storage:
+  filesystem:
+    rootdirectory: $STATE/registry-$name
+  delete:
+    enabled: true
+  maintenance:
+    uploadpurging:
+      enabled: false
+http:
+  addr: $addr
+  headers:
+    X-Content-Type-Options: [nosniff]
+EOF
+    if [[ $name == auth ]]; then
+      cat <<EOF
+auth:
+  htpasswd:
+    realm: podrun-test
+    path: $STATE/auth/htpasswd
+EOF
+    fi
+  } >"$conf"
+}
+
+start_registry() {
+  local name=$1 addr=$2
+  write_registry_config "$name" "$addr"
+  mkdir -p "$STATE/registry-$name"
+  if registry_answers "$addr"; then
+    log "registry $name already serving on $addr"
+    return
+  fi
+  local t=$(date +%s.%N)
+  # The registry writes its app and access log to stderr; tests count lines in this file.
+  setsid nohup docker-registry serve "$STATE/registry-$name.yml" >>"$STATE/registry-$name.log" 2>&1 </dev/null &
+  echo $! >"$STATE/registry-$name.pid"
+  local i
+  for ((i = 0; i < 40; i++)); do
+    registry_answers "$addr" && { log "registry $name ready on $addr ($(since "$t"))"; return; }
+    kill -0 "$(cat "$STATE/registry-$name.pid")" 2>/dev/null || break
+    sleep 0.25
+  done
+  tail -n 20 "$STATE/registry-$name.log" >&2 || true
+  die "registry $name did not answer on http://$addr/v2/ (log: $STATE/registry-$name.log)"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Is the manifest of $1 (host/repo:tag) in its registry? $2=auth sends credentials.
+in_registry() {
+  local ref=$1 host=${1%%/*} rest=${1#*/}
+  local repo=${rest%:*} tag=${rest##*:}
+  local args=(-s -o /dev/null -m 5 -w '%{http_code}' -I
+    -H 'Accept: application/vnd.docker.distribution.manifest.v2+json'
+    -H 'Accept: application/vnd.oci.image.manifest.v1+json'
+    "http://$host/v2/$repo/manifests/$tag")
+  local code
+  if [[ ${2:-} == auth ]]; then
+    # curl reads the user:password from its config on stdin, not from argv.
+    code=$(printf 'user = "%s:%s"\n' "$AUTH_USER" "$(cat "$PASSWORD_FILE")" | curl -K - "${args[@]}" || true)
+  else
+    code=$(curl "${args[@]}" || true)
+  fi
+  [[ $code == 200 ]]
+}
+
+docker_has() { docker image inspect "$1" >/dev/null 2>&1; }
+
+build_busybox() {
+  local bb
+  bb=$(command -v busybox || true)
+  [[ -x /bin/busybox ]] && bb=/bin/busybox
+  [[ -n $bb ]] || die "busybox not found (package busybox-static)"
+  ldd "$bb" >/dev/null 2>&1 && die "$bb is dynamically linked; install busybox-static"
+  local rootfs=$TMP/busybox-rootfs a
+  mkdir -p "$rootfs"/{bin,etc,tmp,root,proc,sys,dev}
+  chmod 1777 "$rootfs/tmp"
+  cp "$bb" "$rootfs/bin/busybox"
+  # Relative links, so they resolve inside the container rather than to the host's busybox.
+  for a in $("$bb" --list); do
+    [[ $a == busybox ]] || ln -sf busybox "$rootfs/bin/$a"
+  done
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$rootfs/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
+  tar --numeric-owner --owner=0 --group=0 -C "$rootfs" -c . |
+    docker import -c 'ENV PATH=/bin' -c 'CMD ["sh"]' - "$BUSYBOX_LOCAL" >/dev/null
+  log "built $BUSYBOX_LOCAL from $bb"
+}
+
+build_pause() {
+  local rootfs=$TMP/pause-rootfs
+  mkdir -p "$rootfs"
+  gcc -Os -static -Wall -o "$rootfs/pause" "$ROOT/scripts/pause/pause.c"
+  strip "$rootfs/pause"
+  tar --numeric-owner --owner=0 --group=0 -C "$rootfs" -c . |
+    docker import -c 'ENTRYPOINT ["/pause"]' - "$PAUSE" >/dev/null
+  log "built $PAUSE from scripts/pause/pause.c"
+}
+
+# $1 local image, $2 its builder, then the registry refs it must be pushed to.
+ensure_image() {
+  local local_ref=$1 build=$2
+  shift 2
+  local ref missing=() kind
+  for ref in "$@"; do
+    kind=open
+    [[ $ref == "$AUTH"/* ]] && kind=auth
+    in_registry "$ref" "$kind" || missing+=("$ref")
+  done
+  if ! docker_has "$local_ref"; then
+    # Prefer a copy already in the open registry over a rebuild, so digests stay stable.
+    local src=""
+    for ref in "$@"; do
+      [[ $ref == "$OPEN"/* ]] && in_registry "$ref" open && { src=$ref; break; }
+    done
+    if [[ -n $src ]] && docker pull -q "$src" >/dev/null 2>&1; then
+      docker tag "$src" "$local_ref"
+      log "pulled $local_ref from $src"
+    else
+      "$build"
+    fi
+  fi
+  for ref in "${missing[@]}"; do
+    docker tag "$local_ref" "$ref"
+    if [[ $ref == "$AUTH"/* ]]; then
+      push_with_login "$ref"
+      # Untag it locally so pull tests start from an image that is only in the auth registry.
+      docker rmi "$ref" >/dev/null
+    else
+      docker push -q "$ref" >/dev/null
+    fi
+    log "pushed $ref"
+    PUSHED=1
+  done
+  for ref in "$@"; do
+    [[ $ref == "$OPEN"/* ]] && ! docker_has "$ref" && docker tag "$local_ref" "$ref"
+  done
+  return 0
+}
+
+# Log in with a throw-away DOCKER_CONFIG so no credentials are left in ~/.docker.
+push_with_login() {
+  local cfg
+  cfg=$(mktemp -d "$TMP/docker-config.XXXX")
+  # Its "credentials are stored unencrypted" warning is about this throw-away file: hide it.
+  DOCKER_CONFIG=$cfg docker login -u "$AUTH_USER" --password-stdin "$AUTH" <"$PASSWORD_FILE" >"$TMP/login.log" 2>&1 ||
+    { cat "$TMP/login.log" >&2; die "docker login $AUTH failed"; }
+  DOCKER_CONFIG=$cfg docker push -q "$1" >/dev/null
+  rm -rf "$cfg"
+}
+
+# ---------------------------------------------------------------------------------------------
+podman_images() {
+  local t=$(date +%s.%N) ref
+  # After a push the registry holds new images: refresh podman's copies too.
+  for ref in "$BUSYBOX" "$BUSYBOX_LATEST" "$PAUSE_REMOTE"; do
+    if ((PUSHED)) || ! podman image exists "$ref"; then
+      podman pull -q --tls-verify=false "$ref" >/dev/null
+      log "podman pulled $ref"
+    fi
+  done
+  if ((PUSHED)) || ! podman image exists "$PAUSE"; then
+    podman tag "$PAUSE_REMOTE" "$PAUSE"
+  fi
+  podman run --rm "$BUSYBOX" true || die "podman cannot run a container (podman run --rm $BUSYBOX true)"
+  log "podman ready ($(podman version --format '{{.Client.Version}}'), images present, run ok) ($(since "$t"))"
+}
+
+write_env_json() {
+  cat >"$TMP/env.json" <<EOF
+{
+  "registries": {"open": "$OPEN", "auth": "$AUTH"},
+  "auth": {"username": "$AUTH_USER", "passwordFile": "$PASSWORD_FILE"},
+  "images": {
+    "busybox": "$BUSYBOX",
+    "busyboxLatest": "$BUSYBOX_LATEST",
+    "privateBusybox": "$PRIVATE_BUSYBOX",
+    "pause": "$PAUSE",
+    "pauseRemote": "$PAUSE_REMOTE"
+  },
+  "runtimes": ["docker", "podman"],
+  "logs": {"open": "$STATE/registry-open.log", "auth": "$STATE/registry-auth.log"}
+}
+EOF
+  cmp -s "$TMP/env.json" "$STATE/env.json" || cp "$TMP/env.json" "$STATE/env.json"
+}
+
+# ---------------------------------------------------------------------------------------------
+[[ $(id -u) == 0 ]] || die "run as root (it installs packages and starts dockerd)"
+mkdir -p "$STATE"
+install_packages
+configure_podman
+start_dockerd
+ensure_password
+start_registry open "$OPEN"
+start_registry auth "$AUTH"
+ensure_image "$BUSYBOX_LOCAL" build_busybox "$BUSYBOX" "$BUSYBOX_LATEST" "$PRIVATE_BUSYBOX"
+ensure_image "$PAUSE" build_pause "$PAUSE_REMOTE"
+log "images in registries and docker"
+podman_images
+write_env_json
+log "done in $(since "$START"); env: $STATE/env.json"

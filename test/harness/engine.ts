@@ -1,0 +1,65 @@
+// Guards for tests that need the real environment of scripts/test-env.sh. Each returns what it
+// checked, or undefined after ending the test: skipped on a developer machine that lacks it,
+// FAILED under CI=true, where a missing engine is a broken setup rather than a reason to skip.
+// Call them before any assertion, and return when they give undefined:
+//   const docker = await requireEngine(t, "docker"); if (!docker) return;
+import { detectRuntime, type DetectedRuntime, type RuntimeName } from "../../lib/runtime/detect.js";
+import { runCommand } from "../../lib/runtime/exec.js";
+import { loadTestEnv, type RegistryName, type TestEnv } from "./env.js";
+
+/** The part of a tap `Test` the guards use. */
+export interface TestLike {
+  fail(message: string): unknown;
+  plan(n: number, comment?: string): void;
+}
+
+/** Ends `t` because `what` is missing: a failure under CI=true, a skip otherwise. */
+export function missing(t: TestLike, what: string): undefined {
+  const hint = `${what}; \`bash scripts/test-env.sh\` (as root) brings it up`;
+  if (process.env["CI"] === "true") {
+    t.fail(`CI=true but the test environment is incomplete: ${hint}`);
+    t.plan(1);
+  } else {
+    t.plan(0, `missing ${hint}`);
+  }
+  return undefined;
+}
+
+export function requireTestEnv(t: TestLike): TestEnv | undefined {
+  return loadTestEnv() ?? missing(t, "env.json of the test environment");
+}
+
+const engines = new Map<RuntimeName, Promise<DetectedRuntime | string>>();
+
+/** The engine, if `<runtime> version` answers (checked once per test process). */
+export async function requireEngine(t: TestLike, runtime: RuntimeName): Promise<DetectedRuntime | undefined> {
+  let probe = engines.get(runtime);
+  if (!probe) {
+    probe = detectRuntime({ preferred: runtime }).catch((error: unknown) => (error as Error).message);
+    engines.set(runtime, probe);
+  }
+  const found = await probe;
+  return typeof found === "string" ? missing(t, `${runtime} engine (${found})`) : found;
+}
+
+/** The registry's address, if it answers `GET /v2/` (200 for the open one, 401 for the auth one). */
+export async function requireRegistry(t: TestLike, which: RegistryName): Promise<string | undefined> {
+  const testEnv = requireTestEnv(t);
+  if (!testEnv) return undefined;
+  const address = testEnv.registries[which];
+  try {
+    const response = await fetch(`http://${address}/v2/`, { signal: AbortSignal.timeout(5000) });
+    if (response.status === 200 || response.status === 401) return address;
+    return missing(t, `${which} registry (http://${address}/v2/ answered ${response.status})`);
+  } catch (error) {
+    return missing(t, `${which} registry (http://${address}/v2/: ${(error as Error).message})`);
+  }
+}
+
+/** `image` if the runtime's local store has it. */
+export async function requireImage(t: TestLike, runtime: RuntimeName, image: string): Promise<string | undefined> {
+  const engine = await requireEngine(t, runtime);
+  if (!engine) return undefined;
+  const result = await runCommand(engine.binary, ["image", "inspect", image], { reject: false });
+  return result.exitCode === 0 ? image : missing(t, `image ${image} in ${runtime}`);
+}
