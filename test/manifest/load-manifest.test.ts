@@ -1,20 +1,12 @@
 import t from "tap";
-import { ManifestError } from "../../lib/errors.js";
 import { checkManifest } from "../../lib/manifest/load-manifest.js";
+import { manifestErrorLines } from "../harness/manifest-errors.js";
 
 // The whole pipeline on one file: YAML → objects → structure → semantic rules → one line per
 // error in source order, each naming file, line, column and field path in kubectl's words.
 
 const check = (text: string) => checkManifest({ name: "pod.yaml", text });
-const errorsOf = (text: string): readonly string[] => {
-  try {
-    check(text);
-  } catch (error) {
-    if (error instanceof ManifestError) return error.lines;
-    throw error;
-  }
-  return [];
-};
+const errorsOf = (text: string) => manifestErrorLines(() => check(text));
 
 const pod = (spec: string, extra = "") => `${extra}apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n${spec}`;
 

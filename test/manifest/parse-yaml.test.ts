@@ -1,17 +1,9 @@
 import t from "tap";
-import { ManifestError } from "../../lib/errors.js";
 import { MAX_ALIAS_COUNT, parseYamlDocuments } from "../../lib/manifest/parse-yaml.js";
+import { manifestErrorLines } from "../harness/manifest-errors.js";
 
 const parse = (text: string) => parseYamlDocuments({ name: "pod.yaml", text });
-const errorLines = (text: string): readonly string[] => {
-  try {
-    parse(text);
-  } catch (error) {
-    if (error instanceof ManifestError) return error.lines;
-    throw error;
-  }
-  return [];
-};
+const errorLines = (text: string) => manifestErrorLines(() => parse(text));
 
 t.test("values are read as go-yaml v2 (YAML 1.1) reads them, like kubectl", async (t) => {
   const [doc] = parse("mode: 0644\nhex: 0x1F\nflag: yes\noff: off\nday: 2024-01-02\ntime: 1:20\nquoted: '0644'\nfloat: 1.5\n");

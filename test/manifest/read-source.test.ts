@@ -3,18 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import t from "tap";
-import { ManifestError } from "../../lib/errors.js";
 import { MAX_MANIFEST_BYTES, readManifestSource } from "../../lib/manifest/read-source.js";
+import { manifestRejectionLines as rejection } from "../harness/manifest-errors.js";
 
-const rejection = async (promise: Promise<unknown>): Promise<readonly string[]> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ManifestError) return error.lines;
-    throw error;
-  }
-  throw new Error("expected a ManifestError");
-};
 
 t.test("reads files and standard input", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-src-"));
