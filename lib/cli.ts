@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { ExitCode, ExitError, ManifestError, PodrunError, UsageError } from "./errors.js";
 
 // This module only declares the commands: each action lazy-imports the one module that does the
@@ -10,13 +10,24 @@ const readVersion = (): string =>
 
 const EXAMPLES = `
 Examples:
+  $ podrun up pod.yaml                       pull, create and start the pod's containers
+  $ podrun up --runtime podman pod.yaml      use podman even if docker answers
+  $ podrun up --dry-run pod.yaml             print the engine commands, run none
+  $ podrun up --json pod.yaml > events.ndjson
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
   $ podrun validate examples/*.yaml          several files: one summary line per pod
   $ podrun validate --json pod.yaml          print the objects with the API server's defaults
   $ cat pod.yaml | podrun validate -         read the manifest from standard input
 
 Exit codes: 0 ok, 1 the pod or an operation on it failed, 2 usage or manifest error.
-Environment: NO_COLOR, FORCE_COLOR; PODRUN_STATE_DIR (state directory).`;
+Environment: NO_COLOR, FORCE_COLOR; PODRUN_RUNTIME (docker|podman|nerdctl); PODRUN_INFRA_IMAGE;
+  PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
+
+// Numbers are never cast silently: "--parallel-pulls 2x" is a usage error, not 2.
+const parsePositiveInteger = (value: string): number => {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError("expected a positive integer");
+  return Number(value);
+};
 
 export function buildProgram(): Command {
   const program = new Command("podrun")
@@ -37,6 +48,34 @@ export function buildProgram(): Command {
     .action(async (files: string[], options: { json: boolean }) => {
       const { validate } = await import("./commands/validate.js");
       await validate({ files, json: options.json });
+    });
+
+  program
+    .command("up")
+    .description("run a pod: sandbox, init containers, then app containers (pull, create, start, postStart)")
+    .argument("<file>", "manifest file, or - for standard input")
+    .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
+    .option("--infra-image <image>", "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)")
+    .option("--publish-all", "also publish ports that have only a containerPort, on the same host port", false)
+    .option("--parallel-pulls <n>", "pull up to n images at once (default 1: serialized, as the kubelet)", parsePositiveInteger)
+    .option("--keep-on-failure", "keep what was created when the pod fails (default: remove it)", false)
+    .option("--dry-run", "print the engine commands that would run, and run none", false)
+    .option("--json", "print events as NDJSON core/v1 Event objects instead of lines", false)
+    .option("--state-dir <dir>", "state directory (back-off file, event log)")
+    .addHelpText("after", "\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --dry-run pod.yaml")
+    .action(async (file: string, options: Record<string, unknown>) => {
+      const { up } = await import("./commands/up.js");
+      await up({
+        file,
+        runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
+        infraImage: options.infraImage as string | undefined,
+        publishAll: options.publishAll === true,
+        parallelPulls: (options.parallelPulls as number | undefined) ?? 1,
+        keepOnFailure: options.keepOnFailure === true,
+        dryRun: options.dryRun === true,
+        json: options.json === true,
+        stateDir: options.stateDir as string | undefined,
+      });
     });
 
   return program;
@@ -67,6 +106,7 @@ function exitCodeFor(error: unknown): number {
     return ExitCode.Usage;
   }
   if (error instanceof PodrunError) {
+    if (error.details) process.stderr.write(`${error.details}\n`);
     process.stderr.write(`Error: ${error.reason}: ${error.message}\n`);
     return ExitCode.Failed;
   }

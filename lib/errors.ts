@@ -25,17 +25,23 @@ export type Reason =
   | "CreateContainerError"
   | "RunContainerError"
   | "PostStartHookError"
+  | "FailedCreatePodSandBox"
+  | "InitContainerFailed"
+  | "PodExists"
   | "RuntimeUnavailable";
 
 /** An operation on a pod failed: exit 1. The message is one line, ready to print. */
 export class PodrunError extends Error {
   override readonly name = "PodrunError";
+  /** Lines that explain the failure (an init container's last log lines), printed before it. */
+  readonly details?: string;
   constructor(
     readonly reason: Reason,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; details?: string },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.details) this.details = options.details;
   }
 }
 

@@ -1,0 +1,72 @@
+import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import type { ContainerSpec, PortMapping, SandboxSpec } from "../runtime/types.js";
+import { containerLabels, containerRuntimeName, sandboxRuntimeName, type PodIdentity } from "./identity.js";
+import { INFRA_CONTAINER_NAME } from "../runtime/types.js";
+
+export type ContainerKind = "init" | "app";
+
+const RESTART_POLICIES = { Always: "always", OnFailure: "on-failure", Never: "no" } as const;
+
+/** The runtime config of one container of a (validated, defaulted) pod. */
+export function buildContainerSpec(options: {
+  pod: Pod;
+  identity: PodIdentity;
+  container: Container;
+  kind: ContainerKind;
+  /** The image with its default tag applied, as the image manager returned it. */
+  imageRef: string;
+}): ContainerSpec {
+  const { pod, identity, container, kind, imageRef } = options;
+  const spec = pod.spec!;
+  const nonEmpty = (list?: string[]) => (list && list.length > 0 ? [...list] : undefined);
+  return {
+    name: containerRuntimeName(identity, container.name),
+    image: imageRef,
+    command: nonEmpty(container.command),
+    args: nonEmpty(container.args),
+    // valueFrom is not honoured yet (a warning says so): only literal values are passed.
+    env: (container.env ?? []).filter((e) => e.valueFrom === undefined).map((e) => ({ name: e.name, value: e.value ?? "" })),
+    workingDir: container.workingDir || undefined,
+    labels: containerLabels(identity, container.name),
+    sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
+    hostNetwork: spec.hostNetwork === true,
+    // Init containers run once; app containers follow the pod's policy through the engine.
+    restartPolicy: kind === "init" ? "no" : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
+    stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
+  };
+}
+
+/** The pod sandbox: it owns the network namespace, so the published ports live on it. */
+export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean }): SandboxSpec {
+  const { pod, identity, infraImage, publishAll } = options;
+  const spec = pod.spec!;
+  const hostNetwork = spec.hostNetwork === true;
+  return {
+    name: sandboxRuntimeName(identity),
+    image: infraImage,
+    // The kubelet gives the sandbox the pod's own labels too (kubelet.md §8).
+    labels: { ...(pod.metadata?.labels ?? {}), ...containerLabels(identity, INFRA_CONTAINER_NAME) },
+    hostname: hostNetwork ? undefined : identity.name,
+    ports: hostNetwork ? [] : collectPublishedPorts(pod, publishAll),
+    hostNetwork,
+  };
+}
+
+// Only ports with a hostPort are published, as on a node; `--publish-all` also publishes the
+// containerPort-only ones on the same port number (podman's --publish-all).
+function collectPublishedPorts(pod: Pod, publishAll: boolean): PortMapping[] {
+  const ports: PortMapping[] = [];
+  for (const container of [...(pod.spec!.initContainers ?? []), ...pod.spec!.containers]) {
+    for (const port of container.ports ?? []) {
+      const hostPort = port.hostPort ?? (publishAll ? port.containerPort : undefined);
+      if (hostPort === undefined || hostPort === 0) continue;
+      ports.push({
+        containerPort: port.containerPort,
+        hostPort,
+        protocol: (port.protocol ?? "TCP") as PortMapping["protocol"],
+        ...(port.hostIP ? { hostIP: port.hostIP } : {}),
+      });
+    }
+  }
+  return ports;
+}

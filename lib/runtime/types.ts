@@ -1,0 +1,128 @@
+import type { RuntimeName } from "./detect.js";
+
+// The contract between podrun's pod logic and a container engine. One implementation,
+// CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
+// dialect table (dialects.ts); tests use fakes of this interface for pure logic only.
+
+/** Labels every podrun container carries (the kubelet's four, plus podrun's own). */
+export const LABEL_POD_NAME = "io.kubernetes.pod.name";
+export const LABEL_POD_NAMESPACE = "io.kubernetes.pod.namespace";
+export const LABEL_POD_UID = "io.kubernetes.pod.uid";
+export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
+/** Marks what podrun created, so that cleanup never touches anything else. */
+export const LABEL_MANAGED = "io.podrun.managed";
+/** The kubelet's name for the sandbox (infra) container. */
+export const INFRA_CONTAINER_NAME = "POD";
+
+export interface ImageInfo {
+  /** The engine's image ID (`sha256:…`). */
+  id: string;
+  /** Size in bytes, as the engine reports it. */
+  size: number;
+}
+
+/** A port published on the host, from a container port with `hostPort`. */
+export interface PortMapping {
+  containerPort: number;
+  hostPort: number;
+  protocol: "TCP" | "UDP" | "SCTP";
+  /** Host address to bind; empty or undefined means all addresses. */
+  hostIP?: string;
+}
+
+/** The pod sandbox: docker/nerdctl an infra (pause) container, podman a real pod. */
+export interface SandboxSpec {
+  /** Runtime name of the sandbox: the infra container (docker/nerdctl) or the pod (podman). */
+  name: string;
+  /** The infra image (registry.k8s.io/pause:3.10 unless overridden), already present locally. */
+  image: string;
+  /** All labels, the kubelet's four (container name `POD`) and io.podrun.managed among them. */
+  labels: Record<string, string>;
+  /** The pod's hostname (its name), unless hostNetwork. */
+  hostname?: string;
+  /** Ports published on the sandbox: with a shared network namespace, that is where they live. */
+  ports: PortMapping[];
+  hostNetwork: boolean;
+}
+
+/** What `create` needs for one container of a pod, with Kubernetes semantics. */
+export interface ContainerSpec {
+  /** Runtime container name, unique per engine. */
+  name: string;
+  /** Image reference with the default tag applied (`busybox:latest`), present locally. */
+  image: string;
+  /** Kubernetes `command`: replaces the image ENTRYPOINT (and so drops its CMD). Empty = unset. */
+  command?: string[];
+  /** Kubernetes `args`: replaces the image CMD. Empty = unset. */
+  args?: string[];
+  /** Environment, in order. Values never go on a command line (they may hold secrets). */
+  env?: { name: string; value: string }[];
+  workingDir?: string;
+  labels: Record<string, string>;
+  /** The sandbox to join (its SandboxSpec.name), or undefined to run without one. */
+  sandbox?: string;
+  hostNetwork: boolean;
+  /** Engine restart policy; init containers and podrun-managed restarts use "no". */
+  restartPolicy: "no" | "always" | "on-failure";
+  /** Seconds between the stop signal and SIGKILL (terminationGracePeriodSeconds). */
+  stopTimeoutSeconds?: number;
+}
+
+export interface ContainerState {
+  id: string;
+  name: string;
+  /** created, running, exited, paused, restarting, removing, dead, configured (podman)… */
+  status: string;
+  running: boolean;
+  exitCode: number;
+  /** ISO time, or "" when it never started / finished. */
+  startedAt: string;
+  finishedAt: string;
+  /** IP address in the pod's network, when the engine gives one. */
+  ip?: string;
+  labels: Record<string, string>;
+  image: string;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One runtime command that ran (or, in dry-run mode, would have run). */
+export interface RuntimeCommand {
+  binary: string;
+  args: string[];
+}
+
+/**
+ * A container engine. Every method runs the engine's CLI (never a shell). Failures throw
+ * CommandError (exec.ts), or PullError for pulls; "not found" on removal is success.
+ */
+export interface ContainerRuntime {
+  readonly name: RuntimeName;
+  readonly binary: string;
+  /** Local images among `refs`, inspected in one call; absent images are simply missing from the map. */
+  inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>>;
+  /** Pulls one image; on failure throws PullError with the kubelet's classification. */
+  pullImage(ref: string, options?: { signal?: AbortSignal }): Promise<ImageInfo>;
+  /** Creates and starts the sandbox; returns its ID. */
+  createSandbox(spec: SandboxSpec): Promise<string>;
+  /** Removes the sandbox and anything still in it; a missing sandbox is success. */
+  removeSandbox(name: string): Promise<void>;
+  createContainer(spec: ContainerSpec): Promise<string>;
+  startContainer(id: string): Promise<void>;
+  /** Waits for the container to exit and returns its exit code. */
+  waitContainer(id: string, options?: { signal?: AbortSignal }): Promise<number>;
+  execInContainer(id: string, command: readonly string[], options?: { timeoutMs?: number }): Promise<ExecResult>;
+  /** Sends the stop signal, then SIGKILL after `timeoutSeconds`. A missing container is success. */
+  stopContainer(id: string, timeoutSeconds: number): Promise<void>;
+  /** Force-removes containers; missing ones are success. */
+  removeContainers(ids: readonly string[]): Promise<void>;
+  /** Containers (running or not) carrying every one of `labels`. */
+  listContainers(labels: Record<string, string>): Promise<ContainerState[]>;
+  inspectContainers(ids: readonly string[]): Promise<ContainerState[]>;
+  /** The last `tail` lines of a container's output (stdout and stderr). */
+  logs(id: string, options?: { tail?: number }): Promise<string>;
+}

@@ -1,0 +1,75 @@
+import type { Pod } from "kubernetes-types/core/v1.js";
+import t from "tap";
+import { defaultPod } from "../../lib/manifest/defaults.js";
+import { buildContainerSpec, buildSandboxSpec } from "../../lib/pod/container-spec.js";
+import { containerLabels, containerRuntimeName, sandboxRuntimeName } from "../../lib/pod/identity.js";
+
+const identity = { name: "web", namespace: "ci", uid: "u-1" };
+const pod = (spec: Partial<Pod["spec"]>, labels?: Record<string, string>): Pod =>
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "ci", ...(labels ? { labels } : {}) }, spec: { containers: [], ...spec } } as Pod);
+
+t.test("names and labels", async (t) => {
+  t.equal(containerRuntimeName(identity, "app"), "ci_web_app");
+  t.equal(sandboxRuntimeName(identity), "ci_web_POD");
+  t.same(containerLabels(identity, "app"), {
+    "io.kubernetes.pod.name": "web",
+    "io.kubernetes.pod.namespace": "ci",
+    "io.kubernetes.pod.uid": "u-1",
+    "io.kubernetes.container.name": "app",
+    "io.podrun.managed": "true",
+  });
+});
+
+t.test("container spec from a Kubernetes container", async (t) => {
+  const p = pod({
+    restartPolicy: "OnFailure",
+    terminationGracePeriodSeconds: 5,
+    containers: [{ name: "app", image: "busybox", command: ["sh", "-c"], args: [], workingDir: "/srv", env: [{ name: "A", value: "1" }, { name: "B" }, { name: "C", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }] }],
+  });
+  const spec = buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "app", imageRef: "busybox:latest" });
+  t.same(spec, {
+    name: "ci_web_app",
+    image: "busybox:latest",
+    command: ["sh", "-c"],
+    args: undefined,
+    env: [{ name: "A", value: "1" }, { name: "B", value: "" }],
+    workingDir: "/srv",
+    labels: containerLabels(identity, "app"),
+    sandbox: "ci_web_POD",
+    hostNetwork: false,
+    restartPolicy: "on-failure",
+    stopTimeoutSeconds: 5,
+  });
+  const init = buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "init", imageRef: "busybox:latest" });
+  t.equal(init.restartPolicy, "no", "init containers never restart");
+  for (const [policy, engine] of [["Always", "always"], ["Never", "no"]] as const) {
+    const q = pod({ restartPolicy: policy, containers: [{ name: "a", image: "x:1" }] });
+    t.equal(buildContainerSpec({ pod: q, identity, container: q.spec!.containers[0]!, kind: "app", imageRef: "x:1" }).restartPolicy, engine);
+  }
+});
+
+t.test("sandbox: the pod's labels, hostPort ports only unless --publish-all", async (t) => {
+  const p = pod(
+    {
+      initContainers: [{ name: "i", image: "x:1", ports: [{ containerPort: 9000, hostPort: 19000 }] }],
+      containers: [{ name: "a", image: "x:1", ports: [{ containerPort: 80, hostPort: 8080, hostIP: "127.0.0.1" }, { containerPort: 53, protocol: "UDP" }] }],
+    },
+    { app: "web" },
+  );
+  const sandbox = buildSandboxSpec({ pod: p, identity, infraImage: "pause:3.10", publishAll: false });
+  t.same(sandbox, {
+    name: "ci_web_POD",
+    image: "pause:3.10",
+    labels: { app: "web", ...containerLabels(identity, "POD") },
+    hostname: "web",
+    ports: [
+      { containerPort: 9000, hostPort: 19000, protocol: "TCP" },
+      { containerPort: 80, hostPort: 8080, protocol: "TCP", hostIP: "127.0.0.1" },
+    ],
+    hostNetwork: false,
+  });
+  const all = buildSandboxSpec({ pod: p, identity, infraImage: "pause:3.10", publishAll: true });
+  t.same(all.ports.at(-1), { containerPort: 53, hostPort: 53, protocol: "UDP" });
+  const host = pod({ hostNetwork: true, containers: [{ name: "a", image: "x:1", ports: [{ containerPort: 80 }] }] });
+  t.same(buildSandboxSpec({ pod: host, identity, infraImage: "p", publishAll: true }).ports, [], "hostNetwork publishes nothing");
+});

@@ -1,0 +1,187 @@
+import type { Pod } from "kubernetes-types/core/v1.js";
+import t from "tap";
+import { PodrunError } from "../../lib/errors.js";
+import type { InvolvedObject } from "../../lib/events/types.js";
+import type { EnsureImageRequest } from "../../lib/images/manager.js";
+import { defaultPod } from "../../lib/manifest/defaults.js";
+import type { PodIdentity } from "../../lib/pod/identity.js";
+import { startPod, StartPodError, undoStart } from "../../lib/pod/start-pod.js";
+import type { ContainerRuntime, ContainerSpec, ImageInfo, SandboxSpec } from "../../lib/runtime/types.js";
+
+// The order of SyncPod's steps and what a failure leaves for undoing, with a fake runtime:
+// pure logic only. The real engines are driven by test/commands/up.e2e.test.ts.
+
+const identity: PodIdentity = { name: "web", namespace: "default", uid: "00000000-0000-0000-0000-000000000001" };
+
+function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCodes?: Record<string, number>; execExit?: number } = {}) {
+  const calls: string[] = [];
+  const names = new Map<string, string>();
+  let next = 0;
+  const runtime: ContainerRuntime = {
+    name: "docker",
+    binary: "docker",
+    inspectImages: async (refs) => {
+      calls.push(`inspectImages ${refs.join(",")}`);
+      return new Map(refs.map((r) => [r, { id: "sha256:x", size: 1 } as ImageInfo]));
+    },
+    pullImage: async () => ({ id: "sha256:x", size: 1 }),
+    createSandbox: async (spec: SandboxSpec) => {
+      calls.push(`createSandbox ${spec.name}`);
+      return "sandbox-id";
+    },
+    removeSandbox: async (name) => void calls.push(`removeSandbox ${name}`),
+    createContainer: async (spec: ContainerSpec) => {
+      const container = spec.labels["io.kubernetes.container.name"]!;
+      calls.push(`create ${container}`);
+      if (script.failCreate === container) throw new Error("Conflict. The container name is already in use");
+      const id = `id-${++next}`;
+      names.set(id, container);
+      return id;
+    },
+    startContainer: async (id) => {
+      calls.push(`start ${names.get(id)}`);
+      if (script.failStart === names.get(id)) throw new Error("OCI runtime create failed");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+    waitContainer: async (id) => {
+      calls.push(`wait ${names.get(id)}`);
+      return script.exitCodes?.[names.get(id)!] ?? 0;
+    },
+    execInContainer: async (id) => {
+      calls.push(`exec ${names.get(id)}`);
+      return { exitCode: script.execExit ?? 0, stdout: "", stderr: "token=hunter2" };
+    },
+    stopContainer: async (id) => void calls.push(`stop ${names.get(id)}`),
+    removeContainers: async (ids) => void calls.push(`remove ${ids.map((id) => names.get(id)).join(",")}`),
+    listContainers: async () => [],
+    inspectContainers: async () => [{ id: "sandbox-id", name: "s", status: "running", running: true, exitCode: 0, startedAt: "", finishedAt: "", ip: "10.0.0.2", labels: {}, image: "pause" }],
+    logs: async () => "line 1\nboom\n",
+  };
+  return { runtime, calls };
+}
+
+function harness(script: Parameters<typeof fakeRuntime>[0] = {}, failImage?: string) {
+  const { runtime, calls } = fakeRuntime(script);
+  const events: string[] = [];
+  const recorder = { event: (object: InvolvedObject, type: string, reason: string, message: string) => {
+    events.push(`${object.fieldPath ?? "pod"} ${type} ${reason}: ${message}`);
+    return undefined as never;
+  } };
+  const images = {
+    ensureImageExists: async (request: EnsureImageRequest) => {
+      calls.push(`ensure ${request.image}`);
+      if (request.image === failImage) {
+        recorder.event(request.object, "Warning", "Failed", `Failed to pull image "${request.image}": not found`);
+        throw new PodrunError("ErrImagePull", `Failed to pull image "${request.image}": not found`);
+      }
+      return request.image.includes(":") ? request.image : `${request.image}:latest`;
+    },
+  };
+  return { deps: { runtime, recorder, images }, calls, events };
+}
+
+const pod = (spec: Partial<Pod["spec"]>): Pod =>
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+
+t.test("sandbox, then init containers one at a time to completion, then app containers", async (t) => {
+  const h = harness();
+  const started = await startPod(h.deps, {
+    pod: pod({
+      initContainers: [{ name: "i1", image: "busybox:1" }, { name: "i2", image: "busybox:1" }],
+      containers: [{ name: "a", image: "busybox" }, { name: "b", image: "busybox:1" }],
+    }),
+    identity,
+    infraImage: "pause:3.10",
+    publishAll: false,
+  });
+  t.same(h.calls.slice(0, 12), [
+    "inspectImages pause:3.10,busybox:1,busybox:latest",
+    "ensure pause:3.10",
+    "createSandbox default_web_POD",
+    "ensure busybox:1",
+    "create i1",
+    "start i1",
+    "wait i1",
+    "ensure busybox:1",
+    "create i2",
+    "start i2",
+    "wait i2",
+    "ensure busybox",
+  ]);
+  t.same(started, { sandboxId: "sandbox-id", podIP: "10.0.0.2", containerIds: ["id-1", "id-2", "id-3", "id-4"], initContainers: 2, appContainers: 2 });
+  t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")), [
+    "spec.containers{a} Normal Created: Created container: a",
+    "spec.containers{a} Normal Started: Started container a",
+  ]);
+});
+
+t.test("a failing init container stops the pod before any app container, with its log", async (t) => {
+  const h = harness({ exitCodes: { i1: 3 } });
+  const error = await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "i1", image: "x:1" }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "pause:3.10",
+    publishAll: false,
+  }).catch((e: unknown) => e);
+  t.type(error, StartPodError);
+  const failure = error as StartPodError;
+  t.equal(failure.reason, "InitContainerFailed");
+  t.equal(failure.message, "init container i1 exited with code 3");
+  t.match(failure.details, /boom/);
+  t.same(failure.created, { sandbox: "default_web_POD", containerIds: ["id-1"] });
+  t.notOk(h.calls.some((c) => c === "create a"));
+});
+
+t.test("app containers are independent: all are attempted, the first failure is reported", async (t) => {
+  const h = harness({}, "broken:1");
+  const error = (await startPod(h.deps, {
+    pod: pod({ containers: [{ name: "a", image: "broken:1" }, { name: "b", image: "ok:1" }] }),
+    identity,
+    infraImage: "pause:3.10",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "ErrImagePull");
+  t.equal(error.message, 'container a: Failed to pull image "broken:1": not found');
+  t.ok(h.calls.includes("start b"), "b still started");
+  t.same(error.created.containerIds, ["id-1"], "b's container is recorded for undoing");
+  t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")), [
+    'spec.containers{a} Warning Failed: Failed to pull image "broken:1": not found',
+    "spec.containers{a} Warning Failed: Error: ErrImagePull",
+  ]);
+  await undoStart(h.deps.runtime, error.created);
+  t.same(h.calls.slice(-2), ["remove b", "removeSandbox default_web_POD"]);
+});
+
+t.test("create and start failures carry the kubelet's reasons", async (t) => {
+  for (const [script, reason] of [[{ failCreate: "a" }, "CreateContainerError"], [{ failStart: "a" }, "RunContainerError"]] as const) {
+    const h = harness(script);
+    const error = (await startPod(h.deps, { pod: pod({ containers: [{ name: "a", image: "x:1" }] }), identity, infraImage: "p:1", publishAll: false }).catch((e: unknown) => e)) as StartPodError;
+    t.equal(error.reason, reason);
+    t.match(h.events.at(-1), /Warning Failed: Error: /);
+  }
+});
+
+t.test("a failing postStart hook: FailedPostStartHook, Killing, no hook output anywhere", async (t) => {
+  const h = harness({ execExit: 2 });
+  const error = (await startPod(h.deps, {
+    pod: pod({ containers: [{ name: "a", image: "x:1", lifecycle: { postStart: { exec: { command: ["false"] } } } }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "PostStartHookError");
+  t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")).slice(-2), [
+    "spec.containers{a} Warning FailedPostStartHook: PostStartHook failed",
+    "spec.containers{a} Normal Killing: FailedPostStartHook",
+  ]);
+  t.ok(h.calls.includes("stop a"));
+  t.notMatch(JSON.stringify(h.events) + error.message, "hunter2");
+});
+
+t.test("hostNetwork: no sandbox, no infra image", async (t) => {
+  const h = harness();
+  const started = await startPod(h.deps, { pod: pod({ hostNetwork: true, containers: [{ name: "a", image: "x:1" }] }), identity, infraImage: "p:1", publishAll: false });
+  t.equal(started.sandboxId, undefined);
+  t.equal(started.podIP, "127.0.0.1");
+  t.notOk(h.calls.some((c) => c.startsWith("createSandbox") || c === "ensure p:1"));
+});
