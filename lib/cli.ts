@@ -110,6 +110,10 @@ function exitCodeFor(error: unknown): number {
     process.stderr.write(`Error: ${error.reason}: ${error.message}\n`);
     return ExitCode.Failed;
   }
+  if (error instanceof Error && error.name === "StateAccessError") {
+    process.stderr.write(`Error: ${error.message}\n`);
+    return ExitCode.Failed;
+  }
   process.stderr.write(`Unexpected error. Please report it as a bug:\n${(error as Error)?.stack ?? String(error)}\n`);
   return ExitCode.Failed;
 }

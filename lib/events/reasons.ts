@@ -1,0 +1,37 @@
+// The kubelet's event vocabulary (pkg/kubelet/events/event.go, kubelet.md §14): reasons are the
+// exact strings a cluster shows, so users can compare podrun's output with `kubectl events`.
+// Several situations share one reason (`Failed` covers pull, create and start failures); the
+// message tells them apart.
+
+export const EventType = {
+  Normal: "Normal",
+  Warning: "Warning",
+} as const;
+export type EventType = (typeof EventType)[keyof typeof EventType];
+
+export const EventReason = {
+  // Images (§1)
+  Pulling: "Pulling",
+  Pulled: "Pulled",
+  Failed: "Failed",
+  BackOff: "BackOff",
+  InspectFailed: "InspectFailed",
+  ErrImageNeverPull: "ErrImageNeverPull",
+  // Containers (§7, §10)
+  Created: "Created",
+  Started: "Started",
+  Killing: "Killing",
+  ExceededGracePeriod: "ExceededGracePeriod",
+  FailedPostStartHook: "FailedPostStartHook",
+  FailedPreStopHook: "FailedPreStopHook",
+  // Probes
+  Unhealthy: "Unhealthy",
+  ProbeWarning: "ProbeWarning",
+  // Sandbox (§9)
+  SandboxChanged: "SandboxChanged",
+  FailedCreatePodSandBox: "FailedCreatePodSandBox",
+  FailedPodSandBoxStatus: "FailedPodSandBoxStatus",
+  FailedKillPod: "FailedKillPod",
+  FailedSync: "FailedSync",
+} as const;
+export type EventReason = (typeof EventReason)[keyof typeof EventReason];

@@ -1,0 +1,136 @@
+import { PodrunError, type Reason } from "../errors.js";
+import { formatGoDuration } from "../events/go-duration.js";
+import { EventReason, EventType } from "../events/reasons.js";
+import type { EventRecorder } from "../events/recorder.js";
+import type { InvolvedObject } from "../events/types.js";
+import { applyDefaultImageTag } from "../image/reference.js";
+import type { ImageInfo } from "../runtime/types.js";
+import type { BackoffStore } from "../state/backoff-store.js";
+import { imagePullBackoffKey } from "../state/backoff.js";
+import { shouldPullImage, type PullPolicy } from "./policy.js";
+import { describePullFailure } from "./pull-failure.js";
+import type { ImagePuller } from "./puller.js";
+
+// The kubelet's EnsureImageExists (kubelet.md §1), step for step. Each branch records one event
+// and returns the ref or throws one PodrunError whose reason is the kubelet's. Every message
+// quotes the image as written (`"busybox"`, never `"busybox:latest"`).
+
+export interface EnsureImageRequest {
+  /** The container the image is for; its namespace and name also key the pull back-off. */
+  object: InvolvedObject;
+  /** The image as written in the manifest. */
+  image: string;
+  pullPolicy: PullPolicy;
+  /** Local images from one `inspectImages` call for the whole pod, by defaulted ref. Absent means absent. */
+  present: ReadonlyMap<string, ImageInfo>;
+  /** Set when that inspect failed: policies that need it then fail with ImageInspectError. */
+  inspectError?: unknown;
+}
+
+export interface ImageManagerDeps {
+  recorder: Pick<EventRecorder, "event">;
+  backoff: BackoffStore;
+  puller: ImagePuller;
+  /** Wall-clock ms since the epoch: back-off outlives the process. */
+  clock: () => number;
+  /** A spinner while a pull runs (the console sink's startProgress); none by default. */
+  startProgress?: (text: string) => { stop(): void };
+}
+
+export interface ImageManager {
+  /** Makes the image available as the policy says; returns the ref to create the container with. */
+  ensureImageExists(request: EnsureImageRequest): Promise<string>;
+}
+
+export function createImageManager(deps: ImageManagerDeps): ImageManager {
+  const { recorder, backoff, puller, clock } = deps;
+  // Images this run pulled: a later container with IfNotPresent finds them, as on a node.
+  const pulled = new Map<string, ImageInfo>();
+
+  const ensureImageExists = async ({ object, image, pullPolicy, present, inspectError }: EnsureImageRequest): Promise<string> => {
+    const quoted = JSON.stringify(image);
+    const fail = (type: EventType, eventReason: string, reason: Reason, message: string, cause?: unknown): never => {
+      recorder.event(object, type, eventReason, message);
+      throw new PodrunError(reason, message, cause === undefined ? undefined : { cause });
+    };
+
+    // 1. Default the tag; the error's message is already the kubelet's event text.
+    let ref: string;
+    try {
+      ref = applyDefaultImageTag(image);
+    } catch (error) {
+      if (!(error instanceof PodrunError)) throw error;
+      return fail(EventType.Warning, EventReason.InspectFailed, error.reason, error.message, error.cause);
+    }
+
+    // 3–5. Presence, unless Always (which pulls whatever is local).
+    if (pullPolicy !== "Always") {
+      if (inspectError !== undefined) {
+        const detail = inspectError instanceof Error ? inspectError.message.split("\n")[0] : String(inspectError);
+        return fail(EventType.Warning, EventReason.InspectFailed, "ImageInspectError", `Failed to inspect image ${quoted}: ${detail}`, inspectError);
+      }
+      const local = present.get(ref) ?? pulled.get(ref);
+      if (!shouldPullImage(pullPolicy, local !== undefined)) {
+        if (local === undefined) {
+          return fail(EventType.Warning, EventReason.ErrImageNeverPull, "ErrImageNeverPull", `Container image ${quoted} is not present with pull policy of Never`);
+        }
+        recorder.event(object, EventType.Normal, EventReason.Pulled, `Container image ${quoted} already present on machine`);
+        return ref;
+      }
+    }
+
+    // 7. Back-off first: while in it, the registry is not contacted.
+    const key = imagePullBackoffKey(object, image);
+    const attemptMs = clock();
+    const check = await backoff.update((state) => {
+      if (state.isInBackOffSinceUpdate(key, attemptMs)) return { inBackOff: true, previous: state.entries.get(key)?.lastError };
+      delete state.entries.get(key)?.lastError; // the kubelet forgets the previous error before pulling
+      return { inBackOff: false, previous: undefined };
+    });
+    if (check.inBackOff) {
+      const message = `Back-off pulling image ${quoted}`;
+      recorder.event(object, EventType.Normal, EventReason.BackOff, message);
+      // The event has no suffix; the error (the waiting message) carries the previous failure.
+      throw new PodrunError("ImagePullBackOff", check.previous ? `${message}: ${check.previous}` : message);
+    }
+
+    recorder.event(object, EventType.Normal, EventReason.Pulling, `Pulling image ${quoted}`);
+    const progress = deps.startProgress?.(`Pulling image ${quoted}`);
+    try {
+      const result = await puller.pull(ref);
+      pulled.set(ref, result.imageInfo);
+      recorder.event(
+        object,
+        EventType.Normal,
+        EventReason.Pulled,
+        `Successfully pulled image ${quoted} in ${formatGoDuration(result.pullMs)} (${formatGoDuration(result.totalMs)} including waiting). Image size: ${result.imageInfo.size} bytes.`,
+      );
+      // Success does not reset the key: the entry ages out.
+      await backoff.update((state) => void state.gc(clock()));
+      return ref;
+    } catch (error) {
+      if (isAbort(error)) throw error; // Ctrl-C is not a registry failure
+      const failure = describePullFailure(error);
+      recorder.event(object, EventType.Warning, EventReason.Failed, `Failed to pull image ${quoted}: ${failure.message}`);
+      // A container engine that is down says nothing about the registry: no back-off for it.
+      if (failure.reason !== "RuntimeUnavailable") {
+        await backoff.update((state) => {
+          // Containers sharing this image share the key and, pulling together, this one pull:
+          // advance once per failed attempt, not once per container.
+          const entry = state.entries.get(key);
+          const advanced = entry && entry.lastUpdateMs >= attemptMs && !state.isExpired(entry, clock()) ? entry : state.next(key, clock());
+          advanced.lastError = `${failure.reason}: ${failure.message}`;
+        });
+      }
+      throw new PodrunError(failure.reason, failure.message, { cause: error });
+    } finally {
+      progress?.stop();
+    }
+  };
+
+  return { ensureImageExists };
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === "AbortError";
+}

@@ -1,0 +1,93 @@
+import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
+
+// The kubelet's pullers (kubelet.md §6): serialized by default (one worker, first come first
+// served), or up to `maxParallel` pulls at once. Both are one FIFO semaphore, with 1 or N slots.
+// Unlike the kubelet, an image requested twice in one run is pulled once: two containers of
+// a pod often share an image, and a second `pull` would only ask the registry again.
+
+export interface PullResult {
+  imageInfo: ImageInfo;
+  /** The pull itself, in ms. */
+  pullMs: number;
+  /** From the request to the end, waiting for a slot included, in ms. */
+  totalMs: number;
+}
+
+export interface ImagePuller {
+  /** Pulls `ref` (already defaulted), or joins the pull of the same ref under way or done. */
+  pull(ref: string): Promise<PullResult>;
+}
+
+export interface ImagePullerOptions {
+  runtime: Pick<ContainerRuntime, "pullImage">;
+  /** 1 (default) serializes pulls, as the kubelet's serializeImagePulls; N ≥ 2 allows N at once. */
+  maxParallel?: number;
+  /** A monotonic clock in ms (default performance.now). */
+  clock?: () => number;
+  /** Aborts pulls under way and refuses queued ones (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+export function createImagePuller({ runtime, maxParallel = 1, clock = () => performance.now(), signal }: ImagePullerOptions): ImagePuller {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1) {
+    throw new RangeError(`invalid configuration: maxParallelImagePulls ${maxParallel} must be a positive number`);
+  }
+  const slots = createSemaphore(maxParallel);
+  const pulls = new Map<string, Promise<PullResult>>();
+
+  const pullOnce = async (ref: string): Promise<PullResult> => {
+    const requestedAt = clock();
+    const release = await slots.acquire();
+    try {
+      signal?.throwIfAborted();
+      const startedAt = clock();
+      const imageInfo = await runtime.pullImage(ref, signal ? { signal } : undefined);
+      const finishedAt = clock();
+      return { imageInfo, pullMs: finishedAt - startedAt, totalMs: finishedAt - requestedAt };
+    } finally {
+      release();
+    }
+  };
+
+  return {
+    pull(ref) {
+      const known = pulls.get(ref);
+      if (known) return known;
+      const pull = pullOnce(ref);
+      pulls.set(ref, pull);
+      // A failure is not kept: a later attempt (after back-off) must reach the registry again.
+      pull.catch(() => pulls.delete(ref));
+      return pull;
+    },
+  };
+}
+
+// A counting semaphore whose waiters are served in arrival order.
+function createSemaphore(limit: number): { acquire(): Promise<() => void> } {
+  let free = limit;
+  const waiters: (() => void)[] = [];
+  const release = (): void => {
+    const next = waiters.shift();
+    if (next) next();
+    else free++;
+  };
+  return {
+    acquire() {
+      if (free > 0) {
+        free--;
+        return Promise.resolve(once(release));
+      }
+      return new Promise((resolve) => waiters.push(() => resolve(once(release))));
+    },
+  };
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { open, rename, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+/**
+ * Replaces `file` with `data` so that readers see the old or the new content, never a mix, even
+ * after a crash: a uniquely named temp file in the same directory (rename is atomic only within
+ * one file system) is written, fsynced and renamed over the target, then the directory is
+ * fsynced so that the rename itself survives a power loss.
+ */
+export async function writeFileAtomic(file: string, data: string, mode = 0o600): Promise<void> {
+  const dir = dirname(file);
+  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const handle = await open(temp, "wx", mode);
+    try {
+      await handle.writeFile(data, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dir);
+}
+
+// Best effort: some platforms (Windows) and file systems cannot open or fsync a directory.
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, "r").catch(() => undefined);
+  if (!handle) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close();
+}

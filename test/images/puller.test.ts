@@ -1,0 +1,52 @@
+import t from "tap";
+import { createImagePuller } from "../../lib/images/puller.js";
+import type { ImageInfo } from "../../lib/runtime/types.js";
+
+const INFO: ImageInfo = { id: "sha256:x", size: 1 };
+
+t.test("maxParallel must be a positive integer (the kubelet's validation text)", async (t) => {
+  const runtime = { pullImage: async () => INFO };
+  for (const bad of [0, -1, 1.5, Number.NaN]) {
+    t.throws(() => createImagePuller({ runtime, maxParallel: bad }), { name: "RangeError", message: `invalid configuration: maxParallelImagePulls ${bad} must be a positive number` });
+  }
+});
+
+t.test("a finished pull is reused; a failed one is not, so a retry reaches the registry", async (t) => {
+  const calls: string[] = [];
+  let fail = true;
+  const runtime = {
+    async pullImage(ref: string) {
+      calls.push(ref);
+      if (fail) throw new Error("not found");
+      return INFO;
+    },
+  };
+  const puller = createImagePuller({ runtime });
+  await t.rejects(puller.pull("a:1"), { message: "not found" });
+  fail = false;
+  const first = await puller.pull("a:1");
+  const second = await puller.pull("a:1");
+  t.equal(second, first, "the same result object");
+  t.same(calls, ["a:1", "a:1"]);
+});
+
+t.test("the abort signal reaches the runtime, and queued pulls are refused once aborted", async (t) => {
+  const controller = new AbortController();
+  const seen: (AbortSignal | undefined)[] = [];
+  let release!: () => void;
+  const runtime = {
+    pullImage: (_ref: string, options?: { signal?: AbortSignal }) => {
+      seen.push(options?.signal);
+      return new Promise<ImageInfo>((resolve) => (release = () => resolve(INFO)));
+    },
+  };
+  const puller = createImagePuller({ runtime, signal: controller.signal });
+  const first = puller.pull("a:1");
+  const queued = puller.pull("b:1");
+  await new Promise((resolve) => setImmediate(resolve));
+  controller.abort();
+  release();
+  await first;
+  await t.rejects(queued, { name: "AbortError" });
+  t.same(seen, [controller.signal], "b never reached the runtime");
+});
