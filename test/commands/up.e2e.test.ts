@@ -64,7 +64,7 @@ for (const runtime of ["docker", "podman"] as const) {
     const list = events(r.stdout);
     t.same(reasons(list, "spec.containers{server}"), ["Pulled", "Created", "Started"]);
     t.same(reasons(list, "spec.containers{client}"), ["Pulled", "Created", "Started"]);
-    t.match(list.find((e) => e.reason === "Pulled")!.message, `Container image "${BUSYBOX}" already present on machine`);
+    t.equal(list.find((e) => e.reason === "Pulled" && e.involvedObject.fieldPath === "spec.containers{server}")!.message, `Container image "${BUSYBOX}" already present on machine`);
     t.ok(list.every((e) => e.involvedObject.kind === "Pod" && e.involvedObject.name === name && e.involvedObject.namespace === "default"));
 
     // The client found the server on 127.0.0.1: the pod's containers share one network namespace.

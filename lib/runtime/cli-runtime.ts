@@ -1,0 +1,202 @@
+// ContainerRuntime over a container CLI: docker, podman or nerdctl, told apart by the dialect
+// table. Every call goes through runCommand (argv arrays, never a shell). In dry-run mode the
+// commands are recorded instead of run, so a caller can print the whole plan.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildCreateArgs, buildSandboxArgs } from "./create-args.js";
+import type { DetectedRuntime, RuntimeName } from "./detect.js";
+import { formatInfraName, getDialect, isOnlyNotFound, type Dialect } from "./dialects.js";
+import { planEnv } from "./env-plan.js";
+import { isCliFailure, lastLine, splitLines, toCommandError } from "./cli-results.js";
+import { CommandError, runCommand, type CommandResult, type RunOptions } from "./exec.js";
+import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
+import { mergeTimestampedLogs } from "./logs.js";
+import { classifyPullError, PullError } from "./pull-errors.js";
+import { findSandboxMembers } from "./sandbox-members.js";
+import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, RuntimeCommand, SandboxSpec } from "./types.js";
+
+export interface CliRuntimeOptions {
+  name: RuntimeName;
+  binary: string;
+  /** Record the commands instead of running them. */
+  dryRun?: { record(command: RuntimeCommand): void };
+}
+
+export function createRuntime(detected: DetectedRuntime, options: Omit<CliRuntimeOptions, "name" | "binary"> = {}): CliRuntime {
+  return new CliRuntime({ name: detected.name, binary: detected.binary, ...options });
+}
+
+export class CliRuntime implements ContainerRuntime {
+  readonly name: RuntimeName;
+  readonly binary: string;
+  private readonly dialect: Dialect;
+  private readonly dryRun: CliRuntimeOptions["dryRun"];
+
+  constructor(options: CliRuntimeOptions) {
+    this.name = options.name;
+    this.binary = options.binary;
+    this.dialect = getDialect(options.name);
+    this.dryRun = options.dryRun;
+  }
+
+  async inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>> {
+    const unique = [...new Set(refs)];
+    if (unique.length === 0 || this.record(["image", "inspect", ...unique])) return new Map();
+    // Absent images make the call fail, but the present ones are still printed.
+    const result = await this.runTolerant(["image", "inspect", ...unique]);
+    return matchImages(this.dialect, unique, parseJsonObjects(result.stdout));
+  }
+
+  async pullImage(ref: string, options: { signal?: AbortSignal } = {}): Promise<ImageInfo> {
+    const args = ["pull", "--quiet", ref];
+    if (this.record(args)) return { id: "", size: 0 };
+    let result: CommandResult;
+    try {
+      result = await this.run(args, { reject: false, ...(options.signal ? { signal: options.signal } : {}) });
+    } catch (error) {
+      if (error instanceof CommandError && error.notInstalled) {
+        throw new PullError(ref, { reason: "RuntimeUnavailable", kind: "engine-down", message: error.shortMessage }, { cause: error });
+      }
+      throw error; // canceled or killed: not a pull failure to classify
+    }
+    if (result.exitCode !== 0) {
+      const classification = classifyPullError(result.stderr, { image: ref, credentialsGiven: false, runtime: this.name });
+      throw new PullError(ref, classification, { cause: toCommandError(this.binary, args, result) });
+    }
+    const info = (await this.inspectImages([ref])).get(ref);
+    if (!info) throw new PullError(ref, { reason: "ErrImagePull", kind: "other", message: `${ref} was pulled but ${this.name} does not list it` });
+    return info;
+  }
+
+  async createSandbox(spec: SandboxSpec): Promise<string> {
+    const pod = this.dialect.sandbox === "pod";
+    const infra = pod ? formatInfraName(spec.name) : spec.name;
+    const create = buildSandboxArgs(this.dialect, spec);
+    const start = pod ? ["pod", "start", spec.name] : ["start", spec.name];
+    if (this.dryRun) {
+      this.record(create);
+      this.record(start);
+      return infra;
+    }
+    const created = await this.run(create);
+    try {
+      // A port already in use shows only now: remove what was half made, so a retry can reuse the name.
+      await this.run(start);
+    } catch (error) {
+      await this.removeSandbox(spec.name).catch(() => undefined);
+      throw error;
+    }
+    if (!pod) return lastLine(created.stdout);
+    // podman printed the pod's ID; callers need the infra container's, to inspect it like any
+    // container (for the pod's IP).
+    return lastLine((await this.run(["container", "inspect", "--format", "{{.Id}}", infra])).stdout);
+  }
+
+  async removeSandbox(name: string): Promise<void> {
+    if (this.dialect.sandbox === "pod") {
+      // `pod rm -f` takes the pod's containers with it.
+      const args = ["pod", "rm", "-f", "-t", "0", name];
+      if (!this.record(args)) await this.runTolerant(args);
+      return;
+    }
+    if (this.record(["rm", ...this.dialect.forceRemoveFlags, name])) return;
+    // Containers that joined the infra container would be left with a dead network namespace.
+    const members = await findSandboxMembers(this.dialect, (args) => this.runTolerant(args), name);
+    await this.removeContainers([...members, name]);
+  }
+
+  async createContainer(spec: ContainerSpec): Promise<string> {
+    const env = planEnv(this.dialect, spec.env ?? []);
+    if (this.dryRun) {
+      // Nothing is written in dry-run mode: the plan shows where the file would go.
+      const placeholder = env.fileContent === undefined ? undefined : `<env-file of ${spec.name}>`;
+      this.record(buildCreateArgs(this.dialect, spec, env, placeholder));
+      return spec.name;
+    }
+    const dir = env.fileContent === undefined ? undefined : await mkdtemp(join(tmpdir(), "podrun-env-"));
+    try {
+      const file = dir === undefined ? undefined : join(dir, "env");
+      if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
+      const result = await this.run(buildCreateArgs(this.dialect, spec, env, file), { env: env.childEnv });
+      return lastLine(result.stdout);
+    } finally {
+      // The CLI has read the file by the time create returns: it must not outlive the call.
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async startContainer(id: string): Promise<void> {
+    if (!this.record(["start", id])) await this.run(["start", id]);
+  }
+
+  async waitContainer(id: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+    if (this.record(["wait", id])) return 0;
+    const result = await this.run(["wait", id], options.signal ? { signal: options.signal } : {});
+    const code = Number.parseInt(lastLine(result.stdout), 10);
+    if (Number.isNaN(code)) throw toCommandError(this.binary, ["wait", id], result, `${this.name} wait printed no exit code`);
+    return code;
+  }
+
+  async execInContainer(id: string, command: readonly string[], options: { timeoutMs?: number } = {}): Promise<ExecResult> {
+    const args = ["exec", id, ...command];
+    if (this.record(args)) return { exitCode: 0, stdout: "", stderr: "" };
+    const timeout = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
+    const result = await this.run(args, { reject: false, ...timeout });
+    // The command's own exit code is the answer, unless the CLI itself failed (a missing container).
+    if (isCliFailure(result)) throw toCommandError(this.binary, args, result);
+    return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    const args = ["stop", "-t", String(Math.max(0, Math.round(timeoutSeconds))), id];
+    if (!this.record(args)) await this.runTolerant(args);
+  }
+
+  async removeContainers(ids: readonly string[]): Promise<void> {
+    const args = ["rm", ...this.dialect.forceRemoveFlags, ...new Set(ids)];
+    if (ids.length > 0 && !this.record(args)) await this.runTolerant(args);
+  }
+
+  async listContainers(labels: Record<string, string>): Promise<ContainerState[]> {
+    const filters = Object.entries(labels).flatMap(([key, value]) => ["--filter", `label=${key}=${value}`]);
+    const args = ["ps", "-a", "-q", "--no-trunc", ...filters];
+    if (this.record(args)) return [];
+    const ids = splitLines((await this.run(args)).stdout);
+    return this.inspectContainers(ids);
+  }
+
+  async inspectContainers(ids: readonly string[]): Promise<ContainerState[]> {
+    const args = ["container", "inspect", ...new Set(ids)];
+    if (ids.length === 0 || this.record(args)) return [];
+    // One that vanished since it was listed is simply left out.
+    const inspected = parseJsonObjects((await this.runTolerant(args)).stdout).map((c) => toContainerState(this.dialect, c));
+    const peers = listUnresolvedPeers(inspected);
+    const extra = peers.length === 0 ? [] : parseJsonObjects((await this.runTolerant(["container", "inspect", ...peers])).stdout);
+    return fillPeerAddresses(inspected, extra.map((c) => toContainerState(this.dialect, c).state));
+  }
+
+  async logs(id: string, options: { tail?: number } = {}): Promise<string> {
+    const args = ["logs", "--timestamps", ...(options.tail !== undefined ? ["--tail", String(options.tail)] : []), id];
+    if (this.record(args)) return "";
+    const result = await this.run(args);
+    return mergeTimestampedLogs(result.stdout, result.stderr);
+  }
+
+  /** In dry-run mode, records the command and returns true: the caller must not run it. */
+  private record(args: string[]): boolean {
+    this.dryRun?.record({ binary: this.binary, args });
+    return this.dryRun !== undefined;
+  }
+
+  private run(args: readonly string[], options: RunOptions = {}): Promise<CommandResult> {
+    return runCommand(this.binary, args, options);
+  }
+
+  /** Runs a command for which "not found" is an acceptable answer; other failures throw. */
+  private async runTolerant(args: readonly string[]): Promise<CommandResult> {
+    const result = await this.run(args, { reject: false });
+    if (result.exitCode !== 0 && !isOnlyNotFound(this.dialect, result.stderr)) throw toCommandError(this.binary, args, result);
+    return result;
+  }
+}

@@ -1,0 +1,100 @@
+// Pure argv builders: a ContainerSpec or SandboxSpec becomes the arguments of one CLI call, in the
+// runtime's dialect. Nothing here runs a process or touches the file system.
+import type { Dialect } from "./dialects.js";
+import { formatInfraName } from "./dialects.js";
+import { formatEnvArgs, type EnvPlan } from "./env-plan.js";
+import type { ContainerSpec, PortMapping, SandboxSpec } from "./types.js";
+
+/**
+ * `create` arguments for one container. `env` comes from planEnv(); `envFilePath` is where the
+ * caller wrote its file (undefined when there is none). No environment value ever appears here.
+ */
+export function buildCreateArgs(dialect: Dialect, spec: ContainerSpec, env: EnvPlan, envFilePath?: string): string[] {
+  const args = ["create", "--name", spec.name];
+  args.push(...formatJoinArgs(dialect, spec));
+  args.push(...formatLabelArgs(spec.labels));
+  if (spec.workingDir) args.push("--workdir", spec.workingDir);
+  args.push("--restart", spec.restartPolicy);
+  if (spec.stopTimeoutSeconds !== undefined) args.push("--stop-timeout", String(spec.stopTimeoutSeconds));
+  args.push(...formatEnvArgs(env, envFilePath));
+  // podrun pulls by itself, with the kubelet's policy and back-off: create must never pull.
+  args.push("--pull", "never");
+  const { entrypoint, afterImage } = resolveCommand(dialect, spec.command, spec.args);
+  if (entrypoint !== undefined) args.push("--entrypoint", entrypoint);
+  args.push(spec.image, ...afterImage);
+  return args;
+}
+
+/** How a container joins its sandbox's namespaces (or the host network). */
+function formatJoinArgs(dialect: Dialect, spec: ContainerSpec): string[] {
+  if (dialect.sandbox === "pod") {
+    // The pod already holds the network (host or not), IPC and UTS namespaces; podman refuses
+    // a network option on a container that shares the pod's.
+    return spec.sandbox ? ["--pod", spec.sandbox] : spec.hostNetwork ? ["--network", "host"] : [];
+  }
+  const args: string[] = [];
+  if (spec.hostNetwork) args.push("--network", "host");
+  else if (spec.sandbox) args.push("--network", `container:${spec.sandbox}`);
+  // No --hostname here: docker and nerdctl refuse it with `--network container:`, and the
+  // container sees the sandbox's hostname anyway (the UTS namespace follows the network one).
+  if (spec.sandbox) args.push("--ipc", `container:${spec.sandbox}`);
+  return args;
+}
+
+/**
+ * Kubernetes `command`/`args` over the image's ENTRYPOINT/CMD:
+ * - command set: ENTRYPOINT = command, CMD = args (the image CMD is dropped even without args);
+ * - only args: the image ENTRYPOINT stays, CMD = args;
+ * - neither: the image defaults.
+ * `--entrypoint` clears the image CMD on all three CLIs, which is what the first case needs.
+ */
+export function resolveCommand(
+  dialect: Dialect,
+  command: readonly string[] | undefined,
+  args: readonly string[] | undefined,
+): { entrypoint?: string; afterImage: string[] } {
+  const rest = args ?? [];
+  if (!command || command.length === 0) return { afterImage: [...rest] };
+  if (dialect.entrypointForm === "json-array") return { entrypoint: JSON.stringify(command), afterImage: [...rest] };
+  const [first = "", ...more] = command;
+  return { entrypoint: first, afterImage: [...more, ...rest] };
+}
+
+/**
+ * Arguments that create the sandbox. docker/nerdctl: an infra container (`create`, started
+ * separately); podman: `pod create`, whose labels podman copies onto the pod's infra container.
+ */
+export function buildSandboxArgs(dialect: Dialect, spec: SandboxSpec): string[] {
+  if (dialect.sandbox === "pod") {
+    const args = ["pod", "create", "--name", spec.name, "--infra-name", formatInfraName(spec.name)];
+    args.push("--infra-image", spec.image);
+    // Kubernetes hostNetwork pods see the node's hostname: share the host's UTS namespace too.
+    if (spec.hostNetwork) args.push("--network", "host", "--uts", "host");
+    else if (spec.hostname) args.push("--hostname", spec.hostname);
+    if (!spec.hostNetwork) args.push(...formatPortArgs(spec.ports));
+    args.push(...formatLabelArgs(spec.labels));
+    return args;
+  }
+  const args = ["create", "--name", spec.name];
+  if (dialect.infraIpcMode) args.push("--ipc", dialect.infraIpcMode);
+  if (spec.hostNetwork) args.push("--network", "host");
+  else {
+    if (spec.hostname) args.push("--hostname", spec.hostname);
+    args.push(...formatPortArgs(spec.ports));
+  }
+  args.push(...formatLabelArgs(spec.labels));
+  args.push("--pull", "never", spec.image);
+  return args;
+}
+
+/** `-p hostIP:hostPort:containerPort/proto`; an IPv6 host address goes in brackets. */
+export function formatPortArgs(ports: readonly PortMapping[]): string[] {
+  return ports.flatMap((port) => {
+    const host = port.hostIP ? `${port.hostIP.includes(":") ? `[${port.hostIP}]` : port.hostIP}:` : "";
+    return ["-p", `${host}${port.hostPort}:${port.containerPort}/${port.protocol.toLowerCase()}`];
+  });
+}
+
+export function formatLabelArgs(labels: Record<string, string>): string[] {
+  return Object.entries(labels).flatMap(([key, value]) => ["--label", `${key}=${value}`]);
+}

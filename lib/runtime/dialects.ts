@@ -1,0 +1,125 @@
+// What differs between docker, podman and nerdctl, as data: one table read by create-args.ts,
+// inspect.ts and cli-runtime.ts, so the three CLIs share one implementation. Every entry was
+// checked against docker 28.2 (client) / dockerd 20.10 and podman 4.3.1 on the test machine;
+// nerdctl entries follow its command reference and sources (containerd/nerdctl v2).
+// The inspect JSON shapes differ in ways one reader absorbs: see inspect.ts. What is the same
+// everywhere stays out of the table: `create`/`start`/`wait`/`exec`/`logs --timestamps --tail`,
+// `stop -t N`, `ps -a -q --no-trunc --filter label=k=v` (label filters AND-ed, podman 4.3 too),
+// `container inspect` and `image inspect` with several arguments (found ones printed, exit non-zero
+// when some are absent), `pull --quiet`, `create --pull never` (docker 28's CLI handles it on the
+// client side, so a 20.10 daemon is fine).
+import type { RuntimeName } from "./detect.js";
+import { INFRA_CONTAINER_NAME } from "./types.js";
+
+export interface Dialect {
+  readonly name: RuntimeName;
+  /**
+   * docker/nerdctl: the sandbox is an infra (pause) container that others join with
+   * `--network container:` and `--ipc container:`. podman: a real pod (`pod create`, `--pod`).
+   */
+  readonly sandbox: "infra-container" | "pod";
+  /**
+   * IPC mode of the infra container. docker refuses to join a donor that is not `shareable`
+   * ("non-shareable IPC"); nerdctl documents the same mode.
+   */
+  readonly infraIpcMode?: "shareable";
+  /**
+   * `rm -f` flags. podman's `rm -f` first waits out the stop timeout (10 s) of a container
+   * whose PID 1 ignores SIGTERM: `-t 0` kills at once. docker and nerdctl kill at once anyway.
+   */
+  readonly forceRemoveFlags: readonly string[];
+  /**
+   * How `--entrypoint` is written. podman parses a value that starts with `[` as a JSON array,
+   * so a plain string could be misread: podman always gets the JSON form, which it also uses to
+   * set several words at once. All three clear the image CMD when `--entrypoint` is given
+   * (checked on docker and podman 4.3; nerdctl's generateRootfsOpts drops CMD likewise).
+   */
+  readonly entrypointForm: "string" | "json-array";
+  /** Image IDs printed without the `sha256:` prefix (podman). */
+  readonly bareImageIds: boolean;
+  /** Prefix of labels the CLI adds for its own bookkeeping, hidden from podrun's callers. */
+  readonly internalLabelPrefix?: string;
+  /** stderr of a command on a missing container, image or pod. */
+  readonly notFound: RegExp;
+  /**
+   * Whether a value survives this CLI's `--env-file` parser exactly (see env-plan.ts).
+   * Values that do not are passed by name (`-e NAME`) through the CLI's own environment.
+   */
+  readonly envFileKeepsValue: (value: string) => boolean;
+}
+
+// docker: "No such container|image|object"; podman: "no such container", "no container with name
+// or ID", "image not known", "no such pod"; nerdctl: "no such container|image", containerd "not found".
+const NOT_FOUND =
+  /no such (?:container|image|object|pod)|no container with (?:name or )?id|no pod with name or id|image not known|: not found\b/i;
+
+/** docker (CLI opts/file.go) and podman 4.3 (pkg/env): only line breaks break a value. */
+const keepsLinesOnly = (value: string): boolean => !/[\r\n]/.test(value);
+
+/**
+ * podman 4.6-4.7 shipped a dotenv-like parser (quotes, multi-line values, `#` comments; later
+ * reverted). podrun cannot know which parser a podman has, so anything that parser treats
+ * specially goes by name instead; podman 4.3 itself keeps all of these.
+ */
+const keepsPodmanValue = (value: string): boolean =>
+  keepsLinesOnly(value) && !/["'`#$\\]/.test(value) && value.trim() === value;
+
+/** nerdctl TrimSpace()s each env-file line (pkg/flagutil): trailing white space would be lost. */
+const keepsNerdctlValue = (value: string): boolean => keepsLinesOnly(value) && !/[\s\u0085]$/.test(value);
+
+export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
+  docker: {
+    name: "docker",
+    sandbox: "infra-container",
+    infraIpcMode: "shareable",
+    forceRemoveFlags: ["-f"],
+    entrypointForm: "string",
+    bareImageIds: false,
+    notFound: NOT_FOUND,
+    envFileKeepsValue: keepsLinesOnly,
+  },
+  podman: {
+    name: "podman",
+    sandbox: "pod",
+    forceRemoveFlags: ["-f", "-t", "0"],
+    entrypointForm: "json-array",
+    bareImageIds: true,
+    notFound: NOT_FOUND,
+    envFileKeepsValue: keepsPodmanValue,
+  },
+  nerdctl: {
+    name: "nerdctl",
+    sandbox: "infra-container",
+    infraIpcMode: "shareable",
+    forceRemoveFlags: ["-f"],
+    entrypointForm: "string",
+    bareImageIds: false,
+    internalLabelPrefix: "nerdctl/",
+    notFound: NOT_FOUND,
+    envFileKeepsValue: keepsNerdctlValue,
+  },
+};
+
+export function getDialect(name: RuntimeName): Dialect {
+  return DIALECTS[name];
+}
+
+/**
+ * Name of podman's infra container for pod `pod`. "POD" is the kubelet's infra container name,
+ * and being upper case it cannot clash with `<pod>-<container>` for any Kubernetes container name.
+ */
+export function formatInfraName(pod: string): string {
+  return `${pod}-${INFRA_CONTAINER_NAME}`;
+}
+
+/** logrus warnings and notices (nerdctl prints some on every call), not errors. */
+const LOG_NOISE = /^(?:time="[^"]*" )?level=(?:warning|info|debug)\b|^(?:WARN|INFO|DEBU)\[/;
+
+/** True when every non-empty line of `stderr` reports a missing object (so "absent" is the answer). */
+export function isOnlyNotFound(dialect: Dialect, stderr: string): boolean {
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && line !== "[]" && !LOG_NOISE.test(line));
+  return lines.length > 0 && lines.every((line) => dialect.notFound.test(line));
+}
