@@ -48,7 +48,12 @@ export async function up(options: UpOptions): Promise<void> {
   const runtime = createRuntime(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : {});
   const stateDir = options.stateDir ?? resolveStateDir(env);
 
-  const consoleSink = options.json || options.dryRun ? undefined : createConsoleSink({ stream: stdout, env });
+  // Every object label known up front keeps the event columns aligned from the first line.
+  const objects = manifest.pods.flatMap((pod) => [
+    `pod/${pod.metadata!.name}`,
+    ...[...(pod.spec!.initContainers ?? []), ...pod.spec!.containers].map((c) => `pod/${pod.metadata!.name}[${c.name}]`),
+  ]);
+  const consoleSink = options.json || options.dryRun ? undefined : createConsoleSink({ stream: stdout, env, objects });
   const sinks: EventSink[] = options.dryRun ? [] : [consoleSink ?? createJsonSink(stdout)];
   // A dry run changes nothing on disk: no event log, and back-off kept in memory.
   const log: EventLog | undefined = options.dryRun ? undefined : await openEventLog(stateDir);

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import {
-  INFRA_CONTAINER_NAME,
   LABEL_CONTAINER_NAME,
   LABEL_MANAGED,
   LABEL_POD_NAME,
@@ -22,15 +21,16 @@ export function identifyPod(pod: Pod): PodIdentity {
 }
 
 // Runtime names are `<namespace>_<pod>_<container>`: readable in `docker ps`, and unique per
-// engine because `_` can appear in no Kubernetes name. The sandbox is `<namespace>_<pod>_POD`,
-// the kubelet's name for it. (The kubelet's dockershim form `k8s_<c>_<pod>_<ns>_<uid>_<n>` put
+// engine because `_` can appear in no Kubernetes name. The sandbox is `<namespace>_<pod>` (the
+// podman pod), and its infra container `<namespace>_<pod>_POD`, the kubelet's name for it. (The kubelet's dockershim form `k8s_<c>_<pod>_<ns>_<uid>_<n>` put
 // the UID in the name, which changes every run and would defeat finding a pod by name.)
 export function containerRuntimeName(pod: PodIdentity, container: string): string {
   return `${pod.namespace}_${pod.name}_${container}`;
 }
 
+/** The sandbox's name: podman's pod, and the stem of the infra container's name (runtime dialects). */
 export function sandboxRuntimeName(pod: PodIdentity): string {
-  return containerRuntimeName(pod, INFRA_CONTAINER_NAME);
+  return `${pod.namespace}_${pod.name}`;
 }
 
 /** The kubelet's four labels plus podrun's own marker: all that `down`, `ps` and `logs` rely on. */

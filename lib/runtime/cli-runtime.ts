@@ -71,9 +71,9 @@ export class CliRuntime implements ContainerRuntime {
 
   async createSandbox(spec: SandboxSpec): Promise<string> {
     const pod = this.dialect.sandbox === "pod";
-    const infra = pod ? formatInfraName(spec.name) : spec.name;
+    const infra = formatInfraName(spec.name);
     const create = buildSandboxArgs(this.dialect, spec);
-    const start = pod ? ["pod", "start", spec.name] : ["start", spec.name];
+    const start = pod ? ["pod", "start", spec.name] : ["start", infra];
     if (this.dryRun) {
       this.record(create);
       this.record(start);
@@ -100,10 +100,11 @@ export class CliRuntime implements ContainerRuntime {
       if (!this.record(args)) await this.runTolerant(args);
       return;
     }
-    if (this.record(["rm", ...this.dialect.forceRemoveFlags, name])) return;
+    const infra = formatInfraName(name);
+    if (this.record(["rm", ...this.dialect.forceRemoveFlags, infra])) return;
     // Containers that joined the infra container would be left with a dead network namespace.
-    const members = await findSandboxMembers(this.dialect, (args) => this.runTolerant(args), name);
-    await this.removeContainers([...members, name]);
+    const members = await findSandboxMembers(this.dialect, (args) => this.runTolerant(args), infra);
+    await this.removeContainers([...members, infra]);
   }
 
   async createContainer(spec: ContainerSpec): Promise<string> {

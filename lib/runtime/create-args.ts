@@ -34,10 +34,10 @@ function formatJoinArgs(dialect: Dialect, spec: ContainerSpec): string[] {
   }
   const args: string[] = [];
   if (spec.hostNetwork) args.push("--network", "host");
-  else if (spec.sandbox) args.push("--network", `container:${spec.sandbox}`);
+  else if (spec.sandbox) args.push("--network", `container:${formatInfraName(spec.sandbox)}`);
   // No --hostname here: docker and nerdctl refuse it with `--network container:`, and the
   // container sees the sandbox's hostname anyway (the UTS namespace follows the network one).
-  if (spec.sandbox) args.push("--ipc", `container:${spec.sandbox}`);
+  if (spec.sandbox) args.push("--ipc", `container:${formatInfraName(spec.sandbox)}`);
   return args;
 }
 
@@ -75,7 +75,7 @@ export function buildSandboxArgs(dialect: Dialect, spec: SandboxSpec): string[] 
     args.push(...formatLabelArgs(spec.labels));
     return args;
   }
-  const args = ["create", "--name", spec.name];
+  const args = ["create", "--name", formatInfraName(spec.name)];
   if (dialect.infraIpcMode) args.push("--ipc", dialect.infraIpcMode);
   if (spec.hostNetwork) args.push("--network", "host");
   else {

@@ -105,11 +105,12 @@ export function getDialect(name: RuntimeName): Dialect {
 }
 
 /**
- * Name of podman's infra container for pod `pod`. "POD" is the kubelet's infra container name,
- * and being upper case it cannot clash with `<pod>-<container>` for any Kubernetes container name.
+ * Name of the infra container of sandbox `sandbox` (podman's pod, or docker's/nerdctl's bare
+ * infra container): `<sandbox>_POD`, with the kubelet's name for it, like every container of
+ * the pod is `<sandbox>_<container>`.
  */
-export function formatInfraName(pod: string): string {
-  return `${pod}-${INFRA_CONTAINER_NAME}`;
+export function formatInfraName(sandbox: string): string {
+  return `${sandbox}_${INFRA_CONTAINER_NAME}`;
 }
 
 /** logrus warnings and notices (nerdctl prints some on every call), not errors. */

@@ -10,7 +10,7 @@ const pod = (spec: Partial<Pod["spec"]>, labels?: Record<string, string>): Pod =
 
 t.test("names and labels", async (t) => {
   t.equal(containerRuntimeName(identity, "app"), "ci_web_app");
-  t.equal(sandboxRuntimeName(identity), "ci_web_POD");
+  t.equal(sandboxRuntimeName(identity), "ci_web");
   t.same(containerLabels(identity, "app"), {
     "io.kubernetes.pod.name": "web",
     "io.kubernetes.pod.namespace": "ci",
@@ -35,7 +35,7 @@ t.test("container spec from a Kubernetes container", async (t) => {
     env: [{ name: "A", value: "1" }, { name: "B", value: "" }],
     workingDir: "/srv",
     labels: containerLabels(identity, "app"),
-    sandbox: "ci_web_POD",
+    sandbox: "ci_web",
     hostNetwork: false,
     restartPolicy: "on-failure",
     stopTimeoutSeconds: 5,
@@ -58,7 +58,7 @@ t.test("sandbox: the pod's labels, hostPort ports only unless --publish-all", as
   );
   const sandbox = buildSandboxSpec({ pod: p, identity, infraImage: "pause:3.10", publishAll: false });
   t.same(sandbox, {
-    name: "ci_web_POD",
+    name: "ci_web",
     image: "pause:3.10",
     labels: { app: "web", ...containerLabels(identity, "POD") },
     hostname: "web",

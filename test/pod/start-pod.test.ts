@@ -97,7 +97,7 @@ t.test("sandbox, then init containers one at a time to completion, then app cont
   t.same(h.calls.slice(0, 12), [
     "inspectImages pause:3.10,busybox:1,busybox:latest",
     "ensure pause:3.10",
-    "createSandbox default_web_POD",
+    "createSandbox default_web",
     "ensure busybox:1",
     "create i1",
     "start i1",
@@ -128,7 +128,7 @@ t.test("a failing init container stops the pod before any app container, with it
   t.equal(failure.reason, "InitContainerFailed");
   t.equal(failure.message, "init container i1 exited with code 3");
   t.match(failure.details, /boom/);
-  t.same(failure.created, { sandbox: "default_web_POD", containerIds: ["id-1"] });
+  t.same(failure.created, { sandbox: "default_web", containerIds: ["id-1"] });
   t.notOk(h.calls.some((c) => c === "create a"));
 });
 
@@ -149,7 +149,7 @@ t.test("app containers are independent: all are attempted, the first failure is 
     "spec.containers{a} Warning Failed: Error: ErrImagePull",
   ]);
   await undoStart(h.deps.runtime, error.created);
-  t.same(h.calls.slice(-2), ["remove b", "removeSandbox default_web_POD"]);
+  t.same(h.calls.slice(-2), ["remove b", "removeSandbox default_web"]);
 });
 
 t.test("create and start failures carry the kubelet's reasons", async (t) => {

@@ -280,7 +280,7 @@ for (const runtime of RUNTIMES) {
     t.same(await rt.inspectImages([env.images.busybox]), new Map(), "no image is known: the plan pulls");
     t.same(await rt.pullImage(env.images.busybox), { id: "", size: 0 });
     const sandbox = await rt.createSandbox({ name: pod, image: env.images.pause, labels: podLabels(pod, "POD"), hostname: pod, ports: [], hostNetwork: false });
-    t.equal(sandbox, runtime === "podman" ? `${pod}-POD` : pod, "the infra container's name stands for its ID");
+    t.equal(sandbox, `${pod}_POD`, "the infra container's name stands for its ID");
     const id = await rt.createContainer({ name: `${pod}-app`, image: env.images.busybox, env: [{ name: "A", value: "1" }], labels: podLabels(pod, "app"), sandbox: pod, hostNetwork: false, restartPolicy: "always" });
     t.equal(id, `${pod}-app`);
     await rt.startContainer(id);
@@ -289,7 +289,7 @@ for (const runtime of RUNTIMES) {
     await rt.removeSandbox(pod);
     t.same(
       recorded.map((c) => c.args.slice(0, 2).join(" ")),
-      ["image inspect", "pull --quiet", runtime === "podman" ? "pod create" : "create --name", runtime === "podman" ? "pod start" : `start ${pod}`, `create --name`, `start ${pod}-app`, `wait ${pod}-app`, "ps -a", runtime === "podman" ? "pod rm" : "rm -f"],
+      ["image inspect", "pull --quiet", runtime === "podman" ? "pod create" : "create --name", runtime === "podman" ? "pod start" : `start ${pod}_POD`, `create --name`, `start ${pod}-app`, `wait ${pod}-app`, "ps -a", runtime === "podman" ? "pod rm" : "rm -f"],
     );
     t.ok(recorded.every((c) => c.binary === runtime));
     const created = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);

@@ -32,11 +32,11 @@ const LABELS = ["--label", "io.kubernetes.pod.name=web", "--label", "io.podrun.m
 
 t.test("a plain container: joins the sandbox in each dialect, image defaults kept", async (t) => {
   t.same(buildCreateArgs(docker, base, NO_ENV), [
-    "create", "--name", "web-app", "--network", "container:web", "--ipc", "container:web", ...LABELS,
+    "create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", ...LABELS,
     "--restart", "always", "--pull", "never", IMAGE,
   ]);
   t.same(buildCreateArgs(nerdctl, base, NO_ENV), [
-    "create", "--name", "web-app", "--network", "container:web", "--ipc", "container:web", ...LABELS,
+    "create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", ...LABELS,
     "--restart", "always", "--pull", "never", IMAGE,
   ]);
   t.same(buildCreateArgs(podman, base, NO_ENV), [
@@ -146,20 +146,20 @@ const SANDBOX_LABELS = ["--label", "io.kubernetes.pod.name=web", "--label", "io.
 const PORTS = ["-p", "127.0.0.1:18080:8080/tcp", "-p", "5353:53/udp", "-p", "[::1]:8081:80/tcp"];
 
 t.test("sandbox with ports: an infra container (docker, nerdctl) or a pod (podman)", async (t) => {
-  const infra = ["create", "--name", "web", "--ipc", "shareable", "--hostname", "web", ...PORTS, ...SANDBOX_LABELS, "--pull", "never", "registry.k8s.io/pause:3.10"];
+  const infra = ["create", "--name", "web_POD", "--ipc", "shareable", "--hostname", "web", ...PORTS, ...SANDBOX_LABELS, "--pull", "never", "registry.k8s.io/pause:3.10"];
   t.same(buildSandboxArgs(docker, sandbox), infra);
   t.same(buildSandboxArgs(nerdctl, sandbox), infra);
   t.same(buildSandboxArgs(podman, sandbox), [
-    "pod", "create", "--name", "web", "--infra-name", "web-POD", "--infra-image", "registry.k8s.io/pause:3.10",
+    "pod", "create", "--name", "web", "--infra-name", "web_POD", "--infra-image", "registry.k8s.io/pause:3.10",
     "--hostname", "web", ...PORTS, ...SANDBOX_LABELS,
   ]);
 });
 
 t.test("sandbox with hostNetwork: host network, no ports, no hostname", async (t) => {
   const spec = { ...sandbox, hostNetwork: true, hostname: undefined };
-  t.same(buildSandboxArgs(docker, spec), ["create", "--name", "web", "--ipc", "shareable", "--network", "host", ...SANDBOX_LABELS, "--pull", "never", "registry.k8s.io/pause:3.10"]);
+  t.same(buildSandboxArgs(docker, spec), ["create", "--name", "web_POD", "--ipc", "shareable", "--network", "host", ...SANDBOX_LABELS, "--pull", "never", "registry.k8s.io/pause:3.10"]);
   t.same(buildSandboxArgs(podman, spec), [
-    "pod", "create", "--name", "web", "--infra-name", "web-POD", "--infra-image", "registry.k8s.io/pause:3.10",
+    "pod", "create", "--name", "web", "--infra-name", "web_POD", "--infra-image", "registry.k8s.io/pause:3.10",
     "--network", "host", "--uts", "host", ...SANDBOX_LABELS,
   ]);
 });
