@@ -38,7 +38,7 @@ done
 SH
 
 clean_docker="docker ps -aq --filter label=io.kubernetes.pod.name=bench | xargs -r docker rm -f >/dev/null; docker ps -aq --filter label=bench=1 | xargs -r docker rm -f >/dev/null"
-clean_podman="podman pod rm -f -t 0 bench default_bench_POD >/dev/null 2>&1; podman ps -aq --filter label=io.kubernetes.pod.name=bench | xargs -r podman rm -f -t 0 >/dev/null 2>&1; true"
+clean_podman="podman pod rm -f -t 0 bench >/dev/null 2>&1; podman pod rm -f -t 0 default_bench >/dev/null 2>&1; podman ps -aq --filter label=io.kubernetes.pod.name=bench | xargs -r podman rm -f -t 0 >/dev/null 2>&1; true"
 
 out="$work/results.json"
 hyperfine --runs "$runs" --warmup 1 --export-json "$out" \

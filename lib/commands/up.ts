@@ -9,9 +9,9 @@ import { createImagePuller } from "../images/puller.js";
 import { loadManifest } from "../manifest/load-manifest.js";
 import { configureColor } from "../output/color.js";
 import { identifyPod, podSelector } from "../pod/identity.js";
-import { startPod, StartPodError, undoStart } from "../pod/start-pod.js";
+import { inspectPodImages, startPod, StartPodError, undoStart } from "../pod/start-pod.js";
 import { createRuntime } from "../runtime/cli-runtime.js";
-import { detectRuntime, type RuntimeName } from "../runtime/detect.js";
+import { detectRuntime, isRuntimeName, type DetectedRuntime, type RuntimeName } from "../runtime/detect.js";
 import { quoteCommand } from "../runtime/quote.js";
 import type { ContainerRuntime, RuntimeCommand } from "../runtime/types.js";
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
@@ -43,7 +43,7 @@ export async function up(options: UpOptions): Promise<void> {
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (manifest.pods.length === 0) throw new UsageError(`${manifest.source}: no Pod to run (the file holds only ConfigMaps or Secrets)`);
 
-  const detected = await detectRuntime({ preferred: options.runtime, env });
+  const detected = await chooseRuntime(options.runtime, env);
   const commands: RuntimeCommand[] = [];
   const runtime = createRuntime(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : {});
   const stateDir = options.stateDir ?? resolveStateDir(env);
@@ -99,9 +99,12 @@ async function upPod(context: {
   const identity = identifyPod(pod);
   const label = `pod/${identity.name}`;
 
+  // Both questions go to the engine at once: is the pod already there, and which images are local.
+  const presentImages = inspectPodImages(runtime, pod, context.infraImage);
+  presentImages.catch(() => undefined); // startPod reports it, if it gets that far
   // A pod that is already up is not silently duplicated or replaced (idempotent re-runs come with `down`).
   if (!options.dryRun) {
-    const existing = await runtime.listContainers(podSelector(identity));
+    const existing = await runtime.listContainers(podSelector(identity)).catch((error: unknown) => explainEngineFailure(runtime, error));
     if (existing.length > 0) {
       throw new PodrunError(
         "PodExists",
@@ -114,7 +117,7 @@ async function upPod(context: {
   try {
     const result = await startPod(
       { runtime, recorder: context.recorder, images: context.images },
-      { pod, identity, infraImage: context.infraImage, publishAll: options.publishAll, runHooks: !options.dryRun },
+      { pod, identity, infraImage: context.infraImage, publishAll: options.publishAll, runHooks: !options.dryRun, presentImages },
     );
     if (!options.json && !options.dryRun) {
       const init = result.initContainers > 0 ? `, ${result.initContainers} init container${result.initContainers === 1 ? "" : "s"} completed` : "";
@@ -137,4 +140,25 @@ async function upPod(context: {
     stderr.write(`${color.red(`Error: ${error.reason}: ${label}: ${error.message}`)}\n`);
     throw new ExitError(ExitCode.Failed);
   }
+}
+
+// With --runtime or $PODRUN_RUNTIME the engine is not probed first (one process less on every
+// `up`): the first real command tells whether it answers, and explainEngineFailure says why not.
+async function chooseRuntime(preferred: RuntimeName | undefined, env: NodeJS.ProcessEnv): Promise<DetectedRuntime> {
+  const chosen = preferred ?? runtimeNamedIn(env);
+  if (chosen) return { name: chosen, binary: chosen, clientVersion: "", serverVersion: "" };
+  return detectRuntime({ env });
+}
+
+function runtimeNamedIn(env: NodeJS.ProcessEnv): RuntimeName | undefined {
+  const value = env.PODRUN_RUNTIME?.trim();
+  if (!value) return undefined;
+  if (!isRuntimeName(value)) throw new UsageError(`PODRUN_RUNTIME: unsupported value "${value}" (supported: docker, podman, nerdctl)`);
+  return value;
+}
+
+/** A failed first command: the probe's one-line account (not installed, daemon down) if it fails too. */
+async function explainEngineFailure(runtime: ContainerRuntime, error: unknown): Promise<never> {
+  await detectRuntime({ preferred: runtime.name });
+  throw error;
 }

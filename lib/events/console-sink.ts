@@ -1,5 +1,5 @@
 import type { ChalkInstance } from "chalk";
-import ora, { type Ora } from "ora";
+import type { Ora } from "ora";
 import { configureColor } from "../output/color.js";
 import type { EventSink } from "./recorder.js";
 import { containerNameOf, type KubeEvent } from "./types.js";
@@ -80,24 +80,35 @@ function isInteractive(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boo
 }
 
 // One spinner for all concurrent progress (parallel pulls): its text lists what is under way.
+// ora is loaded only on an interactive terminal, so CI runs never pay for loading it; a pull
+// that starts before it has loaded simply gets its spinner a moment later.
 function createProgress(stream: NodeJS.WritableStream, interactive: boolean): ConsoleSink["startProgress"] {
+  if (!interactive) return () => ({ stop() {} });
   const active: { text: string }[] = [];
   let spinner: Ora | undefined;
+  const render = () => {
+    if (!spinner) return;
+    if (active.length === 0) spinner.stop();
+    else {
+      spinner.text = active.map((a) => a.text).join(", ");
+      if (!spinner.isSpinning) spinner.start();
+    }
+  };
+  void import("ora").then(({ default: ora }) => {
+    // discardStdin off: ora's raw mode would change how Ctrl-C reaches podrun.
+    spinner = ora({ stream, isEnabled: true, discardStdin: false });
+    render();
+  });
   return (text) => {
-    if (!interactive) return { stop() {} };
     const item = { text };
     active.push(item);
-    // discardStdin off: ora's raw mode would change how Ctrl-C reaches podrun.
-    spinner ??= ora({ stream, isEnabled: true, discardStdin: false });
-    spinner.text = active.map((a) => a.text).join(", ");
-    if (!spinner.isSpinning) spinner.start();
+    render();
     return {
       stop() {
         const index = active.indexOf(item);
         if (index < 0) return;
         active.splice(index, 1);
-        if (active.length > 0 && spinner) spinner.text = active.map((a) => a.text).join(", ");
-        else spinner?.stop();
+        render();
       },
     };
   };

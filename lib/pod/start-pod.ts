@@ -31,11 +31,19 @@ export interface StartPodOptions {
   logTail?: number;
   /** False in dry-run mode: an httpGet or sleep hook is an action, not an engine command. */
   runHooks?: boolean;
+  /** The pod's images as `inspectPodImages` found them, when the caller already asked. */
+  presentImages?: Promise<Map<string, ImageInfo>>;
+}
+
+/** Every image of the pod (the infra image unless hostNetwork), inspected in one engine call. */
+export function inspectPodImages(runtime: ContainerRuntime, pod: Pod, infraImage: string): Promise<Map<string, ImageInfo>> {
+  const containers = [...(pod.spec!.initContainers ?? []), ...pod.spec!.containers];
+  const images = [...(pod.spec!.hostNetwork ? [] : [infraImage]), ...containers.map((c) => c.image!)];
+  return runtime.inspectImages(uniqueImages(images));
 }
 
 export interface StartedPod {
   sandboxId?: string;
-  podIP: string;
   /** Runtime IDs of everything this run created, in creation order (sandbox excluded). */
   containerIds: string[];
   initContainers: number;
@@ -61,31 +69,38 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     deps.recorder.event(object, type, reason, message);
   try {
     const hostNetwork = spec.hostNetwork === true;
-    const allContainers = [...(spec.initContainers ?? []), ...spec.containers];
     // One inspect for every image of the pod; if it fails, each policy that needs it reports it.
     let present: ReadonlyMap<string, ImageInfo> = new Map();
     let inspectError: unknown;
     try {
-      present = await deps.runtime.inspectImages(uniqueImages([...(hostNetwork ? [] : [options.infraImage]), ...allContainers.map((c) => c.image!)]));
+      present = await (options.presentImages ?? inspectPodImages(deps.runtime, pod, options.infraImage));
     } catch (error) {
       inspectError = error;
     }
 
-    let podIP = "127.0.0.1";
     let sandboxId: string | undefined;
+    // The sandbox starts (network setup: the slowest step) while containers are pulled and
+    // created in it; each container's start waits for it, so the kubelet's order holds.
+    let sandboxStarted: Promise<void> = Promise.resolve();
     if (!hostNetwork) {
       const sandbox = buildSandboxSpec({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll });
       const infraRef = await deps.images.ensureImageExists({ object: podObject, image: options.infraImage, pullPolicy: "IfNotPresent", present, inspectError });
-      try {
-        sandboxId = await deps.runtime.createSandbox({ ...sandbox, image: infraRef });
-      } catch (error) {
+      const sandboxFailed = (error: unknown): never => {
         const message = `Failed to create pod sandbox: ${describe(error)}`;
         emit(podObject, "Warning", "FailedCreatePodSandBox", message);
         throw new PodrunError("FailedCreatePodSandBox", message, { cause: error });
-      }
+      };
+      sandboxId = await deps.runtime.createSandbox({ ...sandbox, image: infraRef }).catch(sandboxFailed);
       created.sandbox = sandbox.name;
-      podIP = (await deps.runtime.inspectContainers([sandboxId]))[0]?.ip || podIP;
+      sandboxStarted = deps.runtime.startSandbox(sandbox.name).catch(sandboxFailed);
+      sandboxStarted.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     }
+    // Only an httpGet hook needs the pod's address: ask the engine once, and only then.
+    let podIP: Promise<string> | undefined;
+    const resolvePodIP = () =>
+      (podIP ??= sandboxId === undefined
+        ? Promise.resolve("127.0.0.1")
+        : deps.runtime.inspectContainers([sandboxId]).then((states) => states[0]?.ip || "127.0.0.1"));
 
     const startOne = async (container: Container, kind: ContainerKind): Promise<string> => {
       const target = toInvolvedObject(identity, { name: container.name, init: kind === "init" });
@@ -116,6 +131,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       created.containerIds.push(id);
       emit(target, "Normal", "Created", `Created container: ${container.name}`);
 
+      await sandboxStarted;
       try {
         await deps.runtime.startContainer(id);
       } catch (error) {
@@ -127,7 +143,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       const postStart = container.lifecycle?.postStart;
       if (postStart && options.runHooks !== false) {
         try {
-          await runLifecycleHandler(postStart, { runtime: deps.runtime, containerId: id, container, podIP, timeoutMs: hookTimeoutMs(pod) });
+          const address = postStart.httpGet && !postStart.httpGet.host ? await resolvePodIP() : "127.0.0.1";
+          await runLifecycleHandler(postStart, { runtime: deps.runtime, containerId: id, container, podIP: address, timeoutMs: hookTimeoutMs(pod) });
         } catch (error) {
           // The kubelet's fixed text: the hook's own output may hold secrets.
           emit(target, "Warning", "FailedPostStartHook", "PostStartHook failed");
@@ -152,10 +169,11 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
 
     // App containers are independent: every one is attempted, then the first failure is reported.
     const results = await Promise.allSettled(spec.containers.map((container) => startOne(container, "app")));
+    await sandboxStarted; // its own failure first: it explains every container's
     const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failure) throw failure.reason;
 
-    return { sandboxId, podIP, containerIds: created.containerIds, initContainers: spec.initContainers?.length ?? 0, appContainers: spec.containers.length };
+    return { sandboxId, containerIds: created.containerIds, initContainers: spec.initContainers?.length ?? 0, appContainers: spec.containers.length };
   } catch (error) {
     const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describe(error), { cause: error });
     throw new StartPodError(cause, created);

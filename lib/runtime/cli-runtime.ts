@@ -73,24 +73,26 @@ export class CliRuntime implements ContainerRuntime {
     const pod = this.dialect.sandbox === "pod";
     const infra = formatInfraName(spec.name);
     const create = buildSandboxArgs(this.dialect, spec);
-    const start = pod ? ["pod", "start", spec.name] : ["start", infra];
     if (this.dryRun) {
       this.record(create);
-      this.record(start);
       return infra;
     }
     const created = await this.run(create);
+    // podman printed the pod's ID; callers need a container to inspect (for the pod's IP), and
+    // the infra container's name serves as its ID without one more engine call.
+    return pod ? infra : lastLine(created.stdout);
+  }
+
+  async startSandbox(name: string): Promise<void> {
+    const start = this.dialect.sandbox === "pod" ? ["pod", "start", name] : ["start", formatInfraName(name)];
+    if (this.record(start)) return;
     try {
-      // A port already in use shows only now: remove what was half made, so a retry can reuse the name.
       await this.run(start);
     } catch (error) {
-      await this.removeSandbox(spec.name).catch(() => undefined);
+      // A port already in use shows only now: remove what was half made, so a retry can reuse the name.
+      await this.removeSandbox(name).catch(() => undefined);
       throw error;
     }
-    if (!pod) return lastLine(created.stdout);
-    // podman printed the pod's ID; callers need the infra container's, to inspect it like any
-    // container (for the pod's IP).
-    return lastLine((await this.run(["container", "inspect", "--format", "{{.Id}}", infra])).stdout);
   }
 
   async removeSandbox(name: string): Promise<void> {

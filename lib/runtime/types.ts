@@ -107,8 +107,13 @@ export interface ContainerRuntime {
   inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>>;
   /** Pulls one image; on failure throws PullError with the kubelet's classification. */
   pullImage(ref: string, options?: { signal?: AbortSignal }): Promise<ImageInfo>;
-  /** Creates and starts the sandbox; returns its ID. */
+  /**
+   * Creates the sandbox, without starting it: containers can already be created in it while it
+   * starts (network setup is the slowest step of a pod). Returns an ID or name to inspect it by.
+   */
   createSandbox(spec: SandboxSpec): Promise<string>;
+  /** Starts the sandbox created as `name`; on failure (a host port in use…) removes it. */
+  startSandbox(name: string): Promise<void>;
   /** Removes the sandbox and anything still in it; a missing sandbox is success. */
   removeSandbox(name: string): Promise<void>;
   createContainer(spec: ContainerSpec): Promise<string>;

@@ -29,6 +29,11 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
       calls.push(`createSandbox ${spec.name}`);
       return "sandbox-id";
     },
+    startSandbox: async (name) => {
+      calls.push(`startSandbox ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      calls.push("sandbox running");
+    },
     removeSandbox: async (name) => void calls.push(`removeSandbox ${name}`),
     createContainer: async (spec: ContainerSpec) => {
       const container = spec.labels["io.kubernetes.container.name"]!;
@@ -84,6 +89,7 @@ const pod = (spec: Partial<Pod["spec"]>): Pod =>
   defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
 
 t.test("sandbox, then init containers one at a time to completion, then app containers", async (t) => {
+  // The sandbox starts while the first container is created; a start waits for it.
   const h = harness();
   const started = await startPod(h.deps, {
     pod: pod({
@@ -94,10 +100,13 @@ t.test("sandbox, then init containers one at a time to completion, then app cont
     infraImage: "pause:3.10",
     publishAll: false,
   });
-  t.same(h.calls.slice(0, 12), [
+  t.ok(h.calls.indexOf("sandbox running") < h.calls.indexOf("start i1"), "no container starts before its sandbox runs");
+  h.calls.splice(h.calls.indexOf("sandbox running"), 1);
+  t.same(h.calls.slice(0, 13), [
     "inspectImages pause:3.10,busybox:1,busybox:latest",
     "ensure pause:3.10",
     "createSandbox default_web",
+    "startSandbox default_web",
     "ensure busybox:1",
     "create i1",
     "start i1",
@@ -108,7 +117,7 @@ t.test("sandbox, then init containers one at a time to completion, then app cont
     "wait i2",
     "ensure busybox",
   ]);
-  t.same(started, { sandboxId: "sandbox-id", podIP: "10.0.0.2", containerIds: ["id-1", "id-2", "id-3", "id-4"], initContainers: 2, appContainers: 2 });
+  t.same(started, { sandboxId: "sandbox-id", containerIds: ["id-1", "id-2", "id-3", "id-4"], initContainers: 2, appContainers: 2 });
   t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")), [
     "spec.containers{a} Normal Created: Created container: a",
     "spec.containers{a} Normal Started: Started container a",
@@ -182,6 +191,5 @@ t.test("hostNetwork: no sandbox, no infra image", async (t) => {
   const h = harness();
   const started = await startPod(h.deps, { pod: pod({ hostNetwork: true, containers: [{ name: "a", image: "x:1" }] }), identity, infraImage: "p:1", publishAll: false });
   t.equal(started.sandboxId, undefined);
-  t.equal(started.podIP, "127.0.0.1");
   t.notOk(h.calls.some((c) => c.startsWith("createSandbox") || c === "ensure p:1"));
 });

@@ -14,6 +14,7 @@ async function plan(t: Test, name: "docker" | "podman" | "nerdctl"): Promise<str
   t.same(await rt.inspectImages(["busybox:1", "pause:3"]), new Map());
   t.same(await rt.pullImage("busybox:1"), { id: "", size: 0 });
   await rt.createSandbox({ name: "web", image: "pause:3", labels, hostname: "web", ports: [{ containerPort: 80, hostPort: 8080, protocol: "TCP" }], hostNetwork: false });
+  await rt.startSandbox("web");
   const id = await rt.createContainer({ name: "web-app", image: "busybox:1", command: ["sh"], env: [{ name: "TOKEN", value: "hunter2" }, { name: "PEM", value: "a\nb" }], labels: { ...labels, "io.kubernetes.container.name": "app" }, sandbox: "web", hostNetwork: false, restartPolicy: "always", stopTimeoutSeconds: 5 });
   t.equal(id, "web-app", "create answers with the name");
   await rt.startContainer(id);
