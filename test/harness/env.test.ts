@@ -41,8 +41,13 @@ t.test("env.json describes the registries, images and a root-only password file"
 t.test("docker pulls the busybox image from the open registry for real", async (t) => {
   const env = requireTestEnv(t);
   if (!env || !(await requireEngine(t, "docker")) || !(await requireRegistry(t, "open"))) return;
-  const image = env.images.busybox;
-  await runCommand("docker", ["rmi", image], { reject: false });
+  // A tag of this test's own, pushed then removed locally: other test files running meanwhile
+  // rely on the shared busybox tag staying present.
+  const image = `${env.registries.open}/podrun-test/env-pull-${process.pid}-${Date.now()}:1`;
+  await runCommand("docker", ["tag", env.images.busybox, image]);
+  await runCommand("docker", ["push", "-q", image]);
+  await runCommand("docker", ["rmi", image]);
+  t.teardown(() => runCommand("docker", ["rmi", image], { reject: false }).then(() => undefined));
   const mark = registryLogMark(env, "open");
   await runCommand("docker", ["pull", image]);
   t.ok(countRegistryRequests(env, "open", { since: mark, match: manifestRequest(image) }) >= 1, "the registry served the manifest");
