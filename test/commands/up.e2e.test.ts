@@ -245,3 +245,48 @@ for (const runtime of ["docker", "podman"] as const) {
     t.same(await env.containersOf(name), [], "nothing was created");
   });
 }
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: hostNetwork runs on the host's network, with no sandbox`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("hostnet");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const spec = `  hostNetwork: true\n  containers:\n    - name: web\n      image: ${BUSYBOX}\n      command: ["sh", "-c", "mkdir -p /w && echo on-host > /w/i && exec httpd -f -p 127.0.0.1:${port} -h /w"]\n      ports:\n        - containerPort: ${port}\n`;
+    const r = await env.up(name, podYaml(name, spec));
+    t.equal(r.exitCode, 0, r.stderr);
+    t.notOk(events(r.stdout).some((e) => e.involvedObject.fieldPath === undefined), "no sandbox image step");
+    let body = "";
+    for (let i = 0; i < 50 && body !== "on-host\n"; i++) {
+      body = await fetch(`http://127.0.0.1:${port}/i`).then((res) => res.text(), () => "");
+      if (body !== "on-host\n") await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    t.equal(body, "on-host\n", "the container's port is the host's");
+    const labels = (await env.containersOf(name)).length;
+    t.equal(labels, 1, "one container, no infra container");
+  });
+
+  t.test(`${runtime}: an httpGet postStart hook against the pod that nobody answers fails the pod; --keep-on-failure keeps it`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("httphook");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const spec = `  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n      lifecycle:\n        postStart:\n          httpGet:\n            path: /ready\n            port: 8181\n`;
+    const r = await env.up(name, podYaml(name, spec), ["--keep-on-failure"]);
+    t.equal(r.exitCode, 1);
+    t.same(reasons(events(r.stdout), "spec.containers{app}"), ["Pulled", "Created", "Started", "FailedPostStartHook", "Killing"]);
+    t.match(r.stderr, /PostStartHookError: pod\/.*container app: postStart hook failed: HTTP GET http:\/\/[\d.]+:8181\/ready failed: ECONNREFUSED/);
+    t.ok((await env.containersOf(name)).length >= 1, "--keep-on-failure left the pod for inspection");
+  });
+}
+
+t.test("an engine that does not answer: exit 1 and one line saying why", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-noengine-"));
+  const file = join(dir, "pod.yaml");
+  await writeFile(file, podYaml("noengine", `  containers:\n    - {name: a, image: ${BUSYBOX}}\n`));
+  const r = await runCli(["up", "--runtime", "docker", file], { env: { DOCKER_HOST: "unix:///nonexistent/docker.sock", PODRUN_STATE_DIR: dir } });
+  t.equal(r.exitCode, 1);
+  t.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  t.match(r.stderr, /^Error: RuntimeUnavailable: no container engine answered: docker: Cannot connect to the Docker daemon at unix:\/\/\/nonexistent\/docker\.sock/);
+});
