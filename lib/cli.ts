@@ -14,6 +14,8 @@ Examples:
   $ podrun up --runtime podman pod.yaml      use podman even if docker answers
   $ podrun up --dry-run pod.yaml             print the engine commands, run none
   $ podrun up --json pod.yaml > events.ndjson
+  $ podrun events web --type Warning         what went wrong with pod web, kubectl-style
+  $ podrun backoff clear --all               retry pulls at once after fixing a registry
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
   $ podrun validate examples/*.yaml          several files: one summary line per pod
   $ podrun validate --json pod.yaml          print the objects with the API server's defaults
@@ -43,11 +45,11 @@ export function buildProgram(): Command {
     .command("validate")
     .description("check manifests (Pod, ConfigMap, Secret) without touching any container engine")
     .argument("<file...>", "manifest files, or - for standard input")
-    .option("--json", "print the defaulted objects as a JSON List instead of summary lines", false)
+    .option("--json", "print the defaulted objects as a JSON List instead of summary lines")
     .addHelpText("after", "\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'")
     .action(async (files: string[], options: { json: boolean }) => {
       const { validate } = await import("./commands/validate.js");
-      await validate({ files, json: options.json });
+      await validate({ files, json: options.json === true });
     });
 
   program
@@ -56,11 +58,11 @@ export function buildProgram(): Command {
     .argument("<file>", "manifest file, or - for standard input")
     .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
     .option("--infra-image <image>", "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)")
-    .option("--publish-all", "also publish ports that have only a containerPort, on the same host port", false)
+    .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
     .option("--parallel-pulls <n>", "pull up to n images at once (default 1: serialized, as the kubelet)", parsePositiveInteger)
-    .option("--keep-on-failure", "keep what was created when the pod fails (default: remove it)", false)
-    .option("--dry-run", "print the engine commands that would run, and run none", false)
-    .option("--json", "print events as NDJSON core/v1 Event objects instead of lines", false)
+    .option("--keep-on-failure", "keep what was created when the pod fails (default: remove it)")
+    .option("--dry-run", "print the engine commands that would run, and run none")
+    .option("--json", "print events as NDJSON core/v1 Event objects instead of lines")
     .option("--state-dir <dir>", "state directory (back-off file, event log)")
     .addHelpText("after", "\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --dry-run pod.yaml")
     .action(async (file: string, options: Record<string, unknown>) => {
@@ -76,6 +78,59 @@ export function buildProgram(): Command {
         json: options.json === true,
         stateDir: options.stateDir as string | undefined,
       });
+    });
+
+  program
+    .command("events")
+    .description("list the events podrun recorded, like kubectl get events (repeats folded: 2m (x3 over 10m))")
+    .argument("[pod]", "only this pod (same as --pod)")
+    .option("--pod <name>", "only events of this pod")
+    .option("-n, --namespace <ns>", "only this namespace")
+    .addOption(new Option("--type <type>", "only Normal or Warning events").choices(["Normal", "Warning"]))
+    .option("--reason <reason>", "only events with this reason (e.g. BackOff)")
+    .option("--since <duration>", "only events last seen within this duration (e.g. 10m, 1h, 90s)")
+    .option("--limit <n>", "at most n rows (the most recent)", parsePositiveInteger)
+    .addOption(new Option("-o, --output <format>", "wide adds SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME").choices(["wide"]))
+    .option("--json", "print the (folded) Event objects as NDJSON")
+    .option("-w, --watch", "after the list, follow new events as they are recorded, until Ctrl-C or SIGTERM (then exit 0)")
+    .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
+    .addHelpText("after", "\nExamples:\n  $ podrun events\n  $ podrun events web --type Warning\n  $ podrun events --reason BackOff --since 1h -o wide\n  $ podrun events -w --json")
+    .action(async (pod: string | undefined, options: Record<string, unknown>) => {
+      const { events } = await import("./commands/events.js");
+      await events({
+        pod: (options.pod as string | undefined) ?? pod,
+        namespace: options.namespace as string | undefined,
+        type: options.type as "Normal" | "Warning" | undefined,
+        reason: options.reason as string | undefined,
+        since: options.since as string | undefined,
+        limit: options.limit as number | undefined,
+        wide: options.output === "wide",
+        json: options.json === true,
+        watch: options.watch === true,
+        stateDir: options.stateDir as string | undefined,
+      });
+    });
+
+  const backoff = program
+    .command("backoff")
+    .description("list the image pull back-offs podrun remembers (key, next retry in, last error)")
+    .option("--json", "print the entries as JSON")
+    .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
+    .addHelpText("after", "\nExamples:\n  $ podrun backoff\n  $ podrun backoff clear default/web_busybox:1.36\n  $ podrun backoff clear --all")
+    .action(async (options: Record<string, unknown>) => {
+      const { listBackoff } = await import("./commands/backoff.js");
+      await listBackoff({ json: options.json === true, stateDir: options.stateDir as string | undefined });
+    });
+  backoff
+    .command("clear")
+    .description("forget back-off entries, so that the next `podrun up` pulls at once (after fixing a registry)")
+    .argument("[key...]", "entries to forget (as `podrun backoff` lists them)")
+    .option("--all", "forget every entry")
+    .option("--state-dir <dir>", "state directory")
+    .action(async (keys: string[], options: Record<string, unknown>, command: Command) => {
+      const { clearBackoff } = await import("./commands/backoff.js");
+      const parentStateDir = command.parent?.opts().stateDir as string | undefined;
+      await clearBackoff({ keys, all: options.all === true, stateDir: (options.stateDir as string | undefined) ?? parentStateDir });
     });
 
   return program;

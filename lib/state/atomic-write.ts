@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, rename, unlink } from "node:fs/promises";
+import { open, readdir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -10,7 +10,7 @@ import { basename, dirname, join } from "node:path";
  */
 export async function writeFileAtomic(file: string, data: string, mode = 0o600): Promise<void> {
   const dir = dirname(file);
-  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(dir, `${tempPrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temp, "wx", mode);
     try {
@@ -26,6 +26,21 @@ export async function writeFileAtomic(file: string, data: string, mode = 0o600):
   }
   await syncDirectory(dir);
 }
+
+/**
+ * Deletes the temp files that writeFileAtomic left for `file` when its process died before the
+ * rename (a SIGKILL during the fsync, most likely). Only safe while no writer of `file` can be
+ * running: call it under the lock that serializes them. Resolves with the names it removed.
+ */
+export async function removeLeftoverTempFiles(file: string): Promise<string[]> {
+  const prefix = tempPrefix(file);
+  const names = await readdir(dirname(file)).catch(() => [] as string[]);
+  const leftovers = names.filter((name) => name.startsWith(prefix) && name.endsWith(".tmp"));
+  await Promise.all(leftovers.map((name) => unlink(join(dirname(file), name)).catch(() => undefined)));
+  return leftovers;
+}
+
+const tempPrefix = (file: string) => `.${basename(file)}.`;
 
 // Best effort: some platforms (Windows) and file systems cannot open or fsync a directory.
 async function syncDirectory(dir: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "./atomic-write.js";
+import { removeLeftoverTempFiles, writeFileAtomic } from "./atomic-write.js";
 import { Backoff, IMAGE_PULL_BACKOFF, type BackoffEntry, type BackoffPolicy } from "./backoff.js";
 import { withLock } from "./lock.js";
 import { ensureStateDir } from "./paths.js";
@@ -36,6 +36,8 @@ export async function updateBackoff<T>(dir: string, mutate: (backoff: Backoff) =
   await ensureStateDir(dir);
   const file = join(dir, BACKOFF_FILE);
   return withLock(`${file}.lock`, async () => {
+    // Writers write only under this lock: a temp file found now is from one that was killed.
+    await removeLeftoverTempFiles(file);
     const loaded = await loadEntries(file, options);
     const backoff = new Backoff(options.policy ?? IMAGE_PULL_BACKOFF, loaded.entries);
     const before = serialize(backoff.entries);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describeFsError, StateAccessError } from "./state-error.js";
 
@@ -31,6 +31,7 @@ const OWNER_FILE = "owner.json";
 export async function withLock<T>(lockPath: string, fn: () => Promise<T> | T, options: LockOptions = {}): Promise<T> {
   const token = await acquireLock(lockPath, options);
   try {
+    await removeLockDebris(lockPath);
     return await fn();
   } finally {
     await takeLockAway(lockPath, token).catch(() => undefined);
@@ -93,6 +94,30 @@ async function readHolder(lockPath: string): Promise<Holder | undefined> {
 function isStale(holder: Holder, staleMs: number): boolean {
   if (holder.pid !== undefined && holder.host === hostname() && !isProcessAlive(holder.pid)) return true;
   return Date.now() - holder.sinceMs > staleMs;
+}
+
+// A process killed while releasing or breaking a lock leaves the directory it renamed away
+// (`<lock>.<pid>-<hex>.old`); one killed while preparing a lock leaves `<lock>.<pid>-<hex>.tmp`.
+// Nothing else would ever remove them, so the next holder does. A renamed-away one goes when
+// the pid in its name is dead (even if that were wrong, its owner only wanted it deleted). A
+// prepared one is judged as a held lock is, by the owner.json in it, and by age when that is
+// unreadable: it may belong to a process still waiting for the lock.
+const DEBRIS = /^(\d+)-[0-9a-f]+\.(old|tmp)$/;
+const UNKNOWN_DEBRIS_AGE_MS = 10 * 60_000;
+
+async function removeLockDebris(lockPath: string): Promise<void> {
+  const prefix = `${basename(lockPath)}.`;
+  const names = await readdir(dirname(lockPath)).catch(() => [] as string[]);
+  for (const name of names) {
+    const match = name.startsWith(prefix) ? DEBRIS.exec(name.slice(prefix.length)) : null;
+    if (!match || isProcessAlive(Number(match[1]))) continue;
+    const path = join(dirname(lockPath), name);
+    if (match[2] === "tmp") {
+      const preparer = await readHolder(path);
+      if (!preparer || !isStale(preparer, UNKNOWN_DEBRIS_AGE_MS)) continue;
+    }
+    await rm(path, { recursive: true, force: true }).catch(() => undefined);
+  }
 }
 
 function isProcessAlive(pid: number): boolean {

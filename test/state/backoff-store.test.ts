@@ -1,6 +1,6 @@
 import t, { type Test } from "tap";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -160,4 +160,37 @@ t.test("concurrency smoke: child processes updating the same file lose nothing",
   t.equal(saved.entries.counter.backoffMs, children * updates, "every increment counted");
   t.equal(Object.keys(saved.entries).length, children * updates + 1, "every key kept");
   t.same(await readdir(dir), [BACKOFF_FILE], "no temp or lock files left");
+});
+
+t.test("a temp file left by a writer killed before its rename is removed by the next update", async (t) => {
+  const dir = await tempDir(t);
+  await updateBackoff(dir, (state) => void state.next("k", NOW));
+  const orphan = join(dir, `.${BACKOFF_FILE}.4194305.0123456789ab.tmp`);
+  await writeFile(orphan, '{"version": 1, "entries": {"half-writ');
+  t.equal(await updateBackoff(dir, (state) => state.entries.size), 1, "the real file is read, not the temp file");
+  t.same(await readdir(dir), [BACKOFF_FILE]);
+});
+
+t.test("lock: what a killed process left while releasing or preparing a lock is removed by the next holder", async (t) => {
+  const dir = await tempDir(t);
+  const lock = join(dir, "x.lock");
+  const dead = 4_194_305; // above pid_max: no such process
+  const names = {
+    deadReleased: `x.lock.${dead}-0123456789ab.old`,
+    liveReleasing: `x.lock.${process.pid}-0123456789ab.old`,
+    deadPrepared: `x.lock.${dead}-dddddddddddd.tmp`,
+    unknownPreparedOld: `x.lock.${dead}-aaaaaaaaaaaa.tmp`,
+    unknownPreparedRecent: `x.lock.${dead}-bbbbbbbbbbbb.tmp`,
+    otherLock: `y.lock.${dead}-cccccccccccc.old`,
+  };
+  for (const name of Object.values(names)) {
+    await mkdir(join(dir, name));
+    await writeFile(join(dir, name, "owner.json"), "{}");
+  }
+  // A prepared lock names its owner as a held one does; without that, only its age tells.
+  await writeFile(join(dir, names.deadPrepared, "owner.json"), JSON.stringify({ pid: dead, host: hostname(), token: "t", sinceMs: Date.now() }));
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  await utimes(join(dir, names.unknownPreparedOld), hourAgo, hourAgo);
+  await withLock(lock, () => undefined);
+  t.same((await readdir(dir)).sort(), [names.unknownPreparedRecent, names.liveReleasing, names.otherLock].sort(), "a live process's, a recent unknown one and other locks' stay");
 });

@@ -1,0 +1,182 @@
+import { UsageError } from "../errors.js";
+import { createEventFilter } from "../events/event-filter.js";
+import { EventTable, namespaceOf } from "../events/event-table.js";
+import { EventFolder, toFoldedEvent, type FoldedRow } from "../events/fold.js";
+import { createScannedLine, scanEventLine } from "../events/line-scan.js";
+import { followEventLog } from "../events/follow-log.js";
+import { logFilePath, openLogFiles } from "../events/log-files.js";
+import type { LogFileReader } from "../events/log-file-reader.js";
+import { parseDuration } from "../events/parse-duration.js";
+import { configureColor } from "../output/color.js";
+import { resolveStateDir } from "../state/paths.js";
+import { describeFsError, StateAccessError } from "../state/state-error.js";
+
+// `podrun events`: the event log, rotated files included, streamed line by line into folded rows
+// (fold.ts: one row per distinct event, so memory follows the number of distinct events, not
+// the size of the log), filtered, sorted by last seen, printed as kubectl prints events. With
+// --watch the newest file stays open where the listing stopped and follow-log.ts carries on.
+// SIGINT and SIGTERM end a watch normally: exit 0, since stopping is the only way a watch ends.
+
+export interface EventsOptions {
+  pod?: string;
+  namespace?: string;
+  type?: "Normal" | "Warning";
+  reason?: string;
+  /** A duration (`90s`, `10m`, `1h30m`, `2d`): only rows last seen within it. */
+  since?: string;
+  /** Only the `limit` most recent rows. */
+  limit?: number;
+  wide: boolean;
+  json: boolean;
+  watch: boolean;
+  stateDir?: string;
+  env?: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  /** Wall-clock ms since the epoch (default Date.now). */
+  now?: () => number;
+  /** Ends a watch (default: SIGINT or SIGTERM). */
+  signal?: AbortSignal;
+}
+
+export async function events(options: EventsOptions): Promise<void> {
+  const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
+  const sinceMs = parseSince(options.since);
+  const output = openOutput(stdout);
+  const dir = options.stateDir ?? resolveStateDir(env);
+  const filter = createEventFilter(options);
+  const folder = new EventFolder();
+  // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.
+  let changed: Set<FoldedRow> | undefined;
+  const scanned = createScannedLine();
+  const addLines = (lines: readonly string[]): void => {
+    for (const line of lines) {
+      if (line === "" || !filter.mayMatchLine(line)) continue;
+      // Torn or foreign lines are skipped silently.
+      if (!scanEventLine(line, scanned) || !filter.matches(scanned)) continue;
+      const row = folder.add(scanned, scanned.event ?? line);
+      if (row) changed?.add(row);
+    }
+  };
+
+  const current = await readLog(dir, addLines, { keepCurrentOpen: options.watch });
+  const startMs = now();
+  const isRecent = (row: FoldedRow) => sinceMs === undefined || row.lastMs >= startMs - sinceMs;
+  let rows = folder.sortedRows().filter(isRecent);
+  if (options.limit !== undefined) rows = rows.slice(-options.limit);
+
+  const namespaces = new Set(rows.map((row) => namespaceOf(row.event)));
+  const table = new EventTable({ wide: options.wide, namespace: !options.namespace && namespaces.size > 1, color: configureColor(env) });
+  if (options.watch && !options.wide) table.reserveForRepeats();
+  let headerDone = false;
+  const formatRows = (batch: Iterable<FoldedRow>, nowMs: number): string[] => {
+    if (options.json) return [...batch].map((row) => JSON.stringify(toFoldedEvent(row)));
+    const cells = [...batch].map((row) => table.cellsOf(row, nowMs));
+    for (const row of cells) table.fit(row); // every width known before the first line
+    const lines = cells.map((row) => table.formatLine(row));
+    if (!headerDone && lines.length > 0) lines.unshift(table.formatHeader());
+    headerDone ||= lines.length > 0;
+    return lines;
+  };
+
+  if (rows.length === 0) stderr.write("No events found.\n");
+  else output.write(formatRows(rows, startMs));
+  if (!options.watch || output.closed.aborted) {
+    await current?.close();
+    return;
+  }
+
+  const { signal, release } = stopSignal(options.signal, output.closed);
+  try {
+    await followEventLog({
+      dir,
+      reader: current,
+      signal,
+      onLines: (lines) => {
+        changed = new Set();
+        addLines(lines);
+        output.write(formatRows([...changed].filter(isRecent), now()));
+      },
+    }).catch((error: unknown) => failRead(dir, error));
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Feeds every line of the log to `onLines`, oldest file first. A torn last line is handed on as
+ * it is (it fails to parse), except with `keepCurrentOpen`: then the current file's reader is
+ * returned open, its unfinished line kept, for --watch to complete.
+ */
+async function readLog(dir: string, onLines: (lines: readonly string[]) => void, { keepCurrentOpen }: { keepCurrentOpen: boolean }): Promise<LogFileReader | undefined> {
+  const readers = await openLogFiles(dir).catch((error: unknown) => failRead(dir, error));
+  let kept: LogFileReader | undefined;
+  try {
+    for (const reader of readers) {
+      for await (const lines of reader.readAppended()) onLines(lines);
+      if (keepCurrentOpen && reader.path === logFilePath(dir)) kept = reader;
+      else onLines([reader.takePending()]);
+    }
+  } catch (error) {
+    failRead(dir, error);
+  } finally {
+    await Promise.all(readers.filter((reader) => reader !== kept).map((reader) => reader.close()));
+  }
+  return kept;
+}
+
+// A file-system error becomes one line naming the log (exit 1); anything else is a bug.
+function failRead(dir: string, error: unknown): never {
+  if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+  throw new StateAccessError(dir, `cannot read event log ${logFilePath(dir)}: ${describeFsError(error)}`, { cause: error });
+}
+
+function parseSince(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new UsageError(`invalid value ${JSON.stringify(value)} for --since: expected a duration such as 90s, 10m, 1h30m or 2d`);
+  if (ms <= 0) throw new UsageError(`invalid value ${JSON.stringify(value)} for --since: the duration must be positive`);
+  return ms;
+}
+
+/**
+ * Writes lines to `stream` in a few big writes rather than one per row, and notices when the
+ * reader goes away (`podrun events | head -3`: EPIPE): the rest is dropped, a watch stops, and
+ * the exit is quiet, as for any command whose output was cut short on purpose.
+ */
+function openOutput(stream: NodeJS.WritableStream): { write(lines: readonly string[]): void; closed: AbortSignal } {
+  const closed = new AbortController();
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    closed.abort();
+  });
+  return {
+    closed: closed.signal,
+    write(lines) {
+      for (let start = 0; start < lines.length && !closed.signal.aborted; start += 1000) {
+        stream.write(`${lines.slice(start, start + 1000).join("\n")}\n`);
+      }
+    },
+  };
+}
+
+// What ends a watch: the caller's signal, SIGINT, SIGTERM, or the output going away.
+function stopSignal(given: AbortSignal | undefined, outputClosed: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  for (const signal of [given, outputClosed]) {
+    if (signal?.aborted) stop();
+    signal?.addEventListener("abort", stop, { once: true });
+  }
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return {
+    signal: controller.signal,
+    release: () => {
+      given?.removeEventListener("abort", stop);
+      outputClosed.removeEventListener("abort", stop);
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+    },
+  };
+}

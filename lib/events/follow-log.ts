@@ -1,0 +1,108 @@
+import { watch, type FSWatcher } from "node:fs";
+import { stat } from "node:fs/promises";
+import { logFilePath, openLogFile } from "./log-files.js";
+import type { LogFileReader } from "./log-file-reader.js";
+
+// `podrun events --watch`: hands on every line appended to the log after the listing, until the
+// signal aborts. It wakes on fs.watch of the state directory (which also sees the renames of a
+// rotation) and every `pollMs` anyway, since fs.watch can miss events or be unavailable (network
+// file systems, a directory created later). After a rotation the old file is read to its end,
+// then the new one from its start; the old one is still read for `graceMs`, because a writer that
+// checked the path just before the rotation may write its line there a moment after.
+
+export interface FollowOptions {
+  dir: string;
+  /** The current file where the listing stopped reading; undefined if there was none. */
+  reader: LogFileReader | undefined;
+  onLines(lines: readonly string[]): void;
+  signal: AbortSignal;
+  pollMs?: number;
+  graceMs?: number;
+}
+
+export async function followEventLog({ dir, reader, onLines, signal, pollMs = 250, graceMs = 2000 }: FollowOptions): Promise<void> {
+  const file = logFilePath(dir);
+  let current = reader;
+  const retired: { reader: LogFileReader; until: number }[] = [];
+  const waker = createWaker(dir, signal);
+
+  const drain = async (from: LogFileReader): Promise<void> => {
+    for await (const lines of from.readAppended()) onLines(lines);
+  };
+  const retire = async (old: LogFileReader): Promise<void> => {
+    await drain(old);
+    const torn = old.takePending();
+    if (torn !== "") onLines([torn]);
+    await old.close();
+  };
+
+  const step = async (): Promise<void> => {
+    for (const old of [...retired]) {
+      if (Date.now() < old.until) await drain(old.reader);
+      else {
+        retired.splice(retired.indexOf(old), 1);
+        await retire(old.reader);
+      }
+    }
+    if (current) await drain(current);
+    const ino = await stat(file).then((info) => info.ino, () => undefined);
+    if (ino === undefined || ino === current?.ino) return; // no file yet, or still the same one
+    if (current) {
+      await drain(current);
+      retired.push({ reader: current, until: Date.now() + graceMs });
+    }
+    current = await openLogFile(file);
+    if (current) await drain(current);
+  };
+
+  try {
+    while (!signal.aborted) {
+      await step();
+      await waker.wait(pollMs);
+    }
+  } finally {
+    waker.close();
+    await Promise.all([current, ...retired.map((old) => old.reader)].map((open) => open?.close()));
+  }
+}
+
+/** Resolves `wait` on a change in `dir`, after `ms`, or on abort, whichever comes first. */
+function createWaker(dir: string, signal: AbortSignal): { wait(ms: number): Promise<void>; close(): void } {
+  let changed = false;
+  let wakeUp: (() => void) | undefined;
+  let watcher: FSWatcher | undefined;
+  const onChange = () => {
+    changed = true;
+    wakeUp?.();
+  };
+  try {
+    watcher = watch(dir, { persistent: true }, onChange);
+    watcher.on("error", () => {
+      watcher?.close();
+      watcher = undefined; // polling carries on alone
+    });
+  } catch {
+    watcher = undefined; // no directory yet, or no inotify: poll
+  }
+  return {
+    wait: (ms) =>
+      new Promise<void>((resolve) => {
+        if (changed || signal.aborted) {
+          changed = false;
+          resolve();
+          return;
+        }
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", done);
+          wakeUp = undefined;
+          changed = false;
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        signal.addEventListener("abort", done, { once: true });
+        wakeUp = done;
+      }),
+    close: () => watcher?.close(),
+  };
+}

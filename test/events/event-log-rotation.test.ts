@@ -1,0 +1,133 @@
+import t, { type Test } from "tap";
+import { execFile } from "node:child_process";
+import { appendFile, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { openEventLog, readEventLog, readMaxBytes } from "../../lib/events/event-log.js";
+import { logFilePath, rotateEventLog } from "../../lib/events/log-files.js";
+import { createRecorder } from "../../lib/events/recorder.js";
+import { toInvolvedObject, type KubeEvent } from "../../lib/events/types.js";
+
+async function tempDir(t: Test): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-rotation-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function readAll(dir: string): Promise<{ events: KubeEvent[]; invalid: number }> {
+  const events: KubeEvent[] = [];
+  let invalid = 0;
+  for await (const event of readEventLog(dir, { onInvalidLine: () => invalid++ })) events.push(event);
+  return { events, invalid };
+}
+
+// The size of a logged event with this message, as the recorder (and the fixture) writes it.
+function lineBytesOf(message: string, host?: string): number {
+  let line = "";
+  createRecorder({ sinks: [{ write: (e) => (line = JSON.stringify(e)) }], ...(host ? { host } : {}) }).event(OBJECT, "Normal", "Pulled", message);
+  return Buffer.byteLength(line) + 1;
+}
+
+const countLines = async (file: string) => (await readFile(file, "utf8")).split("\n").filter(Boolean).length;
+const OBJECT = toInvolvedObject({ name: "web", namespace: "default", uid: "u" }, { name: "app" });
+
+// Appends `count` distinct events numbered from `from` through `log`.
+async function appendNumbered(log: Awaited<ReturnType<typeof openEventLog>>, from: number, count: number): Promise<void> {
+  const recorder = createRecorder({ sinks: [], log, host: "h" });
+  for (let i = from; i < from + count; i++) recorder.event(OBJECT, "Normal", "Pulled", `event ${i}`);
+  await recorder.flush();
+}
+
+t.test("past the size limit the log rotates to .1, .2, .3; the oldest file is dropped", async (t) => {
+  const dir = await tempDir(t);
+  const maxBytes = 2000;
+  const log = await openEventLog(dir, { maxBytes });
+  await appendNumbered(log, 0, 60);
+  await log.close();
+
+  const files = (await readdir(dir)).sort();
+  t.same(files, ["events.ndjson", "events.ndjson.1", "events.ndjson.2", "events.ndjson.3"], "three old files, no lock left behind");
+  const lineBytes = (await readFile(logFilePath(dir, 1), "utf8")).split("\n")[0]!.length + 1;
+  for (const generation of [1, 2, 3]) {
+    const { size } = await stat(logFilePath(dir, generation));
+    t.ok(size >= maxBytes && size < maxBytes + lineBytes, `.${generation}: ${size} bytes, rotated once past ${maxBytes}`);
+  }
+  const { events, invalid } = await readAll(dir);
+  t.equal(invalid, 0);
+  const numbers = events.map((e) => Number(e.message.split(" ")[1]));
+  t.equal(numbers.at(-1), 59, "the newest event is there");
+  t.same(numbers, Array.from({ length: numbers.length }, (_, i) => 60 - numbers.length + i), "oldest file first, in order, no gap");
+  const kept = (await Promise.all([0, 1, 2, 3].map((g) => countLines(logFilePath(dir, g))))).reduce((a, b) => a + b);
+  t.equal(events.length, kept);
+  t.ok(kept < 60, `${60 - kept} of the oldest events went with the dropped files`);
+});
+
+t.test("a writer holding the old file follows the rotation another writer did", async (t) => {
+  const dir = await tempDir(t);
+  const maxBytes = lineBytesOf("event 0", "h") * 3.5;
+  const a = await openEventLog(dir, { maxBytes });
+  const b = await openEventLog(dir, { maxBytes });
+  await appendNumbered(a, 0, 4); // past the limit
+  await appendNumbered(b, 4, 1); // b notices and rotates
+  await appendNumbered(a, 5, 1); // a still has the old file open
+  await Promise.all([a.close(), b.close()]);
+  t.equal(await countLines(logFilePath(dir, 1)), 4, "the full file was rotated once");
+  const current = (await readFile(logFilePath(dir), "utf8")).trim().split("\n").map((line) => (JSON.parse(line) as KubeEvent).message);
+  t.same(current, ["event 4", "event 5"], "both writers append to the new file");
+});
+
+t.test("two writers that see the same full file rotate it once", async (t) => {
+  const dir = await tempDir(t);
+  const log = await openEventLog(dir, { maxBytes: 100 });
+  await appendNumbered(log, 0, 1);
+  await log.close();
+  const { ino } = await stat(logFilePath(dir));
+  t.equal(await rotateEventLog(dir, ino, { maxBytes: 100 }), true);
+  t.equal(await rotateEventLog(dir, ino, { maxBytes: 100 }), false, "the second finds it done");
+  t.same((await readdir(dir)).sort(), ["events.ndjson.1"]);
+});
+
+t.test("no event is lost when two processes append concurrently across rotations", async (t) => {
+  const dir = await tempDir(t);
+  const child = fileURLToPath(new URL("./fixtures/append-events.ts", import.meta.url));
+  const perChild = 150;
+  // Three rotations and a bit: every file rotates, none is dropped yet (that would lose events on purpose).
+  const maxBytes = Math.floor((2 * perChild * lineBytesOf(`100 ${"a".repeat(200)}`)) / 3.5);
+  await Promise.all(
+    ["a", "b"].map((name) =>
+      promisify(execFile)(process.execPath, ["--import", "tsx", child, dir, name, String(perChild), String(maxBytes), "200"], { timeout: 120_000 }),
+    ),
+  );
+  const files = (await readdir(dir)).sort();
+  t.same(files, ["events.ndjson", "events.ndjson.1", "events.ndjson.2", "events.ndjson.3"]);
+  const lines = (await Promise.all(files.map((file) => countLines(join(dir, file))))).reduce((a, b) => a + b);
+  t.equal(lines, 2 * perChild, "every line is in one of the files");
+  const { events, invalid } = await readAll(dir);
+  t.equal(invalid, 0, "no torn or interleaved line");
+  for (const name of ["a", "b"]) {
+    const own = events.filter((e) => e.involvedObject.name === name).map((e) => Number(e.message.split(" ")[0]));
+    t.same(own, Array.from({ length: perChild }, (_, i) => i), `${name}: all ${perChild}, in its order`);
+  }
+  for (const file of files.filter((f) => f !== "events.ndjson")) {
+    const { size } = await stat(join(dir, file));
+    t.ok(size >= maxBytes && size < maxBytes * 1.1, `${file}: ${size} bytes, rotated once just past the limit of ${maxBytes}`);
+  }
+});
+
+t.test("a torn last line gets its newline back before the next event", async (t) => {
+  const dir = await tempDir(t);
+  await appendFile(logFilePath(dir), '{"apiVersion":"v1","kind":"Event","metadata":{"na');
+  const log = await openEventLog(dir);
+  await appendNumbered(log, 0, 1);
+  await log.close();
+  const { events, invalid } = await readAll(dir);
+  t.same(events.map((e) => e.message), ["event 0"]);
+  t.equal(invalid, 1, "the torn line alone is lost");
+});
+
+t.test("PODRUN_EVENT_LOG_MAX_BYTES sets the limit; anything but a positive integer keeps 10 MiB", async (t) => {
+  t.equal(readMaxBytes({ PODRUN_EVENT_LOG_MAX_BYTES: "4096" }), 4096);
+  for (const value of [undefined, "", "0", "-1", "1e6", "10MB", " 5"]) t.equal(readMaxBytes({ PODRUN_EVENT_LOG_MAX_BYTES: value }), 10 * 1024 * 1024, String(value));
+});

@@ -1,0 +1,60 @@
+import t from "tap";
+import { appendFile, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { followEventLog } from "../../lib/events/follow-log.js";
+import { logFilePath, openLogFile } from "../../lib/events/log-files.js";
+
+// The follower sees lines, not events: what it must get right is which file, from where, and
+// that a line is handed on once and whole.
+
+async function until(what: () => boolean, label: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !what(); await new Promise((resolve) => setTimeout(resolve, 10))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
+  }
+}
+
+t.test("follows appends, partial lines, a rotation, and late writes to the rotated file", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-follow-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = logFilePath(dir);
+  await writeFile(file, "listed\n");
+  const reader = (await openLogFile(file))!;
+  for await (const _ of reader.readAppended()); // what the listing read
+
+  const seen: string[] = [];
+  const controller = new AbortController();
+  const following = followEventLog({ dir, reader, signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 20, graceMs: 60_000 });
+
+  await appendFile(file, "one\npar");
+  await until(() => seen.includes("one"), "one");
+  await appendFile(file, "tial\n");
+  await until(() => seen.includes("partial"), "the completed line");
+
+  await rename(file, logFilePath(dir, 1)); // a rotation…
+  await appendFile(logFilePath(dir, 1), "late\n"); // …a writer that still had the old file…
+  await writeFile(file, "new\n"); // …and the new file
+  await until(() => seen.includes("late") && seen.includes("new"), "both files");
+  await appendFile(logFilePath(dir, 1), "later\n");
+  await appendFile(file, "newer\n");
+  await until(() => seen.includes("later") && seen.includes("newer"), "both files again");
+
+  controller.abort();
+  await following;
+  t.same(seen.filter((line) => line !== "late" && line !== "later"), ["one", "partial", "new", "newer"], "each line once, in file order");
+  t.same(seen.filter((line) => line === "late" || line === "later"), ["late", "later"]);
+});
+
+t.test("without a log yet: waits for the file; an abort ends it at once", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-follow-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const seen: string[] = [];
+  const controller = new AbortController();
+  const following = followEventLog({ dir, reader: undefined, signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 10_000 });
+  await writeFile(logFilePath(dir), "first\n");
+  await until(() => seen.includes("first"), "fs.watch to notice the new file well before the 10 s poll");
+  const started = Date.now();
+  controller.abort();
+  await following;
+  t.ok(Date.now() - started < 1000, "stopped without waiting for the poll");
+});
