@@ -11,7 +11,7 @@ import { configureColor } from "../output/color.js";
 import { identifyPod, podSelector } from "../pod/identity.js";
 import { inspectPodImages, startPod, StartPodError, undoStart } from "../pod/start-pod.js";
 import { createRuntime } from "../runtime/cli-runtime.js";
-import { detectRuntime, isRuntimeName, type DetectedRuntime, type RuntimeName } from "../runtime/detect.js";
+import { detectRuntime, runtimeNamedInEnv, type DetectedRuntime, type RuntimeName } from "../runtime/detect.js";
 import { quoteCommand } from "../runtime/quote.js";
 import type { ContainerRuntime, RuntimeCommand } from "../runtime/types.js";
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
@@ -145,16 +145,9 @@ async function upPod(context: {
 // With --runtime or $PODRUN_RUNTIME the engine is not probed first (one process less on every
 // `up`): the first real command tells whether it answers, and explainEngineFailure says why not.
 async function chooseRuntime(preferred: RuntimeName | undefined, env: NodeJS.ProcessEnv): Promise<DetectedRuntime> {
-  const chosen = preferred ?? runtimeNamedIn(env);
+  const chosen = preferred ?? runtimeNamedInEnv(env);
   if (chosen) return { name: chosen, binary: chosen, clientVersion: "", serverVersion: "" };
   return detectRuntime({ env });
-}
-
-function runtimeNamedIn(env: NodeJS.ProcessEnv): RuntimeName | undefined {
-  const value = env.PODRUN_RUNTIME?.trim();
-  if (!value) return undefined;
-  if (!isRuntimeName(value)) throw new UsageError(`PODRUN_RUNTIME: unsupported value "${value}" (supported: docker, podman, nerdctl)`);
-  return value;
 }
 
 /** A failed first command: the probe's one-line account (not installed, daemon down) if it fails too. */

@@ -2,6 +2,7 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../errors.js";
 import { applyDefaultImageTag } from "../image/reference.js";
 import { CommandError } from "../runtime/exec.js";
+import { reduceErrorLine } from "../runtime/pull-errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject, type InvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
@@ -204,12 +205,8 @@ function hookTimeoutMs(pod: Pod): number {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof CommandError) return firstLine(error.stderr) || error.shortMessage;
+  if (error instanceof CommandError) return reduceErrorLine(error.stderr.trim().split("\n")[0] ?? "") || error.shortMessage;
   return error instanceof Error ? error.message : String(error);
-}
-
-function firstLine(text: string): string {
-  return text.trim().split("\n")[0]?.replace(/^Error( response from daemon)?:\s*/i, "") ?? "";
 }
 
 function indent(text: string): string {

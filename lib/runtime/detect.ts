@@ -30,7 +30,8 @@ const PROBE_TIMEOUT_MS = 20_000;
  */
 export async function detectRuntime(options: DetectOptions = {}): Promise<DetectedRuntime> {
   const env = options.env ?? process.env;
-  const candidates = options.preferred ? [options.preferred] : runtimeFromEnv(env) ?? RUNTIME_NAMES;
+  const named = options.preferred ?? runtimeNamedInEnv(env);
+  const candidates = named ? [named] : RUNTIME_NAMES;
   const failures: string[] = [];
   for (const name of candidates) {
     const probe = await probeRuntime(name, env);
@@ -40,13 +41,14 @@ export async function detectRuntime(options: DetectOptions = {}): Promise<Detect
   throw new PodrunError("RuntimeUnavailable", `no container engine answered: ${failures.join("; ")}`);
 }
 
-function runtimeFromEnv(env: NodeJS.ProcessEnv): readonly RuntimeName[] | undefined {
+/** The engine `$PODRUN_RUNTIME` names, if any; an unsupported value is a UsageError. */
+export function runtimeNamedInEnv(env: NodeJS.ProcessEnv): RuntimeName | undefined {
   const value = env["PODRUN_RUNTIME"]?.trim();
   if (!value) return undefined;
   if (!isRuntimeName(value)) {
     throw new UsageError(`PODRUN_RUNTIME: unsupported value "${value}" (supported: ${RUNTIME_NAMES.join(", ")})`);
   }
-  return [value];
+  return value;
 }
 
 export function isRuntimeName(value: string): value is RuntimeName {

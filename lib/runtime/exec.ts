@@ -1,6 +1,7 @@
 // The only module in podrun that spawns processes. Everything goes through execa with an
 // argument array, never a shell, so nothing in a manifest can be interpreted as shell syntax.
 import { execa } from "execa";
+import { quoteArgument } from "./quote.js";
 
 export interface RunOptions {
   /** Written to the child's stdin. This is how secrets reach a runtime: never through argv. */
@@ -124,7 +125,7 @@ const MAX_COMMAND = 240;
 
 /** `binary args…` for messages: arguments quoted when needed, long ones and long lists shortened. */
 export function formatCommand(binary: string, args: readonly string[]): string {
-  const parts = [binary, ...args].map((arg) => quote(truncate(arg, MAX_ARG)));
+  const parts = [binary, ...args].map((arg) => quoteArgument(truncate(arg, MAX_ARG)));
   let out = "";
   for (const part of parts) {
     const next = out ? `${out} ${part}` : part;
@@ -132,11 +133,6 @@ export function formatCommand(binary: string, args: readonly string[]): string {
     out = next;
   }
   return out;
-}
-
-function quote(arg: string): string {
-  if (arg !== "" && /^[\w@%+=:,./~…-]+$/.test(arg)) return arg;
-  return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
 function truncate(text: string, max: number): string {

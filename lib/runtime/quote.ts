@@ -5,6 +5,6 @@ export function quoteCommand(binary: string, args: readonly string[]): string {
 }
 
 export function quoteArgument(arg: string): string {
-  if (arg !== "" && /^[\w@%+=:,./-]+$/.test(arg)) return arg;
+  if (arg !== "" && /^[\w@%+=:,./~…-]+$/.test(arg)) return arg;
   return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
