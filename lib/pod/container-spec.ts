@@ -27,7 +27,7 @@ export function buildContainerSpec(options: {
     // valueFrom is not honoured yet (a warning says so): only literal values are passed.
     env: (container.env ?? []).filter((e) => e.valueFrom === undefined).map((e) => ({ name: e.name, value: e.value ?? "" })),
     workingDir: container.workingDir || undefined,
-    labels: containerLabels(identity, container.name),
+    labels: containerLabels(identity, container.name, kind),
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
     // Init containers run once; app containers follow the pod's policy through the engine.
@@ -45,7 +45,7 @@ export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; inf
     name: sandboxRuntimeName(identity),
     image: infraImage,
     // The kubelet gives the sandbox the pod's own labels too (kubelet.md §8).
-    labels: { ...(pod.metadata?.labels ?? {}), ...containerLabels(identity, INFRA_CONTAINER_NAME) },
+    labels: { ...(pod.metadata?.labels ?? {}), ...containerLabels(identity, INFRA_CONTAINER_NAME, "infra") },
     hostname: hostNetwork ? undefined : identity.name,
     ports: hostNetwork ? [] : collectPublishedPorts(pod, publishAll),
     hostNetwork,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import {
+  LABEL_CONTAINER_KIND,
   LABEL_CONTAINER_NAME,
   LABEL_MANAGED,
   LABEL_POD_NAME,
@@ -34,13 +35,14 @@ export function sandboxRuntimeName(pod: PodIdentity): string {
 }
 
 /** The kubelet's four labels plus podrun's own marker: all that `down`, `ps` and `logs` rely on. */
-export function containerLabels(pod: PodIdentity, container: string): Record<string, string> {
+export function containerLabels(pod: PodIdentity, container: string, kind?: "init" | "app" | "infra"): Record<string, string> {
   return {
     [LABEL_POD_NAME]: pod.name,
     [LABEL_POD_NAMESPACE]: pod.namespace,
     [LABEL_POD_UID]: pod.uid,
     [LABEL_CONTAINER_NAME]: container,
     [LABEL_MANAGED]: "true",
+    ...(kind ? { [LABEL_CONTAINER_KIND]: kind } : {}),
   };
 }
 

@@ -100,6 +100,8 @@ export function toContainerState(dialect: Dialect, c: Json): InspectedContainer 
     exitCode: typeof state["ExitCode"] === "number" ? state["ExitCode"] : 0,
     startedAt: normalizeTime(state["StartedAt"]),
     finishedAt: normalizeTime(state["FinishedAt"]),
+    createdAt: normalizeTime(c["Created"]),
+    restartCount: typeof c["RestartCount"] === "number" ? c["RestartCount"] : 0,
     labels: dialect.internalLabelPrefix ? dropPrefixed(labels, dialect.internalLabelPrefix) : labels,
     image: text(config["Image"]) || text(c["ImageName"]) || text(c["Image"]),
   };

@@ -11,6 +11,8 @@ export const LABEL_POD_UID = "io.kubernetes.pod.uid";
 export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
 /** Marks what podrun created, so that cleanup never touches anything else. */
 export const LABEL_MANAGED = "io.podrun.managed";
+/** "init" or "app": `ps` counts only app containers as READY, `down` stops app containers first. */
+export const LABEL_CONTAINER_KIND = "io.podrun.container.kind";
 /** The kubelet's name for the sandbox (infra) container. */
 export const INFRA_CONTAINER_NAME = "POD";
 
@@ -78,6 +80,10 @@ export interface ContainerState {
   /** ISO time, or "" when it never started / finished. */
   startedAt: string;
   finishedAt: string;
+  /** ISO creation time ("" when the engine does not say). */
+  createdAt: string;
+  /** How many times the engine restarted it under its restart policy. */
+  restartCount: number;
   /** IP address in the pod's network, when the engine gives one. */
   ip?: string;
   labels: Record<string, string>;

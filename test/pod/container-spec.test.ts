@@ -34,7 +34,7 @@ t.test("container spec from a Kubernetes container", async (t) => {
     args: undefined,
     env: [{ name: "A", value: "1" }, { name: "B", value: "" }],
     workingDir: "/srv",
-    labels: containerLabels(identity, "app"),
+    labels: containerLabels(identity, "app", "app"),
     sandbox: "ci_web",
     hostNetwork: false,
     restartPolicy: "on-failure",
@@ -60,7 +60,7 @@ t.test("sandbox: the pod's labels, hostPort ports only unless --publish-all", as
   t.same(sandbox, {
     name: "ci_web",
     image: "pause:3.10",
-    labels: { app: "web", ...containerLabels(identity, "POD") },
+    labels: { app: "web", ...containerLabels(identity, "POD", "infra") },
     hostname: "web",
     ports: [
       { containerPort: 9000, hostPort: 19000, protocol: "TCP" },

@@ -59,7 +59,7 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
     stopContainer: async (id) => void calls.push(`stop ${names.get(id)}`),
     removeContainers: async (ids) => void calls.push(`remove ${ids.map((id) => names.get(id)).join(",")}`),
     listContainers: async () => [],
-    inspectContainers: async () => [{ id: "sandbox-id", name: "s", status: "running", running: true, exitCode: 0, startedAt: "", finishedAt: "", ip: "10.0.0.2", labels: {}, image: "pause" }],
+    inspectContainers: async () => [{ id: "sandbox-id", name: "s", status: "running", running: true, exitCode: 0, startedAt: "", finishedAt: "", createdAt: "", restartCount: 0, ip: "10.0.0.2", labels: {}, image: "pause" }],
     logs: async () => "line 1\nboom\n",
   };
   return { runtime, calls };
