@@ -47,6 +47,8 @@ export interface StartedPod {
   sandboxId?: string;
   /** Runtime IDs of everything this run created, in creation order (sandbox excluded). */
   containerIds: string[];
+  /** The pod's containers in start order (init first), by Kubernetes name, with their runtime IDs. */
+  containers: { name: string; id: string; kind: ContainerKind }[];
   initContainers: number;
   appContainers: number;
 }
@@ -157,9 +159,11 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       return id;
     };
 
+    const containers: StartedPod["containers"] = [];
     // Init containers: one at a time, each to a zero exit before the next (kubelet.md §10).
     for (const container of spec.initContainers ?? []) {
       const id = await startOne(container, "init");
+      containers.push({ name: container.name, id, kind: "init" });
       const exitCode = await deps.runtime.waitContainer(id);
       if (exitCode !== 0) {
         const tail = (await deps.runtime.logs(id, { tail: options.logTail ?? 10 }).catch(() => "")).trimEnd();
@@ -173,8 +177,9 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     await sandboxStarted; // its own failure first: it explains every container's
     const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failure) throw failure.reason;
+    spec.containers.forEach((container, index) => containers.push({ name: container.name, id: (results[index] as PromiseFulfilledResult<string>).value, kind: "app" }));
 
-    return { sandboxId, containerIds: created.containerIds, initContainers: spec.initContainers?.length ?? 0, appContainers: spec.containers.length };
+    return { sandboxId, containerIds: created.containerIds, containers, initContainers: spec.initContainers?.length ?? 0, appContainers: spec.containers.length };
   } catch (error) {
     const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describe(error), { cause: error });
     throw new StartPodError(cause, created);
