@@ -117,7 +117,18 @@ t.test("sandbox, then init containers one at a time to completion, then app cont
     "wait i2",
     "ensure busybox",
   ]);
-  t.same(started, { sandboxId: "sandbox-id", containerIds: ["id-1", "id-2", "id-3", "id-4"], initContainers: 2, appContainers: 2 });
+  t.strictSame(started, {
+    sandboxId: "sandbox-id",
+    containerIds: ["id-1", "id-2", "id-3", "id-4"],
+    containers: [
+      { name: "i1", id: "id-1", kind: "init" },
+      { name: "i2", id: "id-2", kind: "init" },
+      { name: "a", id: "id-3", kind: "app" },
+      { name: "b", id: "id-4", kind: "app" },
+    ],
+    initContainers: 2,
+    appContainers: 2,
+  });
   t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")), [
     "spec.containers{a} Normal Created: Created container: a",
     "spec.containers{a} Normal Started: Started container a",
