@@ -1,11 +1,13 @@
 import { UsageError } from "../errors.js";
-import { createEventFilter } from "../events/event-filter.js";
+import { createEventFilter, type EventFilterOptions } from "../events/event-filter.js";
 import { EventTable, namespaceOf } from "../events/event-table.js";
 import { EventFolder, toFoldedEvent, type FoldedRow } from "../events/fold.js";
-import { createScannedLine, scanEventLine } from "../events/line-scan.js";
+import { foldLines } from "../events/fold-lines.js";
+import { createScannedLine } from "../events/line-scan.js";
 import { followEventLog } from "../events/follow-log.js";
 import { logFilePath, openLogFiles } from "../events/log-files.js";
 import type { LogFileReader } from "../events/log-file-reader.js";
+import { startParallelFold } from "../events/parallel-fold.js";
 import { parseDuration } from "../events/parse-duration.js";
 import { configureColor } from "../output/color.js";
 import { resolveStateDir } from "../state/paths.js";
@@ -44,22 +46,20 @@ export async function events(options: EventsOptions): Promise<void> {
   const sinceMs = parseSince(options.since);
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
-  const filter = createEventFilter(options);
-  const folder = new EventFolder();
+  const filterOptions = { pod: options.pod, namespace: options.namespace, type: options.type, reason: options.reason };
+  const filter = createEventFilter(filterOptions);
+  let folder = new EventFolder();
   // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.
   let changed: Set<FoldedRow> | undefined;
   const scanned = createScannedLine();
-  const addLines = (lines: readonly string[]): void => {
-    for (const line of lines) {
-      if (line === "" || !filter.mayMatchLine(line)) continue;
-      // Torn or foreign lines are skipped silently.
-      if (!scanEventLine(line, scanned) || !filter.matches(scanned)) continue;
-      const row = folder.add(scanned, scanned.event ?? line);
-      if (row) changed?.add(row);
-    }
-  };
+  const addLines = (lines: readonly string[]): void => foldLines(folder, filter, scanned, lines, (row) => changed?.add(row));
 
-  const current = await readLog(dir, addLines, { keepCurrentOpen: options.watch });
+  const { kept: current, earlier, seenInos } = await readLog(dir, addLines, { keepCurrentOpen: options.watch, filter: filterOptions, env });
+  if (earlier) {
+    // The older parts, folded by other threads, go first.
+    earlier.appendLater(folder);
+    folder = earlier;
+  }
   const startMs = now();
   const isRecent = (row: FoldedRow) => sinceMs === undefined || row.lastMs >= startMs - sinceMs;
   let rows = folder.sortedRows().filter(isRecent);
@@ -91,6 +91,7 @@ export async function events(options: EventsOptions): Promise<void> {
     await followEventLog({
       dir,
       reader: current,
+      seenInos,
       signal,
       onLines: (lines) => {
         changed = new Set();
@@ -106,23 +107,37 @@ export async function events(options: EventsOptions): Promise<void> {
 /**
  * Feeds every line of the log to `onLines`, oldest file first. A torn last line is handed on as
  * it is (it fails to parse), except with `keepCurrentOpen`: then the current file's reader is
- * returned open, its unfinished line kept, for --watch to complete.
+ * returned open, its unfinished line kept, for --watch to complete. On a large log, worker
+ * threads fold the older parts (parallel-fold.ts): `onLines` then gets only the newest part, and
+ * `earlier` holds the fold of the rest, to put before it.
  */
-async function readLog(dir: string, onLines: (lines: readonly string[]) => void, { keepCurrentOpen }: { keepCurrentOpen: boolean }): Promise<LogFileReader | undefined> {
+async function readLog(
+  dir: string,
+  onLines: (lines: readonly string[]) => void,
+  { keepCurrentOpen, filter, env }: { keepCurrentOpen: boolean; filter: EventFilterOptions; env: NodeJS.ProcessEnv },
+): Promise<{ kept?: LogFileReader; earlier?: EventFolder; seenInos: number[] }> {
   const readers = await openLogFiles(dir).catch((error: unknown) => failRead(dir, error));
+  const seenInos = readers.map((reader) => reader.ino);
   let kept: LogFileReader | undefined;
   try {
-    for (const reader of readers) {
+    const parallel = await startParallelFold(readers, filter, env);
+    const from = parallel?.mainFrom ?? { file: 0, offset: 0 };
+    for (const [index, reader] of readers.entries()) {
+      if (index < from.file) continue;
+      if (index === from.file) reader.position = from.offset;
       for await (const lines of reader.readAppended()) onLines(lines);
       if (keepCurrentOpen && reader.path === logFilePath(dir)) kept = reader;
       else onLines([reader.takePending()]);
     }
+    if (!parallel) return { kept, seenInos };
+    const [first, ...rest] = (await parallel.states).map((state) => EventFolder.fromState(state));
+    for (const later of rest) first!.appendLater(later);
+    return { kept, earlier: first!, seenInos };
   } catch (error) {
-    failRead(dir, error);
+    return failRead(dir, error);
   } finally {
     await Promise.all(readers.filter((reader) => reader !== kept).map((reader) => reader.close()));
   }
-  return kept;
 }
 
 // A file-system error becomes one line naming the log (exit 1); anything else is a bug.

@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from "node:fs";
 import { stat } from "node:fs/promises";
-import { logFilePath, openLogFile } from "./log-files.js";
+import { DEFAULT_KEPT_FILES, logFilePath, openLogFile } from "./log-files.js";
 import type { LogFileReader } from "./log-file-reader.js";
 
 // `podrun events --watch`: hands on every line appended to the log after the listing, until the
@@ -8,7 +8,9 @@ import type { LogFileReader } from "./log-file-reader.js";
 // rotation) and every `pollMs` anyway, since fs.watch can miss events or be unavailable (network
 // file systems, a directory created later). After a rotation the old file is read to its end,
 // then the new one from its start; the old one is still read for `graceMs`, because a writer that
-// checked the path just before the rotation may write its line there a moment after.
+// checked the path just before the rotation may write its line there a moment after. Several
+// rotations between two wake-ups (a busy machine, a small size limit) leave files that were
+// current only in between: they are found among the old files by inode, and read in order.
 
 export interface FollowOptions {
   dir: string;
@@ -18,11 +20,16 @@ export interface FollowOptions {
   signal: AbortSignal;
   pollMs?: number;
   graceMs?: number;
+  /** Inodes of the files the listing read (the old files among them): never read twice. */
+  seenInos?: Iterable<number>;
+  keep?: number;
 }
 
-export async function followEventLog({ dir, reader, onLines, signal, pollMs = 250, graceMs = 2000 }: FollowOptions): Promise<void> {
+export async function followEventLog({ dir, reader, onLines, signal, pollMs = 250, graceMs = 2000, seenInos = [], keep = DEFAULT_KEPT_FILES }: FollowOptions): Promise<void> {
   const file = logFilePath(dir);
   let current = reader;
+  const seen = new Set(seenInos);
+  if (reader) seen.add(reader.ino);
   const retired: { reader: LogFileReader; until: number }[] = [];
   const waker = createWaker(dir, signal);
 
@@ -51,8 +58,22 @@ export async function followEventLog({ dir, reader, onLines, signal, pollMs = 25
       await drain(current);
       retired.push({ reader: current, until: Date.now() + graceMs });
     }
+    // Old files never read: current for a moment between two wake-ups. Oldest first.
+    for (let generation = keep; generation >= 1; generation--) {
+      const missed = await openLogFile(logFilePath(dir, generation));
+      if (!missed || seen.has(missed.ino)) {
+        await missed?.close();
+        continue;
+      }
+      seen.add(missed.ino);
+      await drain(missed);
+      retired.push({ reader: missed, until: Date.now() + graceMs });
+    }
     current = await openLogFile(file);
-    if (current) await drain(current);
+    if (current) {
+      seen.add(current.ino);
+      await drain(current);
+    }
   };
 
   try {

@@ -81,7 +81,8 @@ export async function openLogFile(file: string): Promise<LogFileReader | undefin
   });
   if (!handle) return undefined;
   try {
-    return new LogFileReader(handle, file, (await handle.stat()).ino);
+    const { ino, size } = await handle.stat();
+    return new LogFileReader(handle, file, ino, size);
   } catch (error) {
     await handle.close();
     throw error;

@@ -42,6 +42,16 @@ export class NameCounts {
     return kept;
   }
 
+  /** The names, oldest first, with their counts: to carry a row between threads (fold-state.ts). */
+  entries(): [name: string, count: number][] {
+    const size = this.names.length;
+    const start = size < NAMES_KEPT ? 0 : this.next;
+    return Array.from({ length: size }, (_, i) => {
+      const slot = (start + i) % size;
+      return [this.names[slot]!, this.counts[slot]!];
+    });
+  }
+
   private find(name: string, hash: number): number {
     for (let slot = 0; slot < this.hashes.length; slot++) {
       if (this.hashes[slot] === hash && this.names[slot] === name) return slot;

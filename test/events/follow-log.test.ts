@@ -58,3 +58,28 @@ t.test("without a log yet: waits for the file; an abort ends it at once", async 
   await following;
   t.ok(Date.now() - started < 1000, "stopped without waiting for the poll");
 });
+
+t.test("two rotations before it wakes: the file that was current in between is read too, in order", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-follow-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = logFilePath(dir);
+  await writeFile(file, "listed\n");
+  const reader = (await openLogFile(file))!;
+  for await (const _ of reader.readAppended()); // what the listing read
+  // Rotated twice before the follower's first step (a busy machine): A → .1 → .2, B → .1, C current.
+  await appendFile(file, "a-late\n");
+  await rename(file, logFilePath(dir, 1));
+  await writeFile(file, "b1\nb2\n");
+  await rename(logFilePath(dir, 1), logFilePath(dir, 2));
+  await rename(file, logFilePath(dir, 1));
+  await writeFile(file, "c1\n");
+
+  const seen: string[] = [];
+  const controller = new AbortController();
+  const following = followEventLog({ dir, reader, seenInos: [reader.ino], signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 20, graceMs: 0 });
+  await until(() => seen.includes("c1"), "the current file");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  controller.abort();
+  await following;
+  t.same(seen, ["a-late", "b1", "b2", "c1"], "each line once, in log order");
+});
