@@ -13,17 +13,33 @@ Examples:
   $ podrun up pod.yaml                       pull, create and start the pod's containers
   $ podrun up --runtime podman pod.yaml      use podman even if docker answers
   $ podrun up --dry-run pod.yaml             print the engine commands, run none
+  $ podrun up --wait --timeout 90s pod.yaml  return once every container is Ready (probes), else exit 1
   $ podrun up --json pod.yaml > events.ndjson
   $ podrun events web --type Warning         what went wrong with pod web, kubectl-style
   $ podrun backoff clear --all               retry pulls at once after fixing a registry
+  $ podrun down pod.yaml                     preStop hooks, stop, remove containers and emptyDir volumes
+  $ podrun ps -o wide                        the pods, like kubectl get pods: READY, STATUS, RESTARTS, AGE, IP
+  $ podrun logs web -c app -f                follow one container's output, like kubectl logs
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
   $ podrun validate examples/*.yaml          several files: one summary line per pod
   $ podrun validate --json pod.yaml          print the objects with the API server's defaults
   $ cat pod.yaml | podrun validate -         read the manifest from standard input
 
-Exit codes: 0 ok, 1 the pod or an operation on it failed, 2 usage or manifest error.
+Exit codes: 0 ok, 1 the pod or an operation on it failed, 2 usage or manifest error, 130 interrupted.
 Environment: NO_COLOR, FORCE_COLOR; PODRUN_RUNTIME (docker|podman|nerdctl); PODRUN_INFRA_IMAGE;
   PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
+
+// kubectl's --tail: a line count, or -1 for all of them (then undefined: no limit).
+const parseTail = (value: string): number | undefined => {
+  if (!/^(?:-1|0|[1-9]\d*)$/.test(value)) throw new InvalidArgumentError("expected a number of lines (or -1 for all)");
+  return value === "-1" ? undefined : Number(value);
+};
+
+// A number of seconds, 0 included (`--grace-period 0`: kill at once).
+const parseSeconds = (value: string): number => {
+  if (!/^(?:0|[1-9]\d*)$/.test(value)) throw new InvalidArgumentError("expected a whole number of seconds");
+  return Number(value);
+};
 
 // Numbers are never cast silently: "--parallel-pulls 2x" is a usage error, not 2.
 const parsePositiveInteger = (value: string): number => {
@@ -64,9 +80,14 @@ export function buildProgram(): Command {
     .option("--dry-run", "print the engine commands that would run, and run none")
     .option("--json", "print events as NDJSON core/v1 Event objects instead of lines")
     .option("--state-dir <dir>", "state directory (back-off file, event log)")
-    .addHelpText("after", "\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --dry-run pod.yaml")
+    .option("--wait", "return only when every container is Ready: startup and readiness probes passed (exit 1 if not in time)")
+    .option("--timeout <duration>", "with --wait: how long to wait for readiness (default 5m; e.g. 90s, 2m30s)")
+    .option("--rm-on-interrupt", "with --wait: Ctrl-C removes the pod (default: leave it running)")
+    .option("--replace", "recreate the pod even if it is running and matches the manifest (default: keep what is unchanged)")
+    .addHelpText("after", "\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --dry-run pod.yaml")
     .action(async (file: string, options: Record<string, unknown>) => {
-      const { up } = await import("./commands/up.js");
+      const { up, parseWaitTimeout } = await import("./commands/up.js");
+      const timeout = options.timeout as string | undefined;
       await up({
         file,
         runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
@@ -77,6 +98,10 @@ export function buildProgram(): Command {
         dryRun: options.dryRun === true,
         json: options.json === true,
         stateDir: options.stateDir as string | undefined,
+        wait: options.wait === true,
+        ...(timeout !== undefined ? { timeoutMs: parseWaitTimeout(timeout) } : {}),
+        rmOnInterrupt: options.rmOnInterrupt === true,
+        replace: options.replace === true,
       });
     });
 
@@ -107,6 +132,87 @@ export function buildProgram(): Command {
         wide: options.output === "wide",
         json: options.json === true,
         watch: options.watch === true,
+        stateDir: options.stateDir as string | undefined,
+      });
+    });
+
+  program
+    .command("ps")
+    .description("list the pods podrun runs, like kubectl get pods (read from the engine by label, never cached)")
+    .argument("[pod...]", "only these pods")
+    .option("-n, --namespace <ns>", "only this namespace (default: default)")
+    .option("-A, --all-namespaces", "pods of every namespace, with a NAMESPACE column")
+    .addOption(new Option("-o, --output <format>", "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS").choices(["wide"]))
+    .option("--json", "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…)")
+    .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
+    .addHelpText("after", "\nREADY counts running app containers: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'")
+    .action(async (names: string[], options: Record<string, unknown>) => {
+      const { ps } = await import("./commands/ps.js");
+      await ps({
+        names,
+        namespace: options.namespace as string | undefined,
+        allNamespaces: options.allNamespaces === true,
+        wide: options.output === "wide",
+        json: options.json === true,
+        runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
+      });
+    });
+
+  program
+    .command("logs")
+    .description("print the logs of a pod's container, like kubectl logs (stdout and stderr of the container, merged)")
+    .argument("<pod>", "pod name")
+    .option("-c, --container <name>", "the container (an app or an init container); needed when the pod has several")
+    .option("-f, --follow", "stream new lines until the container stops; Ctrl-C ends it (exit 0)")
+    .option("--tail <n>", "only the last n lines of each container (-1: all)", parseTail)
+    .option("--timestamps", "start each line with the time the engine received it (RFC 3339)")
+    .option("--since <duration>", "only lines newer than this duration (e.g. 90s, 5m, 1h30m)")
+    .option("--all-containers", "every container of the pod, init containers first (with -f: at once, each line prefixed)")
+    .option("--prefix", "start each line with [pod/NAME/CONTAINER]")
+    .option("-n, --namespace <ns>", "the pod's namespace (default: default)")
+    .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
+    .addHelpText("after", "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix")
+    .action(async (pod: string, options: Record<string, unknown>) => {
+      const { logs } = await import("./commands/logs.js");
+      await logs({
+        pod,
+        container: options.container as string | undefined,
+        follow: options.follow === true,
+        tail: options.tail as number | undefined,
+        timestamps: options.timestamps === true,
+        since: options.since as string | undefined,
+        allContainers: options.allContainers === true,
+        prefix: options.prefix === true,
+        namespace: options.namespace as string | undefined,
+        runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
+      });
+    });
+
+  program
+    .command("down")
+    .description("stop and remove pods: preStop hooks, stop within the grace period, remove containers, sandbox and emptyDir volumes")
+    .argument("[target...]", "manifest files (- for standard input), or pod names")
+    .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
+    .option("-n, --namespace <ns>", "namespace of the pods named (default: default)")
+    .option("--grace-period <seconds>", "seconds between the stop signal and SIGKILL, instead of the pod's terminationGracePeriodSeconds (0: kill at once, no preStop)", parseSeconds)
+    .option("-t, --timeout <seconds>", "same as --grace-period", parseSeconds)
+    .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
+    .option("--json", "print one JSON result per pod (NDJSON) instead of events and lines")
+    .option("--state-dir <dir>", "state directory (event log)")
+    .addHelpText("after", "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down web db -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml")
+    .action(async (targets: string[], options: Record<string, unknown>) => {
+      const { down } = await import("./commands/down.js");
+      const gracePeriod = (options.gracePeriod as number | undefined) ?? (options.timeout as number | undefined);
+      if (options.gracePeriod !== undefined && options.timeout !== undefined && options.gracePeriod !== options.timeout) {
+        throw new UsageError("--grace-period and --timeout are the same option: give one");
+      }
+      await down({
+        targets,
+        all: options.all === true,
+        namespace: options.namespace as string | undefined,
+        gracePeriod,
+        runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
+        json: options.json === true,
         stateDir: options.stateDir as string | undefined,
       });
     });
@@ -163,6 +269,10 @@ function exitCodeFor(error: unknown): number {
   if (error instanceof PodrunError) {
     if (error.details) process.stderr.write(`${error.details}\n`);
     process.stderr.write(`Error: ${error.reason}: ${error.message}\n`);
+    return ExitCode.Failed;
+  }
+  if (error instanceof Error && error.name === "EngineCommandError") {
+    process.stderr.write(`Error: ${error.message}\n`);
     return ExitCode.Failed;
   }
   if (error instanceof Error && error.name === "StateAccessError") {

@@ -27,8 +27,18 @@ export type Reason =
   | "PostStartHookError"
   | "FailedCreatePodSandBox"
   | "InitContainerFailed"
-  | "PodExists"
-  | "RuntimeUnavailable";
+  | "RuntimeUnavailable"
+  /** `up`: a name the pod needs is held by a container (or podman pod) podrun did not create for it. */
+  | "NameConflict"
+  /** `up --wait` timed out: the PodReady condition's reason on a cluster. */
+  | "ContainersNotReady"
+  /** `up --wait`: an app container exited and its restartPolicy does not restart it. */
+  | "ContainerTerminated"
+  /** `up --wait`: a startup probe failed failureThreshold times (the kubelet would kill the container). */
+  | "StartupProbeFailed"
+  | "FailedMount"
+  /** `down`: a container, the sandbox or a volume of the pod could not be stopped or removed. */
+  | "FailedKillPod";
 
 /** An operation on a pod failed: exit 1. The message is one line, ready to print. */
 export class PodrunError extends Error {

@@ -1,4 +1,3 @@
-import { UsageError } from "../errors.js";
 import { createEventFilter, type EventFilterOptions } from "../events/event-filter.js";
 import { EventTable, namespaceOf } from "../events/event-table.js";
 import { EventFolder, toFoldedEvent, type FoldedRow } from "../events/fold.js";
@@ -8,10 +7,11 @@ import { followEventLog } from "../events/follow-log.js";
 import { logFilePath, openLogFiles } from "../events/log-files.js";
 import type { LogFileReader } from "../events/log-file-reader.js";
 import { startParallelFold } from "../events/parallel-fold.js";
-import { parseDuration } from "../events/parse-duration.js";
+import { parseDurationOption } from "../events/parse-duration.js";
 import { configureColor } from "../output/color.js";
 import { resolveStateDir } from "../state/paths.js";
 import { describeFsError, StateAccessError } from "../state/state-error.js";
+import { stopSignal } from "../process/stop-signal.js";
 
 // `podrun events`: the event log, rotated files included, streamed line by line into folded rows
 // (fold.ts: one row per distinct event, so memory follows the number of distinct events, not
@@ -147,11 +147,7 @@ function failRead(dir: string, error: unknown): never {
 }
 
 function parseSince(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new UsageError(`invalid value ${JSON.stringify(value)} for --since: expected a duration such as 90s, 10m, 1h30m or 2d`);
-  if (ms <= 0) throw new UsageError(`invalid value ${JSON.stringify(value)} for --since: the duration must be positive`);
-  return ms;
+  return value === undefined ? undefined : parseDurationOption(value, "--since");
 }
 
 /**
@@ -171,27 +167,6 @@ function openOutput(stream: NodeJS.WritableStream): { write(lines: readonly stri
       for (let start = 0; start < lines.length && !closed.signal.aborted; start += 1000) {
         stream.write(`${lines.slice(start, start + 1000).join("\n")}\n`);
       }
-    },
-  };
-}
-
-// What ends a watch: the caller's signal, SIGINT, SIGTERM, or the output going away.
-function stopSignal(given: AbortSignal | undefined, outputClosed: AbortSignal): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  for (const signal of [given, outputClosed]) {
-    if (signal?.aborted) stop();
-    signal?.addEventListener("abort", stop, { once: true });
-  }
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  return {
-    signal: controller.signal,
-    release: () => {
-      given?.removeEventListener("abort", stop);
-      outputClosed.removeEventListener("abort", stop);
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
     },
   };
 }

@@ -1,19 +1,28 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { ExitCode, ExitError, PodrunError, UsageError } from "../errors.js";
-import { createConsoleSink } from "../events/console-sink.js";
+import { createConsoleSink, formatObjectLabel, isInteractive } from "../events/console-sink.js";
 import { openEventLog, type EventLog } from "../events/event-log.js";
 import { createJsonSink } from "../events/json-sink.js";
+import { parseDurationOption } from "../events/parse-duration.js";
 import { createRecorder, type EventSink } from "../events/recorder.js";
+import { containerNameOf } from "../events/types.js";
 import { createImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
 import { loadManifest } from "../manifest/load-manifest.js";
 import { configureColor } from "../output/color.js";
-import { identifyPod, podSelector } from "../pod/identity.js";
-import { inspectPodImages, startPod, StartPodError, undoStart } from "../pod/start-pod.js";
+import { formatHumanDuration } from "../output/human-duration.js";
+import { createLiveStatus, statusOfEvent, type LiveStatus } from "../output/live-status.js";
+import { identifyPod, sandboxRuntimeName, type PodIdentity } from "../pod/identity.js";
+import { reconcilePod, type ReconcileResult } from "../pod/reconcile-pod.js";
+import { inspectPodImages, startPod, StartPodError, StartPodInterrupted, undoStart, type StartedPod } from "../pod/start-pod.js";
+import { formatUpSummary } from "../pod/up-summary.js";
+import { findPodIP, waitForPodReady, WaitInterruptedError } from "../pod/wait-ready.js";
+import { watchInterrupt, type Interrupt } from "../process/interrupt.js";
+import { chooseRuntime, explainEngineFailure as explainCommandFailure } from "../runtime/choose-runtime.js";
 import { createRuntime } from "../runtime/cli-runtime.js";
-import { detectRuntime, runtimeNamedInEnv, type DetectedRuntime, type RuntimeName } from "../runtime/detect.js";
+import type { RuntimeName } from "../runtime/detect.js";
 import { quoteCommand } from "../runtime/quote.js";
-import type { ContainerRuntime, RuntimeCommand } from "../runtime/types.js";
+import { LABEL_CONTAINER_NAME, type ContainerRuntime, type RuntimeCommand } from "../runtime/types.js";
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
 import { resolveStateDir } from "../state/paths.js";
 
@@ -30,15 +39,32 @@ export interface UpOptions {
   dryRun: boolean;
   json: boolean;
   stateDir?: string;
+  /** Recreate the whole pod even when its containers match the manifest. */
+  replace?: boolean;
+  /** Return only when every app container is Ready (startup and readiness probes), or fail. */
+  wait?: boolean;
+  /** With `wait`: the time limit (default DEFAULT_WAIT_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** With `wait`: Ctrl-C removes the pod instead of leaving it running. */
+  rmOnInterrupt?: boolean;
   env?: NodeJS.ProcessEnv;
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream;
+}
+
+/** How long `up --wait` waits for readiness unless --timeout says otherwise. */
+export const DEFAULT_WAIT_TIMEOUT_MS = 5 * 60_000;
+
+/** `--timeout` as Go durations read (`90s`, `5m`, `1m30s`); anything else is a usage error. */
+export function parseWaitTimeout(value: string): number {
+  return parseDurationOption(value, "--timeout");
 }
 
 /** `podrun up`: picks the output, the engine and the state, then brings each pod of the file up. */
 export async function up(options: UpOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr } = options;
   const color = configureColor(env);
+  if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt)) throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
   const manifest = await loadManifest(options.file);
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (manifest.pods.length === 0) throw new UsageError(`${manifest.source}: no Pod to run (the file holds only ConfigMaps or Secrets)`);
@@ -53,17 +79,24 @@ export async function up(options: UpOptions): Promise<void> {
     `pod/${pod.metadata!.name}`,
     ...[...(pod.spec!.initContainers ?? []), ...pod.spec!.containers].map((c) => `pod/${pod.metadata!.name}[${c.name}]`),
   ]);
-  const consoleSink = options.json || options.dryRun ? undefined : createConsoleSink({ stream: stdout, env, objects });
-  const sinks: EventSink[] = options.dryRun ? [] : [consoleSink ?? createJsonSink(stdout)];
+  // `--wait` on a terminal: one live line per container, with the event lines above it.
+  const live = options.wait && !options.json && !options.dryRun && isInteractive(stdout, env)
+    ? createLiveStatus({ stream: stdout, chalk: color, labels: objects.filter((o) => o.endsWith("]")) })
+    : undefined;
+  const consoleSink = options.json || options.dryRun ? undefined : createConsoleSink({ stream: stdout, env, objects, ...(live ? { live } : {}) });
+  const sinks: EventSink[] = options.dryRun ? [] : [...(live ? [createLiveStatusSink(live, manifest.pods)] : []), consoleSink ?? createJsonSink(stdout)];
   // A dry run changes nothing on disk: no event log, and back-off kept in memory.
   const log: EventLog | undefined = options.dryRun ? undefined : await openEventLog(stateDir);
   const recorder = createRecorder({ sinks, ...(log ? { log } : {}) });
   const warnOnce = (message: string) => stderr.write(`${color.yellow(`Warning: ${message}`)}\n`);
   const backoff = options.dryRun ? createMemoryBackoffStore() : createFileBackoffStore(stateDir, { onWarning: warnOnce });
+  // Ctrl-C or SIGTERM: while starting, what this run made is removed (exit 130); during `--wait`,
+  // the wait answers it. One watcher for the whole run; pulls under way are aborted through it.
+  const interrupt = options.dryRun ? undefined : watchInterrupt();
   const images = createImageManager({
     recorder,
     backoff,
-    puller: createImagePuller({ runtime, maxParallel: options.parallelPulls }),
+    puller: createImagePuller({ runtime, maxParallel: options.parallelPulls, ...(interrupt ? { signal: interrupt.signal } : {}) }),
     clock: Date.now,
     ...(consoleSink ? { startProgress: consoleSink.startProgress } : {}),
   });
@@ -71,9 +104,11 @@ export async function up(options: UpOptions): Promise<void> {
 
   try {
     for (const pod of manifest.pods) {
-      await upPod({ pod, runtime, recorder, images, infraImage, options, stdout, stderr, color });
+      await upPod({ pod, runtime, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) });
     }
   } finally {
+    live?.stop();
+    interrupt?.dispose();
     await recorder.flush().catch((error: unknown) => warnOnce(`event log not written: ${(error as Error).message}`));
     await log?.close();
     if (options.dryRun) {
@@ -94,38 +129,87 @@ async function upPod(context: {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   color: ReturnType<typeof configureColor>;
+  live?: LiveStatus | undefined;
+  interrupt?: Interrupt | undefined;
+  /** The file's last pod: the live view ends with it. */
+  lastPod?: boolean;
 }): Promise<void> {
   const { pod, runtime, options, stderr, color } = context;
-  const identity = identifyPod(pod);
+  const signal = context.interrupt?.signal;
+  let identity = identifyPod(pod);
   const label = `pod/${identity.name}`;
+  const started = Date.now();
+  const say = (line: string) => (context.live ? context.live.print(line) : context.stdout.write(`${line}\n`));
 
-  // Both questions go to the engine at once: is the pod already there, and which images are local.
+  // Which images are local is asked while the pod is read back: a new pod needs the answer first.
   const presentImages = inspectPodImages(runtime, pod, context.infraImage);
   presentImages.catch(() => undefined); // startPod reports it, if it gets that far
-  // A pod that is already up is not silently duplicated or replaced (idempotent re-runs come with `down`).
+  // A pod that is already there is reconciled with the manifest: kept, changed in part, or
+  // recreated (reconcile.ts). A dry run asks the engine nothing and plans a new pod.
+  let reconciled: ReconcileResult | undefined;
   if (!options.dryRun) {
-    const existing = await runtime.listContainers(podSelector(identity)).catch((error: unknown) => explainEngineFailure(runtime, error));
-    if (existing.length > 0) {
-      throw new PodrunError(
-        "PodExists",
-        `${label} already exists in namespace ${identity.namespace} (${existing.length} containers): remove it first (${runtime.binary} rm -f $(${runtime.binary} ps -aq --filter label=io.kubernetes.pod.name=${identity.name}))`,
+    try {
+      reconciled = await reconcilePod(
+        { runtime, recorder: context.recorder },
+        {
+          pod,
+          identity,
+          infraImage: context.infraImage,
+          publishAll: options.publishAll,
+          replace: options.replace === true,
+          // Not events: the kubelet records nothing for a container it leaves alone.
+          onPlan: (plan) => {
+            if (plan.action !== "keep" || options.json) return;
+            for (const name of plan.keep) say(color.dim(`${label}[${name}] unchanged`));
+            for (const init of pod.spec!.initContainers ?? []) context.live?.set(`${label}[${init.name}]`, "Completed", "done");
+          },
+        },
       );
+    } catch (error) {
+      // An engine that is down, or an engine command that failed: one line saying which.
+      if (!(error instanceof PodrunError)) return explainCommandFailure(runtime.name, error);
+      context.live?.stop();
+      stderr.write(`${color.red(`Error: ${error.reason}: ${label}: ${error.message}`)}\n`);
+      throw new ExitError(ExitCode.Failed);
     }
+    identity = reconciled.identity;
   }
+  const plan = reconciled?.plan;
+  const keptPod = plan?.action === "keep" ? { ...(reconciled!.infra ? { sandboxId: reconciled!.infra.id } : {}), create: [...plan.recreate, ...plan.create] } : undefined;
 
-  const started = Date.now();
   try {
-    const result = await startPod(
-      { runtime, recorder: context.recorder, images: context.images },
-      { pod, identity, infraImage: context.infraImage, publishAll: options.publishAll, runHooks: !options.dryRun, presentImages },
-    );
+    const created = keptPod?.create.length === 0
+      ? undefined // all unchanged: nothing to start
+      : await startPod(
+          { runtime, recorder: context.recorder, images: context.images },
+          {
+            pod,
+            identity,
+            infraImage: context.infraImage,
+            publishAll: options.publishAll,
+            runHooks: !options.dryRun,
+            presentImages,
+            ...(signal ? { signal } : {}),
+            ...(keptPod ? { keptPod } : {}),
+          },
+        );
+    const result = keptPod ? withKeptContainers(created, pod, reconciled!) : created!;
+    if (options.wait && !options.dryRun) {
+      await waitUntilReady({ ...context, identity, started: result, since: started });
+      return;
+    }
     if (!options.json && !options.dryRun) {
-      const init = result.initContainers > 0 ? `, ${result.initContainers} init container${result.initContainers === 1 ? "" : "s"} completed` : "";
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      context.stdout.write(`${color.green(`${label}: ${result.appContainers} container${result.appContainers === 1 ? "" : "s"} started${init} (${seconds}s, ${runtime.name})`)}\n`);
+      const summary = formatUpSummary({ label, ...(plan ? { plan } : {}), started: created ?? { appContainers: 0, initContainers: 0 }, seconds: (Date.now() - started) / 1000, runtime: runtime.name });
+      context.stdout.write(`${color.green(summary)}\n`);
     }
   } catch (error) {
+    if (error instanceof StartPodInterrupted) {
+      context.live?.stop();
+      await undoInterrupted(runtime, error.created, stderr);
+      throw new ExitError(ExitCode.Interrupted);
+    }
     if (!(error instanceof StartPodError)) throw error;
+    context.live?.stop(); // stderr from here on: the live block must not be redrawn over it
     const count = error.created.containerIds.length + (error.created.sandbox ? 1 : 0);
     if (count > 0 && !options.keepOnFailure && !options.dryRun) {
       try {
@@ -142,16 +226,120 @@ async function upPod(context: {
   }
 }
 
-// With --runtime or $PODRUN_RUNTIME the engine is not probed first (one process less on every
-// `up`): the first real command tells whether it answers, and explainEngineFailure says why not.
-async function chooseRuntime(preferred: RuntimeName | undefined, env: NodeJS.ProcessEnv): Promise<DetectedRuntime> {
-  const chosen = preferred ?? runtimeNamedInEnv(env);
-  if (chosen) return { name: chosen, binary: chosen, clientVersion: "", serverVersion: "" };
-  return detectRuntime({ env });
+/** Ctrl-C while the pod was starting: what this run made goes, whatever --keep-on-failure says. */
+async function undoInterrupted(runtime: ContainerRuntime, created: StartPodInterrupted["created"], stderr: NodeJS.WritableStream): Promise<void> {
+  const count = created.containerIds.length + (created.sandbox ? 1 : 0);
+  try {
+    await undoStart(runtime, created);
+    stderr.write(count === 0 ? "podrun: interrupted; this run had created no container\n" : `podrun: interrupted; removed the ${count} container${count === 1 ? "" : "s"} this run created\n`);
+  } catch (error) {
+    stderr.write(`podrun: interrupted; could not remove everything this run created: ${(error as Error).message.split("\n")[0]}\n`);
+  }
 }
 
-/** A failed first command: the probe's one-line account (not installed, daemon down) if it fails too. */
-async function explainEngineFailure(runtime: ContainerRuntime, error: unknown): Promise<never> {
-  await detectRuntime({ preferred: runtime.name });
-  throw error;
+/**
+ * A kept pod as StartedPod: the containers it kept (init containers that completed, unchanged app
+ * containers) with those this run created, in start order, so that `--wait` looks at all of them.
+ */
+function withKeptContainers(created: StartedPod | undefined, pod: Pod, reconciled: ReconcileResult): StartedPod {
+  const ids = new Map(reconciled.existing.map((state) => [state.labels[LABEL_CONTAINER_NAME] ?? state.name, state.id]));
+  const fresh = new Map((created?.containers ?? []).map((c) => [c.name, c.id]));
+  const containers: StartedPod["containers"] = [];
+  for (const c of pod.spec!.initContainers ?? []) {
+    const id = ids.get(c.name);
+    if (id !== undefined) containers.push({ name: c.name, id, kind: "init" });
+  }
+  for (const c of pod.spec!.containers) {
+    const id = fresh.get(c.name) ?? ids.get(c.name);
+    if (id !== undefined) containers.push({ name: c.name, id, kind: "app" });
+  }
+  return {
+    ...(reconciled.infra ? { sandboxId: reconciled.infra.id } : {}),
+    containerIds: created?.containerIds ?? [],
+    containers,
+    initContainers: created?.initContainers ?? 0,
+    appContainers: created?.appContainers ?? 0,
+  };
+}
+
+/** `--wait`: the pod's readiness, then a summary line; or why not, or what Ctrl-C left. */
+async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity: PodIdentity; started: StartedPod; since: number }): Promise<void> {
+  const { pod, runtime, options, stdout, stderr, color, live, identity, started } = context;
+  const label = `pod/${identity.name}`;
+  const say = (line: string) => (live ? live.print(line) : stdout.write(`${line}\n`));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+  try {
+    // A Ctrl-C while the pod was starting is answered now, before any wait.
+    if (context.interrupt?.signal.aborted) throw new WaitInterruptedError("interrupted");
+    const podIP = await findPodIP(runtime, started, pod.spec!.hostNetwork === true);
+    if (!options.json && !live) say(color.dim(`${label}: ${started.appContainers} container${started.appContainers === 1 ? "" : "s"} started; waiting up to ${formatHumanDuration(timeoutMs)} for readiness`));
+    const ready = await waitForPodReady({
+      runtime,
+      recorder: context.recorder,
+      pod,
+      identity,
+      containers: started.containers,
+      podIP,
+      timeoutMs,
+      ...(context.interrupt ? { signal: context.interrupt.signal } : {}),
+      ...(live ? { onProgress: (list) => list.forEach((c) => live.set(`${label}[${c.name}]`, c.state, c.failed ? "failed" : c.ready ? "done" : "active")) } : {}),
+    });
+    const seconds = ((Date.now() - context.since) / 1000).toFixed(1);
+    if (context.lastPod) live?.stop(); // the summary goes below the final frame
+    if (!options.json) say(color.green(`${label}: ready: ${ready.containers}/${ready.containers} container${ready.containers === 1 ? "" : "s"} (${seconds}s)`));
+  } catch (error) {
+    live?.stop();
+    if (error instanceof WaitInterruptedError) {
+      await answerInterrupt({ runtime, options, stderr, identity, started });
+      throw new ExitError(ExitCode.Interrupted);
+    }
+    if (!(error instanceof PodrunError)) throw error;
+    // Left running on purpose: its logs and state are what the user needs to look at next.
+    stderr.write(`podrun: ${label} left as it is (podrun down ${downTarget(options.file, identity)} removes it)\n`);
+    if (error.details) stderr.write(`${error.details}\n`);
+    stderr.write(`${color.red(`Error: ${error.reason}: ${label}: ${error.message}`)}\n`);
+    throw new ExitError(ExitCode.Failed);
+  }
+}
+
+/** Ctrl-C during `--wait`: the pod stays, unless --rm-on-interrupt; either way, say so. */
+async function answerInterrupt(context: { runtime: ContainerRuntime; options: UpOptions; stderr: NodeJS.WritableStream; identity: PodIdentity; started: StartedPod }): Promise<void> {
+  const { runtime, options, stderr, identity, started } = context;
+  const label = `pod/${identity.name}`;
+  if (!options.rmOnInterrupt) {
+    stderr.write(`podrun: interrupted; ${label} left running (podrun down ${downTarget(options.file, identity)} removes it)\n`);
+    return;
+  }
+  try {
+    // The whole pod, kept containers included (`up` of a pod that was already there).
+    const containerIds = [...new Set([...started.containerIds, ...started.containers.map((c) => c.id)])];
+    await undoStart(runtime, { ...(started.sandboxId !== undefined ? { sandbox: sandboxRuntimeName(identity) } : {}), containerIds });
+    stderr.write(`podrun: interrupted; removed ${label} (--rm-on-interrupt)\n`);
+  } catch (error) {
+    stderr.write(`podrun: interrupted; could not remove everything of ${label}: ${(error as Error).message.split("\n")[0]}\n`);
+  }
+}
+
+// What to give `podrun down`: the file, unless it was standard input.
+function downTarget(file: string, identity: PodIdentity): string {
+  return file === "-" ? identity.name : file;
+}
+
+/**
+ * Moves each container's live line along with its events (Pulling, Creating, Starting…). An app
+ * container's first event also means the pod's init containers have all completed.
+ */
+function createLiveStatusSink(live: LiveStatus, pods: readonly Pod[]): EventSink {
+  return {
+    write(event) {
+      const container = containerNameOf(event.involvedObject);
+      if (container === undefined) return;
+      const status = statusOfEvent(event.reason);
+      if (status) live.set(formatObjectLabel(event), status.text, status.tone);
+      const pod = pods.find((p) => p.metadata!.name === event.involvedObject.name);
+      if (event.involvedObject.fieldPath?.startsWith("spec.containers{")) {
+        for (const init of pod?.spec!.initContainers ?? []) live.set(`pod/${event.involvedObject.name}[${init.name}]`, "Completed", "done");
+      }
+    },
+  };
 }

@@ -19,6 +19,11 @@ export interface ConsoleSinkOptions {
   chalk?: ChalkInstance;
   /** Object labels known in advance (`pod/web`, `pod/web[app]`), to fix the column width. */
   objects?: readonly string[];
+  /**
+   * A live status view (lib/output/live-status.ts) that owns the terminal: lines go above it,
+   * and its rows show pulls, so there is no spinner of our own.
+   */
+  live?: { print(line: string): void };
 }
 
 export interface ConsoleSink extends EventSink {
@@ -37,11 +42,13 @@ export function createConsoleSink(options: ConsoleSinkOptions = {}): ConsoleSink
   const widths = { reason: MIN_REASON_WIDTH, object: Math.max(0, ...(options.objects ?? []).map((o) => o.length)) };
 
   const write = (event: KubeEvent): void => {
+    const line = formatEventLine(event, { chalk, widths });
     // ora, while spinning, intercepts writes to the stream: it clears the spinner line first.
-    stream.write(`${formatEventLine(event, { chalk, widths })}\n`);
+    if (options.live) options.live.print(line);
+    else stream.write(`${line}\n`);
   };
 
-  const progress = createProgress(stream, isInteractive(stream, env));
+  const progress = createProgress(stream, !options.live && isInteractive(stream, env));
   return { write, startProgress: progress };
 }
 
@@ -75,7 +82,7 @@ function formatClock(timestamp: string): string {
 }
 
 // is-interactive, which ora uses: a TTY, not TERM=dumb, and no CI variable (even an empty one).
-function isInteractive(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+export function isInteractive(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   return stream.isTTY === true && env.TERM !== "dumb" && !("CI" in env);
 }
 

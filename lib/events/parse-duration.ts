@@ -1,3 +1,4 @@
+import { UsageError } from "../errors.js";
 // Durations as Go's time.ParseDuration reads them (`90s`, `10m`, `1h30m`, `1.5h`, `300ms`), the
 // syntax kubectl's flags take (`kubectl logs --since`), plus `d` for days, which Go lacks but
 // which "events of the last 2d" needs. Returns milliseconds, or undefined for anything else.
@@ -37,4 +38,12 @@ export function parseDuration(text: string): number | undefined {
     rest = rest.slice(match[0].length);
   }
   return sign * total;
+}
+
+/** A command-line duration (`--since`, `--timeout`): positive, else a usage error naming the flag. */
+export function parseDurationOption(value: string, flag: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new UsageError(`invalid value ${JSON.stringify(value)} for ${flag}: expected a duration such as 90s, 5m, 1m30s or 2d`);
+  if (ms <= 0) throw new UsageError(`invalid value ${JSON.stringify(value)} for ${flag}: the duration must be positive`);
+  return ms;
 }

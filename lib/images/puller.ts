@@ -1,3 +1,4 @@
+import { abortError, throwIfAborted } from "../process/abort.js";
 import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
 
 // The kubelet's pullers (kubelet.md §6): serialized by default (one worker, first come first
@@ -39,9 +40,13 @@ export function createImagePuller({ runtime, maxParallel = 1, clock = () => perf
     const requestedAt = clock();
     const release = await slots.acquire();
     try {
-      signal?.throwIfAborted();
+      throwIfAborted(signal);
       const startedAt = clock();
-      const imageInfo = await runtime.pullImage(ref, signal ? { signal } : undefined);
+      // A pull cut short by Ctrl-C fails as canceled (or, when the CLI got the SIGINT too, as a
+      // pull error): either way it is an abort, which the image manager must not count as a failure.
+      const imageInfo = await runtime.pullImage(ref, signal ? { signal } : undefined).catch((error: unknown) => {
+        throw signal?.aborted ? abortError(signal, error) : error;
+      });
       const finishedAt = clock();
       return { imageInfo, pullMs: finishedAt - startedAt, totalMs: finishedAt - requestedAt };
     } finally {

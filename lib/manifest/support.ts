@@ -1,3 +1,5 @@
+import type { PodSpec } from "kubernetes-types/core/v1.js";
+import { findMemoryVolumesOnDisk } from "../pod/volume-plan.js";
 import { FieldPath } from "./field-path.js";
 import type { FieldError } from "./field-error.js";
 
@@ -16,8 +18,14 @@ export const HONOURED_POD_FIELDS = [
   "spec.restartPolicy",
   "spec.hostNetwork",
   "spec.terminationGracePeriodSeconds",
+  // emptyDir only: a volume of another type is named in a warning at its source (`spec.volumes[0].configMap`).
+  "spec.volumes[*].name",
+  "spec.volumes[*].emptyDir",
   ...containerFields("spec.initContainers[*]"),
   ...containerFields("spec.containers[*]"),
+  // `up --wait` runs them (lib/pod/wait-ready.ts); livenessProbe stays a warning.
+  "spec.containers[*].readinessProbe",
+  "spec.containers[*].startupProbe",
 ] as const;
 
 function containerFields(prefix: string): string[] {
@@ -32,6 +40,12 @@ function containerFields(prefix: string): string[] {
     "env[*].value",
     "ports",
     "lifecycle.postStart",
+    "lifecycle.preStop",
+    // subPath, mountPropagation… stay warnings; a mount of a volume that is not an emptyDir is left
+    // out, under the warning of that volume's source.
+    "volumeMounts[*].name",
+    "volumeMounts[*].mountPath",
+    "volumeMounts[*].readOnly",
     "terminationMessagePath",
     "terminationMessagePolicy",
   ].map((field) => `${prefix}.${field}`);
@@ -66,6 +80,17 @@ const POD_TREE = buildPatternTree(HONOURED_POD_FIELDS);
  */
 export function findIgnoredFields(pod: unknown, report: (warning: FieldError) => void): void {
   walk(pod, POD_TREE, FieldPath.root(), report);
+  findApproximatedFields(pod, report);
+}
+
+/** Fields podrun acts on, but not exactly as a node would: named in a warning too. */
+function findApproximatedFields(pod: unknown, report: (warning: FieldError) => void): void {
+  const spec = (pod as { spec?: unknown } | null)?.spec;
+  if (spec === null || typeof spec !== "object") return;
+  for (const index of findMemoryVolumesOnDisk(spec as Partial<PodSpec>)) {
+    const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
+    report({ type: "Forbidden", path, detail: "mounted more than once: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared", atKey: true });
+  }
 }
 
 function walk(value: unknown, node: PatternNode, path: FieldPath, report: (warning: FieldError) => void): void {

@@ -2,6 +2,9 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import type { ContainerSpec, PortMapping, SandboxSpec } from "../runtime/types.js";
 import { containerLabels, containerRuntimeName, sandboxRuntimeName, type PodIdentity } from "./identity.js";
 import { INFRA_CONTAINER_NAME } from "../runtime/types.js";
+import { buildStopLabels } from "./stop-labels.js";
+import { planContainerMounts } from "./volume-plan.js";
+import { hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 
 export type ContainerKind = "init" | "app";
 
@@ -15,11 +18,13 @@ export function buildContainerSpec(options: {
   kind: ContainerKind;
   /** The image with its default tag applied, as the image manager returned it. */
   imageRef: string;
+  /** computePodHash() of the pod, carried as a label so that `up` can tell a changed pod. */
+  podHash?: string;
 }): ContainerSpec {
   const { pod, identity, container, kind, imageRef } = options;
   const spec = pod.spec!;
   const nonEmpty = (list?: string[]) => (list && list.length > 0 ? [...list] : undefined);
-  return {
+  const built: ContainerSpec = {
     name: containerRuntimeName(identity, container.name),
     image: imageRef,
     command: nonEmpty(container.command),
@@ -27,29 +32,51 @@ export function buildContainerSpec(options: {
     // valueFrom is not honoured yet (a warning says so): only literal values are passed.
     env: (container.env ?? []).filter((e) => e.valueFrom === undefined).map((e) => ({ name: e.name, value: e.value ?? "" })),
     workingDir: container.workingDir || undefined,
-    labels: containerLabels(identity, container.name, kind),
+    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind) },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
     // Init containers run once; app containers follow the pod's policy through the engine.
     restartPolicy: kind === "init" ? "no" : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
     stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
   };
+  const mounts = planContainerMounts(spec, identity, container);
+  if (mounts.length > 0) built.mounts = mounts;
+  // The hash covers the spec as built, so it is computed last and stored beside the other labels.
+  built.labels[LABEL_SPEC_HASH] = hashContainer(built, container);
+  if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;
+  return built;
 }
 
 /** The pod sandbox: it owns the network namespace, so the published ports live on it. */
-export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean }): SandboxSpec {
-  const { pod, identity, infraImage, publishAll } = options;
+export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean; podHash?: string }): SandboxSpec {
+  const { pod, identity, infraImage, publishAll, podHash } = options;
   const spec = pod.spec!;
   const hostNetwork = spec.hostNetwork === true;
   return {
     name: sandboxRuntimeName(identity),
     image: infraImage,
     // The kubelet gives the sandbox the pod's own labels too (kubelet.md §8).
-    labels: { ...(pod.metadata?.labels ?? {}), ...containerLabels(identity, INFRA_CONTAINER_NAME, "infra") },
+    labels: {
+      ...(pod.metadata?.labels ?? {}),
+      ...containerLabels(identity, INFRA_CONTAINER_NAME, "infra"),
+      ...(podHash !== undefined ? { [LABEL_POD_HASH]: podHash } : {}),
+    },
     hostname: hostNetwork ? undefined : identity.name,
     ports: hostNetwork ? [] : collectPublishedPorts(pod, publishAll),
     hostNetwork,
   };
+}
+
+/**
+ * The pod-level hash (spec-hash.ts hashPod) of a pod as `up` would run it: the sandbox it makes
+ * and its init containers. Every container of the pod carries it (`podHash` above).
+ */
+export function computePodHash(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean }): string {
+  const { pod, identity } = options;
+  const initContainerHashes = (pod.spec!.initContainers ?? []).map(
+    (container) => buildContainerSpec({ pod, identity, container, kind: "init", imageRef: container.image! }).labels[LABEL_SPEC_HASH]!,
+  );
+  return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes });
 }
 
 // Only ports with a hostPort are published, as on a node; `--publish-all` also publishes the

@@ -32,6 +32,16 @@ export function kubeContainerName(state: ContainerState): string {
 }
 
 /**
+ * The newest container of each Kubernetes name among `containers` (oldest first, as in a
+ * PodRecord), in that order: what `ps` and `logs` show when runs of a pod left older ones behind.
+ */
+export function currentContainers(containers: readonly ContainerState[]): ContainerState[] {
+  const newest = new Map<string, ContainerState>();
+  for (const state of containers) newest.set(kubeContainerName(state), state);
+  return containers.filter((state) => newest.get(kubeContainerName(state)) === state);
+}
+
+/**
  * Every podrun pod the engine has, optionally only those of `namespace` and/or `name`, sorted by
  * namespace then name. One `ps` and one `inspect` whatever the number of pods.
  */

@@ -1,4 +1,6 @@
 import type { Container, LifecycleHandler } from "kubernetes-types/core/v1.js";
+import { resolveContainerPort } from "../probes/container-port.js";
+import { formatHandlerUrl, HttpGetError, httpGet } from "../probes/http-get.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 
 // A lifecycle handler (postStart now, preStop later), run the way the kubelet runs it: exec
@@ -30,23 +32,18 @@ export async function runLifecycleHandler(handler: LifecycleHandler, target: Hoo
     return;
   }
   if (handler.httpGet) {
-    const { httpGet } = handler;
-    const port = resolvePort(httpGet.port, target.container);
-    const host = httpGet.host || target.podIP;
-    const scheme = (httpGet.scheme ?? "HTTP").toLowerCase();
-    const path = httpGet.path?.startsWith("/") ? httpGet.path : `/${httpGet.path ?? ""}`;
-    const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}${path}`;
-    const headers = Object.fromEntries((httpGet.httpHeaders ?? []).map((h) => [h.name, h.value]));
-    let response: Response;
+    const { httpGet: action } = handler;
+    const port = resolvePort(action.port, target.container);
+    const url = formatHandlerUrl(action.scheme ?? "HTTP", action.host || target.podIP, port, action.path ?? "/");
+    let status: number;
     try {
-      response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
-      await response.body?.cancel();
+      ({ status } = await httpGet({ url, headers: action.httpHeaders ?? [], timeoutMs, purpose: "lifecycle" }));
     } catch (error) {
-      const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-      throw new HookError(`HTTP GET ${url} failed: ${cause}`);
+      if (!(error instanceof HttpGetError)) throw error;
+      throw new HookError(`HTTP GET ${url.href} failed: ${error.code ?? error.message}`);
     }
     // The kubelet counts 2xx and 3xx as success for HTTP handlers.
-    if (response.status < 200 || response.status >= 400) throw new HookError(`HTTP GET ${url} returned ${response.status}`);
+    if (status < 200 || status >= 400) throw new HookError(`HTTP GET ${url.href} returned ${status}`);
     return;
   }
   if (handler.sleep) {
@@ -58,9 +55,9 @@ export async function runLifecycleHandler(handler: LifecycleHandler, target: Hoo
 
 /** A port given by number, or by the name of one of the container's ports. */
 export function resolvePort(port: number | string, container: Container): number {
-  if (typeof port === "number") return port;
-  if (/^\d+$/.test(port)) return Number(port);
-  const named = container.ports?.find((p) => p.name === port);
-  if (!named) throw new HookError(`port ${JSON.stringify(port)} is not a named port of container ${container.name}`);
-  return named.containerPort;
+  try {
+    return resolveContainerPort(port, container);
+  } catch (error) {
+    throw new HookError(`port ${JSON.stringify(port)} of container ${container.name}: ${(error as Error).message}`);
+  }
 }

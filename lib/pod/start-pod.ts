@@ -1,21 +1,21 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../errors.js";
 import { applyDefaultImageTag } from "../image/reference.js";
-import { CommandError } from "../runtime/exec.js";
-import { reduceErrorLine } from "../runtime/pull-errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject, type InvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
-import type { PullPolicy } from "../images/policy.js";
+import { throwIfAborted } from "../process/abort.js";
 import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
-import { buildContainerSpec, buildSandboxSpec, type ContainerKind } from "./container-spec.js";
-import { HookError, runLifecycleHandler } from "./hooks.js";
+import { buildSandboxSpec, computePodHash, type ContainerKind } from "./container-spec.js";
 import type { PodIdentity } from "./identity.js";
+import { describe, startContainer, type ContainerStepContext } from "./start-container.js";
+import { planPodVolumes } from "./volume-plan.js";
 
 // The kubelet's SyncPod for a new pod, in its order (kubelet.md §7, §10): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
-// start → postStart. App containers are independent and go concurrently; the events of one
-// container stay in order because its steps are sequential. A failure anywhere undoes this run.
+// start → postStart (start-container.ts). App containers are independent and go concurrently; the
+// events of one container stay in order because its steps are sequential. A failure anywhere
+// undoes this run; so does Ctrl-C (`signal`), checked between steps.
 
 export interface StartPodDeps {
   runtime: ContainerRuntime;
@@ -34,6 +34,16 @@ export interface StartPodOptions {
   runHooks?: boolean;
   /** The pod's images as `inspectPodImages` found them, when the caller already asked. */
   presentImages?: Promise<Map<string, ImageInfo>>;
+  /**
+   * Ctrl-C: aborts pulls and init container waits, and stops the run between steps; startPod
+   * then throws StartPodInterrupted with what it had created.
+   */
+  signal?: AbortSignal;
+  /**
+   * A pod that is kept (reconcile.ts): its sandbox runs, its volumes exist and its init containers
+   * completed. Only the app containers named in `create` are created, in that sandbox.
+   */
+  keptPod?: { sandboxId?: string; create: readonly string[] };
 }
 
 /** Every image of the pod (the infra image unless hostNetwork), inspected in one engine call. */
@@ -53,23 +63,38 @@ export interface StartedPod {
   appContainers: number;
 }
 
+/** What a run created, for undoStart. */
+export type CreatedByRun = { sandbox?: string; containerIds: string[]; volumes?: string[] };
+
 /** A failed start, carrying what was created so that the caller can undo it. */
 export class StartPodError extends PodrunError {
   constructor(
     cause: PodrunError,
-    readonly created: { sandbox?: string; containerIds: string[] },
+    readonly created: CreatedByRun,
   ) {
     super(cause.reason, cause.message, { cause, ...(cause.details ? { details: cause.details } : {}) });
   }
 }
 
+/** Ctrl-C during startPod: nothing failed, the run stopped; `created` is what it had made, to undo. */
+export class StartPodInterrupted extends Error {
+  override readonly name = "StartPodInterrupted";
+  constructor(readonly created: CreatedByRun) {
+    super("interrupted");
+  }
+}
+
 export async function startPod(deps: StartPodDeps, options: StartPodOptions): Promise<StartedPod> {
-  const { pod, identity } = options;
+  const { pod, identity, signal, keptPod } = options;
   const spec = pod.spec!;
-  const created: { sandbox?: string; containerIds: string[] } = { containerIds: [] };
+  const created: StartPodError["created"] = { containerIds: [] };
+  // Containers whose `create` was under way: an interrupt may have cut the CLI off after the engine made them.
+  const creating = new Set<string>();
+  let sandboxCreating: string | undefined;
   const podObject = toInvolvedObject(identity);
   const emit = (object: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string) =>
     deps.recorder.event(object, type, reason, message);
+  const podHash = computePodHash({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll });
   try {
     const hostNetwork = spec.hostNetwork === true;
     // One inspect for every image of the pod; if it fails, each policy that needs it reports it.
@@ -81,13 +106,20 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       inspectError = error;
     }
 
-    let sandboxId: string | undefined;
+    // emptyDir volumes are made while the sandbox starts; every container's create waits for them.
+    // A kept pod's volumes are in use by its kept containers: they stay.
+    const volumesReady = keptPod ? Promise.resolve() : createPodVolumes(deps, pod, identity, created);
+    volumesReady.catch(() => undefined); // awaited before each create; a failure must not go unhandled meanwhile
+
+    let sandboxId: string | undefined = keptPod?.sandboxId;
     // The sandbox starts (network setup: the slowest step) while containers are pulled and
     // created in it; each container's start waits for it, so the kubelet's order holds.
     let sandboxStarted: Promise<void> = Promise.resolve();
-    if (!hostNetwork) {
-      const sandbox = buildSandboxSpec({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll });
+    if (!hostNetwork && !keptPod) {
+      const sandbox = buildSandboxSpec({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll, podHash });
       const infraRef = await deps.images.ensureImageExists({ object: podObject, image: options.infraImage, pullPolicy: "IfNotPresent", present, inspectError });
+      throwIfAborted(signal);
+      sandboxCreating = sandbox.name;
       const sandboxFailed = (error: unknown): never => {
         const message = `Failed to create pod sandbox: ${describe(error)}`;
         emit(podObject, "Warning", "FailedCreatePodSandBox", message);
@@ -105,66 +137,29 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
         ? Promise.resolve("127.0.0.1")
         : deps.runtime.inspectContainers([sandboxId]).then((states) => states[0]?.ip || "127.0.0.1"));
 
-    const startOne = async (container: Container, kind: ContainerKind): Promise<string> => {
-      const target = toInvolvedObject(identity, { name: container.name, init: kind === "init" });
-      const fail = (reason: PodrunError["reason"], message: string, cause?: unknown): never => {
-        throw new PodrunError(reason, `container ${container.name}: ${message}`, { cause });
-      };
-
-      let imageRef: string;
-      try {
-        imageRef = await deps.images.ensureImageExists({ object: target, image: container.image!, pullPolicy: container.imagePullPolicy as PullPolicy, present, inspectError });
-      } catch (error) {
-        if (!(error instanceof PodrunError)) throw error;
-        emit(target, "Warning", "Failed", `Error: ${error.reason}`);
-        return fail(error.reason, error.message, error);
-      }
-
-      let id: string;
-      try {
-        id = await deps.runtime.createContainer(buildContainerSpec({ pod, identity, container, kind, imageRef }));
-      } catch (error) {
-        if (error instanceof PodrunError) {
-          emit(target, "Warning", "Failed", `Error: ${error.reason}`);
-          return fail(error.reason, error.message, error);
-        }
-        emit(target, "Warning", "Failed", `Error: ${describe(error)}`);
-        return fail("CreateContainerError", describe(error), error);
-      }
-      created.containerIds.push(id);
-      emit(target, "Normal", "Created", `Created container: ${container.name}`);
-
-      await sandboxStarted;
-      try {
-        await deps.runtime.startContainer(id);
-      } catch (error) {
-        emit(target, "Warning", "Failed", `Error: ${describe(error)}`);
-        return fail("RunContainerError", describe(error), error);
-      }
-      emit(target, "Normal", "Started", `Started container ${container.name}`);
-
-      const postStart = container.lifecycle?.postStart;
-      if (postStart && options.runHooks !== false) {
-        try {
-          const address = postStart.httpGet && !postStart.httpGet.host ? await resolvePodIP() : "127.0.0.1";
-          await runLifecycleHandler(postStart, { runtime: deps.runtime, containerId: id, container, podIP: address, timeoutMs: hookTimeoutMs(pod) });
-        } catch (error) {
-          // The kubelet's fixed text: the hook's own output may hold secrets.
-          emit(target, "Warning", "FailedPostStartHook", "PostStartHook failed");
-          emit(target, "Normal", "Killing", "FailedPostStartHook");
-          await deps.runtime.stopContainer(id, 0).catch(() => undefined);
-          return fail("PostStartHookError", `postStart hook failed: ${error instanceof HookError ? error.message : describe(error)}`, error);
-        }
-      }
-      return id;
+    const context: ContainerStepContext = {
+      ...deps,
+      pod,
+      identity,
+      podHash,
+      present,
+      inspectError,
+      volumesReady,
+      sandboxStarted,
+      resolvePodIP,
+      runHooks: options.runHooks !== false,
+      ...(signal ? { signal } : {}),
+      created: { containerIds: created.containerIds, creating },
     };
+    const startOne = (container: Container, kind: ContainerKind) => startContainer(context, container, kind);
 
     const containers: StartedPod["containers"] = [];
-    // Init containers: one at a time, each to a zero exit before the next (kubelet.md §10).
-    for (const container of spec.initContainers ?? []) {
+    // Init containers: one at a time, each to a zero exit before the next (kubelet.md §10). A
+    // kept pod's completed already, and are not run again.
+    for (const container of keptPod ? [] : spec.initContainers ?? []) {
       const id = await startOne(container, "init");
       containers.push({ name: container.name, id, kind: "init" });
-      const exitCode = await deps.runtime.waitContainer(id);
+      const exitCode = await deps.runtime.waitContainer(id, signal ? { signal } : {});
       if (exitCode !== 0) {
         const tail = (await deps.runtime.logs(id, { tail: options.logTail ?? 10 }).catch(() => "")).trimEnd();
         const details = tail ? `last log lines of init container ${container.name}:\n${indent(tail)}` : undefined;
@@ -173,23 +168,49 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     }
 
     // App containers are independent: every one is attempted, then the first failure is reported.
-    const results = await Promise.allSettled(spec.containers.map((container) => startOne(container, "app")));
+    const apps = keptPod ? spec.containers.filter((c) => keptPod.create.includes(c.name)) : spec.containers;
+    const results = await Promise.allSettled(apps.map((container) => startOne(container, "app")));
     await sandboxStarted; // its own failure first: it explains every container's
     const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failure) throw failure.reason;
-    spec.containers.forEach((container, index) => containers.push({ name: container.name, id: (results[index] as PromiseFulfilledResult<string>).value, kind: "app" }));
+    apps.forEach((container, index) => containers.push({ name: container.name, id: (results[index] as PromiseFulfilledResult<string>).value, kind: "app" }));
 
-    return { sandboxId, containerIds: created.containerIds, containers, initContainers: spec.initContainers?.length ?? 0, appContainers: spec.containers.length };
+    const inits = containers.filter((c) => c.kind === "init").length;
+    return { sandboxId, containerIds: created.containerIds, containers, initContainers: inits, appContainers: apps.length };
   } catch (error) {
+    if (signal?.aborted) {
+      // Whatever failed after Ctrl-C failed because of it: undo, including what was being made.
+      const containerIds = [...created.containerIds, ...creating];
+      throw new StartPodInterrupted({ ...created, containerIds, ...(sandboxCreating ? { sandbox: sandboxCreating } : {}) });
+    }
     const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describe(error), { cause: error });
     throw new StartPodError(cause, created);
   }
 }
 
-/** Removes what a failed run created: containers (newest first), then the sandbox. */
+/** Removes what a failed run created: containers (newest first), then the sandbox, then the volumes. */
 export async function undoStart(runtime: ContainerRuntime, created: StartPodError["created"]): Promise<void> {
   if (created.containerIds.length > 0) await runtime.removeContainers([...created.containerIds].reverse());
   if (created.sandbox) await runtime.removeSandbox(created.sandbox);
+  if (created.volumes && created.volumes.length > 0) await runtime.removeVolumes(created.volumes);
+}
+
+/**
+ * The pod's emptyDir volumes, empty as the kubelet makes them: one left by a run that was killed
+ * (the pod itself is gone: `up` removes a pod it recreates, volumes included, before this) is
+ * removed first, since docker would hand it back with its files and podman would refuse the name.
+ */
+async function createPodVolumes(deps: StartPodDeps, pod: Pod, identity: PodIdentity, created: StartPodError["created"]): Promise<void> {
+  const volumes = planPodVolumes(pod.spec!, identity);
+  if (volumes.length === 0) return;
+  created.volumes = volumes.map((v) => v.name);
+  const failed = (volume: string) => (error: unknown): never => {
+    const message = `MountVolume.SetUp failed for volume "${volume}" : ${describe(error)}`;
+    deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", message);
+    throw new PodrunError("FailedMount", message, { cause: error });
+  };
+  await deps.runtime.removeVolumes(created.volumes).catch(failed(volumes[0]!.volume));
+  await Promise.all(volumes.map((v) => deps.runtime.createVolume(v.name, v.labels).catch(failed(v.volume))));
 }
 
 // Presence is looked up by the defaulted ref (`busybox:latest`), which is what the manager asks.
@@ -202,16 +223,6 @@ function uniqueImages(images: readonly string[]): string[] {
     }
   });
   return [...new Set(refs)];
-}
-
-function hookTimeoutMs(pod: Pod): number {
-  const grace = pod.spec!.terminationGracePeriodSeconds ?? 30;
-  return Math.max(1, grace) * 1000;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof CommandError) return reduceErrorLine(error.stderr.trim().split("\n")[0] ?? "") || error.shortMessage;
-  return error instanceof Error ? error.message : String(error);
 }
 
 function indent(text: string): string {

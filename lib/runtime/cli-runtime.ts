@@ -4,17 +4,19 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildCreateArgs, buildSandboxArgs } from "./create-args.js";
+import { buildCreateArgs, buildSandboxArgs, buildVolumeCreateArgs, buildVolumeListArgs, buildVolumeRemoveArgs } from "./create-args.js";
 import type { DetectedRuntime, RuntimeName } from "./detect.js";
 import { formatInfraName, getDialect, isOnlyNotFound, type Dialect } from "./dialects.js";
 import { planEnv } from "./env-plan.js";
 import { isCliFailure, lastLine, splitLines, toCommandError } from "./cli-results.js";
-import { CommandError, runCommand, type CommandResult, type RunOptions } from "./exec.js";
+import { CommandError, runCommand, streamCommand, type CommandResult, type RunOptions } from "./exec.js";
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
-import { mergeTimestampedLogs } from "./logs.js";
+import { buildLogsArgs, LogLineMerger, MERGE_HOLD_MS, MERGE_MAX_HELD, mergeTimestampedLogs, splitTimestamp } from "./logs.js";
 import { classifyPullError, PullError } from "./pull-errors.js";
+import { buildFindNamedArgs, parseNamedContainers, parseNamedPods, type FindNamedRequest, type NamedObject } from "./find-named.js";
 import { findSandboxMembers } from "./sandbox-members.js";
-import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, RuntimeCommand, SandboxSpec } from "./types.js";
+import { parseVolumeList } from "./volume-list.js";
+import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, LogLine, LogStreamOptions, RuntimeCommand, SandboxSpec, VolumeInfo } from "./types.js";
 
 export interface CliRuntimeOptions {
   name: RuntimeName;
@@ -179,11 +181,97 @@ export class CliRuntime implements ContainerRuntime {
     return fillPeerAddresses(inspected, extra.map((c) => toContainerState(this.dialect, c).state));
   }
 
+  async findNamed(request: FindNamedRequest): Promise<NamedObject[]> {
+    // A read that changes nothing: a dry run plans a new pod and does not ask.
+    if (this.dryRun) return [];
+    const args = buildFindNamedArgs(this.dialect, request);
+    // podman's listings fail with "no such container|pod" when one is removed while they run: what
+    // is going away holds no name, so that answer is as good as a full one.
+    const [containers, pods] = await Promise.all([
+      args.containers ? this.runTolerant(args.containers).then((r) => parseNamedContainers(r.stdout, request.containers)) : [],
+      args.pods && request.sandbox !== undefined ? this.runTolerant(args.pods).then((r) => parseNamedPods(r.stdout, request.sandbox!)) : [],
+    ]);
+    return [...containers, ...pods];
+  }
+
   async logs(id: string, options: { tail?: number } = {}): Promise<string> {
-    const args = ["logs", "--timestamps", ...(options.tail !== undefined ? ["--tail", String(options.tail)] : []), id];
+    const args = buildLogsArgs(this.name, id, options.tail !== undefined ? { tail: options.tail } : {});
     if (this.record(args)) return "";
     const result = await this.run(args);
     return mergeTimestampedLogs(result.stdout, result.stderr);
+  }
+
+  async *streamLogs(id: string, options: LogStreamOptions = {}): AsyncGenerator<LogLine, void, undefined> {
+    const { signal, ...request } = options;
+    const args = buildLogsArgs(this.name, id, request);
+    if (this.record(args)) return;
+    // Unstamped stderr lines are the CLI's own messages, not the container's: kept for the error.
+    const cliMessages: string[] = [];
+    // A finished log is read whole: a line waits for the other stream's older lines however long
+    // that takes (bounded by the merger's size). A follow cannot wait: new lines must show.
+    const merger = new LogLineMerger({ holdMs: request.follow ? MERGE_HOLD_MS : Number.POSITIVE_INFINITY, maxHeld: MERGE_MAX_HELD });
+    // Our own signal too: leaving early must stop the engine's `logs`, or a follow would not end.
+    const stop = new AbortController();
+    const forward = () => stop.abort();
+    if (signal?.aborted) forward();
+    signal?.addEventListener("abort", forward, { once: true });
+    const lines = streamCommand(this.binary, args, { signal: stop.signal });
+    const readLine = () => {
+      const read = lines.next();
+      read.catch(() => undefined); // awaited below; it may fail while the consumer holds a line
+      return read;
+    };
+    let lastTime = "";
+    let next = readLine();
+    try {
+      for (;;) {
+        // Wait for a line, or until a held line is due, whichever comes first.
+        const due = merger.nextDueMs();
+        const read = await (due === undefined ? next : raceTimeout(next, due - Date.now()));
+        if (read === undefined) {
+          yield* merger.take(Date.now());
+          continue;
+        }
+        if (read.done) break;
+        next = readLine();
+        const stamped = splitTimestamp(read.value.text);
+        if (stamped) lastTime = stamped.time;
+        if (stamped) merger.push({ stream: read.value.stream, ...stamped }, Date.now());
+        else if (read.value.stream === "stderr") cliMessages.push(read.value.text);
+        else merger.push({ stream: "stdout", time: lastTime, text: read.value.text }, Date.now());
+        yield* merger.take(Date.now());
+      }
+      yield* merger.take(Date.now(), true);
+    } catch (error) {
+      if (!(error instanceof CommandError) || error.exitCode === undefined) throw error;
+      const { shortMessage, binary, args: argv, exitCode } = error;
+      throw new CommandError({ shortMessage, binary, args: argv, exitCode, stdout: "", stderr: cliMessages.join("\n"), cause: error });
+    } finally {
+      signal?.removeEventListener("abort", forward);
+      stop.abort();
+      await lines.return();
+    }
+  }
+
+  async createVolume(name: string, labels: Record<string, string>): Promise<void> {
+    const args = buildVolumeCreateArgs(name, labels);
+    if (!this.record(args)) await this.run(args);
+  }
+
+  async removeVolumes(names: readonly string[]): Promise<void> {
+    const calls = buildVolumeRemoveArgs(this.dialect, names);
+    if (this.dryRun) for (const args of calls) this.record(args);
+    if (calls.length === 0 || this.dryRun) return;
+    // Every call is made (nerdctl's one per volume): one volume in use must not keep the others.
+    const results = await Promise.allSettled(calls.map((args) => this.runTolerant(args)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+
+  async listVolumes(labels: Record<string, string>): Promise<VolumeInfo[]> {
+    const args = buildVolumeListArgs(labels);
+    if (this.record(args)) return [];
+    return parseVolumeList((await this.run(args)).stdout, labels);
   }
 
   /** In dry-run mode, records the command and returns true: the caller must not run it. */
@@ -201,5 +289,16 @@ export class CliRuntime implements ContainerRuntime {
     const result = await this.run(args, { reject: false });
     if (result.exitCode !== 0 && !isOnlyNotFound(this.dialect, result.stderr)) throw toCommandError(this.binary, args, result);
     return result;
+  }
+}
+
+/** `promise`'s value, or undefined when `ms` pass first (the promise is left to settle later). */
+async function raceTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms), undefined)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,9 +1,10 @@
 // Pure argv builders: a ContainerSpec or SandboxSpec becomes the arguments of one CLI call, in the
 // runtime's dialect. Nothing here runs a process or touches the file system.
+import { PodrunError } from "../errors.js";
 import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
 import { formatEnvArgs, type EnvPlan } from "./env-plan.js";
-import type { ContainerSpec, PortMapping, SandboxSpec } from "./types.js";
+import type { ContainerSpec, PortMapping, SandboxSpec, VolumeMount } from "./types.js";
 
 /**
  * `create` arguments for one container. `env` comes from planEnv(); `envFilePath` is where the
@@ -17,6 +18,7 @@ export function buildCreateArgs(dialect: Dialect, spec: ContainerSpec, env: EnvP
   args.push("--restart", spec.restartPolicy);
   if (spec.stopTimeoutSeconds !== undefined) args.push("--stop-timeout", String(spec.stopTimeoutSeconds));
   args.push(...formatEnvArgs(env, envFilePath));
+  args.push(...formatMountArgs(dialect, spec.mounts ?? []));
   // podrun pulls by itself, with the kubelet's policy and back-off: create must never pull.
   args.push("--pull", "never");
   const { entrypoint, afterImage } = resolveCommand(dialect, spec.command, spec.args);
@@ -97,4 +99,46 @@ export function formatPortArgs(ports: readonly PortMapping[]): string[] {
 
 export function formatLabelArgs(labels: Record<string, string>): string[] {
   return Object.entries(labels).flatMap(([key, value]) => ["--label", `${key}=${value}`]);
+}
+
+/**
+ * volumeMounts: `-v NAME:PATH[:ro][,nocopy]` for an engine volume, `--tmpfs PATH:rw|ro,exec[,size=N]`
+ * for a container's own tmpfs. `-v` and `--tmpfs` read the same on all three CLIs; `exec` because
+ * every engine mounts a tmpfs `noexec` by default and a kubelet's memory emptyDir is not.
+ */
+export function formatMountArgs(dialect: Dialect, mounts: readonly VolumeMount[]): string[] {
+  return mounts.flatMap((mount) => {
+    // The CLIs split `-v` and `--tmpfs` at ":": a path holding one cannot be said (an emptyDir path never needs it).
+    if (mount.target.includes(":")) {
+      throw new PodrunError("CreateContainerConfigError", `volume mount path "${mount.target}": ${dialect.name} cannot mount at a path containing ":"`);
+    }
+    if (mount.tmpfs) {
+      const size = mount.tmpfsSizeBytes !== undefined ? [`size=${mount.tmpfsSizeBytes}`] : [];
+      return ["--tmpfs", `${mount.target}:${[mount.readOnly ? "ro" : "rw", "exec", ...size].join(",")}`];
+    }
+    const options = [...(mount.readOnly ? ["ro"] : []), ...(dialect.volumeNoCopy ? ["nocopy"] : [])];
+    return ["-v", `${mount.volume}:${mount.target}${options.length > 0 ? `:${options.join(",")}` : ""}`];
+  });
+}
+
+/** `volume create --label k=v… NAME`: the same on all three CLIs. */
+export function buildVolumeCreateArgs(name: string, labels: Record<string, string>): string[] {
+  return ["volume", "create", ...formatLabelArgs(labels), name];
+}
+
+/** The `volume rm` calls that remove `names`: one call, or one per volume for nerdctl. */
+export function buildVolumeRemoveArgs(dialect: Dialect, names: readonly string[]): string[][] {
+  const unique = [...new Set(names)];
+  if (unique.length === 0) return [];
+  const rm = ["volume", "rm", ...dialect.volumeRemoveFlags];
+  return dialect.volumeRemoveOneByOne ? unique.map((name) => [...rm, name]) : [[...rm, ...unique]];
+}
+
+/**
+ * `volume ls --format json --filter label=k=v…`. docker and nerdctl print one object per line
+ * (labels as one `k=v,k=v` string), podman one array (labels as an object); podman 4.3 OR-s
+ * several label filters, so the caller checks every label again (volume-list.ts).
+ */
+export function buildVolumeListArgs(labels: Record<string, string>): string[] {
+  return ["volume", "ls", "--format", "json", ...Object.entries(labels).flatMap(([key, value]) => ["--filter", `label=${key}=${value}`])];
 }

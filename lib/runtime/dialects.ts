@@ -39,8 +39,25 @@ export interface Dialect {
   readonly bareImageIds: boolean;
   /** Prefix of labels the CLI adds for its own bookkeeping, hidden from podrun's callers. */
   readonly internalLabelPrefix?: string;
-  /** stderr of a command on a missing container, image or pod. */
+  /** stderr of a command on a missing container, image, pod or volume. */
   readonly notFound: RegExp;
+  /**
+   * `-v NAME:PATH:nocopy`: docker and podman copy the image's files at PATH into an empty named
+   * volume on first mount, which an emptyDir (empty, hiding what the image has there) must not
+   * do. nerdctl does no such copy and warns about options it does not know.
+   */
+  readonly volumeNoCopy: boolean;
+  /**
+   * `volume rm` flags. docker's `-f` only makes a missing volume a success (one in use is still
+   * refused); podman's `-f` removes the containers using the volume first, so podman gets none
+   * and its "no such volume" is read as success. nerdctl's `-f` is a documented no-op.
+   */
+  readonly volumeRemoveFlags: readonly string[];
+  /**
+   * nerdctl's `volume rm a b` removes nothing when one of them is missing (it looks them all up
+   * first): one volume per call. docker and podman remove the others and report the missing one.
+   */
+  readonly volumeRemoveOneByOne: boolean;
   /**
    * Whether a value survives this CLI's `--env-file` parser exactly (see env-plan.ts).
    * Values that do not are passed by name (`-e NAME`) through the CLI's own environment.
@@ -48,10 +65,11 @@ export interface Dialect {
   readonly envFileKeepsValue: (value: string) => boolean;
 }
 
-// docker: "No such container|image|object"; podman: "no such container", "no container with name
-// or ID", "image not known", "no such pod"; nerdctl: "no such container|image", containerd "not found".
+// docker: "No such container|image|object", "get <volume>: no such volume"; podman: "no such
+// container", "no container with name or ID", "image not known", "no such pod", "no such volume";
+// nerdctl: "no such container|image", containerd "not found" (`volume "x" not found: not found`).
 const NOT_FOUND =
-  /no such (?:container|image|object|pod)|no container with (?:name or )?id|no pod with name or id|image not known|: not found\b/i;
+  /no such (?:container|image|object|pod|volume)|no container with (?:name or )?id|no pod with name or id|image not known|: not found\b/i;
 
 /** docker (CLI opts/file.go) and podman 4.3 (pkg/env): only line breaks break a value. */
 const keepsLinesOnly = (value: string): boolean => !/[\r\n]/.test(value);
@@ -77,6 +95,9 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     bareImageIds: false,
     notFound: NOT_FOUND,
     envFileKeepsValue: keepsLinesOnly,
+    volumeNoCopy: true,
+    volumeRemoveFlags: ["-f"],
+    volumeRemoveOneByOne: false,
   },
   podman: {
     name: "podman",
@@ -86,6 +107,9 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     bareImageIds: true,
     notFound: NOT_FOUND,
     envFileKeepsValue: keepsPodmanValue,
+    volumeNoCopy: true,
+    volumeRemoveFlags: [],
+    volumeRemoveOneByOne: false,
   },
   nerdctl: {
     name: "nerdctl",
@@ -97,6 +121,9 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     internalLabelPrefix: "nerdctl/",
     notFound: NOT_FOUND,
     envFileKeepsValue: keepsNerdctlValue,
+    volumeNoCopy: false,
+    volumeRemoveFlags: [],
+    volumeRemoveOneByOne: true,
   },
 };
 

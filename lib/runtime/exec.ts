@@ -1,5 +1,6 @@
 // The only module in podrun that spawns processes. Everything goes through execa with an
 // argument array, never a shell, so nothing in a manifest can be interpreted as shell syntax.
+import { StringDecoder } from "node:string_decoder";
 import { execa } from "execa";
 import { quoteArgument } from "./quote.js";
 
@@ -94,30 +95,151 @@ export async function runCommand(
 
   const stdout = typeof result.stdout === "string" ? result.stdout : "";
   const stderr = typeof result.stderr === "string" ? result.stderr : "";
-  // A failed result is execa's own ExecaError (returned, not thrown): keep it as the cause.
-  const base = { binary, args, stdout, stderr, exitCode: result.exitCode, cause: result.failed ? result : undefined };
-
-  if (result.failed) {
-    // Checks in execa's order: the most specific reason for the failure wins.
-    const code = errorCode(result.cause);
-    if (code === "ENOENT" && result.exitCode === undefined) {
-      throw new CommandError({ ...base, shortMessage: `${binary}: not installed (not found on PATH)`, notInstalled: true });
-    }
-    if (result.timedOut) {
-      throw new CommandError({ ...base, shortMessage: `Command timed out after ${options.timeoutMs} milliseconds: ${command}`, timedOut: true });
-    }
-    if (result.isCanceled) {
-      throw new CommandError({ ...base, shortMessage: `Command was canceled: ${command}`, canceled: true });
-    }
-    if (result.exitCode === undefined) {
-      const why = result.signal ? `was killed with ${result.signal}` : `failed with ${code ?? "an error"}`;
-      throw new CommandError({ ...base, shortMessage: `Command ${why}: ${command}` });
-    }
-    if (options.reject !== false) {
-      throw new CommandError({ ...base, shortMessage: `Command failed with exit code ${result.exitCode}: ${command}` });
-    }
-  }
+  const failure = describeFailure(result, { binary, args, command, stdout, stderr, timeoutMs: options.timeoutMs, reject: options.reject !== false });
+  if (failure) throw failure;
   return { command, exitCode: result.exitCode ?? 0, stdout, stderr, durationMs: Math.round(result.durationMs) };
+}
+
+/** What a finished child reports, as far as telling its failure goes (execa's result, either mode). */
+interface FinishedChild {
+  failed: boolean;
+  cause?: unknown;
+  exitCode?: number | undefined;
+  timedOut: boolean;
+  isCanceled: boolean;
+  signal?: string | undefined;
+}
+
+/**
+ * The CommandError for a finished child, checked in execa's order so that the most specific
+ * reason wins, or undefined when it succeeded (or, with `reject` false, only exited non-zero).
+ */
+function describeFailure(
+  result: FinishedChild,
+  context: { binary: string; args: readonly string[]; command: string; stdout: string; stderr: string; timeoutMs?: number | undefined; reject: boolean },
+): CommandError | undefined {
+  if (!result.failed) return undefined;
+  const { binary, args, command, stdout, stderr } = context;
+  // A failed result is execa's own ExecaError (returned, not thrown): keep it as the cause.
+  const base = { binary, args, stdout, stderr, exitCode: result.exitCode, cause: result };
+  const code = errorCode(result.cause);
+  if (code === "ENOENT" && result.exitCode === undefined) {
+    return new CommandError({ ...base, shortMessage: `${binary}: not installed (not found on PATH)`, notInstalled: true });
+  }
+  if (result.timedOut) {
+    return new CommandError({ ...base, shortMessage: `Command timed out after ${context.timeoutMs} milliseconds: ${command}`, timedOut: true });
+  }
+  if (result.isCanceled) return new CommandError({ ...base, shortMessage: `Command was canceled: ${command}`, canceled: true });
+  if (result.exitCode === undefined) {
+    const why = result.signal ? `was killed with ${result.signal}` : `failed with ${code ?? "an error"}`;
+    return new CommandError({ ...base, shortMessage: `Command ${why}: ${command}` });
+  }
+  if (!context.reject) return undefined;
+  return new CommandError({ ...base, shortMessage: `Command failed with exit code ${result.exitCode}: ${command}` });
+}
+
+/** One line of a streamed command's output, without its line break. */
+export interface OutputLine {
+  stream: "stdout" | "stderr";
+  text: string;
+}
+
+export interface StreamOptions {
+  /** Added to the inherited environment (it does not replace it). */
+  env?: Record<string, string>;
+  /** Stops the command (SIGTERM, then SIGKILL 5 s later); the stream then ends without an error. */
+  signal?: AbortSignal;
+}
+
+/** Lines read ahead of the consumer before reading pauses: memory stays bounded whatever the output. */
+const MAX_QUEUED_LINES = 1000;
+/** stderr lines kept for the CommandError of a failed stream (they were yielded already). */
+const KEPT_STDERR_LINES = 20;
+
+/**
+ * Runs `binary args…` and yields its output line by line as it is written, stdout and stderr
+ * in the order they are read: for output that must not wait for the command to end (`logs
+ * --follow`). Reading pauses while the consumer is behind. Ends when the command exits 0, or
+ * quietly when `signal` aborts; otherwise throws CommandError as runCommand does, its `stderr`
+ * holding the last stderr lines. Leaving the loop early kills the command.
+ */
+export async function* streamCommand(binary: string, args: readonly string[], options: StreamOptions = {}): AsyncGenerator<OutputLine, void, undefined> {
+  const command = formatCommand(binary, args);
+  if (process.env["PODRUN_DEBUG"] === "1") process.stderr.write(`podrun: exec ${command}\n`);
+  const child = execa(binary, args, {
+    reject: false,
+    buffer: false,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.signal ? { cancelSignal: options.signal } : {}),
+  });
+
+  const queue: OutputLine[] = [];
+  const stderrTail: string[] = [];
+  const readables = [child.stdout, child.stderr];
+  let open = 0;
+  let paused = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+  const push = (line: OutputLine) => {
+    queue.push(line);
+    if (line.stream === "stderr" && stderrTail.push(line.text) > KEPT_STDERR_LINES) stderrTail.shift();
+  };
+  const listen = (readable: NodeJS.ReadableStream, stream: OutputLine["stream"]) => {
+    open++;
+    const decoder = new StringDecoder("utf8");
+    let pending = "";
+    let ended = false;
+    readable.on("data", (chunk: Buffer) => {
+      const lines = (pending + decoder.write(chunk)).split("\n");
+      pending = lines.pop() ?? "";
+      for (const text of lines) push({ stream, text });
+      if (queue.length >= MAX_QUEUED_LINES && !paused) {
+        paused = true;
+        for (const r of readables) r?.pause();
+      }
+      notify();
+    });
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      // A last line without a line break is still a line.
+      pending += decoder.end();
+      if (pending !== "") push({ stream, text: pending });
+      open--;
+      notify();
+    };
+    readable.on("end", end);
+    readable.on("close", end);
+  };
+  if (child.stdout) listen(child.stdout, "stdout");
+  if (child.stderr) listen(child.stderr, "stderr");
+
+  try {
+    for (;;) {
+      const line = queue.shift();
+      if (line !== undefined) {
+        if (paused && queue.length <= MAX_QUEUED_LINES / 2) {
+          paused = false;
+          for (const r of readables) r?.resume();
+        }
+        yield line;
+      } else if (open === 0) break;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+    const result = await child;
+    if (options.signal?.aborted) return;
+    const failure = describeFailure(result, { binary, args, command, stdout: "", stderr: stderrTail.join("\n"), reject: true });
+    if (failure) throw failure;
+  } finally {
+    // The consumer left early (or threw): the command must not outlive the loop.
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+  }
 }
 
 const MAX_ARG = 80;

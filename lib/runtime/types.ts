@@ -1,4 +1,5 @@
 import type { RuntimeName } from "./detect.js";
+import type { FindNamedRequest, NamedObject } from "./find-named.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -15,6 +16,14 @@ export const LABEL_MANAGED = "io.podrun.managed";
 export const LABEL_CONTAINER_KIND = "io.podrun.container.kind";
 /** The kubelet's name for the sandbox (infra) container. */
 export const INFRA_CONTAINER_NAME = "POD";
+/** On an emptyDir's engine volume: the Kubernetes volume name (with the pod's three labels and LABEL_MANAGED). */
+export const LABEL_VOLUME = "io.podrun.volume";
+/**
+ * The kubelet's annotations (kubelet.md §8), as labels since docker has no annotations: `down` of
+ * a pod given by name knows its preStop hook (JSON) and grace period (seconds) from them.
+ */
+export const LABEL_PRESTOP_HANDLER = "io.kubernetes.container.preStopHandler";
+export const LABEL_TERMINATION_GRACE_PERIOD = "io.kubernetes.pod.terminationGracePeriod";
 
 export interface ImageInfo {
   /** The engine's image ID (`sha256:…`). */
@@ -68,6 +77,27 @@ export interface ContainerSpec {
   restartPolicy: "no" | "always" | "on-failure";
   /** Seconds between the stop signal and SIGKILL (terminationGracePeriodSeconds). */
   stopTimeoutSeconds?: number;
+  /** The container's volumeMounts that podrun honours (emptyDir volumes), in manifest order. */
+  mounts?: VolumeMount[];
+}
+
+/** One volumeMount: an engine volume, or a tmpfs of the container's own. */
+export interface VolumeMount {
+  /** Runtime volume name (createVolume); for a tmpfs, the name the volume would have, for messages. */
+  volume: string;
+  /** mountPath in the container. */
+  target: string;
+  readOnly: boolean;
+  /** A tmpfs mount instead of the volume (emptyDir medium Memory used by this container alone). */
+  tmpfs?: boolean;
+  /** Size of the tmpfs in bytes (emptyDir sizeLimit); undefined: the engine's default. */
+  tmpfsSizeBytes?: number;
+}
+
+/** An engine volume, as listVolumes finds it. */
+export interface VolumeInfo {
+  name: string;
+  labels: Record<string, string>;
 }
 
 export interface ContainerState {
@@ -88,6 +118,27 @@ export interface ContainerState {
   ip?: string;
   labels: Record<string, string>;
   image: string;
+}
+
+/** One line of a container's log. */
+export interface LogLine {
+  /** The container's stream that it was written to. */
+  stream: "stdout" | "stderr";
+  /** When the engine received it, RFC 3339 as the engine prints it (nanoseconds for docker and podman). */
+  time: string;
+  /** The line, without its line break. */
+  text: string;
+}
+
+export interface LogStreamOptions {
+  /** Keep reading until the container stops (or `signal` aborts). */
+  follow?: boolean;
+  /** Only the last `tail` lines (0 included); undefined: all of them. */
+  tail?: number;
+  /** Only lines the engine received from this time on. */
+  since?: Date;
+  /** Ends the stream quietly (Ctrl-C on a follow). */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {
@@ -134,6 +185,23 @@ export interface ContainerRuntime {
   /** Containers (running or not) carrying every one of `labels`. */
   listContainers(labels: Record<string, string>): Promise<ContainerState[]>;
   inspectContainers(ids: readonly string[]): Promise<ContainerState[]>;
+  /**
+   * The containers named exactly one of `request.containers`, and the podman pod named
+   * `request.sandbox`, whoever made them (labels are not read): `up` tells its own from others by ID.
+   */
+  findNamed(request: FindNamedRequest): Promise<NamedObject[]>;
   /** The last `tail` lines of a container's output (stdout and stderr). */
   logs(id: string, options?: { tail?: number }): Promise<string>;
+  /** Creates an engine volume (emptyDir) carrying `labels`. */
+  createVolume(name: string, labels: Record<string, string>): Promise<void>;
+  /** Removes volumes; missing ones are success, one in use by a container is an error. */
+  removeVolumes(names: readonly string[]): Promise<void>;
+  /** Volumes carrying every one of `labels`. */
+  listVolumes(labels: Record<string, string>): Promise<VolumeInfo[]>;
+  /**
+   * A container's log line by line as the engine gives it (stdout and stderr in the order read),
+   * never held whole. With `follow` it goes on until the container stops or `signal` aborts (a
+   * quiet end). An engine failure (the container is gone…) throws CommandError.
+   */
+  streamLogs(id: string, options?: LogStreamOptions): AsyncIterable<LogLine>;
 }

@@ -50,3 +50,21 @@ t.test("the abort signal reaches the runtime, and queued pulls are refused once 
   await t.rejects(queued, { name: "AbortError" });
   t.same(seen, [controller.signal], "b never reached the runtime");
 });
+
+t.test("a pull that fails once Ctrl-C was pressed is an abort, not a pull failure", async (t) => {
+  // The terminal's SIGINT reaches the engine CLI as well: its pull fails (canceled, or with an
+  // error of its own) after podrun's signal has aborted.
+  const controller = new AbortController();
+  const runtime = {
+    pullImage: async () => {
+      controller.abort("SIGINT");
+      throw new Error("context canceled");
+    },
+  };
+  const puller = createImagePuller({ runtime, signal: controller.signal });
+  const error = (await puller.pull("a:1").catch((e: unknown) => e)) as Error;
+  t.equal(error.name, "AbortError");
+  t.match(error.message, "SIGINT");
+  t.equal((error.cause as Error).message, "context canceled", "the CLI's error is kept as the cause");
+  await t.rejects(puller.pull("b:1"), { name: "AbortError" }, "and nothing more is pulled");
+});

@@ -33,9 +33,9 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
         nodeSelector: { disk: "ssd" },
         containers: [
           { name: "a", image: "x", resources: { limits: { cpu: "1" } }, env: [{ name: "A", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] },
-          { name: "b", image: "x", readinessProbe: { tcpSocket: { port: 80 } }, lifecycle: { preStop: { exec: { command: ["x"] } } } },
+          { name: "b", image: "x", livenessProbe: { tcpSocket: { port: 80 } }, volumeMounts: [{ name: "v", mountPath: "/v", subPath: "s" }] },
         ],
-        volumes: [{ name: "v", emptyDir: {} }],
+        volumes: [{ name: "e", emptyDir: {} }, { name: "v", configMap: { name: "c" } }],
       },
       status: { phase: "Running" },
     }),
@@ -44,11 +44,19 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
       "spec.nodeSelector: not supported by podrun yet: ignored",
       "spec.containers[0].resources: not supported by podrun yet: ignored",
       "spec.containers[0].env[0].valueFrom: not supported by podrun yet: ignored",
-      "spec.containers[1].readinessProbe: not supported by podrun yet: ignored",
-      "spec.containers[1].lifecycle.preStop: not supported by podrun yet: ignored",
-      "spec.volumes: not supported by podrun yet: ignored",
+      "spec.containers[1].livenessProbe: not supported by podrun yet: ignored",
+      "spec.containers[1].volumeMounts[0].subPath: not supported by podrun yet: ignored",
+      "spec.volumes[1].configMap: not supported by podrun yet: ignored",
       "status: not supported by podrun yet: ignored",
     ],
+  );
+});
+
+t.test("readiness and startup probes of app containers are acted on (up --wait); liveness and init containers' are not", async (t) => {
+  const probe = { httpGet: { port: 80 }, periodSeconds: 1 };
+  t.same(
+    ignored({ spec: { initContainers: [{ name: "i", image: "x", startupProbe: probe }], containers: [{ name: "a", image: "x", readinessProbe: probe, startupProbe: probe, livenessProbe: probe }] } }),
+    ["spec.initContainers[0].startupProbe: not supported by podrun yet: ignored", "spec.containers[0].livenessProbe: not supported by podrun yet: ignored"],
   );
 });
 
@@ -61,4 +69,32 @@ t.test("warnings are located on the key", async (t) => {
   findIgnoredFields({ spec: { affinity: {} } }, (w) => found.push(w));
   t.equal(found[0]!.atKey, true);
   t.equal(formatFieldError(found[0]!), "spec.affinity: Forbidden: not supported by podrun yet: ignored");
+});
+
+t.test("emptyDir volumes, their mounts and preStop hooks are acted on", async (t) => {
+  t.same(
+    ignored({
+      spec: {
+        volumes: [{ name: "cache", emptyDir: { sizeLimit: "64Mi" } }, { name: "mem", emptyDir: { medium: "Memory" } }],
+        initContainers: [{ name: "i", image: "x", volumeMounts: [{ name: "cache", mountPath: "/cache" }] }],
+        containers: [{ name: "a", image: "x", volumeMounts: [{ name: "cache", mountPath: "/c", readOnly: true }, { name: "mem", mountPath: "/m" }], lifecycle: { preStop: { exec: { command: ["x"] } } } }],
+      },
+    }),
+    [],
+  );
+});
+
+t.test("a Memory emptyDir mounted more than once is named: it is backed by disk", async (t) => {
+  t.same(
+    ignored({
+      spec: {
+        volumes: [{ name: "once", emptyDir: { medium: "Memory" } }, { name: "shared", emptyDir: { medium: "Memory" } }],
+        containers: [
+          { name: "a", image: "x", volumeMounts: [{ name: "once", mountPath: "/o" }, { name: "shared", mountPath: "/s" }] },
+          { name: "b", image: "x", volumeMounts: [{ name: "shared", mountPath: "/s" }] },
+        ],
+      },
+    }),
+    ["spec.volumes[1].emptyDir.medium: mounted more than once: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared"],
+  );
 });

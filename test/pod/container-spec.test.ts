@@ -34,7 +34,8 @@ t.test("container spec from a Kubernetes container", async (t) => {
     args: undefined,
     env: [{ name: "A", value: "1" }, { name: "B", value: "" }],
     workingDir: "/srv",
-    labels: containerLabels(identity, "app", "app"),
+    // The spec hash is tested in spec-hash.test.ts.
+    labels: { ...containerLabels(identity, "app", "app"), "io.kubernetes.pod.terminationGracePeriod": "5", "io.podrun.spec-hash": spec.labels["io.podrun.spec-hash"] },
     sandbox: "ci_web",
     hostNetwork: false,
     restartPolicy: "on-failure",
@@ -72,4 +73,28 @@ t.test("sandbox: the pod's labels, hostPort ports only unless --publish-all", as
   t.same(all.ports.at(-1), { containerPort: 53, hostPort: 53, protocol: "UDP" });
   const host = pod({ hostNetwork: true, containers: [{ name: "a", image: "x:1", ports: [{ containerPort: 80 }] }] });
   t.same(buildSandboxSpec({ pod: host, identity, infraImage: "p", publishAll: true }).ports, [], "hostNetwork publishes nothing");
+});
+
+t.test("emptyDir mounts, and what `down` reads back from the labels", async (t) => {
+  const p = pod({
+    terminationGracePeriodSeconds: 7,
+    volumes: [{ name: "data", emptyDir: {} }, { name: "conf", configMap: { name: "c" } }, { name: "mem", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } }],
+    containers: [{
+      name: "app",
+      image: "x:1",
+      ports: [{ name: "http", containerPort: 8080 }],
+      volumeMounts: [{ name: "data", mountPath: "/data", readOnly: true }, { name: "conf", mountPath: "/etc/conf" }, { name: "mem", mountPath: "/mem" }],
+      lifecycle: { preStop: { httpGet: { path: "/quit", port: "http" } } },
+    }],
+  });
+  const spec = buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "app", imageRef: "x:1" });
+  t.same(spec.mounts, [
+    { volume: "ci_web_data", target: "/data", readOnly: true },
+    { volume: "ci_web_mem", target: "/mem", readOnly: false, tmpfs: true, tmpfsSizeBytes: 1048576 },
+  ], "the configMap mount is left out (its volume is warned about)");
+  t.equal(spec.labels["io.kubernetes.pod.terminationGracePeriod"], "7");
+  t.same(JSON.parse(spec.labels["io.kubernetes.container.preStopHandler"]!), { httpGet: { path: "/quit", port: 8080, scheme: "HTTP" } }, "a named port is stored as its number");
+  const init = buildContainerSpec({ pod: p, identity, container: { name: "i", image: "x:1" }, kind: "init", imageRef: "x:1" });
+  t.notOk("mounts" in init, "no mounts: no key");
+  t.notOk("io.kubernetes.container.preStopHandler" in init.labels);
 });

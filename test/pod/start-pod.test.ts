@@ -13,7 +13,7 @@ import type { ContainerRuntime, ContainerSpec, ImageInfo, SandboxSpec } from "..
 
 const identity: PodIdentity = { name: "web", namespace: "default", uid: "00000000-0000-0000-0000-000000000001" };
 
-function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCodes?: Record<string, number>; execExit?: number } = {}) {
+function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCodes?: Record<string, number>; execExit?: number; failVolume?: string } = {}) {
   const calls: string[] = [];
   const names = new Map<string, string>();
   let next = 0;
@@ -59,8 +59,16 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
     stopContainer: async (id) => void calls.push(`stop ${names.get(id)}`),
     removeContainers: async (ids) => void calls.push(`remove ${ids.map((id) => names.get(id)).join(",")}`),
     listContainers: async () => [],
+    findNamed: async () => [],
     inspectContainers: async () => [{ id: "sandbox-id", name: "s", status: "running", running: true, exitCode: 0, startedAt: "", finishedAt: "", createdAt: "", restartCount: 0, ip: "10.0.0.2", labels: {}, image: "pause" }],
     logs: async () => "line 1\nboom\n",
+    streamLogs: async function* () {},
+    createVolume: async (name) => {
+      calls.push(`createVolume ${name}`);
+      if (script.failVolume === name) throw new Error("volume create failed: disk full");
+    },
+    removeVolumes: async (volumes) => void calls.push(`removeVolumes ${volumes.join(",")}`),
+    listVolumes: async () => [],
   };
   return { runtime, calls };
 }
@@ -203,4 +211,40 @@ t.test("hostNetwork: no sandbox, no infra image", async (t) => {
   const started = await startPod(h.deps, { pod: pod({ hostNetwork: true, containers: [{ name: "a", image: "x:1" }] }), identity, infraImage: "p:1", publishAll: false });
   t.equal(started.sandboxId, undefined);
   t.notOk(h.calls.some((c) => c.startsWith("createSandbox") || c === "ensure p:1"));
+});
+
+t.test("emptyDir volumes: made empty before any container is created, removed by undo", async (t) => {
+  const h = harness({ exitCodes: { i1: 1 } });
+  const error = (await startPod(h.deps, {
+    pod: pod({
+      volumes: [{ name: "data", emptyDir: {} }, { name: "unused", emptyDir: {} }, { name: "mem", emptyDir: { medium: "Memory" } }],
+      initContainers: [{ name: "i1", image: "x:1", volumeMounts: [{ name: "data", mountPath: "/data" }] }],
+      containers: [{ name: "a", image: "x:1", volumeMounts: [{ name: "data", mountPath: "/data" }, { name: "mem", mountPath: "/mem" }] }],
+    }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  // A mounted disk emptyDir only: an unmounted one is not made, a single-mount Memory one is a tmpfs.
+  t.ok(h.calls.indexOf("removeVolumes default_web_data") < h.calls.indexOf("createVolume default_web_data"), "a leftover is removed first");
+  t.ok(h.calls.indexOf("createVolume default_web_data") < h.calls.indexOf("create i1"), "the volume exists before the first create");
+  t.notOk(h.calls.some((c) => c.includes("unused") || c.includes("default_web_mem")));
+  t.same(error.created.volumes, ["default_web_data"]);
+  await undoStart(h.deps.runtime, error.created);
+  t.same(h.calls.slice(-3), ["remove i1", "removeSandbox default_web", "removeVolumes default_web_data"], "volumes last, once nothing uses them");
+});
+
+t.test("a volume that cannot be made: FailedMount, no container created", async (t) => {
+  const h = harness({ failVolume: "default_web_data" });
+  const error = (await startPod(h.deps, {
+    pod: pod({ volumes: [{ name: "data", emptyDir: {} }], containers: [{ name: "a", image: "x:1", volumeMounts: [{ name: "data", mountPath: "/d" }] }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "FailedMount");
+  t.match(error.message, 'MountVolume.SetUp failed for volume "data" : volume create failed: disk full');
+  t.ok(h.events.includes('pod Warning FailedMount: MountVolume.SetUp failed for volume "data" : volume create failed: disk full'));
+  t.notOk(h.calls.includes("create a"));
+  t.same(error.created.volumes, ["default_web_data"], "undo removes what may have been made");
 });

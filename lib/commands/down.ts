@@ -1,0 +1,215 @@
+import { stat } from "node:fs/promises";
+import type { Pod } from "kubernetes-types/core/v1.js";
+import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { createConsoleSink } from "../events/console-sink.js";
+import { openEventLog } from "../events/event-log.js";
+import { createRecorder } from "../events/recorder.js";
+import { toInvolvedObject } from "../events/types.js";
+import { loadManifest } from "../manifest/load-manifest.js";
+import { findDns1123LabelErrors, findObjectNameErrors } from "../manifest/rules/names.js";
+import { configureColor } from "../output/color.js";
+import { findPods, kubeContainerName, type PodRecord } from "../pod/find-pods.js";
+import { identifyPod } from "../pod/identity.js";
+import { stopPod, type StopPodResult } from "../pod/stop-pod.js";
+import { createRuntime } from "../runtime/cli-runtime.js";
+import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
+import type { RuntimeName } from "../runtime/detect.js";
+import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
+import { resolveStateDir } from "../state/paths.js";
+
+// `podrun down FILE|POD... | --all`: the pods are read back from the engine by label (never from
+// a cache), so `down` removes what is there, and a pod that is not there is "not found", exit 0:
+// running it twice, or after a failed `up`, is fine. Pods go down concurrently, as a node kills
+// them; stop-pod.ts does one pod.
+
+export interface DownOptions {
+  /** Manifest files (`-` for standard input) and pod names, in any mix. */
+  targets: string[];
+  all: boolean;
+  /** Namespace of the pods named (default "default"); with --all, only that namespace. */
+  namespace?: string;
+  /** Replaces every pod's terminationGracePeriodSeconds. */
+  gracePeriod?: number;
+  runtime?: RuntimeName;
+  json: boolean;
+  stateDir?: string;
+  env?: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr?: NodeJS.WritableStream;
+}
+
+/** A pod to bring down: its name, and its manifest when it came from a file. */
+interface Target {
+  name: string;
+  namespace: string;
+  manifest?: Pod;
+}
+
+/** One line of `--json` output per pod. */
+export interface DownResult {
+  pod: string;
+  namespace: string;
+  status: "Deleted" | "NotFound" | "Failed";
+  containers: number;
+  volumes: number;
+  durationSeconds: number;
+  failures: StopPodResult["failures"];
+  hookFailures: StopPodResult["hookFailures"];
+}
+
+export async function down(options: DownOptions): Promise<void> {
+  const { env = process.env, stdout = process.stdout, stderr = process.stderr } = options;
+  const color = configureColor(env);
+  if (options.namespace !== undefined) {
+    const problems = findDns1123LabelErrors(options.namespace);
+    if (problems.length > 0) throw new UsageError(`invalid namespace "${options.namespace}": ${problems[0]}`);
+  }
+  if (options.all && options.targets.length > 0) throw new UsageError("--all takes no FILE or POD argument: give one or the other");
+  if (!options.all && options.targets.length === 0) throw new UsageError("nothing to bring down: give a manifest FILE, a POD name, or --all");
+  // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
+  const targets = options.all ? [] : await resolveTargets(options.targets, options.namespace);
+
+  const runtime = createRuntime(await chooseRuntime(options.runtime, env));
+  const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) => explainEngineFailure(runtime.name, error));
+  const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;
+  // --all also finds a pod of which only volumes are left (a run that was killed).
+  if (options.all) for (const key of volumes.keys()) if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
+  if (options.all && wanted.length === 0) {
+    if (options.json) return;
+    stdout.write(`no podrun pods${options.namespace ? ` in namespace ${options.namespace}` : ""} (${runtime.name})\n`);
+    return;
+  }
+
+  const found = new Map(pods.map((p) => [keyOf(p), p]));
+  const objects = wanted.flatMap((t) => {
+    const pod = found.get(keyOf(t));
+    return [`pod/${t.name}`, ...(pod ? [...pod.initContainers, ...pod.appContainers].map((c) => `pod/${t.name}[${kubeContainerName(c)}]`) : [])];
+  });
+  const log = await openEventLog(options.stateDir ?? resolveStateDir(env));
+  const recorder = createRecorder({ sinks: options.json ? [] : [createConsoleSink({ stream: stdout, env, objects })], log });
+
+  let failed = false;
+  try {
+    await Promise.all(
+      wanted.map(async (target) => {
+        const started = Date.now();
+        const pod = found.get(keyOf(target));
+        const podVolumes = volumes.get(keyOf(target)) ?? [];
+        const label = formatPodLabel(target);
+        if (!pod && podVolumes.length === 0) {
+          report({ target, status: "NotFound", started }, `${label} not found`);
+          return;
+        }
+        const record: PodRecord = pod ?? { name: target.name, namespace: target.namespace, uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "", initContainers: [], appContainers: [] };
+        const result = await stopPod(
+          { runtime, recorder },
+          { pod: record, volumes: podVolumes, ...(target.manifest ? { manifest: target.manifest } : {}), ...(options.gracePeriod !== undefined ? { gracePeriodOverride: options.gracePeriod } : {}) },
+        );
+        for (const hook of result.hookFailures) stderr.write(`${color.yellow(`Warning: ${label}: container ${hook.container}: preStop hook failed: ${hook.message}`)}\n`);
+        if (result.failures.length > 0) {
+          failed = true;
+          const first = result.failures[0]!;
+          recorder.event(toInvolvedObject(record), "Warning", "FailedKillPod", `error killing pod: ${first.object}: ${first.message}`);
+          for (const failure of result.failures) {
+            const what = failure.object === "sandbox" || failure.object.startsWith("volume ") ? failure.object : `container ${failure.object}`;
+            stderr.write(`${color.red(`Error: FailedKillPod: ${label}: ${what}: could not ${failure.step} it: ${failure.message}`)}\n`);
+          }
+        }
+        const status = result.failures.length > 0 ? "Failed" : "Deleted";
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        const counts = `${plural(result.containers, "container")}, ${plural(result.volumes, "volume")}, ${seconds}s`;
+        report({ target, status, started, result }, status === "Deleted" ? color.green(`${label} deleted (${counts})`) : `${label} not fully deleted (${counts} removed)`);
+      }),
+    );
+  } finally {
+    await recorder.flush().catch((error: unknown) => stderr.write(`${color.yellow(`Warning: event log not written: ${(error as Error).message}`)}\n`));
+    await log.close();
+  }
+  if (failed) throw new ExitError(ExitCode.Failed);
+
+  function report(entry: { target: Target; status: DownResult["status"]; started: number; result?: StopPodResult }, line: string): void {
+    if (!options.json) {
+      (entry.status === "Failed" ? stderr : stdout).write(`${line}\n`);
+      return;
+    }
+    const result: DownResult = {
+      pod: entry.target.name,
+      namespace: entry.target.namespace,
+      status: entry.status,
+      containers: entry.result?.containers ?? 0,
+      volumes: entry.result?.volumes ?? 0,
+      durationSeconds: Math.round((Date.now() - entry.started) / 100) / 10,
+      failures: entry.result?.failures ?? [],
+      hookFailures: entry.result?.hookFailures ?? [],
+    };
+    stdout.write(`${JSON.stringify(result)}\n`);
+  }
+}
+
+/**
+ * Each argument is a manifest when it is `-`, an existing file, or looks like a path (a `/`, or a
+ * .yaml/.yml/.json name: loading it then says "no such file", exit 2); else a pod name.
+ */
+async function resolveTargets(args: readonly string[], namespace: string | undefined): Promise<Target[]> {
+  const targets = new Map<string, Target>();
+  for (const arg of args) {
+    if (await isManifestArgument(arg)) {
+      const manifest = await loadManifest(arg);
+      if (manifest.pods.length === 0) throw new UsageError(`${manifest.source}: no Pod in this file (only ConfigMaps or Secrets)`);
+      for (const pod of manifest.pods) {
+        const { name, namespace: podNamespace } = identifyPod(pod);
+        // As kubectl: -n does not move a manifest's pod to another namespace.
+        if (namespace !== undefined && namespace !== podNamespace) {
+          throw new UsageError(`${manifest.source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`);
+        }
+        targets.set(`${podNamespace}/${name}`, { name, namespace: podNamespace, manifest: pod });
+      }
+      continue;
+    }
+    const problems = findObjectNameErrors(arg);
+    if (problems.length > 0) throw new UsageError(`"${arg}" is neither a manifest file nor a valid pod name: ${problems[0]}`);
+    const target = { name: arg, namespace: namespace ?? "default" };
+    if (!targets.has(keyOf(target))) targets.set(keyOf(target), target);
+  }
+  return [...targets.values()];
+}
+
+async function isManifestArgument(arg: string): Promise<boolean> {
+  if (arg === "-") return true;
+  const info = await stat(arg).catch(() => undefined);
+  if (info) return !info.isDirectory() || arg.includes("/");
+  return arg.includes("/") || /\.(?:ya?ml|json)$/i.test(arg);
+}
+
+/** The pods (one listing) and the podrun volumes (one listing), volumes grouped by pod. */
+async function findEverything(runtime: ContainerRuntime, options: DownOptions): Promise<{ pods: PodRecord[]; volumes: Map<string, VolumeInfo[]> }> {
+  const volumeLabels: Record<string, string> = { [LABEL_MANAGED]: "true", ...(options.namespace !== undefined ? { [LABEL_POD_NAMESPACE]: options.namespace } : {}) };
+  const [pods, volumeList] = await Promise.all([
+    findPods(runtime, options.namespace !== undefined ? { namespace: options.namespace } : {}),
+    runtime.listVolumes(volumeLabels),
+  ]);
+  const volumes = new Map<string, VolumeInfo[]>();
+  for (const volume of volumeList) {
+    const name = volume.labels[LABEL_POD_NAME];
+    const namespace = volume.labels[LABEL_POD_NAMESPACE];
+    if (!name || !namespace) continue;
+    const key = keyOf({ name, namespace });
+    volumes.set(key, [...(volumes.get(key) ?? []), volume]);
+  }
+  return { pods, volumes };
+}
+
+const keyOf = (pod: { name: string; namespace: string }) => `${pod.namespace}/${pod.name}`;
+
+function fromKey(key: string): Target {
+  const slash = key.indexOf("/");
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+function formatPodLabel(target: Target): string {
+  return target.namespace === "default" ? `pod/${target.name}` : `pod/${target.name} (namespace ${target.namespace})`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,152 @@
+import { once } from "node:events";
+import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { parseDurationOption } from "../events/parse-duration.js";
+import { findPods } from "../pod/find-pods.js";
+import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/log-targets.js";
+import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
+import { createRuntime } from "../runtime/cli-runtime.js";
+import type { RuntimeName } from "../runtime/detect.js";
+import type { ContainerRuntime, LogLine } from "../runtime/types.js";
+import { stopSignal } from "../process/stop-signal.js";
+
+// `podrun logs POD`: the containers found by label, their engine's `logs` piped through line by
+// line as they come (never held whole), like `kubectl logs`: stdout and stderr of the container
+// both on standard output, `--prefix` as `[pod/web/app] `, `--timestamps` as the engine stamped
+// each line. With --follow several containers are read at once, each line prefixed. Ctrl-C
+// (or SIGTERM) ends a follow normally, exit 0: stopping is the only way a follow of a running
+// container ends.
+
+export interface LogsOptions {
+  pod: string;
+  container?: string;
+  follow: boolean;
+  /** The last `tail` lines of each container; undefined: all. */
+  tail?: number;
+  timestamps: boolean;
+  /** A duration (`90s`, `5m`, `1h30m`): only lines received within it. */
+  since?: string;
+  allContainers: boolean;
+  prefix: boolean;
+  namespace?: string;
+  runtime?: RuntimeName;
+  env?: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  /** Ends a follow (default: SIGINT or SIGTERM). */
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+export async function logs(options: LogsOptions): Promise<void> {
+  const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
+  const sinceMs = parseSince(options.since);
+  if (options.container !== undefined && options.allContainers) {
+    throw new UsageError(`--all-containers=true should not be specified with container name ${options.container}`);
+  }
+  const runtime = createRuntime(await chooseRuntime(options.runtime, env));
+  const namespace = options.namespace ?? "default";
+  const [record] = await findPods(runtime, { namespace, name: options.pod }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
+  if (!record) return fail(stderr, `Error from server (NotFound): pods "${options.pod}" not found`);
+  const targets = selectLogTargets(record, options);
+  const notStarted = targets.length === 1 ? describeNotStarted(record.name, targets[0]!) : undefined;
+  if (notStarted) return fail(stderr, `Error from server (BadRequest): ${notStarted}`);
+
+  const output = openOutput(stdout);
+  const stop = stopSignal(options.signal, output.closed);
+  // Followed at once, the lines of several containers interleave: each must say whose it is.
+  const concurrent = options.follow && targets.length > 1;
+  const prefixed = options.prefix || concurrent;
+  const request = {
+    follow: options.follow,
+    ...(options.tail !== undefined ? { tail: options.tail } : {}),
+    ...(sinceMs !== undefined ? { since: new Date(now() - sinceMs) } : {}),
+    signal: stop.signal,
+  };
+  const copy = (target: LogTarget) =>
+    copyLines(runtime, target, request, (line) => output.write(formatLine(line, { pod: record.name, target, prefixed, timestamps: options.timestamps })));
+  try {
+    if (concurrent) {
+      const results = await Promise.allSettled(targets.map(copy));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
+    } else {
+      for (const target of targets) if (!stop.signal.aborted) await copy(target);
+    }
+  } catch (error) {
+    // Interrupted: the engine's `logs` may have died of the same Ctrl-C first. Not a failure.
+    if (stop.signal.aborted) return;
+    await explainEngineFailure(runtime.name, error);
+  } finally {
+    await output.flush();
+    stop.release();
+  }
+}
+
+async function copyLines(
+  runtime: ContainerRuntime,
+  target: LogTarget,
+  request: { follow: boolean; tail?: number; since?: Date; signal: AbortSignal },
+  write: (line: LogLine) => Promise<void>,
+): Promise<void> {
+  for await (const line of runtime.streamLogs(target.state.id, request)) {
+    await write(line);
+    if (request.signal.aborted) break;
+  }
+}
+
+export function formatLine(line: LogLine, context: { pod: string; target: LogTarget; prefixed: boolean; timestamps: boolean }): string {
+  const prefix = context.prefixed ? `[pod/${context.pod}/${context.target.name}] ` : "";
+  const time = context.timestamps && line.time ? `${line.time} ` : "";
+  return `${prefix}${time}${line.text}\n`;
+}
+
+function fail(stderr: NodeJS.WritableStream, message: string): never {
+  stderr.write(`${message}\n`);
+  throw new ExitError(ExitCode.Failed);
+}
+
+function parseSince(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : parseDurationOption(value, "--since");
+}
+
+/** Bytes gathered before a write: one write per line would be one system call per line. */
+const WRITE_BATCH = 64 * 1024;
+
+/**
+ * Writes to `stream` in batches (what is gathered goes out at the latest on the next turn of the
+ * event loop, so a follow shows each line at once), waiting when the stream is full (a slow
+ * reader slows the engine's `logs`, not podrun's memory), and notices when the reader goes away
+ * (`podrun logs web | head -3`: EPIPE): the rest is dropped and the exit is quiet.
+ */
+function openOutput(stream: NodeJS.WritableStream): { write(text: string): Promise<void>; flush(): Promise<void>; closed: AbortSignal } {
+  const closed = new AbortController();
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    closed.abort();
+  });
+  let pending = "";
+  let scheduled = false;
+  // True when the stream can take more at once.
+  const writePending = (): boolean => {
+    const text = pending;
+    pending = "";
+    return text === "" || closed.signal.aborted || stream.write(text);
+  };
+  const flush = async () => {
+    if (!writePending()) await Promise.race([once(stream, "drain"), once(closed.signal, "abort")]).catch(() => undefined);
+  };
+  return {
+    closed: closed.signal,
+    async write(text) {
+      pending += text;
+      if (pending.length >= WRITE_BATCH) return flush();
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        writePending();
+      });
+    },
+    flush,
+  };
+}

@@ -1,0 +1,103 @@
+import type { ChalkInstance } from "chalk";
+import { ExitCode, ExitError } from "../errors.js";
+import { configureColor } from "../output/color.js";
+import { formatHumanDuration } from "../output/human-duration.js";
+import { formatTable } from "../output/table.js";
+import { findPods } from "../pod/find-pods.js";
+import { toPodList } from "../pod/pod-object.js";
+import { formatRestarts, summarizePod, type PodSummary } from "../pod/pod-status.js";
+import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
+import { createRuntime } from "../runtime/cli-runtime.js";
+import type { RuntimeName } from "../runtime/detect.js";
+
+// `podrun ps`: the pods podrun runs, read from the engine by label on every call (no cache, so
+// it is always what is there), printed as `kubectl get pods` prints them. READY counts running
+// app containers: readiness probes are `up --wait`'s business, the engine knows nothing of them.
+
+export interface PsOptions {
+  /** Only these pods (kubectl get pods NAME…); one that is not there is an error, exit 1. */
+  names?: string[];
+  /** Only this namespace (default "default"), unless allNamespaces. */
+  namespace?: string;
+  allNamespaces: boolean;
+  wide: boolean;
+  json: boolean;
+  runtime?: RuntimeName;
+  env?: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  now?: () => number;
+}
+
+export async function ps(options: PsOptions): Promise<void> {
+  const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
+  const runtime = createRuntime(await chooseRuntime(options.runtime, env));
+  const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
+  const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
+  const wanted = options.names && options.names.length > 0 ? new Set(options.names) : undefined;
+  const pods = records.filter((record) => !wanted || wanted.has(record.name)).map((record) => summarizePod(record, runtime.name));
+  const missing = [...(wanted ?? [])].filter((name) => !pods.some((pod) => pod.name === name));
+  try {
+    writePods(pods, namespace, options, { stdout, stderr, nowMs: now(), env });
+  } finally {
+    for (const name of missing) stderr.write(`Error from server (NotFound): pods "${name}" not found\n`);
+  }
+  if (missing.length > 0) throw new ExitError(ExitCode.Failed);
+}
+
+function writePods(
+  pods: PodSummary[],
+  namespace: string | undefined,
+  options: PsOptions,
+  { stdout, stderr, nowMs, env }: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; nowMs: number; env: NodeJS.ProcessEnv },
+): void {
+
+  if (options.json) {
+    stdout.write(`${JSON.stringify(toPodList(pods), null, 4)}\n`);
+    return;
+  }
+  if (pods.length === 0) {
+    if (options.names?.length) return; // each missing name has its own line
+    stderr.write(namespace === undefined ? "No resources found\n" : `No resources found in ${namespace} namespace.\n`);
+    return;
+  }
+  const lines = formatPodTable(pods, { namespaceColumn: options.allNamespaces, wide: options.wide, nowMs, color: configureColor(env) });
+  stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The table's lines, the header first; STATUS coloured when colour is on (after padding, so columns stay aligned). */
+export function formatPodTable(pods: readonly PodSummary[], options: { namespaceColumn: boolean; wide: boolean; nowMs: number; color?: ChalkInstance }): string[] {
+  const header = [...(options.namespaceColumn ? ["NAMESPACE"] : []), "NAME", "READY", "STATUS", "RESTARTS", "AGE"];
+  if (options.wide) header.push("IP", "CONTAINERS", "IMAGES", "CONTAINER IDS");
+  const rows = pods.map((pod) => {
+    const row = [
+      ...(options.namespaceColumn ? [pod.namespace] : []),
+      pod.name,
+      `${pod.ready}/${pod.total}`,
+      pod.status,
+      formatRestarts(pod, options.nowMs, formatHumanDuration),
+      pod.createdAt ? formatHumanDuration(options.nowMs - Date.parse(pod.createdAt)) : "<unknown>",
+    ];
+    if (options.wide) {
+      const list = (values: string[]) => (values.length > 0 ? values.join(",") : "<none>");
+      const containers = pod.containerStatuses;
+      row.push(pod.podIP ?? "<none>", list(containers.map((c) => c.name)), list(containers.map((c) => c.image)), list(pod.appContainers.map((c) => c.id.slice(0, 12))));
+    }
+    return row;
+  });
+  const lines = formatTable([header, ...rows]);
+  const color = options.color;
+  if (!color || color.level === 0) return lines;
+  const at = lines[0]!.indexOf("STATUS");
+  return lines.map((line, i) => {
+    if (i === 0) return line;
+    const status = pods[i - 1]!.status;
+    return `${line.slice(0, at)}${statusColor(color, status)(status)}${line.slice(at + status.length)}`;
+  });
+}
+
+function statusColor(color: ChalkInstance, status: string): (text: string) => string {
+  if (status === "Running" || status === "Completed" || status === "Succeeded") return color.green;
+  if (status === "Pending" || status === "NotReady" || /^Init:\d+\/\d+$/.test(status)) return color.yellow;
+  return color.red;
+}

@@ -1,0 +1,126 @@
+import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import { PodrunError } from "../errors.js";
+import type { EventRecorder } from "../events/recorder.js";
+import { toInvolvedObject } from "../events/types.js";
+import type { ImageManager } from "../images/manager.js";
+import type { PullPolicy } from "../images/policy.js";
+import { throwIfAborted } from "../process/abort.js";
+import { CommandError } from "../runtime/exec.js";
+import { reduceErrorLine } from "../runtime/pull-errors.js";
+import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
+import { buildContainerSpec, type ContainerKind } from "./container-spec.js";
+import { HookError, runLifecycleHandler } from "./hooks.js";
+import type { PodIdentity } from "./identity.js";
+
+// One container of a pod, the kubelet's startContainer (kubelet.md §7): image → create → start →
+// postStart, each step one event, a failure one PodrunError named after the kubelet's reason.
+// start-pod.ts decides when each container goes; this module only does one.
+
+/** What every container of one startPod shares. */
+export interface ContainerStepContext {
+  runtime: ContainerRuntime;
+  recorder: Pick<EventRecorder, "event">;
+  images: ImageManager;
+  pod: Pod;
+  identity: PodIdentity;
+  /** The pod hash label every container carries (container-spec.ts computePodHash). */
+  podHash: string;
+  /** Local images, from one inspect for the whole pod, or the error that inspect gave. */
+  present: ReadonlyMap<string, ImageInfo>;
+  inspectError: unknown;
+  /** Settles when the pod's volumes exist: a create waits for it. */
+  volumesReady: Promise<void>;
+  /** Settles when the sandbox runs: a start waits for it. */
+  sandboxStarted: Promise<void>;
+  /** The pod's IP, for an httpGet hook without a host (asked once, lazily). */
+  resolvePodIP: () => Promise<string>;
+  runHooks: boolean;
+  signal?: AbortSignal;
+  /** What this run made, for undoing: IDs once created, runtime names while `create` runs. */
+  created: { containerIds: string[]; creating: Set<string> };
+}
+
+/** Starts one container; resolves with its runtime ID. Between steps, an aborted signal throws AbortError. */
+export async function startContainer(context: ContainerStepContext, container: Container, kind: ContainerKind): Promise<string> {
+  const { runtime, pod, identity, signal } = context;
+  const target = toInvolvedObject(identity, { name: container.name, init: kind === "init" });
+  const emit = (type: "Normal" | "Warning", reason: string, message: string) => context.recorder.event(target, type, reason, message);
+  const fail = (reason: PodrunError["reason"], message: string, cause?: unknown): never => {
+    throw new PodrunError(reason, `container ${container.name}: ${message}`, { cause });
+  };
+
+  throwIfAborted(signal);
+  let imageRef: string;
+  try {
+    imageRef = await context.images.ensureImageExists({
+      object: target,
+      image: container.image!,
+      pullPolicy: container.imagePullPolicy as PullPolicy,
+      present: context.present,
+      inspectError: context.inspectError,
+    });
+  } catch (error) {
+    if (!(error instanceof PodrunError)) throw error;
+    emit("Warning", "Failed", `Error: ${error.reason}`);
+    return fail(error.reason, error.message, error);
+  }
+
+  await context.volumesReady;
+  throwIfAborted(signal);
+  const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash });
+  let id: string;
+  // While `create` runs, only the name is known: an interrupted run removes the container by it.
+  context.created.creating.add(spec.name);
+  try {
+    id = await runtime.createContainer(spec);
+  } catch (error) {
+    throwIfAborted(signal);
+    context.created.creating.delete(spec.name);
+    if (error instanceof PodrunError) {
+      emit("Warning", "Failed", `Error: ${error.reason}`);
+      return fail(error.reason, error.message, error);
+    }
+    emit("Warning", "Failed", `Error: ${describe(error)}`);
+    return fail("CreateContainerError", describe(error), error);
+  }
+  context.created.containerIds.push(id);
+  context.created.creating.delete(spec.name);
+  emit("Normal", "Created", `Created container: ${container.name}`);
+
+  await context.sandboxStarted;
+  throwIfAborted(signal);
+  try {
+    await runtime.startContainer(id);
+  } catch (error) {
+    throwIfAborted(signal);
+    emit("Warning", "Failed", `Error: ${describe(error)}`);
+    return fail("RunContainerError", describe(error), error);
+  }
+  emit("Normal", "Started", `Started container ${container.name}`);
+
+  const postStart = container.lifecycle?.postStart;
+  if (postStart && context.runHooks) {
+    try {
+      const address = postStart.httpGet && !postStart.httpGet.host ? await context.resolvePodIP() : "127.0.0.1";
+      await runLifecycleHandler(postStart, { runtime, containerId: id, container, podIP: address, timeoutMs: hookTimeoutMs(pod) });
+    } catch (error) {
+      // The kubelet's fixed text: the hook's own output may hold secrets.
+      emit("Warning", "FailedPostStartHook", "PostStartHook failed");
+      emit("Normal", "Killing", "FailedPostStartHook");
+      await runtime.stopContainer(id, 0).catch(() => undefined);
+      return fail("PostStartHookError", `postStart hook failed: ${error instanceof HookError ? error.message : describe(error)}`, error);
+    }
+  }
+  return id;
+}
+
+function hookTimeoutMs(pod: Pod): number {
+  const grace = pod.spec!.terminationGracePeriodSeconds ?? 30;
+  return Math.max(1, grace) * 1000;
+}
+
+/** One line for an event or an error: the engine's own message when there is one. */
+export function describe(error: unknown): string {
+  if (error instanceof CommandError) return reduceErrorLine(error.stderr.trim().split("\n")[0] ?? "") || error.shortMessage;
+  return error instanceof Error ? error.message : String(error);
+}

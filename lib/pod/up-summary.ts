@@ -1,0 +1,44 @@
+import type { PodPlan, RecreateCause } from "./reconcile.js";
+
+// The last line of `podrun up` (pure): what happened to the pod, how long it took, on which engine.
+//   pod/web: 2 containers started, 1 init container completed (0.7s, docker)
+//   pod/web: 1 container unchanged, 1 recreated (0.4s, docker)
+//   pod/web: recreated (pod-level fields changed): 2 containers started (1.1s, podman)
+
+const CAUSES: Record<RecreateCause, string> = {
+  replace: "--replace",
+  "pod-changed": "pod-level fields changed",
+  "sandbox-not-running": "its sandbox was not running",
+  "init-incomplete": "an init container had not completed",
+};
+
+export function formatUpSummary(options: {
+  label: string;
+  /** Undefined: a new pod (no reconciliation, e.g. --dry-run). */
+  plan?: PodPlan;
+  /** App and init containers this run started. */
+  started: { appContainers: number; initContainers: number };
+  seconds: number;
+  runtime: string;
+}): string {
+  const { label, plan, started } = options;
+  const tail = `(${options.seconds.toFixed(1)}s, ${options.runtime})`;
+  const startedText = `${count(started.appContainers, "container")} started${started.initContainers > 0 ? `, ${count(started.initContainers, "init container")} completed` : ""}`;
+  if (!plan || plan.action === "create") return `${label}: ${startedText} ${tail}`;
+  if (plan.action === "recreate-pod") return `${label}: recreated (${CAUSES[plan.cause!]}): ${startedText} ${tail}`;
+  // The noun goes with the first number: "1 container unchanged, 1 recreated"; zeros are left out.
+  const parts = [
+    [plan.keep.length, "unchanged"],
+    [plan.recreate.length, "recreated"],
+    [plan.create.length, "created"],
+    [plan.remove.length, "removed"],
+  ] as const;
+  const nonZero = parts.filter(([n]) => n > 0);
+  const shown = nonZero.length > 0 ? nonZero : parts.slice(0, 1);
+  const text = shown.map(([n, what], index) => (index === 0 ? `${count(n, "container")} ${what}` : `${n} ${what}`)).join(", ");
+  return `${label}: ${text} ${tail}`;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,59 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import t from "tap";
+import { runCommand } from "../lib/runtime/exec.js";
+import { runCli } from "./harness/cli.js";
+import { removeManagedContainers } from "./harness/cleanup.js";
+import { requireEngine, requireImage } from "./harness/engine.js";
+
+// The examples the README shows, as a CI job runs them: `up --wait`, use the pod, `down`. On both
+// engines, one after the other (the examples publish fixed host ports).
+
+const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
+const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
+const EXAMPLES = [
+  { file: "web-sidecar.yaml", pod: "web", containers: 2 },
+  { file: "init-data.yaml", pod: "init-data", containers: 1 },
+  { file: "db-and-app.yaml", pod: "db-and-app", containers: 2 },
+];
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: every example comes up ready, serves, and goes down leaving nothing`, async (t) => {
+    if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+    const stateDir = await mkdtemp(join(tmpdir(), "podrun-examples-"));
+    const env = { PODRUN_STATE_DIR: stateDir, PODRUN_RUNTIME: runtime };
+    t.teardown(async () => {
+      for (const { pod } of EXAMPLES) await removeManagedContainers(runtime, { "io.kubernetes.pod.name": pod });
+      await rm(stateDir, { recursive: true, force: true });
+    });
+
+    for (const { file, pod, containers } of EXAMPLES) {
+      const up = await runCli(["up", "--wait", "--timeout", "60s", example(file)], { env });
+      t.equal(up.exitCode, 0, `${file}: up --wait: ${up.stderr}`);
+      t.match(up.stdout, new RegExp(`pod/${pod}: ready: ${containers}/${containers} containers?`), `${file}: ready`);
+
+      const ps = await runCli(["ps", pod], { env });
+      t.match(ps.stdout, new RegExp(`${pod}\\s+${containers}/${containers}\\s+Running`), `${file}: ps`);
+    }
+
+    // The README's main job: the web server answers through its hostPort.
+    const page = await fetch("http://127.0.0.1:18080/").then((response) => response.text());
+    t.equal(page.trim(), "hello from podrun");
+    const app = await runCli(["logs", "init-data"], { env });
+    t.match(app.stdout, /app started on schema 42/, "the init container's data reached the app through the emptyDir");
+    const db = await runCli(["logs", "db-and-app", "-c", "app"], { env });
+    t.equal(db.exitCode, 0, db.stderr);
+
+    for (const { file, pod } of EXAMPLES) {
+      const down = await runCli(["down", example(file)], { env });
+      t.equal(down.exitCode, 0, `${file}: down: ${down.stderr}`);
+      t.match(down.stdout, new RegExp(`pod/${pod} deleted`));
+      const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);
+      t.equal(left.stdout.trim(), "", `${file}: no container left`);
+      const volumes = await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);
+      t.equal(volumes.stdout.trim(), "", `${file}: no volume left`);
+    }
+  });
+}

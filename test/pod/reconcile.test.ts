@@ -1,0 +1,188 @@
+import type { Pod } from "kubernetes-types/core/v1.js";
+import t from "tap";
+import { defaultPod } from "../../lib/manifest/defaults.js";
+import { buildContainerSpec, buildSandboxSpec, computePodHash } from "../../lib/pod/container-spec.js";
+import type { PodIdentity } from "../../lib/pod/identity.js";
+import { describeDesiredPod, isSettled, planPod, type DesiredPod } from "../../lib/pod/reconcile.js";
+import { LABEL_POD_HASH } from "../../lib/pod/spec-hash.js";
+import type { ContainerState } from "../../lib/runtime/types.js";
+
+// The plan of `up` for a pod that is already there, from the labels the engine reports: pure
+// logic, with container states as the engine would give them. test/commands/up-reconcile.e2e.test.ts
+// carries plans out against docker and podman.
+
+const identity: PodIdentity = { name: "web", namespace: "default", uid: "uid-old" };
+const INFRA = "registry.k8s.io/pause:3.10";
+
+const pod = (spec: Partial<Pod["spec"]>, metadata: Partial<Pod["metadata"]> = {}): Pod =>
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", ...metadata }, spec: { containers: [], ...spec } } as Pod);
+
+const base = pod({
+  initContainers: [{ name: "init", image: "busybox:1.36", command: ["true"] }],
+  containers: [
+    { name: "app", image: "busybox:1.36", command: ["sleep", "600"], ports: [{ containerPort: 80, hostPort: 8080 }] },
+    { name: "side", image: "busybox:1.36", command: ["sleep", "600"] },
+  ],
+});
+
+function state(name: string, labels: Record<string, string>, overrides: Partial<ContainerState> = {}): ContainerState {
+  return {
+    id: `id-${name}`,
+    name: `default_web_${name}`,
+    status: "running",
+    running: true,
+    exitCode: 0,
+    startedAt: "2026-01-01T00:00:00Z",
+    finishedAt: "",
+    createdAt: "2026-01-01T00:00:00Z",
+    restartCount: 0,
+    labels,
+    image: "busybox:1.36",
+    ...overrides,
+  };
+}
+
+/** The containers `up` would have left for `p`: what the engine reports after a successful run. */
+function running(p: Pod, options: { uid?: string } = {}): ContainerState[] {
+  const id = { ...identity, uid: options.uid ?? identity.uid };
+  const podHash = computePodHash({ pod: p, identity: id, infraImage: INFRA, publishAll: false });
+  const out: ContainerState[] = [];
+  if (!p.spec!.hostNetwork) out.push(state("POD", buildSandboxSpec({ pod: p, identity: id, infraImage: INFRA, publishAll: false, podHash }).labels));
+  for (const c of p.spec!.initContainers ?? []) {
+    out.push(state(c.name, buildContainerSpec({ pod: p, identity: id, container: c, kind: "init", imageRef: c.image!, podHash }).labels, { status: "exited", running: false }));
+  }
+  for (const c of p.spec!.containers) out.push(state(c.name, buildContainerSpec({ pod: p, identity: id, container: c, kind: "app", imageRef: c.image!, podHash }).labels));
+  return out;
+}
+
+const desired = (p: Pod): DesiredPod => describeDesiredPod({ pod: p, identity: { ...identity, uid: "uid-new" }, infraImage: INFRA, publishAll: false });
+
+const update = (list: ContainerState[], name: string, overrides: Partial<ContainerState>) =>
+  list.map((s) => (s.name === `default_web_${name}` ? { ...s, ...overrides } : s));
+
+t.test("nothing there: create every app container", async (t) => {
+  t.strictSame(planPod([], desired(base)), { action: "create", keep: [], recreate: [], notRunning: [], create: ["app", "side"], remove: [] });
+});
+
+t.test("an unchanged running pod is kept whole, with its UID", async (t) => {
+  t.strictSame(planPod(running(base), desired(base)), {
+    action: "keep",
+    keep: ["app", "side"],
+    recreate: [],
+    notRunning: [],
+    create: [],
+    remove: [],
+    uid: "uid-old",
+  });
+});
+
+t.test("a changed app container is recreated alone, in the kept sandbox", async (t) => {
+  const changed = pod({ ...base.spec!, containers: [base.spec!.containers[0]!, { ...base.spec!.containers[1]!, env: [{ name: "MODE", value: "fast" }] }] });
+  const plan = planPod(running(base), desired(changed));
+  t.equal(plan.action, "keep");
+  t.same(plan.keep, ["app"]);
+  t.same(plan.recreate, ["side"]);
+  t.same(plan.notRunning, [], "it was running: it is stopped first (Killing)");
+  t.equal(plan.uid, "uid-old");
+});
+
+t.test("containers added to or dropped from the manifest are created or removed", async (t) => {
+  const changed = pod({ ...base.spec!, containers: [base.spec!.containers[0]!, { name: "extra", image: "busybox:1.36" }] });
+  const plan = planPod(running(base), desired(changed));
+  t.equal(plan.action, "keep");
+  t.same(plan.keep, ["app"]);
+  t.same(plan.create, ["extra"]);
+  t.same(plan.remove, ["side"]);
+});
+
+t.test("pod-level changes recreate the whole pod with a new UID", async (t) => {
+  const cases: [string, Pod][] = [
+    ["hostPort", pod({ ...base.spec!, containers: [{ ...base.spec!.containers[0]!, ports: [{ containerPort: 80, hostPort: 8081 }] }, base.spec!.containers[1]!] })],
+    ["labels", pod(base.spec!, { labels: { tier: "web" } })],
+    ["init container", pod({ ...base.spec!, initContainers: [{ name: "init", image: "busybox:1.36", command: ["sh", "-c", "true"] }] })],
+    ["volumes", pod({ ...base.spec!, volumes: [{ name: "data", emptyDir: {} }] })],
+  ];
+  for (const [what, changed] of cases) {
+    const plan = planPod(running(base), desired(changed));
+    t.equal(plan.action, "recreate-pod", what);
+    t.equal(plan.cause, "pod-changed", what);
+    t.same(plan.create, ["app", "side"], what);
+    t.same(plan.remove.sort(), ["POD", "app", "init", "side"], `${what}: everything goes`);
+    t.equal(plan.uid, undefined, `${what}: a new pod, a new UID`);
+  }
+});
+
+t.test("--replace recreates everything, even when nothing changed", async (t) => {
+  const plan = planPod(running(base), desired(base), { replace: true });
+  t.equal(plan.action, "recreate-pod");
+  t.equal(plan.cause, "replace");
+  t.equal(plan.uid, undefined);
+});
+
+t.test("a sandbox that is not running: the pod is recreated, keeping its UID (the kubelet's SandboxChanged)", async (t) => {
+  const stopped = update(running(base), "POD", { running: false, status: "exited", exitCode: 137 });
+  const plan = planPod(stopped, desired(base));
+  t.equal(plan.action, "recreate-pod");
+  t.equal(plan.cause, "sandbox-not-running");
+  t.equal(plan.uid, "uid-old");
+  const gone = running(base).filter((s) => s.name !== "default_web_POD");
+  t.equal(planPod(gone, desired(base)).cause, "sandbox-not-running", "no infra container at all");
+});
+
+t.test("an init container that did not complete: the pod is recreated", async (t) => {
+  for (const overrides of [{ running: true, status: "running" }, { status: "exited", exitCode: 1 }, { status: "created" }] as Partial<ContainerState>[]) {
+    t.equal(planPod(update(running(base), "init", overrides), desired(base)).cause, "init-incomplete", JSON.stringify(overrides));
+  }
+});
+
+t.test("containers of two runs mixed, or a label without the pod hash: recreated", async (t) => {
+  const mixed = update(running(base), "side", { labels: { ...running(base).find((s) => s.name === "default_web_side")!.labels, "io.kubernetes.pod.uid": "other" } });
+  t.equal(planPod(mixed, desired(base)).action, "recreate-pod");
+  const old = running(base).map((s) => {
+    const labels = { ...s.labels };
+    delete labels[LABEL_POD_HASH];
+    return { ...s, labels };
+  });
+  t.equal(planPod(old, desired(base)).cause, "pod-changed", "made by a podrun without pod hashes");
+});
+
+t.test("metadata.uid: the same UID keeps the pod, another one is another pod", async (t) => {
+  const withUid = (uid: string) => pod(base.spec!, { uid });
+  const existing = running(withUid("11111111-1111-1111-1111-111111111111"), { uid: "11111111-1111-1111-1111-111111111111" });
+  t.equal(planPod(existing, desired(withUid("11111111-1111-1111-1111-111111111111"))).action, "keep");
+  t.equal(planPod(existing, desired(withUid("22222222-2222-2222-2222-222222222222"))).action, "recreate-pod");
+});
+
+t.test("an unchanged container that is not running: kept or recreated by its restart policy", async (t) => {
+  for (const [policy, exitCode, kept] of [
+    ["Always", 0, false],
+    ["Always", 1, false],
+    ["OnFailure", 0, true],
+    ["OnFailure", 2, false],
+    ["Never", 0, true],
+    ["Never", 2, true],
+  ] as const) {
+    const p = pod({ ...base.spec!, restartPolicy: policy });
+    const plan = planPod(update(running(p), "side", { running: false, status: "exited", exitCode }), desired(p));
+    t.equal(plan.action, "keep");
+    if (kept) t.same(plan.keep, ["app", "side"], `${policy}, exit ${exitCode}: kept`);
+    else {
+      t.same(plan.recreate, ["side"], `${policy}, exit ${exitCode}: recreated`);
+      t.same(plan.notRunning, ["side"], "nothing to stop");
+    }
+  }
+  const state = (overrides: Partial<ContainerState>): ContainerState => ({ ...running(base)[0]!, ...overrides });
+  t.ok(isSettled(state({ running: false, status: "restarting" }), "Always"), "the engine is restarting it");
+  t.notOk(isSettled(state({ running: false, status: "created" }), "Never"), "never started");
+  t.notOk(isSettled(state({ running: false, status: "paused" }), "Always"));
+  t.notOk(isSettled(state({ running: false, status: "dead" }), "Never"));
+});
+
+t.test("hostNetwork pods have no infra container: the pod hash on the containers is enough", async (t) => {
+  const host = pod({ hostNetwork: true, containers: [{ name: "app", image: "busybox:1.36", ports: [{ containerPort: 9000 }] }] });
+  t.equal(planPod(running(host), desired(host)).action, "keep");
+  const moved = pod({ hostNetwork: true, containers: [{ name: "app", image: "busybox:1.36", ports: [{ containerPort: 9001 }] }] });
+  // On the host's network the container binds its port itself: nothing is published on a sandbox.
+  t.same(planPod(running(host), desired(moved)).recreate, ["app"], "a hostNetwork port belongs to its container");
+  t.equal(planPod(running(base), desired(pod({ ...base.spec!, hostNetwork: true }))).action, "recreate-pod", "to hostNetwork");
+});

@@ -1,0 +1,71 @@
+import type { PodSpec } from "kubernetes-types/core/v1.js";
+import t from "tap";
+import { buildStopLabels, readStopLabels } from "../../lib/pod/stop-labels.js";
+import { findMemoryVolumesOnDisk, parseQuantityBytes, planContainerMounts, planPodVolumes, volumeRuntimeName } from "../../lib/pod/volume-plan.js";
+
+const identity = { name: "web", namespace: "ci", uid: "u-1" };
+
+const spec: PodSpec = {
+  volumes: [
+    { name: "data", emptyDir: {} },
+    { name: "unused", emptyDir: {} },
+    { name: "mem-once", emptyDir: { medium: "Memory", sizeLimit: "64Mi" } },
+    { name: "mem-shared", emptyDir: { medium: "Memory" } },
+    { name: "conf", configMap: { name: "c" } },
+  ],
+  initContainers: [{ name: "init", image: "x", volumeMounts: [{ name: "data", mountPath: "/data" }, { name: "mem-shared", mountPath: "/shm" }] }],
+  containers: [
+    { name: "app", image: "x", volumeMounts: [{ name: "data", mountPath: "/srv/data", readOnly: true }, { name: "mem-once", mountPath: "/tmp" }, { name: "mem-shared", mountPath: "/shm" }, { name: "conf", mountPath: "/etc/conf" }] },
+  ],
+};
+
+t.test("engine volumes: mounted emptyDirs, except a Memory one mounted once", async (t) => {
+  t.equal(volumeRuntimeName(identity, "data"), "ci_web_data");
+  t.same(planPodVolumes(spec, identity), [
+    { name: "ci_web_data", volume: "data", labels: { "io.kubernetes.pod.name": "web", "io.kubernetes.pod.namespace": "ci", "io.kubernetes.pod.uid": "u-1", "io.podrun.managed": "true", "io.podrun.volume": "data" } },
+    { name: "ci_web_mem-shared", volume: "mem-shared", labels: { "io.kubernetes.pod.name": "web", "io.kubernetes.pod.namespace": "ci", "io.kubernetes.pod.uid": "u-1", "io.podrun.managed": "true", "io.podrun.volume": "mem-shared" } },
+  ]);
+  t.same(planPodVolumes({ containers: [{ name: "a", image: "x" }] }, identity), [], "no volumes");
+  t.same(findMemoryVolumesOnDisk(spec), [3], "the shared Memory volume is the one validation warns about");
+});
+
+t.test("mounts of a container, in manifest order; other volume types left out", async (t) => {
+  t.same(planContainerMounts(spec, identity, spec.containers[0]!), [
+    { volume: "ci_web_data", target: "/srv/data", readOnly: true },
+    { volume: "ci_web_mem-once", target: "/tmp", readOnly: false, tmpfs: true, tmpfsSizeBytes: 64 * 1024 * 1024 },
+    { volume: "ci_web_mem-shared", target: "/shm", readOnly: false },
+  ]);
+  t.same(planContainerMounts(spec, identity, spec.initContainers![0]!), [
+    { volume: "ci_web_data", target: "/data", readOnly: false },
+    { volume: "ci_web_mem-shared", target: "/shm", readOnly: false },
+  ]);
+});
+
+t.test("a Memory volume mounted twice by the same container is not a tmpfs either (two tmpfs would not share)", async (t) => {
+  const twice: PodSpec = { volumes: [{ name: "m", emptyDir: { medium: "Memory" } }], containers: [{ name: "a", image: "x", volumeMounts: [{ name: "m", mountPath: "/a" }, { name: "m", mountPath: "/b" }] }] };
+  t.same(planContainerMounts(twice, identity, twice.containers[0]!).map((m) => m.tmpfs), [undefined, undefined]);
+  t.same(planPodVolumes(twice, identity).map((v) => v.name), ["ci_web_m"]);
+});
+
+t.test("sizeLimit as bytes", async (t) => {
+  t.equal(parseQuantityBytes("64Mi"), 67108864);
+  t.equal(parseQuantityBytes("1Gi"), 1073741824);
+  t.equal(parseQuantityBytes("500M"), 500_000_000);
+  t.equal(parseQuantityBytes("1.5k"), 1500);
+  t.equal(parseQuantityBytes("1e3"), 1000);
+  t.equal(parseQuantityBytes(2048), 2048);
+  t.equal(parseQuantityBytes("1500m"), 2, "fractions of a byte round up");
+  t.equal(parseQuantityBytes("0"), undefined, "zero: the engine's default, not an unlimited tmpfs");
+  t.equal(parseQuantityBytes("lots"), undefined);
+});
+
+t.test("stop labels: written at up, read back by down", async (t) => {
+  const pod: PodSpec = { terminationGracePeriodSeconds: 12, containers: [] };
+  const container = { name: "a", image: "x", ports: [{ name: "admin", containerPort: 9000 }], lifecycle: { preStop: { httpGet: { path: "/drain", port: "admin", httpHeaders: [{ name: "X-Why", value: "down" }] } } } };
+  const labels = buildStopLabels(pod, container, "app");
+  t.same(readStopLabels(labels), { gracePeriodSeconds: 12, preStop: { httpGet: { path: "/drain", port: 9000, httpHeaders: [{ name: "X-Why", value: "down" }] } } });
+  t.same(buildStopLabels({ containers: [] }, { name: "i", image: "x" }, "init"), { "io.kubernetes.pod.terminationGracePeriod": "30" });
+  t.same(buildStopLabels(pod, { name: "x", image: "x", lifecycle: { preStop: { httpGet: { port: "nope" } } } }, "app")["io.kubernetes.container.preStopHandler"], '{"httpGet":{"port":"nope"}}', "an unknown port name is kept as written");
+  t.same(readStopLabels({ "io.kubernetes.container.preStopHandler": "{not json", "io.kubernetes.pod.terminationGracePeriod": "-1" }), {}, "labels edited by hand: nothing");
+  t.same(readStopLabels({}), {});
+});
