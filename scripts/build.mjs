@@ -8,11 +8,7 @@ import { rm } from "node:fs/promises";
 const outdir = new URL("../dist/", import.meta.url).pathname;
 await rm(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: {
-    cli: new URL("../lib/cli.ts", import.meta.url).pathname,
-    // A worker thread of `podrun events` (lib/events/parallel-fold.ts looks for it beside its chunk).
-    "chunks/fold-worker": new URL("../lib/events/fold-worker.ts", import.meta.url).pathname,
-  },
+  entryPoints: { cli: new URL("../lib/cli.ts", import.meta.url).pathname },
   outdir,
   bundle: true,
   splitting: true,

@@ -1,4 +1,4 @@
-import { createEventFilter, type EventFilterOptions } from "../events/event-filter.js";
+import { createEventFilter } from "../events/event-filter.js";
 import { EventTable, namespaceOf } from "../events/event-table.js";
 import { EventFolder, toFoldedEvent, type FoldedRow } from "../events/fold.js";
 import { foldLines } from "../events/fold-lines.js";
@@ -6,7 +6,6 @@ import { createScannedLine } from "../events/line-scan.js";
 import { followEventLog } from "../events/follow-log.js";
 import { logFilePath, openLogFiles } from "../events/log-files.js";
 import type { LogFileReader } from "../events/log-file-reader.js";
-import { startParallelFold } from "../events/parallel-fold.js";
 import { parseDurationOption } from "../events/parse-duration.js";
 import { configureColor } from "../output/color.js";
 import { resolveStateDir } from "../state/paths.js";
@@ -46,20 +45,14 @@ export async function events(options: EventsOptions): Promise<void> {
   const sinceMs = parseSince(options.since);
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
-  const filterOptions = { pod: options.pod, namespace: options.namespace, type: options.type, reason: options.reason };
-  const filter = createEventFilter(filterOptions);
-  let folder = new EventFolder();
+  const filter = createEventFilter(options);
+  const folder = new EventFolder();
   // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.
   let changed: Set<FoldedRow> | undefined;
   const scanned = createScannedLine();
   const addLines = (lines: readonly string[]): void => foldLines(folder, filter, scanned, lines, (row) => changed?.add(row));
 
-  const { kept: current, earlier, seenInos } = await readLog(dir, addLines, { keepCurrentOpen: options.watch, filter: filterOptions, env });
-  if (earlier) {
-    // The older parts, folded by other threads, go first.
-    earlier.appendLater(folder);
-    folder = earlier;
-  }
+  const { kept: current, seenInos } = await readLog(dir, addLines, { keepCurrentOpen: options.watch });
   const startMs = now();
   const isRecent = (row: FoldedRow) => sinceMs === undefined || row.lastMs >= startMs - sinceMs;
   let rows = folder.sortedRows().filter(isRecent);
@@ -107,37 +100,23 @@ export async function events(options: EventsOptions): Promise<void> {
 /**
  * Feeds every line of the log to `onLines`, oldest file first. A torn last line is handed on as
  * it is (it fails to parse), except with `keepCurrentOpen`: then the current file's reader is
- * returned open, its unfinished line kept, for --watch to complete. On a large log, worker
- * threads fold the older parts (parallel-fold.ts): `onLines` then gets only the newest part, and
- * `earlier` holds the fold of the rest, to put before it.
+ * returned open, its unfinished line kept, for --watch to complete. `seenInos`: the files read.
  */
-async function readLog(
-  dir: string,
-  onLines: (lines: readonly string[]) => void,
-  { keepCurrentOpen, filter, env }: { keepCurrentOpen: boolean; filter: EventFilterOptions; env: NodeJS.ProcessEnv },
-): Promise<{ kept?: LogFileReader; earlier?: EventFolder; seenInos: number[] }> {
+async function readLog(dir: string, onLines: (lines: readonly string[]) => void, { keepCurrentOpen }: { keepCurrentOpen: boolean }): Promise<{ kept?: LogFileReader; seenInos: number[] }> {
   const readers = await openLogFiles(dir).catch((error: unknown) => failRead(dir, error));
-  const seenInos = readers.map((reader) => reader.ino);
   let kept: LogFileReader | undefined;
   try {
-    const parallel = await startParallelFold(readers, filter, env);
-    const from = parallel?.mainFrom ?? { file: 0, offset: 0 };
-    for (const [index, reader] of readers.entries()) {
-      if (index < from.file) continue;
-      if (index === from.file) reader.position = from.offset;
+    for (const reader of readers) {
       for await (const lines of reader.readAppended()) onLines(lines);
       if (keepCurrentOpen && reader.path === logFilePath(dir)) kept = reader;
       else onLines([reader.takePending()]);
     }
-    if (!parallel) return { kept, seenInos };
-    const [first, ...rest] = (await parallel.states).map((state) => EventFolder.fromState(state));
-    for (const later of rest) first!.appendLater(later);
-    return { kept, earlier: first!, seenInos };
   } catch (error) {
-    return failRead(dir, error);
+    failRead(dir, error);
   } finally {
     await Promise.all(readers.filter((reader) => reader !== kept).map((reader) => reader.close()));
   }
+  return { kept, seenInos: readers.map((reader) => reader.ino) };
 }
 
 // A file-system error becomes one line naming the log (exit 1); anything else is a bug.

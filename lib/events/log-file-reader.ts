@@ -1,10 +1,4 @@
-/** Positional reads (pread): an open FileHandle, or a descriptor shared with a worker thread. */
-export interface ReadSource {
-  /** The descriptor, when another thread may read the file through it too. */
-  readonly fd?: number;
-  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
-  close(): Promise<void>;
-}
+import type { FileHandle } from "node:fs/promises";
 
 // Reads one open event-log file by explicit position (pread), so the same reader serves the
 // listing and then `--watch`: each call returns what was appended since the previous one, as
@@ -25,29 +19,23 @@ export const OVERSIZED_LINE = "\u0000oversized line";
 export class LogFileReader {
   /** Bytes read so far: the next read starts here. */
   position = 0;
-  /** Where reading stops: the end of a part of the file that another thread does not read. */
-  end = Number.POSITIVE_INFINITY;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private oversized = false;
   private buffer: Buffer | undefined;
 
   constructor(
-    readonly handle: ReadSource,
+    readonly handle: FileHandle,
     readonly path: string,
     /** Inode of the open file, to tell when the log's path has moved on to another file. */
     readonly ino: number,
-    /** Its size when opened. */
-    readonly size = 0,
   ) {}
 
   /** Whole lines appended since the last call, one array per chunk read, up to the end of the file now. */
   async *readAppended(): AsyncGenerator<string[]> {
     this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
     for (;;) {
-      const length = Math.min(CHUNK_BYTES, this.end - this.position);
-      if (length <= 0) return;
-      const { bytesRead } = await this.handle.read(this.buffer, 0, length, this.position);
+      const { bytesRead } = await this.handle.read(this.buffer, 0, CHUNK_BYTES, this.position);
       if (bytesRead === 0) return;
       this.position += bytesRead;
       const lines = this.splitLines(this.buffer, bytesRead);

@@ -81,8 +81,7 @@ export async function openLogFile(file: string): Promise<LogFileReader | undefin
   });
   if (!handle) return undefined;
   try {
-    const { ino, size } = await handle.stat();
-    return new LogFileReader(handle, file, ino, size);
+    return new LogFileReader(handle, file, (await handle.stat()).ino);
   } catch (error) {
     await handle.close();
     throw error;

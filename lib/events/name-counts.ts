@@ -1,70 +1,57 @@
 // The highest count seen of each of a row's most recent event names (fold.ts): a ring of a
-// fixed size, so a row that lives through millions of lines never grows. Names are compared by a
-// 32-bit hash first: names of one pod share a long prefix (`web.18eb7945…`, the time in hex), and
-// comparing them as strings from the start made this search the costliest step of the fold; a
-// Map instead kept rehashing itself as the oldest name was deleted and a new one added.
+// fixed size, so a row that lives through millions of lines never grows. Names are kept as a
+// 53-bit hash, not as strings: on 100,000 lines, copying each new name out of its line (so that
+// a row would not hold the line) cost more than the rest of the bookkeeping. Two names of one
+// row that collide in 53 bits would count as one; with 16 names a row that is ~2^-49 per line.
 
 /** Names remembered per row: more than the runs of one pod that could overlap in time. */
 export const NAMES_KEPT = 16;
 
 export class NameCounts {
-  private readonly names: string[] = [];
-  private readonly hashes: number[] = [];
-  private readonly counts: number[] = [];
+  private readonly hashes = new Float64Array(NAMES_KEPT);
+  private readonly counts = new Float64Array(NAMES_KEPT);
+  private used = 0;
   private next = 0;
 
   get size(): number {
-    return this.names.length;
+    return this.used;
   }
 
-  /** The count already counted for `name` (0 for a name not seen, or forgotten). */
-  countedFor(name: string, hash = hashName(name)): number {
-    const slot = this.find(name, hash);
+  /** The count already counted for the name hashed `hash` (0 for a name not seen, or forgotten). */
+  countedFor(hash: number): number {
+    const slot = this.find(hash);
     return slot < 0 ? 0 : this.counts[slot]!;
   }
 
-  /**
-   * Records `count` as counted for `name`, forgetting the oldest name if the ring is full.
-   * Returns the name as kept (a copy of its own, see copyString).
-   */
-  remember(name: string, count: number, hash = hashName(name)): string {
-    const slot = this.find(name, hash);
+  /** Records `count` as counted for the name hashed `hash`, forgetting the oldest if the ring is full. */
+  remember(hash: number, count: number): void {
+    const slot = this.find(hash);
     if (slot >= 0) {
       this.counts[slot] = count;
-      return this.names[slot]!;
+      return;
     }
-    const at = this.next;
-    const kept = copyString(name);
-    this.names[at] = kept;
-    this.hashes[at] = hash;
-    this.counts[at] = count;
-    this.next = (at + 1) % NAMES_KEPT;
-    return kept;
+    this.hashes[this.next] = hash;
+    this.counts[this.next] = count;
+    this.next = (this.next + 1) % NAMES_KEPT;
+    if (this.used < NAMES_KEPT) this.used++;
   }
 
-  /** The names, oldest first, with their counts: to carry a row between threads (fold-state.ts). */
-  entries(): [name: string, count: number][] {
-    const size = this.names.length;
-    const start = size < NAMES_KEPT ? 0 : this.next;
-    return Array.from({ length: size }, (_, i) => {
-      const slot = (start + i) % size;
-      return [this.names[slot]!, this.counts[slot]!];
-    });
-  }
-
-  private find(name: string, hash: number): number {
-    for (let slot = 0; slot < this.hashes.length; slot++) {
-      if (this.hashes[slot] === hash && this.names[slot] === name) return slot;
-    }
+  private find(hash: number): number {
+    for (let slot = 0; slot < this.used; slot++) if (this.hashes[slot] === hash) return slot;
     return -1;
   }
 }
 
-/** FNV-1a over the UTF-16 code units. */
+/** FNV-1a over the UTF-16 code units, twice with different offsets, as one 53-bit number. */
 export function hashName(name: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
-  return hash;
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 0) * 0x200000 + (b >>> 11);
 }
 
 /**
