@@ -16,6 +16,7 @@ import { identifyPod, sandboxRuntimeName, type PodIdentity } from "../pod/identi
 import { reconcilePod, type ReconcileResult } from "../pod/reconcile-pod.js";
 import { inspectPodImages, startPod, StartPodError, StartPodInterrupted, undoStart, type StartedPod } from "../pod/start-pod.js";
 import { formatUpSummary } from "../pod/up-summary.js";
+import { planPodVolumes } from "../pod/volume-plan.js";
 import { findPodIP, waitForPodReady, WaitInterruptedError } from "../pod/wait-ready.js";
 import { watchInterrupt, type Interrupt } from "../process/interrupt.js";
 import { chooseRuntime, explainEngineFailure as explainCommandFailure } from "../runtime/choose-runtime.js";
@@ -290,7 +291,7 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
   } catch (error) {
     live?.stop();
     if (error instanceof WaitInterruptedError) {
-      await answerInterrupt({ runtime, options, stderr, identity, started });
+      await answerInterrupt({ pod, runtime, options, stderr, identity, started });
       throw new ExitError(ExitCode.Interrupted);
     }
     if (!(error instanceof PodrunError)) throw error;
@@ -303,7 +304,7 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
 }
 
 /** Ctrl-C during `--wait`: the pod stays, unless --rm-on-interrupt; either way, say so. */
-async function answerInterrupt(context: { runtime: ContainerRuntime; options: UpOptions; stderr: NodeJS.WritableStream; identity: PodIdentity; started: StartedPod }): Promise<void> {
+async function answerInterrupt(context: { pod: Pod; runtime: ContainerRuntime; options: UpOptions; stderr: NodeJS.WritableStream; identity: PodIdentity; started: StartedPod }): Promise<void> {
   const { runtime, options, stderr, identity, started } = context;
   const label = `pod/${identity.name}`;
   if (!options.rmOnInterrupt) {
@@ -313,7 +314,8 @@ async function answerInterrupt(context: { runtime: ContainerRuntime; options: Up
   try {
     // The whole pod, kept containers included (`up` of a pod that was already there).
     const containerIds = [...new Set([...started.containerIds, ...started.containers.map((c) => c.id)])];
-    await undoStart(runtime, { ...(started.sandboxId !== undefined ? { sandbox: sandboxRuntimeName(identity) } : {}), containerIds });
+    const volumes = planPodVolumes(context.pod.spec!, identity).map((volume) => volume.name);
+    await undoStart(runtime, { ...(started.sandboxId !== undefined ? { sandbox: sandboxRuntimeName(identity) } : {}), containerIds, volumes });
     stderr.write(`podrun: interrupted; removed ${label} (--rm-on-interrupt)\n`);
   } catch (error) {
     stderr.write(`podrun: interrupted; could not remove everything of ${label}: ${(error as Error).message.split("\n")[0]}\n`);

@@ -196,7 +196,14 @@ for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered:
     t.test(`${runtime}: Ctrl-C while waiting exits 130 and ${rm ? "removes the pod (--rm-on-interrupt)" : "leaves the pod running"}`, async (t) => {
       const env = await setup(t, runtime, rm ? "int-rm" : "int");
       if (!env) return;
-      await env.write(podYaml(env.name, `    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n      readinessProbe:\n        exec:\n          command: ["false"]\n        periodSeconds: 1\n`));
+      await env.write(
+        podYaml(
+          env.name,
+          `    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n      readinessProbe:\n        exec:\n          command: ["false"]\n        periodSeconds: 1\n` +
+            `      volumeMounts:\n        - name: scratch\n          mountPath: /scratch\n  volumes:\n    - name: scratch\n      emptyDir: {}\n`,
+        ),
+      );
+      const volumes = async () => (await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${env.name}`])).stdout.trim();
       const child = execa(process.execPath, [PODRUN_BIN, "up", "--runtime", runtime, "--wait", ...(rm ? ["--rm-on-interrupt"] : []), env.file], {
         env: { NO_COLOR: "1", ...env.env },
         reject: false,
@@ -218,9 +225,11 @@ for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered:
       if (rm) {
         t.match(String(result.stderr), `podrun: interrupted; removed pod/${env.name} (--rm-on-interrupt)`);
         t.same(await env.all(), [], "nothing left");
+        t.equal(await volumes(), "", "its emptyDir volume removed too");
       } else {
         t.match(String(result.stderr), `podrun: interrupted; pod/${env.name} left running (podrun down ${env.file} removes it)`);
         t.ok((await env.running()).length >= 2, "sandbox and app still running");
+        t.not(await volumes(), "", "its emptyDir volume kept with it");
       }
     });
   }

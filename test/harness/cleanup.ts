@@ -28,6 +28,13 @@ export async function removeManagedContainers(
     const pods = lines((await runCommand(runtime, ["pod", "ps", "-q", "--no-trunc", ...filters])).stdout);
     if (pods.length > 0) await runCommand(runtime, ["pod", "rm", "-f", "-t", "0", ...pods], { reject: false });
   }
+  // The pod's emptyDir volumes, by its name alone: podman 4.3 ORs several label filters, and its
+  // `volume rm -f` would also remove the containers of another test using a volume.
+  const pod = extraLabels["io.kubernetes.pod.name"];
+  if (pod !== undefined) {
+    const volumes = lines((await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout);
+    if (volumes.length > 0) await runCommand(runtime, ["volume", "rm", ...volumes], { reject: false });
+  }
   return ids;
 }
 
