@@ -2,7 +2,10 @@
 # Wall time to bring up a 3-container pod whose images are present, side by side in one run:
 # `podrun up` on docker and on podman, `podman kube play` of the same file, and a hand-written
 # `docker run -d` script (sandbox + 3 containers joined to it). Medians of hyperfine runs;
-# each run starts from a clean engine (--prepare removes the previous pod). Prints figures only.
+# each run starts from a clean engine (--prepare removes the previous pod). Then the CI loop's
+# other steps on docker: `up` again of the same, unchanged pod (reconciled: nothing to do), and
+# `down` (with --grace-period 0: `sleep` as PID 1 ignores SIGTERM, and the grace period would be
+# the measure). Prints figures only.
 # Needs scripts/test-env.sh's environment. Usage: bash bench/up-vs-peers.sh [runs]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -45,7 +48,9 @@ hyperfine --runs "$runs" --warmup 1 --export-json "$out" \
   --command-name "podrun up (docker)" --prepare "$clean_docker" "node bin/podrun.js up --runtime docker $work/bench.yaml" \
   --command-name "docker run -d script" --prepare "$clean_docker" "bash $work/docker-run.sh" \
   --command-name "podrun up (podman)" --prepare "$clean_podman" "node bin/podrun.js up --runtime podman $work/bench.yaml" \
-  --command-name "podman kube play" --prepare "$clean_podman" "podman kube play $work/bench.yaml" >/dev/null
+  --command-name "podman kube play" --prepare "$clean_podman" "podman kube play $work/bench.yaml" \
+  --command-name "podrun up (docker), pod already up and unchanged" --prepare "node bin/podrun.js up --runtime docker $work/bench.yaml >/dev/null" "node bin/podrun.js up --runtime docker $work/bench.yaml" \
+  --command-name "podrun down --grace-period 0 (docker)" --prepare "node bin/podrun.js up --runtime docker $work/bench.yaml >/dev/null" "node bin/podrun.js down --runtime docker --grace-period 0 $work/bench.yaml" >/dev/null
 bash -c "$clean_docker"; bash -c "$clean_podman"
 node -e '
 const { results } = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));

@@ -46,7 +46,7 @@ export async function events(options: EventsOptions): Promise<void> {
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
   const filter = createEventFilter(options);
-  const folder = new EventFolder();
+  const folder = new EventFolder(filter.matches);
   // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.
   let changed: Set<FoldedRow> | undefined;
   const scanned = createScannedLine();

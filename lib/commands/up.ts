@@ -328,8 +328,8 @@ function downTarget(file: string, identity: PodIdentity): string {
 }
 
 /**
- * Moves each container's live line along with its events (Pulling, Creating, Starting…). An app
- * container's first event also means the pod's init containers have all completed.
+ * Moves each container's live line along with its events (Pulling, Creating, Starting…). An event
+ * of an init container also means the ones before it have completed; of an app container, all.
  */
 function createLiveStatusSink(live: LiveStatus, pods: readonly Pod[]): EventSink {
   return {
@@ -339,9 +339,11 @@ function createLiveStatusSink(live: LiveStatus, pods: readonly Pod[]): EventSink
       const status = statusOfEvent(event.reason);
       if (status) live.set(formatObjectLabel(event), status.text, status.tone);
       const pod = pods.find((p) => p.metadata!.name === event.involvedObject.name);
-      if (event.involvedObject.fieldPath?.startsWith("spec.containers{")) {
-        for (const init of pod?.spec!.initContainers ?? []) live.set(`pod/${event.involvedObject.name}[${init.name}]`, "Completed", "done");
-      }
+      // Init containers run one at a time: those before the one this event is about have completed.
+      const inits = pod?.spec!.initContainers ?? [];
+      const isApp = event.involvedObject.fieldPath?.startsWith("spec.containers{") === true;
+      const done = isApp ? inits.length : inits.findIndex((init) => init.name === container);
+      for (const init of inits.slice(0, Math.max(0, done))) live.set(`pod/${event.involvedObject.name}[${init.name}]`, "Completed", "done");
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ScannedLine } from "./line-scan.js";
+import type { KubeEvent } from "./types.js";
 
 // The filters of `podrun events` (--pod, --namespace, --type, --reason). They are all fields of
 // the fold key, so filtering events before folding gives the same rows as filtering rows after,
@@ -13,26 +13,33 @@ export interface EventFilterOptions {
 
 export interface EventFilter {
   /**
-   * A cheap necessary condition on the raw line, to skip JSON.parse for lines that cannot match:
-   * every wanted value must appear in it as a JSON string. Lines are written by JSON.stringify,
-   * which writes these values (names, reasons) the same way every time.
+   * A cheap necessary condition on the raw line, to skip scanning lines that cannot match: every
+   * wanted value must appear in it as a JSON string. Lines are written by JSON.stringify, which
+   * writes these values (names, reasons) the same way every time.
    */
   mayMatchLine(line: string): boolean;
-  matches(line: ScannedLine): boolean;
+  /**
+   * Whether the event's row is wanted. Asked once per fold key (fold.ts), since every field it
+   * looks at is part of the key; values are read as line-scan.ts keys them (a missing namespace
+   * is the event's own, then "default").
+   */
+  matches(event: KubeEvent): boolean;
 }
 
 export function createEventFilter(options: EventFilterOptions): EventFilter {
-  // Scanned lines hold strings as JSON writes them: compare with the values written that way.
-  const [pod, namespace, type, reason] = [options.pod, options.namespace, options.type, options.reason].map((value) =>
-    value === undefined ? undefined : JSON.stringify(value).slice(1, -1),
-  );
-  const wanted = [pod, namespace, type, reason].filter((value): value is string => value !== undefined).map((value) => `"${value}"`);
+  const { pod, namespace, type, reason } = options;
+  const wanted = [pod, namespace, type, reason].filter((value): value is string => value !== undefined).map((value) => JSON.stringify(value));
+  const text = (value: unknown) => (value === undefined || value === null ? "" : String(value));
   return {
-    mayMatchLine: (line) => wanted.every((needle) => line.includes(needle)),
-    matches: (line) =>
-      (pod === undefined || line.objectName === pod) &&
-      (namespace === undefined || line.namespace === namespace) &&
-      (type === undefined || line.type === type) &&
-      (reason === undefined || line.reason === reason),
+    mayMatchLine: wanted.length === 0 ? () => true : (line) => wanted.every((needle) => line.includes(needle)),
+    matches: (event) => {
+      const object = event.involvedObject ?? {};
+      return (
+        (pod === undefined || text(object.name) === pod) &&
+        (namespace === undefined || text(object.namespace || event.metadata.namespace || "default") === namespace) &&
+        (type === undefined || text(event.type) === type) &&
+        (reason === undefined || text(event.reason) === reason)
+      );
+    },
   };
 }

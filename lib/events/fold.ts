@@ -38,36 +38,91 @@ export interface FoldedRow {
   names: NameCounts;
 }
 
+/** What a key whose first event the filter rejected maps to: its later lines stop at the lookup. */
+const REJECTED = {} as FoldedRow;
+
+/** Tails of one object looked up one by one before a Map takes over (see RowsOfObject). */
+const TAILS_SCANNED = 32;
+
+/**
+ * The rows of one involved object, by the rest of their key. An object has a handful of them
+ * (Pulled, Created, Started… per container), and a line's tail is a view into the line, so a Map
+ * would hash its ~150 characters on every line, then compare them (in a profile, string hashing
+ * and comparing took ~12% of a listing). Compared one by one, tails of another length cost an
+ * integer comparison, and the one that matches is read once. An object with many distinct tails
+ * gets a Map, to stay O(1).
+ */
+class RowsOfObject {
+  private tails: string[] = [];
+  private rows: FoldedRow[] = [];
+  private byTail: Map<string, FoldedRow> | undefined;
+
+  get(tail: string): FoldedRow | undefined {
+    if (this.byTail) return this.byTail.get(tail);
+    const { tails } = this;
+    const length = tail.length;
+    for (let i = 0; i < tails.length; i++) {
+      const candidate = tails[i]!;
+      if (candidate.length === length && candidate === tail) return this.rows[i];
+    }
+    return undefined;
+  }
+
+  /** `tail` must not be a view into a line (copyString). */
+  set(tail: string, row: FoldedRow): void {
+    if (this.byTail) {
+      this.byTail.set(tail, row);
+      return;
+    }
+    this.tails.push(tail);
+    this.rows.push(row);
+    if (this.tails.length > TAILS_SCANNED) {
+      this.byTail = new Map(this.tails.map((key, i) => [key, this.rows[i]!]));
+      this.tails = [];
+      this.rows = [];
+    }
+  }
+}
+
 /** Accumulates rows from scanned lines (line-scan.ts) in log order. Pure: no clock, no I/O. */
 export class EventFolder {
   /** Rows by the two parts of their key (line-scan.ts): object, then the rest. */
-  private readonly rows = new Map<string, Map<string, FoldedRow>>();
+  private readonly rows = new Map<string, RowsOfObject>();
   private readonly all: FoldedRow[] = [];
   private sequence = 0;
 
-  /** Adds one logged event; returns its row if it changed, undefined for a line already counted. */
+  /**
+   * `accept`: which rows to keep (event-filter.ts), asked once per key with its first event:
+   * what it looks at must be part of the key.
+   */
+  constructor(private readonly accept?: (event: KubeEvent) => boolean) {}
+
+  /** Adds one logged event; returns its row if it changed, undefined for a line already counted or not wanted. */
   add(scanned: ScannedLine, origin: string | KubeEvent): FoldedRow | undefined {
     this.sequence++;
     const { objectKey, tailKey, name, count, firstMs, lastMs } = scanned;
     let byTail = this.rows.get(objectKey);
     const row = byTail?.get(tailKey);
+    if (row === REJECTED) return undefined;
     if (!row) {
       // Parsed in full once per row; a line the scan let through but JSON would not is no event.
       const event = typeof origin === "string" ? parseEventLine(origin) : origin;
       if (!event) return undefined;
+      if (!byTail) this.rows.set(copyString(objectKey), (byTail = new RowsOfObject()));
+      if (this.accept !== undefined && !this.accept(event)) {
+        byTail.set(copyString(tailKey), REJECTED);
+        return undefined;
+      }
       const names = new NameCounts();
-      names.remember(hashName(name), count);
+      names.raise(hashName(name), count);
       const created: FoldedRow = { event, latestName: name, latestUid: scanned.uid, count, firstMs, lastMs, sequence: this.sequence, names };
-      if (!byTail) this.rows.set(copyString(objectKey), (byTail = new Map()));
       byTail.set(copyString(tailKey), created);
       this.all.push(created);
       return created;
     }
-    const hash = hashName(name);
-    const counted = row.names.countedFor(hash);
+    const counted = row.names.raise(hashName(name), count);
     if (count <= counted) return undefined;
     row.count += count - counted;
-    row.names.remember(hash, count);
     if (counted === 0) {
       // A new name: a new run (or an event of it) is the latest.
       row.latestName = name;

@@ -21,10 +21,6 @@ export interface ScannedLine {
   /** metadata.name. */
   name: string;
   uid: string;
-  namespace: string;
-  objectName: string;
-  type: string;
-  reason: string;
   count: number;
   firstMs: number;
   lastMs: number;
@@ -34,7 +30,7 @@ export interface ScannedLine {
 
 /** A scratch record to scan line after line into (no object per line). */
 export function createScannedLine(): ScannedLine {
-  return { objectKey: "", tailKey: "", name: "", uid: "", namespace: "", objectName: "", type: "", reason: "", count: 0, firstMs: 0, lastMs: 0, event: undefined };
+  return { objectKey: "", tailKey: "", name: "", uid: "", count: 0, firstMs: 0, lastMs: 0, event: undefined };
 }
 
 /** Fills `out` from `line`; false if the line is not an event. */
@@ -59,10 +55,6 @@ export function scanEvent(event: KubeEvent, out: ScannedLine): void {
   out.tailKey = tailSpan;
   out.name = event.metadata.name;
   out.uid = String(object.uid ?? "");
-  out.namespace = namespace.slice(1, -1);
-  out.objectName = quote(object.name).slice(1, -1);
-  out.type = quote(event.type).slice(1, -1);
-  out.reason = quote(event.reason).slice(1, -1);
   out.count = typeof event.count === "number" && event.count > 0 ? event.count : 1; // the newer API leaves 0 for "once"
   out.firstMs = timeOf(event.firstTimestamp || event.lastTimestamp || "");
   out.lastMs = timeOf(event.lastTimestamp || event.firstTimestamp || "");
@@ -70,32 +62,29 @@ export function scanEvent(event: KubeEvent, out: ScannedLine): void {
 }
 
 // The recorder's layout, matched whole. Short values may not hold a backslash (such lines go to
-// JSON.parse); the message may, and is kept as JSON wrote it.
+// JSON.parse); the message may, and is kept as JSON wrote it. Only what every line needs is
+// captured (each capture is a string made per line): the filter's fields, reason and all, are
+// inside the key, and are read from the event once per key (fold.ts).
 const VALUE = '"([^"\\\\]*)"';
 const SKIP = '"[^"\\\\]*"';
-const MESSAGE = '"((?:[^"\\\\]|\\\\.)*)"';
+const MESSAGE = '"[^"\\\\]*(?:\\\\.[^"\\\\]*)*"';
 const RECORDER_LINE = new RegExp(
   `^\\{"apiVersion":"v1","kind":"Event","metadata":\\{"name":${VALUE},"namespace":${SKIP}\\},` +
-    `"involvedObject":\\{"apiVersion":"v1",("kind":${VALUE},"name":${VALUE},"namespace":${VALUE}),"uid":${VALUE}` +
-    `((?:,"fieldPath":${SKIP})?\\},"reason":${VALUE},"message":${MESSAGE},"type":${VALUE}),"source":\\{"component":${SKIP},"host":${SKIP}\\},` +
+    `"involvedObject":\\{"apiVersion":"v1",("kind":${SKIP},"name":${SKIP},"namespace":${SKIP}),"uid":${VALUE}` +
+    `((?:,"fieldPath":${SKIP})?\\},"reason":${SKIP},"message":${MESSAGE},"type":${SKIP}),"source":\\{"component":${SKIP},"host":${SKIP}\\},` +
     `"firstTimestamp":${VALUE},"lastTimestamp":${VALUE},"count":(\\d+),"reportingComponent":${SKIP},"reportingInstance":${SKIP}\\}$`,
 );
 
 function scanRecorderLine(line: string, out: ScannedLine): boolean {
   const m = RECORDER_LINE.exec(line);
   if (!m) return false;
-  const [, name, objectSpan, , objectName, namespace, uid, tailSpan, reason, , type, first, last, count] = m as unknown as string[];
-  out.objectKey = objectSpan!;
-  out.tailKey = tailSpan!;
-  out.name = name!;
-  out.uid = uid!;
-  out.namespace = namespace!;
-  out.objectName = objectName!;
-  out.type = type!;
-  out.reason = reason!;
-  out.count = Number(count) || 1;
-  out.firstMs = timeOf(first!);
-  out.lastMs = timeOf(last!);
+  out.name = m[1]!;
+  out.objectKey = m[2]!;
+  out.uid = m[3]!;
+  out.tailKey = m[4]!;
+  out.count = Number(m[7]) || 1;
+  out.firstMs = timeOf(m[5]!);
+  out.lastMs = timeOf(m[6]!);
   out.event = undefined;
   return true;
 }

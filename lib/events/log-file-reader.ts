@@ -22,7 +22,8 @@ export class LogFileReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private oversized = false;
-  private buffer: Buffer | undefined;
+  /** Two buffers: the next chunk is read into one while the lines of the other are handed out. */
+  private buffers: [Buffer, Buffer] | undefined;
 
   constructor(
     readonly handle: FileHandle,
@@ -33,14 +34,35 @@ export class LogFileReader {
 
   /** Whole lines appended since the last call, one array per chunk read, up to the end of the file now. */
   async *readAppended(): AsyncGenerator<string[]> {
-    this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
-    for (;;) {
-      const { bytesRead } = await this.handle.read(this.buffer, 0, CHUNK_BYTES, this.position);
-      if (bytesRead === 0) return;
-      this.position += bytesRead;
-      const lines = this.splitLines(this.buffer, bytesRead);
-      if (lines.length > 0) yield lines;
+    let [filling, spare] = (this.buffers ??= [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]);
+    // The next read is asked for before this chunk's lines are cut and folded: the thread pool
+    // copies it meanwhile, where waiting for each read in turn left the main thread idle ~10% of
+    // a listing. A read still under way when the caller stops is waited for (finally), so that
+    // the next call cannot read into a buffer that is still being written.
+    let reading: Promise<{ bytesRead: number }> | undefined = this.read(filling);
+    try {
+      for (;;) {
+        const { bytesRead } = await reading;
+        reading = undefined;
+        if (bytesRead === 0) return;
+        const chunk = filling;
+        [filling, spare] = [spare, filling];
+        this.position += bytesRead;
+        reading = this.read(filling);
+        const lines = this.splitLines(chunk, bytesRead);
+        if (lines.length > 0) yield lines;
+      }
+    } finally {
+      await reading?.catch(() => undefined);
     }
+  }
+
+  // A read that fails while the caller is busy with the lines before it is only awaited later: a
+  // handler now keeps that from counting as an unhandled rejection (the await still throws).
+  private read(buffer: Buffer): Promise<{ bytesRead: number }> {
+    const reading = this.handle.read(buffer, 0, CHUNK_BYTES, this.position);
+    reading.catch(() => undefined);
+    return reading;
   }
 
   /** The unfinished last line, handed out once: at the end of a file nobody will append to again. */
@@ -51,7 +73,7 @@ export class LogFileReader {
   }
 
   async close(): Promise<void> {
-    this.buffer = undefined;
+    this.buffers = undefined;
     await this.handle.close().catch(() => undefined);
   }
 
@@ -64,7 +86,8 @@ export class LogFileReader {
         this.keepPending(chunk.subarray(start, end));
         lines.push(this.takePending());
       } else {
-        lines.push(chunk.toString("utf8", start, end));
+        // No encoding named: UTF-8 without Buffer's lookup of the encoding's name, once per line.
+        lines.push(chunk.toString(undefined, start, end));
       }
       start = end + 1;
     }

@@ -109,3 +109,29 @@ t.test("memory: one row per key, and a bounded set of names per row, however man
   t.equal(rows[0]!.count, 10_000);
   t.ok(rows[0]!.names.size <= 16, `${rows[0]!.names.size} names kept`);
 });
+
+t.test("an object with many distinct events: rows stay one per key past the one-by-one lookup", async (t) => {
+  const events: KubeEvent[] = [];
+  for (let run = 0; run < 3; run++) {
+    for (let i = 0; i < 50; i++) events.push(makeEvent({ name: `web.${run}.${i}`, uid: `u${run}`, reason: `Reason${i % 7}`, message: `message ${i}`, first: T0 + run * MIN + i }));
+  }
+  const rows = foldLines(events);
+  t.equal(rows.length, 50);
+  t.ok(rows.every((row) => row.count === 3), "each folded across the 3 runs");
+  t.same(new Set(rows.map((row) => row.event.message)).size, 50);
+});
+
+t.test("accept: asked once per key; the lines of a key it rejects make no row", async (t) => {
+  const asked: string[] = [];
+  const folder = new EventFolder((event) => {
+    asked.push(`${event.involvedObject.name}/${event.reason}`);
+    return event.reason !== "BackOff";
+  });
+  for (const run of [1, 2]) {
+    t.equal(addLine(folder, makeEvent({ name: `web.b${run}`, uid: `u${run}`, reason: "BackOff" })), undefined, "rejected");
+    t.ok(addLine(folder, makeEvent({ name: `web.p${run}`, uid: `u${run}`, reason: "Pulled" })), "accepted");
+  }
+  t.same(asked, ["web/BackOff", "web/Pulled"]);
+  const rows = folder.sortedRows();
+  t.same(rows.map((row) => [row.event.reason, row.count]), [["Pulled", 2]]);
+});

@@ -44,7 +44,7 @@ t.test("another key order, extra fields or an escaped name: JSON.parse, same fie
   const scanned = scanLine(JSON.stringify(quoted))!;
   t.ok(scanned.event, "an escape in a name: JSON.parse");
   t.equal(scanned.name, 'we"b.1');
-  t.equal(scanned.objectName, 'we\\"b', "strings other than names stay as JSON writes them, as the fast path has them");
+  t.ok(scanned.objectKey.includes('"name":"we\\"b"'), "strings of the key stay as JSON writes them, as the fast path has them");
 });
 
 t.test("count 0 (the newer API's 'once') scans as 1", async (t) => {
