@@ -16,6 +16,7 @@ import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.j
 import type { RuntimeName } from "../runtime/detect.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
+import { plural } from "../output/plural.js";
 
 // `podrun down FILE|POD... | --all`: the pods are read back from the engine by label (never from
 // a cache), so `down` removes what is there, and a pod that is not there is "not found", exit 0:
@@ -210,6 +211,3 @@ function formatPodLabel(target: Target): string {
   return target.namespace === "default" ? `pod/${target.name}` : `pod/${target.name} (namespace ${target.namespace})`;
 }
 
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}

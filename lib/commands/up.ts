@@ -11,6 +11,7 @@ import { createImagePuller } from "../images/puller.js";
 import { loadManifest } from "../manifest/load-manifest.js";
 import { configureColor } from "../output/color.js";
 import { formatHumanDuration } from "../output/human-duration.js";
+import { plural } from "../output/plural.js";
 import { createLiveStatus, statusOfEvent, type LiveStatus } from "../output/live-status.js";
 import { identifyPod, sandboxRuntimeName, type PodIdentity } from "../pod/identity.js";
 import { reconcilePod, type ReconcileResult } from "../pod/reconcile-pod.js";
@@ -215,7 +216,7 @@ async function upPod(context: {
     if (count > 0 && !options.keepOnFailure && !options.dryRun) {
       try {
         await undoStart(runtime, error.created);
-        stderr.write(`podrun: removed the ${count} container${count === 1 ? "" : "s"} this run created for ${label} (--keep-on-failure keeps them)\n`);
+        stderr.write(`podrun: removed the ${plural(count, "container")} this run created for ${label} (--keep-on-failure keeps them)\n`);
       } catch (cleanupError) {
         stderr.write(`podrun: could not remove everything this run created for ${label}: ${(cleanupError as Error).message.split("\n")[0]}\n`);
       }
@@ -232,7 +233,7 @@ async function undoInterrupted(runtime: ContainerRuntime, created: StartPodInter
   const count = created.containerIds.length + (created.sandbox ? 1 : 0);
   try {
     await undoStart(runtime, created);
-    stderr.write(count === 0 ? "podrun: interrupted; this run had created no container\n" : `podrun: interrupted; removed the ${count} container${count === 1 ? "" : "s"} this run created\n`);
+    stderr.write(count === 0 ? "podrun: interrupted; this run had created no container\n" : `podrun: interrupted; removed the ${plural(count, "container")} this run created\n`);
   } catch (error) {
     stderr.write(`podrun: interrupted; could not remove everything this run created: ${(error as Error).message.split("\n")[0]}\n`);
   }
@@ -273,7 +274,7 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
     // A Ctrl-C while the pod was starting is answered now, before any wait.
     if (context.interrupt?.signal.aborted) throw new WaitInterruptedError("interrupted");
     const podIP = await findPodIP(runtime, started, pod.spec!.hostNetwork === true);
-    if (!options.json && !live) say(color.dim(`${label}: ${started.appContainers} container${started.appContainers === 1 ? "" : "s"} started; waiting up to ${formatHumanDuration(timeoutMs)} for readiness`));
+    if (!options.json && !live) say(color.dim(`${label}: ${plural(started.appContainers, "container")} started; waiting up to ${formatHumanDuration(timeoutMs)} for readiness`));
     const ready = await waitForPodReady({
       runtime,
       recorder: context.recorder,
@@ -287,7 +288,7 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
     });
     const seconds = ((Date.now() - context.since) / 1000).toFixed(1);
     if (context.lastPod) live?.stop(); // the summary goes below the final frame
-    if (!options.json) say(color.green(`${label}: ready: ${ready.containers}/${ready.containers} container${ready.containers === 1 ? "" : "s"} (${seconds}s)`));
+    if (!options.json) say(color.green(`${label}: ready: ${ready.containers}/${plural(ready.containers, "container")} (${seconds}s)`));
   } catch (error) {
     live?.stop();
     if (error instanceof WaitInterruptedError) {

@@ -2,6 +2,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { ExitCode, ExitError, ManifestError } from "../errors.js";
 import { loadManifest, type Manifest } from "../manifest/load-manifest.js";
 import { configureColor } from "../output/color.js";
+import { plural } from "../output/plural.js";
 
 export interface ValidateOptions {
   files: readonly string[];
@@ -54,7 +55,7 @@ function describePod(pod: Pod): string {
 }
 
 function count(n: number, noun: string): string {
-  return n === 0 ? "" : `${n} ${noun}${n === 1 ? "" : "s"}`;
+  return n === 0 ? "" : plural(n, noun);
 }
 
 // Secret values never reach an output stream: CI logs are read by many.

@@ -6,7 +6,7 @@ import type { ContainerRuntime, ContainerState } from "../runtime/types.js";
 import { kubeContainerName } from "./find-pods.js";
 import { runLifecycleHandler } from "./hooks.js";
 import type { PodIdentity } from "./identity.js";
-import { describe } from "./start-container.js";
+import { describeError } from "../runtime/choose-runtime.js";
 import { readStopLabels } from "./stop-labels.js";
 import { DEFAULT_GRACE_PERIOD_SECONDS, MIN_GRACE_PERIOD_SECONDS } from "./stop-pod.js";
 
@@ -55,6 +55,6 @@ export async function killContainers(
     }),
   );
   const results = await Promise.allSettled(targets.map(({ state }) => runtime.removeContainers([state.id])));
-  const failed = results.flatMap((result, index) => (result.status === "rejected" ? [`${kubeContainerName(targets[index]!.state)}: ${describe(result.reason)}`] : []));
+  const failed = results.flatMap((result, index) => (result.status === "rejected" ? [`${kubeContainerName(targets[index]!.state)}: ${describeError(result.reason)}`] : []));
   if (failed.length > 0) throw new PodrunError("FailedKillPod", `could not remove ${failed.join("; ")}`);
 }

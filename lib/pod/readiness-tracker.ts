@@ -3,6 +3,7 @@ import { formatHumanDuration } from "../output/human-duration.js";
 import { containerProbes, type ProbeResult, type ProbeSpec } from "../probes/probe-spec.js";
 import { countProbeResult, initialThresholdState, type ThresholdState } from "../probes/thresholds.js";
 import type { ContainerState } from "../runtime/types.js";
+import { plural } from "../output/plural.js";
 
 // What podrun knows about one app container while it waits for the pod to be Ready, and how each
 // observation changes it: the engine's state (running, exited, restarted) and each probe
@@ -170,9 +171,6 @@ function toOneLine(text: string): string {
   return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS - 3)}...` : line;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -5,12 +5,11 @@ import { toInvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
 import type { PullPolicy } from "../images/policy.js";
 import { throwIfAborted } from "../process/abort.js";
-import { CommandError } from "../runtime/exec.js";
-import { reduceErrorLine } from "../runtime/pull-errors.js";
 import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
 import { buildContainerSpec, type ContainerKind } from "./container-spec.js";
 import { HookError, runLifecycleHandler } from "./hooks.js";
 import type { PodIdentity } from "./identity.js";
+import { describeError } from "../runtime/choose-runtime.js";
 
 // One container of a pod, the kubelet's startContainer (kubelet.md §7): image → create → start →
 // postStart, each step one event, a failure one PodrunError named after the kubelet's reason.
@@ -80,8 +79,8 @@ export async function startContainer(context: ContainerStepContext, container: C
       emit("Warning", "Failed", `Error: ${error.reason}`);
       return fail(error.reason, error.message, error);
     }
-    emit("Warning", "Failed", `Error: ${describe(error)}`);
-    return fail("CreateContainerError", describe(error), error);
+    emit("Warning", "Failed", `Error: ${describeError(error)}`);
+    return fail("CreateContainerError", describeError(error), error);
   }
   context.created.containerIds.push(id);
   context.created.creating.delete(spec.name);
@@ -93,8 +92,8 @@ export async function startContainer(context: ContainerStepContext, container: C
     await runtime.startContainer(id);
   } catch (error) {
     throwIfAborted(signal);
-    emit("Warning", "Failed", `Error: ${describe(error)}`);
-    return fail("RunContainerError", describe(error), error);
+    emit("Warning", "Failed", `Error: ${describeError(error)}`);
+    return fail("RunContainerError", describeError(error), error);
   }
   emit("Normal", "Started", `Started container ${container.name}`);
 
@@ -108,7 +107,7 @@ export async function startContainer(context: ContainerStepContext, container: C
       emit("Warning", "FailedPostStartHook", "PostStartHook failed");
       emit("Normal", "Killing", "FailedPostStartHook");
       await runtime.stopContainer(id, 0).catch(() => undefined);
-      return fail("PostStartHookError", `postStart hook failed: ${error instanceof HookError ? error.message : describe(error)}`, error);
+      return fail("PostStartHookError", `postStart hook failed: ${error instanceof HookError ? error.message : describeError(error)}`, error);
     }
   }
   return id;
@@ -119,8 +118,3 @@ function hookTimeoutMs(pod: Pod): number {
   return Math.max(1, grace) * 1000;
 }
 
-/** One line for an event or an error: the engine's own message when there is one. */
-export function describe(error: unknown): string {
-  if (error instanceof CommandError) return reduceErrorLine(error.stderr.trim().split("\n")[0] ?? "") || error.shortMessage;
-  return error instanceof Error ? error.message : String(error);
-}

@@ -8,7 +8,8 @@ import { throwIfAborted } from "../process/abort.js";
 import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
 import { buildSandboxSpec, computePodHash, type ContainerKind } from "./container-spec.js";
 import type { PodIdentity } from "./identity.js";
-import { describe, startContainer, type ContainerStepContext } from "./start-container.js";
+import { describeError } from "../runtime/choose-runtime.js";
+import { startContainer, type ContainerStepContext } from "./start-container.js";
 import { planPodVolumes } from "./volume-plan.js";
 
 // The kubelet's SyncPod for a new pod, in its order (kubelet.md §7, §10): the sandbox, then each
@@ -121,7 +122,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       throwIfAborted(signal);
       sandboxCreating = sandbox.name;
       const sandboxFailed = (error: unknown): never => {
-        const message = `Failed to create pod sandbox: ${describe(error)}`;
+        const message = `Failed to create pod sandbox: ${describeError(error)}`;
         emit(podObject, "Warning", "FailedCreatePodSandBox", message);
         throw new PodrunError("FailedCreatePodSandBox", message, { cause: error });
       };
@@ -183,7 +184,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       const containerIds = [...created.containerIds, ...creating];
       throw new StartPodInterrupted({ ...created, containerIds, ...(sandboxCreating ? { sandbox: sandboxCreating } : {}) });
     }
-    const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describe(error), { cause: error });
+    const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describeError(error), { cause: error });
     throw new StartPodError(cause, created);
   }
 }
@@ -205,7 +206,7 @@ async function createPodVolumes(deps: StartPodDeps, pod: Pod, identity: PodIdent
   if (volumes.length === 0) return;
   created.volumes = volumes.map((v) => v.name);
   const failed = (volume: string) => (error: unknown): never => {
-    const message = `MountVolume.SetUp failed for volume "${volume}" : ${describe(error)}`;
+    const message = `MountVolume.SetUp failed for volume "${volume}" : ${describeError(error)}`;
     deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", message);
     throw new PodrunError("FailedMount", message, { cause: error });
   };

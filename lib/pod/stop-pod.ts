@@ -1,13 +1,12 @@
 import type { LifecycleHandler, Pod } from "kubernetes-types/core/v1.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
-import { CommandError } from "../runtime/exec.js";
-import { reduceErrorLine } from "../runtime/pull-errors.js";
 import type { ContainerRuntime, ContainerState, VolumeInfo } from "../runtime/types.js";
 import { kubeContainerName, type PodRecord } from "./find-pods.js";
 import { HookError, runLifecycleHandler } from "./hooks.js";
 import { sandboxRuntimeName } from "./identity.js";
 import { readStopLabels } from "./stop-labels.js";
+import { describeError } from "../runtime/choose-runtime.js";
 
 // The kubelet's killPod (kuberuntime_container.go killContainer, kubelet.md §7) for `podrun down`:
 // each running container gets `Killing` ("Stopping container NAME"), then its preStop hook, then
@@ -110,7 +109,7 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
     try {
       await runtime.stopContainer(state.id, stopTimeout());
     } catch (error) {
-      failures.push({ object: kubeContainerName(state), step: "stop", message: describe(error) });
+      failures.push({ object: kubeContainerName(state), step: "stop", message: describeError(error) });
     }
   };
 
@@ -126,7 +125,7 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
       } catch (error) {
         // The kubelet's fixed text in the event: the hook's own output may hold secrets.
         deps.recorder.event(objectOf(state, false), "Warning", "FailedPreStopHook", "PreStopHook failed");
-        hookFailures.push({ container: kubeContainerName(state), message: error instanceof HookError ? error.message : describe(error) });
+        hookFailures.push({ container: kubeContainerName(state), message: error instanceof HookError ? error.message : describeError(error) });
       }
     }),
   );
@@ -141,7 +140,7 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
     try {
       await runtime.removeSandbox(sandboxRuntimeName(pod));
     } catch (error) {
-      failures.push({ object: "sandbox", step: "remove", message: describe(error) });
+      failures.push({ object: "sandbox", step: "remove", message: describeError(error) });
     }
   }
   const volumes = await removeVolumes(runtime, options.volumes.map((v) => v.name), failures);
@@ -179,7 +178,7 @@ async function removeContainers(runtime: ContainerRuntime, states: readonly Cont
   } catch {
     const results = await Promise.allSettled(states.map((s) => runtime.removeContainers([s.id])));
     results.forEach((result, i) => {
-      if (result.status === "rejected") failures.push({ object: kubeContainerName(states[i]!), step: "remove", message: describe(result.reason) });
+      if (result.status === "rejected") failures.push({ object: kubeContainerName(states[i]!), step: "remove", message: describeError(result.reason) });
     });
     return results.filter((r) => r.status === "fulfilled").length;
   }
@@ -193,13 +192,9 @@ async function removeVolumes(runtime: ContainerRuntime, names: readonly string[]
   } catch {
     const results = await Promise.allSettled(names.map((name) => runtime.removeVolumes([name])));
     results.forEach((result, i) => {
-      if (result.status === "rejected") failures.push({ object: `volume ${names[i]}`, step: "remove", message: describe(result.reason) });
+      if (result.status === "rejected") failures.push({ object: `volume ${names[i]}`, step: "remove", message: describeError(result.reason) });
     });
     return results.filter((r) => r.status === "fulfilled").length;
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof CommandError) return reduceErrorLine(error.stderr.trim().split("\n")[0] ?? "") || error.shortMessage;
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,4 +1,5 @@
 import type { PodPlan, RecreateCause } from "./reconcile.js";
+import { plural } from "../output/plural.js";
 
 // The last line of `podrun up` (pure): what happened to the pod, how long it took, on which engine.
 //   pod/web: 2 containers started, 1 init container completed (0.7s, docker)
@@ -23,7 +24,7 @@ export function formatUpSummary(options: {
 }): string {
   const { label, plan, started } = options;
   const tail = `(${options.seconds.toFixed(1)}s, ${options.runtime})`;
-  const startedText = `${count(started.appContainers, "container")} started${started.initContainers > 0 ? `, ${count(started.initContainers, "init container")} completed` : ""}`;
+  const startedText = `${plural(started.appContainers, "container")} started${started.initContainers > 0 ? `, ${plural(started.initContainers, "init container")} completed` : ""}`;
   if (!plan || plan.action === "create") return `${label}: ${startedText} ${tail}`;
   if (plan.action === "recreate-pod") return `${label}: recreated (${CAUSES[plan.cause!]}): ${startedText} ${tail}`;
   // The noun goes with the first number: "1 container unchanged, 1 recreated"; zeros are left out.
@@ -35,10 +36,7 @@ export function formatUpSummary(options: {
   ] as const;
   const nonZero = parts.filter(([n]) => n > 0);
   const shown = nonZero.length > 0 ? nonZero : parts.slice(0, 1);
-  const text = shown.map(([n, what], index) => (index === 0 ? `${count(n, "container")} ${what}` : `${n} ${what}`)).join(", ");
+  const text = shown.map(([n, what], index) => (index === 0 ? `${plural(n, "container")} ${what}` : `${n} ${what}`)).join(", ");
   return `${label}: ${text} ${tail}`;
 }
 
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}

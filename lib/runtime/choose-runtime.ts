@@ -28,6 +28,12 @@ export class EngineCommandError extends Error {
   override readonly name = "EngineCommandError";
 }
 
+/** One line for an event or an error: the engine's own message when there is one. */
+export function describeError(error: unknown): string {
+  if (error instanceof CommandError) return describeEngineError(error);
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** The engine's own first error line, else the command's one-line summary. */
 export function describeEngineError(error: CommandError): string {
   const line = error.stderr.split("\n").map((l) => l.trim()).find((l) => l !== "");
