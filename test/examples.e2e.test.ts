@@ -38,6 +38,11 @@ for (const runtime of ["docker", "podman"] as const) {
       t.match(ps.stdout, new RegExp(`${pod}\\s+${containers}/${containers}\\s+Running`), `${file}: ps`);
     }
 
+    const missing = await runCli(["ps", "web", "no-such-pod"], { env });
+    t.equal(missing.exitCode, 1, "ps of a pod that is not there: exit 1");
+    t.match(missing.stdout, /^NAME .*\nweb /s, "the pods that are there are still listed");
+    t.equal(missing.stderr, 'Error from server (NotFound): pods "no-such-pod" not found\n');
+
     // The README's main job: the web server answers through its hostPort.
     const page = await fetch("http://127.0.0.1:18080/").then((response) => response.text());
     t.equal(page.trim(), "hello from podrun");
