@@ -82,7 +82,7 @@ t.test("a refused connection and a slow answer fail in Go's words", async (t) =>
     result: "failure",
     output: `Get "http://127.0.0.1:${port}/slow": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
   });
-  t.ok(Date.now() - started < 1000, "timeoutSeconds is the limit");
+  t.ok(Date.now() - started < 1500, "timeoutSeconds is the limit: no waiting for the late answer");
 });
 
 t.test("the body is read up to 10 KiB only", async (t) => {
