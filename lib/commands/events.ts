@@ -11,6 +11,7 @@ import { configureColor } from "../output/color.js";
 import { resolveStateDir } from "../state/paths.js";
 import { describeFsError, StateAccessError } from "../state/state-error.js";
 import { stopSignal } from "../process/stop-signal.js";
+import { watchOutputClosed } from "../output/output-closed.js";
 
 // `podrun events`: the event log, rotated files included, streamed line by line into folded rows
 // (fold.ts: one row per distinct event, so memory follows the number of distinct events, not
@@ -135,15 +136,11 @@ function parseSince(value: string | undefined): number | undefined {
  * the exit is quiet, as for any command whose output was cut short on purpose.
  */
 function openOutput(stream: NodeJS.WritableStream): { write(lines: readonly string[]): void; closed: AbortSignal } {
-  const closed = new AbortController();
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
-    closed.abort();
-  });
+  const closed = watchOutputClosed(stream);
   return {
-    closed: closed.signal,
+    closed,
     write(lines) {
-      for (let start = 0; start < lines.length && !closed.signal.aborted; start += 1000) {
+      for (let start = 0; start < lines.length && !closed.aborted; start += 1000) {
         stream.write(`${lines.slice(start, start + 1000).join("\n")}\n`);
       }
     },

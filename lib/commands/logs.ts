@@ -8,6 +8,7 @@ import { createRuntime } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import type { ContainerRuntime, LogLine } from "../runtime/types.js";
 import { stopSignal } from "../process/stop-signal.js";
+import { watchOutputClosed } from "../output/output-closed.js";
 
 // `podrun logs POD`: the containers found by label, their engine's `logs` piped through line by
 // line as they come (never held whole), like `kubectl logs`: stdout and stderr of the container
@@ -119,24 +120,20 @@ const WRITE_BATCH = 64 * 1024;
  * (`podrun logs web | head -3`: EPIPE): the rest is dropped and the exit is quiet.
  */
 function openOutput(stream: NodeJS.WritableStream): { write(text: string): Promise<void>; flush(): Promise<void>; closed: AbortSignal } {
-  const closed = new AbortController();
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
-    closed.abort();
-  });
+  const closed = watchOutputClosed(stream);
   let pending = "";
   let scheduled = false;
   // True when the stream can take more at once.
   const writePending = (): boolean => {
     const text = pending;
     pending = "";
-    return text === "" || closed.signal.aborted || stream.write(text);
+    return text === "" || closed.aborted || stream.write(text);
   };
   const flush = async () => {
-    if (!writePending()) await Promise.race([once(stream, "drain"), once(closed.signal, "abort")]).catch(() => undefined);
+    if (!writePending()) await Promise.race([once(stream, "drain"), once(closed, "abort")]).catch(() => undefined);
   };
   return {
-    closed: closed.signal,
+    closed,
     async write(text) {
       pending += text;
       if (pending.length >= WRITE_BATCH) return flush();
