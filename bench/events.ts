@@ -2,21 +2,27 @@
 // repeated reasons so that folding matters, long failure messages now and then) into a temporary
 // state directory, laid out as rotation leaves it (events.ndjson.3 … events.ndjson), then runs
 // the built CLI on it: wall and CPU time (medians of several runs) and peak RSS (/usr/bin/time).
-// Prints figures; asserts nothing. Usage: npm run build && npx tsx bench/events.ts [events] [runs]
+// Three states of the checkpoint (lib/events/fold-checkpoint.ts): none (the first listing of a
+// log, or the first after a rotation: every line is read), the one the previous listing left
+// (nothing new since), and that one with 1,000 events appended since. Prints figures; asserts
+// nothing. Usage: npm run build && npx tsx bench/events.ts [events] [runs]
 // (300000 events, three times the log, shows that memory follows the rows, not the log's size).
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync, rmSync, truncateSync } from "node:fs";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_KEPT_FILES as KEPT_FILES, logFilePath } from "../lib/events/log-files.js";
+import { checkpointPath } from "../lib/events/fold-checkpoint.js";
 import { toApiTime } from "../lib/events/recorder.js";
 import { toInvolvedObject, type KubeEvent } from "../lib/events/types.js";
 
 const BIN = fileURLToPath(new URL("../bin/podrun.js", import.meta.url));
 const TOTAL = Number(process.argv[2] ?? 100_000);
 const RUNS = Number(process.argv[3] ?? 7);
+/** Events appended after the checkpoint, for the third state. */
+const MORE = 1000;
 
 // A deterministic pseudo-random sequence, so every run of the bench writes the same log.
 let seed = 42;
@@ -69,15 +75,17 @@ function* runEvents(pod: string, namespace: string, run: number, startMs: number
   }
 }
 
-async function writeLog(dir: string): Promise<{ events: number; bytes: number; files: number }> {
+async function writeLog(dir: string): Promise<{ events: number; bytes: number; files: number; more: string }> {
   const pods = Array.from({ length: 300 }, (_, i) => [`svc-${i}`, pick(["default", "ci", "staging"])] as const);
   const lines: string[] = [];
   // A run every 20 s, ~9 events a run: the newest events are from about now.
   const start = Date.now() - Math.ceil(TOTAL / 9) * 20_000;
-  for (let run = 0; lines.length < TOTAL; run++) {
+  const more: string[] = [];
+  for (let run = 0; lines.length < TOTAL || more.length < MORE; run++) {
     const [pod, namespace] = pods[run % pods.length]!;
     for (const event of runEvents(pod, namespace, run, start + run * 20_000)) {
       if (lines.length < TOTAL) lines.push(`${JSON.stringify(event)}\n`);
+      else if (more.length < MORE) more.push(`${JSON.stringify(event)}\n`);
     }
   }
   // Four files, as rotation leaves them (events.ndjson.3 the oldest … events.ndjson the newest).
@@ -87,12 +95,13 @@ async function writeLog(dir: string): Promise<{ events: number; bytes: number; f
     const end = lines.length - generation * perFile;
     await writeFile(logFilePath(dir, generation), lines.slice(Math.max(0, end - perFile), Math.max(0, end)).join(""));
   }
-  return { events: lines.length, bytes: lines.reduce((sum, line) => sum + line.length, 0), files: KEPT_FILES + 1 };
+  return { events: lines.length, bytes: lines.reduce((sum, line) => sum + line.length, 0), files: KEPT_FILES + 1, more: more.join("") };
 }
 
 // Wall time as seen from here (start-up included), CPU time and peak RSS from /usr/bin/time.
-function measure(args: string[]): { ms: number; cpuMs: number; rssKb: number; outBytes: number } {
+function measure(args: string[], prepare?: () => void): { ms: number; cpuMs: number; rssKb: number; outBytes: number } {
   const out = join(tmpdir(), `podrun-bench-time-${process.pid}`);
+  prepare?.();
   const started = performance.now();
   const result = spawnSync("/usr/bin/time", ["-f", "%U %S %M", "-o", out, process.execPath, BIN, ...args], { maxBuffer: 1 << 30, env: { ...process.env, NO_COLOR: "1" } });
   const ms = performance.now() - started;
@@ -104,30 +113,50 @@ function measure(args: string[]): { ms: number; cpuMs: number; rssKb: number; ou
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 if (!existsSync("/usr/bin/time")) throw new Error("bench: /usr/bin/time is missing (apt-get install time)");
-const dir = await mkdtemp(join(tmpdir(), "podrun-bench-events-"));
+// PODRUN_BENCH_KEEP_DIR=DIR writes the log there and keeps it, to profile a listing by hand.
+const keptDir = process.env.PODRUN_BENCH_KEEP_DIR;
+const dir = keptDir ?? (await mkdtemp(join(tmpdir(), "podrun-bench-events-")));
 try {
   const log = await writeLog(dir);
   const sizes = await Promise.all(Array.from({ length: log.files }, (_, g) => stat(logFilePath(dir, g)).then((s) => s.size)));
   console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}, ${cpus().length} CPUs, node ${process.version}`);
   console.log(`log: ${log.events} events, ${(log.bytes / 1e6).toFixed(1)} MB in ${log.files} files (${sizes.map((s) => (s / 1e6).toFixed(1)).join(" + ")} MB); ${RUNS} runs each, median`);
-  const cases: [string, string[]][] = [
+  const checkpoint = checkpointPath(dir);
+  const saved = `${checkpoint}.bench`;
+  const current = logFilePath(dir);
+  const currentSize = (await stat(current)).size;
+  const noCheckpoint = () => rmSync(checkpoint, { force: true });
+  const events = (...args: string[]) => ["events", ...args, "--state-dir", dir];
+  const cases: [string, string[], (() => void)?][] = [
     ["node bin/podrun.js --version (start-up alone)", ["--version"]],
-    ["events", ["events", "--state-dir", dir]],
-    ["events --json", ["events", "--json", "--state-dir", dir]],
-    ["events -o wide", ["events", "-o", "wide", "--state-dir", dir]],
-    ["events --pod svc-7 (filter)", ["events", "--pod", "svc-7", "--state-dir", dir]],
-    ["events --reason BackOff --type Normal", ["events", "--reason", "BackOff", "--type", "Normal", "--state-dir", dir]],
-    ["events --since 1h --limit 20", ["events", "--since", "1h", "--limit", "20", "--state-dir", dir]],
+    ["events, no checkpoint (every line read)", events(), noCheckpoint],
+    ["events --json, no checkpoint", events("--json"), noCheckpoint],
+    ["events --pod svc-7, no checkpoint", events("--pod", "svc-7"), noCheckpoint],
+    ["events (the checkpoint of the listing before)", events()],
+    ["events --json", events("--json")],
+    ["events -o wide", events("-o", "wide")],
+    ["events --pod svc-7 (filter)", events("--pod", "svc-7")],
+    ["events --reason BackOff --type Normal", events("--reason", "BackOff", "--type", "Normal")],
+    ["events --since 1h --limit 20", events("--since", "1h", "--limit", "20")],
   ];
-  for (const [label, args] of cases) {
-    measure(args); // warm the page cache
-    const results = Array.from({ length: RUNS }, () => measure(args));
+  const report = (label: string, args: string[], prepare?: () => void) => {
+    measure(args, prepare); // warm the page cache (and leave a checkpoint)
+    const results = Array.from({ length: RUNS }, () => measure(args, prepare));
     const ms = median(results.map((r) => r.ms));
     const cpu = median(results.map((r) => r.cpuMs));
     const rss = median(results.map((r) => r.rssKb)) / 1024;
     const out = results[0]!.outBytes;
     console.log(`${ms.toFixed(0).padStart(6)} ms  ${cpu.toFixed(0).padStart(6)} ms CPU  ${rss.toFixed(0).padStart(4)} MB peak RSS  ${String(out).padStart(9)} B out  ${label}`);
-  }
+  };
+  for (const [label, args, prepare] of cases) report(label, args, prepare);
+  // The checkpoint as the listing before left it, then MORE events appended since (the same
+  // ones each run: the file is cut back to its size and they are appended again).
+  copyFileSync(checkpoint, saved);
+  report(`events, ${MORE} events appended since the checkpoint`, events(), () => {
+    copyFileSync(saved, checkpoint);
+    truncateSync(current, currentSize);
+    appendFileSync(current, log.more);
+  });
 } finally {
-  await rm(dir, { recursive: true, force: true });
+  if (keptDir === undefined) await rm(dir, { recursive: true, force: true });
 }

@@ -4,6 +4,7 @@ import { EventFolder, toFoldedEvent, type FoldedRow } from "../events/fold.js";
 import { foldLines } from "../events/fold-lines.js";
 import { createScannedLine } from "../events/line-scan.js";
 import { followEventLog } from "../events/follow-log.js";
+import { identify, readCheckpointAfterBytes, restoreCheckpoint, saveCheckpoint, type FileIdentity } from "../events/fold-checkpoint.js";
 import { logFilePath, openLogFiles } from "../events/log-files.js";
 import type { LogFileReader } from "../events/log-file-reader.js";
 import { parseDurationOption } from "../events/parse-duration.js";
@@ -47,13 +48,14 @@ export async function events(options: EventsOptions): Promise<void> {
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
   const filter = createEventFilter(options);
-  const folder = new EventFolder(filter.matches);
+  const folder = new EventFolder(filter.active ? filter.matches : undefined);
   // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.
   let changed: Set<FoldedRow> | undefined;
   const scanned = createScannedLine();
   const addLines = (lines: readonly string[]): void => foldLines(folder, filter, scanned, lines, (row) => changed?.add(row));
 
-  const { kept: current, seenInos } = await readLog(dir, addLines, { keepCurrentOpen: options.watch });
+  const log = await readLog(dir, folder, addLines, { keepCurrentOpen: options.watch, checkpointAfterBytes: readCheckpointAfterBytes(env), mayMatchLine: filter.mayMatchLine });
+  const { kept: current, seenInos } = log;
   const startMs = now();
   const isRecent = (row: FoldedRow) => sinceMs === undefined || row.lastMs >= startMs - sinceMs;
   let rows = folder.sortedRows().filter(isRecent);
@@ -75,10 +77,13 @@ export async function events(options: EventsOptions): Promise<void> {
 
   if (rows.length === 0) stderr.write("No events found.\n");
   else output.write(formatRows(rows, startMs));
-  if (!options.watch || output.closed.aborted) {
-    await current?.close();
-    return;
+  // After the output, which need not wait for it.
+  try {
+    await log.saveCheckpoint();
+  } finally {
+    if (!options.watch || output.closed.aborted) await current?.close();
   }
+  if (!options.watch || output.closed.aborted) return;
 
   const { signal, release } = stopSignal(options.signal, output.closed);
   try {
@@ -99,25 +104,59 @@ export async function events(options: EventsOptions): Promise<void> {
 }
 
 /**
- * Feeds every line of the log to `onLines`, oldest file first. A torn last line is handed on as
- * it is (it fails to parse), except with `keepCurrentOpen`: then the current file's reader is
- * returned open, its unfinished line kept, for --watch to complete. `seenInos`: the files read.
+ * Feeds every line of the log to `onLines`, oldest file first, or, if the checkpoint of an
+ * earlier listing still covers the log's start (fold-checkpoint.ts), puts its rows into `folder`
+ * and feeds only the lines after it. A torn last line is handed on as it is (it fails to parse),
+ * except with `keepCurrentOpen`: then the current file's reader is returned open, its unfinished
+ * line kept, for --watch to complete. `seenInos`: the files read. `saveCheckpoint` leaves a
+ * checkpoint for the next listing when this one folded enough lines (and had no filter).
  */
-async function readLog(dir: string, onLines: (lines: readonly string[]) => void, { keepCurrentOpen }: { keepCurrentOpen: boolean }): Promise<{ kept?: LogFileReader; seenInos: number[] }> {
+async function readLog(
+  dir: string,
+  folder: EventFolder,
+  onLines: (lines: readonly string[]) => void,
+  { keepCurrentOpen, checkpointAfterBytes, mayMatchLine }: { keepCurrentOpen: boolean; checkpointAfterBytes: number; mayMatchLine: (line: string) => boolean },
+): Promise<{ kept?: LogFileReader; seenInos: number[]; saveCheckpoint(): Promise<void> }> {
   const readers = await openLogFiles(dir).catch((error: unknown) => failRead(dir, error));
+  const seenInos = readers.map((reader) => reader.ino);
+  const current = readers.find((reader) => reader.path === logFilePath(dir));
   let kept: LogFileReader | undefined;
+  let foldedBytes = 0;
+  let rotated: FileIdentity[] = [];
+  let complete = true; // every rotated file read to the size it had when identified
+  let currentEnd: number | undefined;
   try {
+    // Identified before reading: a line appended meanwhile must make the checkpoint not match.
+    const old = readers.filter((reader) => reader !== current);
+    rotated = await Promise.all(old.map(identify));
+    const restored = await restoreCheckpoint(dir, folder, rotated, current, mayMatchLine);
     for (const reader of readers) {
+      if (restored && reader !== current) continue;
+      const start = reader.position;
       for await (const lines of reader.readAppended()) onLines(lines);
-      if (keepCurrentOpen && reader.path === logFilePath(dir)) kept = reader;
+      foldedBytes += reader.position - start;
+      if (reader !== current && reader.position !== rotated[old.indexOf(reader)]?.size) complete = false;
+      if (reader === current) currentEnd = reader.wholeLinesEnd;
+      if (keepCurrentOpen && reader === current) kept = reader;
       else onLines([reader.takePending()]);
     }
   } catch (error) {
+    await Promise.all(readers.map((reader) => reader.close()));
     failRead(dir, error);
-  } finally {
-    await Promise.all(readers.filter((reader) => reader !== kept).map((reader) => reader.close()));
   }
-  return { kept, seenInos: readers.map((reader) => reader.ino) };
+  // The current file stays open until the checkpoint has read the bytes it ends with.
+  await Promise.all(readers.filter((reader) => reader !== kept && reader !== current).map((reader) => reader.close()));
+  return {
+    kept,
+    seenInos,
+    async saveCheckpoint() {
+      try {
+        if (current && currentEnd !== undefined && complete && foldedBytes >= checkpointAfterBytes) await saveCheckpoint(dir, folder, rotated, current, currentEnd);
+      } finally {
+        if (current !== kept) await current?.close();
+      }
+    },
+  };
 }
 
 // A file-system error becomes one line naming the log (exit 1); anything else is a bug.

@@ -12,6 +12,8 @@ export interface EventFilterOptions {
 }
 
 export interface EventFilter {
+  /** Whether any filter was asked for (else every event matches). */
+  active: boolean;
   /**
    * A cheap necessary condition on the raw line, to skip scanning lines that cannot match: every
    * wanted value must appear in it as a JSON string. Lines are written by JSON.stringify, which
@@ -31,6 +33,7 @@ export function createEventFilter(options: EventFilterOptions): EventFilter {
   const wanted = [pod, namespace, type, reason].filter((value): value is string => value !== undefined).map((value) => JSON.stringify(value));
   const text = (value: unknown) => (value === undefined || value === null ? "" : String(value));
   return {
+    active: wanted.length > 0,
     mayMatchLine: wanted.length === 0 ? () => true : (line) => wanted.every((needle) => line.includes(needle)),
     matches: (event) => {
       const object = event.involvedObject ?? {};

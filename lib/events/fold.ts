@@ -25,6 +25,11 @@ export interface FoldedRow {
    */
   event: KubeEvent;
   /**
+   * The line `event` was read from, when it was read from one: a checkpoint stores it as it is
+   * (fold-checkpoint.ts), where writing the event out again cost more than the rest of saving.
+   */
+  line?: string;
+  /**
    * metadata.name and involvedObject.uid of the latest run: views into its line, which a row
    * thus keeps (one line per row, never more; copying them out of every line cost more).
    */
@@ -56,6 +61,11 @@ class RowsOfObject {
   private tails: string[] = [];
   private rows: FoldedRow[] = [];
   private byTail: Map<string, FoldedRow> | undefined;
+
+  *entries(): Generator<[string, FoldedRow]> {
+    if (this.byTail) yield* this.byTail;
+    else for (let i = 0; i < this.tails.length; i++) yield [this.tails[i]!, this.rows[i]!];
+  }
 
   get(tail: string): FoldedRow | undefined {
     if (this.byTail) return this.byTail.get(tail);
@@ -116,6 +126,7 @@ export class EventFolder {
       const names = new NameCounts();
       names.raise(hashName(name), count);
       const created: FoldedRow = { event, latestName: name, latestUid: scanned.uid, count, firstMs, lastMs, sequence: this.sequence, names };
+      if (typeof origin === "string") created.line = origin;
       byTail.set(copyString(tailKey), created);
       this.all.push(created);
       return created;
@@ -132,6 +143,48 @@ export class EventFolder {
     row.lastMs = Math.max(row.lastMs, lastMs);
     row.sequence = this.sequence;
     return row;
+  }
+
+  /** Lines added so far, counting those put back with `restore`. */
+  get lineCount(): number {
+    return this.sequence;
+  }
+
+  /**
+   * Every row with the two parts of its key, in the order first seen: the whole state, with what
+   * `restore` needs to rebuild it (fold-checkpoint.ts). Undefined for a folder with a filter,
+   * whose rejected keys hold no row to save.
+   */
+  snapshot(): { lineCount: number; rows: { objectKey: string; tailKey: string; row: FoldedRow }[] } | undefined {
+    if (this.accept !== undefined) return undefined;
+    const keysOf = new Map<FoldedRow, [string, string]>();
+    for (const [objectKey, byTail] of this.rows) for (const [tailKey, row] of byTail.entries()) keysOf.set(row, [objectKey, tailKey]);
+    const rows = this.all.map((row) => {
+      const [objectKey, tailKey] = keysOf.get(row)!;
+      return { objectKey, tailKey, row };
+    });
+    return { lineCount: this.sequence, rows };
+  }
+
+  /**
+   * Puts back a row of a snapshot, in the snapshot's order, then `resume(lineCount)` once: the
+   * folder is then as it was when the snapshot was taken, but for the filter, which is asked here.
+   * An undefined row: one the caller already knows the filter rejects.
+   */
+  restore(objectKey: string, tailKey: string, row: FoldedRow | undefined): void {
+    let byTail = this.rows.get(objectKey);
+    if (!byTail) this.rows.set(copyString(objectKey), (byTail = new RowsOfObject()));
+    if (byTail.get(tailKey)) return; // a key twice (a hand-edited checkpoint): the first stands
+    if (row === undefined || (this.accept !== undefined && !this.accept(row.event))) {
+      byTail.set(copyString(tailKey), REJECTED);
+      return;
+    }
+    byTail.set(copyString(tailKey), row);
+    this.all.push(row);
+  }
+
+  resume(lineCount: number): void {
+    this.sequence = lineCount;
   }
 
   /** The rows by last seen, oldest first (as kubectl sorts events). */
@@ -153,7 +206,7 @@ export function foldEvents(events: Iterable<KubeEvent>): FoldedRow[] {
 }
 
 /** A row as a core/v1 Event: its latest name and uid, the folded count, the earliest and latest times. */
-export function toFoldedEvent(row: FoldedRow): KubeEvent {
+export function toFoldedEvent(row: Pick<FoldedRow, "event" | "latestName" | "latestUid" | "count" | "firstMs" | "lastMs">): KubeEvent {
   const { event } = row;
   return {
     ...event,

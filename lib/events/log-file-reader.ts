@@ -65,6 +65,14 @@ export class LogFileReader {
     return reading;
   }
 
+  /**
+   * Where the whole lines handed out so far end: the start of the unfinished line, if any.
+   * Undefined while an oversized line is being dropped (its start is not kept).
+   */
+  get wholeLinesEnd(): number | undefined {
+    return this.oversized ? undefined : this.position - this.pendingBytes;
+  }
+
   /** The unfinished last line, handed out once: at the end of a file nobody will append to again. */
   takePending(): string {
     const rest = this.oversized ? OVERSIZED_LINE : Buffer.concat(this.pending).toString("utf8");

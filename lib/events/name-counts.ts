@@ -15,6 +15,23 @@ export class NameCounts {
   /** Where the next name goes once the ring is full: the oldest. */
   private next = 0;
 
+  /** The ring as plain numbers (next, then hash, count…), for fold-checkpoint.ts. */
+  toArray(): number[] {
+    return [this.next, ...this.slots];
+  }
+
+  /** A ring from toArray's numbers; undefined if they cannot be one. */
+  static fromArray(values: readonly number[]): NameCounts | undefined {
+    const [next, ...slots] = values;
+    const valid =
+      next !== undefined && Number.isInteger(next) && next >= 0 && next < NAMES_KEPT * 2 && next % 2 === 0 && slots.length % 2 === 0 && slots.length <= NAMES_KEPT * 2 && slots.every(Number.isFinite);
+    if (!valid) return undefined;
+    const names = new NameCounts();
+    names.slots.push(...slots);
+    names.next = next;
+    return names;
+  }
+
   get size(): number {
     return this.slots.length / 2;
   }
