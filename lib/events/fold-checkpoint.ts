@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { EventFolder, FoldedRow } from "./fold.js";
 import { createScannedLine, scanEventLine } from "./line-scan.js";
 import type { LogFileReader } from "./log-file-reader.js";
-import { NameCounts } from "./name-counts.js";
+import { NAMES_KEPT, NameCounts } from "./name-counts.js";
 import { parseEventLine } from "./parse-event.js";
 
 // `podrun events` folds every line of the log (fold.ts), ~20 times more lines than rows: on
@@ -24,11 +24,14 @@ import { parseEventLine } from "./parse-event.js";
 // - It is written to a temp file and renamed, so readers see a whole one or none; not fsynced:
 //   losing it to a crash costs one slower listing. Concurrent listings each write a valid one.
 //
-// Layout: a header line (JSON: version, what it covers, lines folded, rows), then a line per row,
-// oldest first: the row's first event as the log had it (so the log's fast scan, line-scan.ts,
-// reads its key back), a tab (JSON escapes tabs inside strings), then [sequence, count, firstMs,
-// lastMs, latest name, latest uid, the row's names ring] (times null when unknown: JSON has no
-// -Infinity).
+// Layout: a header line (JSON: version, what it covers, lines folded, rows, bytes of text), then
+// a line per row, oldest first: the row's first event as the log had it (so the log's fast scan,
+// line-scan.ts, reads its key back), a tab (JSON escapes tabs inside strings), then its latest
+// name and uid as a JSON array; then the rows' numbers as little-endian float64s, NUMBERS_PER_ROW
+// a row: sequence, count, firstMs, lastMs (-Infinity when unknown), then the names ring
+// (name-counts.ts: where the next name goes, how many numbers it holds, its hash/count pairs,
+// padded). Numbers as text (a ring is 32 numbers of up to 16 digits) took most of the time of
+// writing and reading a checkpoint.
 
 export const CHECKPOINT_FILE = "events.folded";
 /** A listing that folded fewer bytes of lines than this leaves no checkpoint. */
@@ -40,6 +43,9 @@ export function readCheckpointAfterBytes(env: NodeJS.ProcessEnv): number {
   return value && /^\d+$/.test(value) ? Number(value) : CHECKPOINT_AFTER_BYTES;
 }
 const VERSION = 1;
+const RING_NUMBERS = NAMES_KEPT * 2;
+const NUMBERS_PER_ROW = 4 + 2 + RING_NUMBERS;
+const IS_LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 /** Bytes before the current file's offset kept to recognize the file: a rewrite changes them. */
 const CHECK_BYTES = 64;
 
@@ -63,6 +69,8 @@ interface Header {
   current: CurrentPosition;
   lineCount: number;
   rows: number;
+  /** Bytes of the row lines, after the header line; the numbers follow. */
+  textBytes: number;
 }
 
 export function checkpointPath(stateDir: string): string {
@@ -90,21 +98,29 @@ export async function restoreCheckpoint(
   mayMatchLine: (line: string) => boolean = () => true,
 ): Promise<boolean> {
   if (!current) return false;
-  const text = await readFile(checkpointPath(stateDir), "utf8").catch(() => undefined);
-  if (text === undefined) return false;
-  const lines = text.split("\n");
+  const data = await readFile(checkpointPath(stateDir)).catch(() => undefined);
+  const headerEnd = data?.indexOf(0x0a) ?? -1;
+  if (!data || headerEnd < 0) return false;
   let header: Header;
   try {
-    header = JSON.parse(lines[0]!) as Header;
+    header = JSON.parse(data.toString("utf8", 0, headerEnd)) as Header;
   } catch {
     return false;
   }
   if (header?.version !== VERSION || !sameFiles(header.rotated, rotated) || !(await coversPrefixOf(header.current, current))) return false;
-  if (!Number.isInteger(header.lineCount) || header.rows !== lines.length - 2 || lines.at(-1) !== "") return false;
-  const rows = readRows(lines.slice(1, -1), mayMatchLine);
+  const { rows: rowCount, textBytes, lineCount } = header;
+  if (!Number.isInteger(lineCount) || !Number.isInteger(rowCount) || !Number.isInteger(textBytes)) return false;
+  const textStart = headerEnd + 1;
+  const numbersStart = textStart + textBytes;
+  if (rowCount < 0 || textBytes < 0 || data.length !== numbersStart + rowCount * NUMBERS_PER_ROW * 8) return false;
+  const lines = data.toString("utf8", textStart, numbersStart).split("\n");
+  if (lines.length !== rowCount + 1 || lines.at(-1) !== "") return false;
+  // Copied out: a Float64Array needs an aligned start, which a slice of the file has not.
+  const numbers = new Float64Array(data.buffer.slice(data.byteOffset + numbersStart, data.byteOffset + data.length));
+  const rows = readRows(lines, numbers, mayMatchLine);
   if (!rows) return false;
   for (const { objectKey, tailKey, row } of rows) folder.restore(objectKey, tailKey, row);
-  folder.resume(header.lineCount);
+  folder.resume(lineCount);
   current.position = header.current.offset;
   return true;
 }
@@ -130,11 +146,16 @@ async function bytesBefore(reader: LogFileReader, offset: number): Promise<strin
   return bytesRead === length ? bytes.toString("hex") : undefined;
 }
 
-// All rows, or undefined if one does not read back as written.
-function readRows(lines: readonly string[], mayMatchLine: (line: string) => boolean): { objectKey: string; tailKey: string; row: FoldedRow | undefined }[] | undefined {
+// All rows, or undefined if one does not read back as written. `lines` ends with "".
+function readRows(
+  lines: readonly string[],
+  numbers: Float64Array,
+  mayMatchLine: (line: string) => boolean,
+): { objectKey: string; tailKey: string; row: FoldedRow | undefined }[] | undefined {
   const scanned = createScannedLine();
   const rows: { objectKey: string; tailKey: string; row: FoldedRow | undefined }[] = [];
-  for (const line of lines) {
+  for (let i = 0; i < lines.length - 1; i++) {
+    const line = lines[i]!;
     const tab = line.lastIndexOf("\t");
     if (tab < 0) return undefined;
     const eventLine = line.slice(0, tab);
@@ -144,25 +165,24 @@ function readRows(lines: readonly string[], mayMatchLine: (line: string) => bool
       continue;
     }
     const event = scanned.event ?? parseEventLine(eventLine);
-    let extra: unknown;
+    let latest: unknown;
     try {
-      extra = JSON.parse(line.slice(tab + 1));
+      latest = JSON.parse(line.slice(tab + 1));
     } catch {
       return undefined;
     }
-    if (!event || !Array.isArray(extra) || extra.length < 7) return undefined;
-    const [sequence, count, firstMs, lastMs, latestName, latestUid, ...ring] = extra as unknown[];
-    const names = NameCounts.fromArray(ring as number[]);
-    const isTime = (value: unknown) => value === null || Number.isFinite(value);
+    if (!event || !Array.isArray(latest) || typeof latest[0] !== "string" || typeof latest[1] !== "string") return undefined;
+    const at = i * NUMBERS_PER_ROW;
+    const [sequence, count, firstMs, lastMs] = [numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!];
+    const names = NameCounts.fromNumbers(numbers, at + 4);
+    const isTime = (value: number) => value === Number.NEGATIVE_INFINITY || Number.isFinite(value);
     if (!names || !Number.isInteger(sequence) || !Number.isInteger(count) || !isTime(firstMs) || !isTime(lastMs)) return undefined;
-    if (typeof latestName !== "string" || typeof latestUid !== "string") return undefined;
-    const time = (value: unknown) => (value === null ? Number.NEGATIVE_INFINITY : (value as number));
     rows.push({
       // Views into this line: restore copies the keys; the rows keep the checkpoint's text (one
       // copy, read once per process).
       objectKey: scanned.objectKey,
       tailKey: scanned.tailKey,
-      row: { event, line: eventLine, latestName, latestUid, count: count as number, firstMs: time(firstMs), lastMs: time(lastMs), sequence: sequence as number, names },
+      row: { event, line: eventLine, latestName: latest[0], latestUid: latest[1], count, firstMs, lastMs, sequence, names },
     });
   }
   return rows;
@@ -179,17 +199,33 @@ export async function saveCheckpoint(stateDir: string, folder: EventFolder, rota
   if (!snapshot) return;
   const before = await bytesBefore(current, offset).catch(() => undefined);
   if (before === undefined) return;
-  const header: Header = { version: VERSION, rotated: [...rotated], current: { ino: current.ino, offset, before }, lineCount: snapshot.lineCount, rows: snapshot.rows.length };
-  const time = (ms: number) => (Number.isFinite(ms) ? ms : null);
-  const lines = [JSON.stringify(header)];
-  for (const { row } of snapshot.rows) {
-    const extra = [row.sequence, row.count, time(row.firstMs), time(row.lastMs), row.latestName, row.latestUid, ...row.names.toArray()];
-    lines.push(`${row.line ?? JSON.stringify(row.event)}\t${JSON.stringify(extra)}`);
-  }
+  const text: string[] = [];
+  const numbers = new Float64Array(snapshot.rows.length * NUMBERS_PER_ROW);
+  snapshot.rows.forEach(({ row }, i) => {
+    text.push(`${row.line ?? JSON.stringify(row.event)}\t${JSON.stringify([row.latestName, row.latestUid])}\n`);
+    const at = i * NUMBERS_PER_ROW;
+    numbers[at] = row.sequence;
+    numbers[at + 1] = row.count;
+    numbers[at + 2] = row.firstMs;
+    numbers[at + 3] = row.lastMs;
+    row.names.toNumbers(numbers, at + 4);
+  });
+  const rowText = Buffer.from(text.join(""), "utf8");
+  const header: Header = {
+    version: VERSION,
+    rotated: [...rotated],
+    current: { ino: current.ino, offset, before },
+    lineCount: snapshot.lineCount,
+    rows: snapshot.rows.length,
+    textBytes: rowText.length,
+  };
+  // Float64Array stores in the machine's byte order; the file says little-endian.
+  if (!IS_LITTLE_ENDIAN) return;
+  const data = [Buffer.from(`${JSON.stringify(header)}\n`), rowText, Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength)];
   const file = checkpointPath(stateDir);
   const temp = join(stateDir, `.${CHECKPOINT_FILE}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    await writeFile(temp, `${lines.join("\n")}\n`, { mode: 0o600 });
+    await writeFile(temp, Buffer.concat(data), { mode: 0o600 });
     await rename(temp, file);
   } catch {
     await unlink(temp).catch(() => undefined);

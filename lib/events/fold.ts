@@ -28,7 +28,7 @@ export interface FoldedRow {
    * The line `event` was read from, when it was read from one: a checkpoint stores it as it is
    * (fold-checkpoint.ts), where writing the event out again cost more than the rest of saving.
    */
-  line?: string;
+  line: string | undefined;
   /**
    * metadata.name and involvedObject.uid of the latest run: views into its line, which a row
    * thus keeps (one line per row, never more; copying them out of every line cost more).
@@ -125,8 +125,9 @@ export class EventFolder {
       }
       const names = new NameCounts();
       names.raise(hashName(name), count);
-      const created: FoldedRow = { event, latestName: name, latestUid: scanned.uid, count, firstMs, lastMs, sequence: this.sequence, names };
-      if (typeof origin === "string") created.line = origin;
+      // Every field in one literal, `line` too, so that every row has one shape (see restore).
+      const line = typeof origin === "string" ? origin : undefined;
+      const created: FoldedRow = { event, line, latestName: name, latestUid: scanned.uid, count, firstMs, lastMs, sequence: this.sequence, names };
       byTail.set(copyString(tailKey), created);
       this.all.push(created);
       return created;

@@ -15,19 +15,28 @@ export class NameCounts {
   /** Where the next name goes once the ring is full: the oldest. */
   private next = 0;
 
-  /** The ring as plain numbers (next, then hash, count…), for fold-checkpoint.ts. */
-  toArray(): number[] {
-    return [this.next, ...this.slots];
+  /**
+   * Writes the ring into `out` from `at` (fold-checkpoint.ts): where the next name goes, how
+   * many numbers it holds, then its hash/count pairs, NaN-padded to NAMES_KEPT pairs.
+   */
+  toNumbers(out: Float64Array, at: number): void {
+    out[at] = this.next;
+    out[at + 1] = this.slots.length;
+    for (let i = 0; i < NAMES_KEPT * 2; i++) out[at + 2 + i] = i < this.slots.length ? this.slots[i]! : Number.NaN;
   }
 
-  /** A ring from toArray's numbers; undefined if they cannot be one. */
-  static fromArray(values: readonly number[]): NameCounts | undefined {
-    const [next, ...slots] = values;
-    const valid =
-      next !== undefined && Number.isInteger(next) && next >= 0 && next < NAMES_KEPT * 2 && next % 2 === 0 && slots.length % 2 === 0 && slots.length <= NAMES_KEPT * 2 && slots.every(Number.isFinite);
-    if (!valid) return undefined;
+  /** The ring toNumbers wrote at `at`; undefined if the numbers cannot be one. */
+  static fromNumbers(values: Float64Array, at: number): NameCounts | undefined {
+    const next = values[at]!;
+    const length = values[at + 1]!;
+    if (!Number.isInteger(length) || length < 0 || length > NAMES_KEPT * 2 || length % 2 !== 0) return undefined;
+    if (!Number.isInteger(next) || next < 0 || next % 2 !== 0 || next >= NAMES_KEPT * 2 || (length < NAMES_KEPT * 2 && next !== 0)) return undefined;
     const names = new NameCounts();
-    names.slots.push(...slots);
+    for (let i = 0; i < length; i++) {
+      const value = values[at + 2 + i]!;
+      if (!Number.isFinite(value)) return undefined;
+      names.slots.push(value);
+    }
     names.next = next;
     return names;
   }

@@ -150,25 +150,39 @@ t.test("a broken checkpoint is ignored and replaced, silently", async (t) => {
   await writeFile(logFilePath(dir), toLines(take(randomEvents(11), 300)));
   const expected = await fromScratch(t, dir);
   await list(dir, { json: true });
-  const good = await readFile(checkpointPath(dir), "utf8");
-  const lines = good.split("\n");
-  const broken = {
+  const good = await readFile(checkpointPath(dir));
+  const headerEnd = good.indexOf(0x0a) + 1;
+  const header = JSON.parse(good.toString("utf8", 0, headerEnd)) as { rows: number; textBytes: number };
+  const numbersAt = headerEnd + header.textBytes;
+  // The checkpoint with the n-th number of its binary part (of the first row) replaced.
+  const withNumber = (n: number, value: number) => {
+    const copy = Buffer.from(good);
+    copy.writeDoubleLE(value, numbersAt + n * 8);
+    return copy;
+  };
+  const text = good.toString("utf8");
+  const broken: Record<string, string | Buffer> = {
     empty: "",
     garbage: "not json\n",
-    "cut in half": good.slice(0, good.length / 2),
-    "no last newline": good.slice(0, -1),
-    "another version": good.replace('{"version":1', '{"version":2'),
-    "a row missing": [...lines.slice(0, 2), ...lines.slice(3)].join("\n"),
-    "a row that is not an event": [lines[0], "{}\t[1,1,null,null,0]", ...lines.slice(2)].join("\n"),
-    "a bad names ring": [lines[0], lines[1]!.replace(/\t\[.*$/, "\t[1,1,null,null,3,1]"), ...lines.slice(2)].join("\n"),
-    "counts that are not numbers": [lines[0], lines[1]!.replace(/\t\[\d+,\d+/, '\t[1,"x"'), ...lines.slice(2)].join("\n"),
+    "cut in half": good.subarray(0, good.length / 2),
+    "its last byte missing": good.subarray(0, -1),
+    "a byte too many": Buffer.concat([good, Buffer.from("x")]),
+    "another version": text.replace('{"version":1', '{"version":2'),
+    "a row that is not an event": text.replace('"kind":"Event"', '"kind":"Evenx"'),
+    "a latest name that is not a string": text.replace(/\t\["/, '\t[1,"'),
+    "a count that is not a whole number": withNumber(1, 1.5),
+    "a time that is not a number": withNumber(2, Number.NaN),
+    "a names ring of odd length": withNumber(5, 3),
+    "a names ring longer than kept": withNumber(5, 34),
+    "a hash that is not a number": withNumber(6, Number.POSITIVE_INFINITY),
   };
-  for (const [what, text] of Object.entries(broken)) {
-    await writeFile(checkpointPath(dir), text);
+  for (const [what, content] of Object.entries(broken)) {
+    t.not(Buffer.from(content).compare(good), 0, `${what}: broken`);
+    await writeFile(checkpointPath(dir), content);
     const listed = await list(dir, { json: true });
     t.equal(listed.stdout, expected, what);
     t.equal(listed.stderr, "", `${what}: nothing said`);
-    t.equal(await readFile(checkpointPath(dir), "utf8"), good, `${what}: replaced`);
+    t.equal((await readFile(checkpointPath(dir))).compare(good), 0, `${what}: replaced`);
   }
 });
 
