@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { EventFolder, FoldedRow } from "./fold.js";
 import { createScannedLine, scanEventLine } from "./line-scan.js";
 import type { LogFileReader } from "./log-file-reader.js";
 import { NAMES_KEPT, NameCounts } from "./name-counts.js";
 import { parseEventLine } from "./parse-event.js";
+import { isProcessAlive } from "../process/process-alive.js";
 
 // `podrun events` folds every line of the log (fold.ts), ~20 times more lines than rows: on
 // 100,000 events that is most of a listing. The log only ever grows at the end of its current
@@ -234,21 +235,16 @@ export async function saveCheckpoint(stateDir: string, folder: EventFolder, rota
 }
 
 // Temp files of listings killed before their rename. Another listing's may be in the middle of
-// its rename: only those whose process is gone are removed.
+// its rename: only those whose process is gone, and a minute old (a pid means nothing on another
+// host sharing the directory), are removed.
 async function removeDeadTempFiles(stateDir: string): Promise<void> {
   const names = await readdir(stateDir).catch(() => [] as string[]);
   const pattern = new RegExp(`^\\.${CHECKPOINT_FILE.replace(".", "\\.")}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
   for (const name of names) {
     const pid = pattern.exec(name)?.[1];
-    if (pid !== undefined && !isAlive(Number(pid))) await unlink(join(stateDir, name)).catch(() => undefined);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if (pid === undefined || isProcessAlive(Number(pid))) continue;
+    const file = join(stateDir, name);
+    const info = await stat(file).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > 60_000) await unlink(file).catch(() => undefined);
   }
 }

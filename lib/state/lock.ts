@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describeFsError, StateAccessError } from "./state-error.js";
+import { isProcessAlive } from "../process/process-alive.js";
 
 // A small lock between podrun processes for read-modify-write of a state file. The lock is a
 // directory holding owner.json; it is prepared under a unique name and renamed into place, so a
@@ -117,16 +118,6 @@ async function removeLockDebris(lockPath: string): Promise<void> {
       if (!preparer || !isStale(preparer, UNKNOWN_DEBRIS_AGE_MS)) continue;
     }
     await rm(path, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -1,5 +1,6 @@
 import t, { type Test } from "tap";
-import { appendFile, cp, mkdir, mkdtemp, readFile, rename, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { appendFile, cp, mkdir, mkdtemp, readFile, rename, rm, stat, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -248,4 +249,21 @@ t.test("the lines a checkpoint covers are not read again", async (t) => {
   const listed = await list(dir, { json: true });
   t.not(listed.stdout, await fromScratch(t, dir), "the checkpoint was used");
   t.notMatch(listed.stdout, /"reason":"X/);
+});
+
+t.test("temp files of listings killed while saving are removed once their process is gone", async (t) => {
+  const dir = await tempDir(t);
+  await writeFile(logFilePath(dir), toLines(take(randomEvents(19), 100)));
+  const old = new Date(Date.now() - 5 * 60_000);
+  const dead = join(dir, `.${CHECKPOINT_FILE}.2147483646.0123abcd.tmp`); // no such pid
+  const deadButNew = join(dir, `.${CHECKPOINT_FILE}.2147483645.0123abcd.tmp`);
+  const alive = join(dir, `.${CHECKPOINT_FILE}.${process.pid}.0123abcd.tmp`);
+  for (const file of [dead, deadButNew, alive]) await writeFile(file, "half a checkpoint");
+  await utimes(dead, old, old);
+  await utimes(alive, old, old);
+  await list(dir, { json: true });
+  t.notOk(existsSync(dead), "a dead process's, a minute old: removed");
+  t.ok(existsSync(deadButNew), "a dead process's, just written (another host's?): kept");
+  t.ok(existsSync(alive), "a live process's: kept");
+  t.ok(await checkpointHeader(dir), "the checkpoint itself is written");
 });
