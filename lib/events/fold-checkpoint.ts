@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { EventFolder, FoldedRow } from "./fold.js";
 import { createScannedLine, scanEventLine } from "./line-scan.js";
 import type { LogFileReader } from "./log-file-reader.js";
 import { NAMES_KEPT, NameCounts } from "./name-counts.js";
 import { parseEventLine } from "./parse-event.js";
-import { isProcessAlive } from "../process/process-alive.js";
+import { removeDeadTempFiles } from "../state/dead-temp-files.js";
 
 // `podrun events` folds every line of the log (fold.ts), ~20 times more lines than rows: on
 // 100,000 events that is most of a listing. The log only ever grows at the end of its current
@@ -46,6 +46,8 @@ export function readCheckpointAfterBytes(env: NodeJS.ProcessEnv): number {
 const VERSION = 1;
 const RING_NUMBERS = NAMES_KEPT * 2;
 const NUMBERS_PER_ROW = 4 + 2 + RING_NUMBERS;
+/** Temp files of a save (the pid of its process first). */
+const TEMP_FILE = /^\.events\.folded\.(\d+)\.[0-9a-f]+\.tmp$/;
 const IS_LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 /** Bytes before the current file's offset kept to recognize the file: a rewrite changes them. */
 const CHECK_BYTES = 64;
@@ -231,20 +233,5 @@ export async function saveCheckpoint(stateDir: string, folder: EventFolder, rota
   } catch {
     await unlink(temp).catch(() => undefined);
   }
-  await removeDeadTempFiles(stateDir);
-}
-
-// Temp files of listings killed before their rename. Another listing's may be in the middle of
-// its rename: only those whose process is gone, and a minute old (a pid means nothing on another
-// host sharing the directory), are removed.
-async function removeDeadTempFiles(stateDir: string): Promise<void> {
-  const names = await readdir(stateDir).catch(() => [] as string[]);
-  const pattern = new RegExp(`^\\.${CHECKPOINT_FILE.replace(".", "\\.")}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
-  for (const name of names) {
-    const pid = pattern.exec(name)?.[1];
-    if (pid === undefined || isProcessAlive(Number(pid))) continue;
-    const file = join(stateDir, name);
-    const info = await stat(file).catch(() => undefined);
-    if (info && Date.now() - info.mtimeMs > 60_000) await unlink(file).catch(() => undefined);
-  }
+  await removeDeadTempFiles(stateDir, TEMP_FILE);
 }
