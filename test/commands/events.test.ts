@@ -167,8 +167,8 @@ t.test("a state directory that cannot be read: exit 1, one line naming the log",
 
 // --watch: the CLI is started, lines are appended while it runs, and it is stopped with SIGINT.
 
-function startWatch(t: Test, args: string[]): { process: ResultPromise; stdout: () => string; stderr: () => string; waitFor(what: () => boolean, label: string): Promise<void> } {
-  const child = execa(process.execPath, [PODRUN_BIN, "events", "-w", ...args], { env: { NO_COLOR: "1", FORCE_COLOR: "0" }, reject: false, stdin: "ignore", timeout: 60_000 });
+function startWatch(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): { process: ResultPromise; stdout: () => string; stderr: () => string; waitFor(what: () => boolean, label: string): Promise<void> } {
+  const child = execa(process.execPath, [PODRUN_BIN, "events", "-w", ...args], { env: { NO_COLOR: "1", FORCE_COLOR: "0", ...env }, reject: false, stdin: "ignore", timeout: 60_000 });
   let out = "";
   let err = "";
   child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
@@ -204,6 +204,20 @@ t.test("--watch prints events appended after it started, and SIGINT ends it with
   t.match(lines[0], /^LAST SEEN {11}TYPE/);
   t.match(lines[2], /^\d+s {10,}Warning   Unhealthy   pod\/db    Readiness probe failed$/);
   t.match(lines[3], /^\d+s \(x2 over \d+s\)\s+Warning   Unhealthy   pod\/db    Readiness probe failed$/);
+});
+
+t.test("--watch from a checkpoint: the rows it covers, then a repeat of one of them counted on", async (t) => {
+  const dir = await stateDir(t, [PULLED, ...BACKOFF.slice(0, 2)]);
+  const env = { PODRUN_EVENTS_CHECKPOINT_BYTES: "0" };
+  await runCli(["events", "--state-dir", dir], { env });
+  t.ok(existsSync(join(dir, "events.folded")), "the listing left a checkpoint");
+  const watch = startWatch(t, ["--state-dir", dir], env);
+  await watch.waitFor(() => watch.stdout().includes("BackOff"), "the listing");
+  t.match(watch.stdout(), /\(x2 over 40m\)\s+Normal\s+BackOff/, "the checkpoint's count");
+  await appendFile(join(dir, EVENT_LOG_FILE), toLines([BACKOFF[2]!]));
+  await watch.waitFor(() => /\(x3 over 40m\)/.test(watch.stdout()), "the repeat, counted on from the checkpoint");
+  watch.process.kill("SIGINT");
+  t.equal((await watch.process).exitCode, 0);
 });
 
 t.test("--watch on a missing log waits for it; --json prints each new event as JSON", async (t) => {
