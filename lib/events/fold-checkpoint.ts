@@ -137,7 +137,7 @@ function sameFiles(stored: unknown, files: readonly FileIdentity[]): boolean {
 }
 
 async function coversPrefixOf(position: CurrentPosition | undefined, reader: LogFileReader): Promise<boolean> {
-  if (typeof position?.offset !== "number" || position.ino !== reader.ino || typeof position.before !== "string") return false;
+  if (!position || !Number.isInteger(position.offset) || position.offset < 0 || position.ino !== reader.ino || typeof position.before !== "string") return false;
   const before = await bytesBefore(reader, position.offset).catch(() => undefined);
   return before === position.before;
 }

@@ -146,11 +146,6 @@ export class EventFolder {
     return row;
   }
 
-  /** Lines added so far, counting those put back with `restore`. */
-  get lineCount(): number {
-    return this.sequence;
-  }
-
   /**
    * Every row with the two parts of its key, in the order first seen: the whole state, with what
    * `restore` needs to rebuild it (fold-checkpoint.ts). Undefined for a folder with a filter,
@@ -207,7 +202,7 @@ export function foldEvents(events: Iterable<KubeEvent>): FoldedRow[] {
 }
 
 /** A row as a core/v1 Event: its latest name and uid, the folded count, the earliest and latest times. */
-export function toFoldedEvent(row: Pick<FoldedRow, "event" | "latestName" | "latestUid" | "count" | "firstMs" | "lastMs">): KubeEvent {
+export function toFoldedEvent(row: FoldedRow): KubeEvent {
   const { event } = row;
   return {
     ...event,
