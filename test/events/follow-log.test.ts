@@ -1,8 +1,9 @@
-import t from "tap";
+import t, { type Test } from "tap";
 import { appendFile, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { followEventLog } from "../../lib/events/follow-log.js";
+import type { LogFileReader } from "../../lib/events/log-file-reader.js";
 import { logFilePath, openLogFile } from "../../lib/events/log-files.js";
 
 // The follower sees lines, not events: what it must get right is which file, from where, and
@@ -14,13 +15,19 @@ async function until(what: () => boolean, label: string): Promise<void> {
   }
 }
 
-t.test("follows appends, partial lines, a rotation, and late writes to the rotated file", async (t) => {
+/** A log of one line, and a reader at its end: where the listing left off. */
+async function listedLog(t: Test): Promise<{ dir: string; file: string; reader: LogFileReader }> {
   const dir = await mkdtemp(join(tmpdir(), "podrun-follow-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = logFilePath(dir);
   await writeFile(file, "listed\n");
   const reader = (await openLogFile(file))!;
   for await (const _ of reader.readAppended()); // what the listing read
+  return { dir, file, reader };
+}
+
+t.test("follows appends, partial lines, a rotation, and late writes to the rotated file", async (t) => {
+  const { dir, file, reader } = await listedLog(t);
 
   const seen: string[] = [];
   const controller = new AbortController();
@@ -60,12 +67,7 @@ t.test("without a log yet: waits for the file; an abort ends it at once", async 
 });
 
 t.test("two rotations before it wakes: the file that was current in between is read too, in order", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), "podrun-follow-"));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const file = logFilePath(dir);
-  await writeFile(file, "listed\n");
-  const reader = (await openLogFile(file))!;
-  for await (const _ of reader.readAppended()); // what the listing read
+  const { dir, file, reader } = await listedLog(t);
   // Rotated twice before the follower's first step (a busy machine): A → .1 → .2, B → .1, C current.
   await appendFile(file, "a-late\n");
   await rename(file, logFilePath(dir, 1));
