@@ -1,12 +1,12 @@
 import { createEventFilter } from "../events/event-filter.js";
 import { EventTable, namespaceOf } from "../events/event-table.js";
 import { EventFolder, toFoldedEvent, type FoldedRow } from "../events/fold.js";
-import { foldLines } from "../events/fold-lines.js";
+import { foldAppended } from "../events/fold-lines.js";
 import { createScannedLine } from "../events/line-scan.js";
 import { followEventLog } from "../events/follow-log.js";
 import { identify, readCheckpointAfterBytes, restoreCheckpoint, saveCheckpoint, type FileIdentity } from "../events/fold-checkpoint.js";
 import { logFilePath, openLogFiles } from "../events/log-files.js";
-import type { LogFileReader } from "../events/log-file-reader.js";
+import { textLines, type AppendedLines, type LogFileReader } from "../events/log-file-reader.js";
 import { parseDurationOption } from "../events/parse-duration.js";
 import { configureColor } from "../output/color.js";
 import { resolveStateDir } from "../state/paths.js";
@@ -52,7 +52,7 @@ export async function events(options: EventsOptions): Promise<void> {
   // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.
   let changed: Set<FoldedRow> | undefined;
   const scanned = createScannedLine();
-  const addLines = (lines: readonly string[]): void => foldLines(folder, filter, scanned, lines, (row) => changed?.add(row));
+  const addLines = (lines: AppendedLines): void => foldAppended(folder, filter, scanned, lines, (row) => changed?.add(row));
 
   const log = await readLog(dir, folder, addLines, { keepCurrentOpen: options.watch, checkpointAfterBytes: readCheckpointAfterBytes(env), mayMatchLine: filter.mayMatchLine });
   const { kept: current, seenInos } = log;
@@ -114,7 +114,7 @@ export async function events(options: EventsOptions): Promise<void> {
 async function readLog(
   dir: string,
   folder: EventFolder,
-  onLines: (lines: readonly string[]) => void,
+  onLines: (lines: AppendedLines) => void,
   { keepCurrentOpen, checkpointAfterBytes, mayMatchLine }: { keepCurrentOpen: boolean; checkpointAfterBytes: number; mayMatchLine: (line: string) => boolean },
 ): Promise<{ kept?: LogFileReader; seenInos: number[]; saveCheckpoint(): Promise<void> }> {
   const readers = await openLogFiles(dir).catch((error: unknown) => failRead(dir, error));
@@ -138,7 +138,7 @@ async function readLog(
       if (reader !== current && reader.position !== rotated[old.indexOf(reader)]?.size) complete = false;
       if (reader === current) currentEnd = reader.wholeLinesEnd;
       if (keepCurrentOpen && reader === current) kept = reader;
-      else onLines([reader.takePending()]);
+      else onLines(textLines([reader.takePending()]));
     }
   } catch (error) {
     await Promise.all(readers.map((reader) => reader.close()));

@@ -2,6 +2,7 @@ import { open, stat, type FileHandle } from "node:fs/promises";
 import { ensureStateDir } from "../state/paths.js";
 import { describeFsError, StateAccessError } from "../state/state-error.js";
 import { DEFAULT_KEPT_FILES, DEFAULT_MAX_BYTES, logFilePath, openLogFiles, rotateEventLog } from "./log-files.js";
+import { linesOf } from "./log-file-reader.js";
 import { parseEventLine } from "./parse-event.js";
 import type { EventLogWriter } from "./recorder.js";
 import type { KubeEvent } from "./types.js";
@@ -135,7 +136,7 @@ export async function* readEventLog(dir: string, options: ReadEventLogOptions = 
           else options.onInvalidLine?.(lineNumber, file);
         }
       };
-      for await (const lines of reader.readAppended()) yield* parse(lines);
+      for await (const appended of reader.readAppended()) yield* parse(linesOf(appended));
       yield* parse([reader.takePending()]);
     }
   } finally {

@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { EventFolder, FoldedRow } from "./fold.js";
+import type { EventFolder, FoldedRow, RowKey } from "./fold.js";
 import { createScannedLine, scanEventLine } from "./line-scan.js";
 import type { LogFileReader } from "./log-file-reader.js";
 import { NAMES_KEPT, NameCounts } from "./name-counts.js";
-import { parseEventLine } from "./parse-event.js";
 import { removeDeadTempFiles } from "../state/dead-temp-files.js";
 
 // `podrun events` folds every line of the log (fold.ts), ~20 times more lines than rows: on
@@ -43,7 +42,8 @@ export function readCheckpointAfterBytes(env: NodeJS.ProcessEnv): number {
   const value = env.PODRUN_EVENTS_CHECKPOINT_BYTES;
   return value && /^\d+$/.test(value) ? Number(value) : CHECKPOINT_AFTER_BYTES;
 }
-const VERSION = 1;
+// 2: keys and names hashed by the WebAssembly scanner (line-scan.ts).
+const VERSION = 2;
 const RING_NUMBERS = NAMES_KEPT * 2;
 const NUMBERS_PER_ROW = 4 + 2 + RING_NUMBERS;
 /** Temp files of a save (the pid of its process first). */
@@ -122,7 +122,7 @@ export async function restoreCheckpoint(
   const numbers = new Float64Array(data.buffer.slice(data.byteOffset + numbersStart, data.byteOffset + data.length));
   const rows = readRows(lines, numbers, mayMatchLine);
   if (!rows) return false;
-  for (const { objectKey, tailKey, row } of rows) folder.restore(objectKey, tailKey, row);
+  for (const row of rows) folder.restore(row);
   folder.resume(lineCount);
   current.position = header.current.offset;
   return true;
@@ -154,20 +154,21 @@ function readRows(
   lines: readonly string[],
   numbers: Float64Array,
   mayMatchLine: (line: string) => boolean,
-): { objectKey: string; tailKey: string; row: FoldedRow | undefined }[] | undefined {
+): (FoldedRow | RowKey)[] | undefined {
   const scanned = createScannedLine();
-  const rows: { objectKey: string; tailKey: string; row: FoldedRow | undefined }[] = [];
+  const rows: (FoldedRow | RowKey)[] = [];
   for (let i = 0; i < lines.length - 1; i++) {
     const line = lines[i]!;
     const tab = line.lastIndexOf("\t");
     if (tab < 0) return undefined;
     const eventLine = line.slice(0, tab);
     if (!scanEventLine(eventLine, scanned)) return undefined;
+    const { keyHash, keyCheck } = scanned;
     if (!mayMatchLine(eventLine)) {
-      rows.push({ objectKey: scanned.objectKey, tailKey: scanned.tailKey, row: undefined });
+      rows.push({ keyHash, keyCheck });
       continue;
     }
-    const event = scanned.event ?? parseEventLine(eventLine);
+    const event = scanned.parsed();
     let latest: unknown;
     try {
       latest = JSON.parse(line.slice(tab + 1));
@@ -180,13 +181,7 @@ function readRows(
     const names = NameCounts.fromNumbers(numbers, at + 4);
     const isTime = (value: number) => value === Number.NEGATIVE_INFINITY || Number.isFinite(value);
     if (!names || !Number.isInteger(sequence) || !Number.isInteger(count) || !isTime(firstMs) || !isTime(lastMs)) return undefined;
-    rows.push({
-      // Views into this line: restore copies the keys; the rows keep the checkpoint's text (one
-      // copy, read once per process).
-      objectKey: scanned.objectKey,
-      tailKey: scanned.tailKey,
-      row: { event, line: eventLine, latestName: latest[0], latestUid: latest[1], count, firstMs, lastMs, sequence, names },
-    });
+    rows.push({ event, line: eventLine, keyHash, keyCheck, sameBucket: undefined, latestName: latest[0], latestUid: latest[1], count, firstMs, lastMs, sequence, names });
   }
   return rows;
 }
@@ -204,7 +199,7 @@ export async function saveCheckpoint(stateDir: string, folder: EventFolder, rota
   if (before === undefined) return;
   const text: string[] = [];
   const numbers = new Float64Array(snapshot.rows.length * NUMBERS_PER_ROW);
-  snapshot.rows.forEach(({ row }, i) => {
+  snapshot.rows.forEach((row, i) => {
     text.push(`${row.line ?? JSON.stringify(row.event)}\t${JSON.stringify([row.latestName, row.latestUid])}\n`);
     const at = i * NUMBERS_PER_ROW;
     numbers[at] = row.sequence;

@@ -1,7 +1,6 @@
 import { toApiTime } from "./recorder.js";
-import { createScannedLine, scanEvent, type ScannedLine } from "./line-scan.js";
-import { copyString, hashName, NameCounts } from "./name-counts.js";
-import { parseEventLine } from "./parse-event.js";
+import { createScannedLine, keyBucketOf, scanEvent, type ScannedLine } from "./line-scan.js";
+import { NameCounts } from "./name-counts.js";
 import type { KubeEvent } from "./types.js";
 
 // From the logged stream of events to `kubectl events`-like rows, in two steps:
@@ -29,10 +28,12 @@ export interface FoldedRow {
    * (fold-checkpoint.ts), where writing the event out again cost more than the rest of saving.
    */
   line: string | undefined;
-  /**
-   * metadata.name and involvedObject.uid of the latest run: views into its line, which a row
-   * thus keeps (one line per row, never more; copying them out of every line cost more).
-   */
+  /** The key's hash (line-scan.ts): 53 bits, and 11 more. */
+  keyHash: number;
+  keyCheck: number;
+  /** The next row whose key has the same low 30 bits (see EventFolder.rows). */
+  sameBucket: FoldedRow | undefined;
+  /** metadata.name and involvedObject.uid of the latest run. */
   latestName: string;
   latestUid: string;
   count: number;
@@ -44,60 +45,24 @@ export interface FoldedRow {
 }
 
 /** What a key whose first event the filter rejected maps to: its later lines stop at the lookup. */
-const REJECTED = {} as FoldedRow;
+function rejected(keyHash: number, keyCheck: number): FoldedRow {
+  return { keyHash, keyCheck, sameBucket: undefined } as FoldedRow; // no event: never a row
+}
 
-/** Tails of one object looked up one by one before a Map takes over (see RowsOfObject). */
-const TAILS_SCANNED = 32;
-
-/**
- * The rows of one involved object, by the rest of their key. An object has a handful of them
- * (Pulled, Created, Started… per container), and a line's tail is a view into the line, so a Map
- * would hash its ~150 characters on every line, then compare them (in a profile, string hashing
- * and comparing took ~12% of a listing). Compared one by one, tails of another length cost an
- * integer comparison, and the one that matches is read once. An object with many distinct tails
- * gets a Map, to stay O(1).
- */
-class RowsOfObject {
-  private tails: string[] = [];
-  private rows: FoldedRow[] = [];
-  private byTail: Map<string, FoldedRow> | undefined;
-
-  *entries(): Generator<[string, FoldedRow]> {
-    if (this.byTail) yield* this.byTail;
-    else for (let i = 0; i < this.tails.length; i++) yield [this.tails[i]!, this.rows[i]!];
-  }
-
-  get(tail: string): FoldedRow | undefined {
-    if (this.byTail) return this.byTail.get(tail);
-    const { tails } = this;
-    const length = tail.length;
-    for (let i = 0; i < tails.length; i++) {
-      const candidate = tails[i]!;
-      if (candidate.length === length && candidate === tail) return this.rows[i];
-    }
-    return undefined;
-  }
-
-  /** `tail` must not be a view into a line (copyString). */
-  set(tail: string, row: FoldedRow): void {
-    if (this.byTail) {
-      this.byTail.set(tail, row);
-      return;
-    }
-    this.tails.push(tail);
-    this.rows.push(row);
-    if (this.tails.length > TAILS_SCANNED) {
-      this.byTail = new Map(this.tails.map((key, i) => [key, this.rows[i]!]));
-      this.tails = [];
-      this.rows = [];
-    }
-  }
+/** A row's key alone (fold-checkpoint.ts: a row the filter rejects). */
+export interface RowKey {
+  keyHash: number;
+  keyCheck: number;
 }
 
 /** Accumulates rows from scanned lines (line-scan.ts) in log order. Pure: no clock, no I/O. */
 export class EventFolder {
-  /** Rows by the two parts of their key (line-scan.ts): object, then the rest. */
-  private readonly rows = new Map<string, RowsOfObject>();
+  /**
+   * Rows by the low 30 bits of their key's hash (line-scan.ts), then along `sameBucket` to the
+   * one with all 64 bits: a small integer maps without making a heap number per line, which the
+   * 53-bit number did (~8% of a listing).
+   */
+  private readonly rows = new Map<number, FoldedRow>();
   private readonly all: FoldedRow[] = [];
   private sequence = 0;
 
@@ -108,74 +73,76 @@ export class EventFolder {
   constructor(private readonly accept?: (event: KubeEvent) => boolean) {}
 
   /** Adds one logged event; returns its row if it changed, undefined for a line already counted or not wanted. */
-  add(scanned: ScannedLine, origin: string | KubeEvent): FoldedRow | undefined {
+  add(scanned: ScannedLine): FoldedRow | undefined {
     this.sequence++;
-    const { objectKey, tailKey, name, count, firstMs, lastMs } = scanned;
-    let byTail = this.rows.get(objectKey);
-    const row = byTail?.get(tailKey);
-    if (row === REJECTED) return undefined;
+    const { keyHash, keyCheck, keyBucket, nameHash, count, firstMs, lastMs } = scanned;
+    const row = this.find(keyBucket, keyHash, keyCheck);
+    if (row && !row.event) return undefined; // rejected
     if (!row) {
       // Parsed in full once per row; a line the scan let through but JSON would not is no event.
-      const event = typeof origin === "string" ? parseEventLine(origin) : origin;
+      const event = scanned.parsed();
       if (!event) return undefined;
-      if (!byTail) this.rows.set(copyString(objectKey), (byTail = new RowsOfObject()));
       if (this.accept !== undefined && !this.accept(event)) {
-        byTail.set(copyString(tailKey), REJECTED);
+        this.put(keyBucket, rejected(keyHash, keyCheck));
         return undefined;
       }
       const names = new NameCounts();
-      names.raise(hashName(name), count);
-      // Every field in one literal, `line` too, so that every row has one shape (see restore).
-      const line = typeof origin === "string" ? origin : undefined;
-      const created: FoldedRow = { event, line, latestName: name, latestUid: scanned.uid, count, firstMs, lastMs, sequence: this.sequence, names };
-      byTail.set(copyString(tailKey), created);
+      names.raise(nameHash, count);
+      // Every field in one literal, so that every row has one shape (see restore).
+      const created: FoldedRow = { event, line: scanned.line(), keyHash, keyCheck, sameBucket: undefined, latestName: scanned.name(), latestUid: scanned.uid(), count, firstMs, lastMs, sequence: this.sequence, names };
+      this.put(keyBucket, created);
       this.all.push(created);
       return created;
     }
-    const counted = row.names.raise(hashName(name), count);
+    const counted = row.names.raise(nameHash, count);
     if (count <= counted) return undefined;
     row.count += count - counted;
     if (counted === 0) {
       // A new name: a new run (or an event of it) is the latest.
-      row.latestName = name;
-      row.latestUid = scanned.uid;
+      row.latestName = scanned.name();
+      row.latestUid = scanned.uid();
     }
-    row.firstMs = Math.min(row.firstMs, firstMs);
-    row.lastMs = Math.max(row.lastMs, lastMs);
+    if (firstMs < row.firstMs) row.firstMs = firstMs;
+    if (lastMs > row.lastMs) row.lastMs = lastMs;
     row.sequence = this.sequence;
     return row;
   }
 
+  private find(keyBucket: number, keyHash: number, keyCheck: number): FoldedRow | undefined {
+    let row = this.rows.get(keyBucket);
+    while (row !== undefined && (row.keyHash !== keyHash || row.keyCheck !== keyCheck)) row = row.sameBucket;
+    return row;
+  }
+
+  /** Adds a row whose key find() did not find. */
+  private put(keyBucket: number, row: FoldedRow): void {
+    row.sameBucket = this.rows.get(keyBucket);
+    this.rows.set(keyBucket, row);
+  }
+
   /**
-   * Every row with the two parts of its key, in the order first seen: the whole state, with what
-   * `restore` needs to rebuild it (fold-checkpoint.ts). Undefined for a folder with a filter,
-   * whose rejected keys hold no row to save.
+   * Every row in the order first seen, and how many lines were folded: the whole state
+   * (fold-checkpoint.ts). Undefined for a folder with a filter, whose rejected keys hold no row.
    */
-  snapshot(): { lineCount: number; rows: { objectKey: string; tailKey: string; row: FoldedRow }[] } | undefined {
+  snapshot(): { lineCount: number; rows: readonly FoldedRow[] } | undefined {
     if (this.accept !== undefined) return undefined;
-    const keysOf = new Map<FoldedRow, [string, string]>();
-    for (const [objectKey, byTail] of this.rows) for (const [tailKey, row] of byTail.entries()) keysOf.set(row, [objectKey, tailKey]);
-    const rows = this.all.map((row) => {
-      const [objectKey, tailKey] = keysOf.get(row)!;
-      return { objectKey, tailKey, row };
-    });
-    return { lineCount: this.sequence, rows };
+    return { lineCount: this.sequence, rows: this.all };
   }
 
   /**
    * Puts back a row of a snapshot, in the snapshot's order, then `resume(lineCount)` once: the
    * folder is then as it was when the snapshot was taken, but for the filter, which is asked here.
-   * An undefined row: one the caller already knows the filter rejects.
+   * A row given by its key alone: one the caller already knows the filter rejects.
    */
-  restore(objectKey: string, tailKey: string, row: FoldedRow | undefined): void {
-    let byTail = this.rows.get(objectKey);
-    if (!byTail) this.rows.set(copyString(objectKey), (byTail = new RowsOfObject()));
-    if (byTail.get(tailKey)) return; // a key twice (a hand-edited checkpoint): the first stands
-    if (row === undefined || (this.accept !== undefined && !this.accept(row.event))) {
-      byTail.set(copyString(tailKey), REJECTED);
+  restore(row: FoldedRow | RowKey): void {
+    const { keyHash, keyCheck } = row;
+    const keyBucket = keyBucketOf(keyHash);
+    if (this.find(keyBucket, keyHash, keyCheck)) return; // a key twice (a hand-edited checkpoint): the first stands
+    if (!("event" in row) || (this.accept !== undefined && !this.accept(row.event))) {
+      this.put(keyBucket, rejected(keyHash, keyCheck));
       return;
     }
-    byTail.set(copyString(tailKey), row);
+    this.put(keyBucket, row);
     this.all.push(row);
   }
 
@@ -183,7 +150,7 @@ export class EventFolder {
     this.sequence = lineCount;
   }
 
-  /** The rows by last seen, oldest first (as kubectl sorts events). */
+/** The rows by last seen, oldest first (as kubectl sorts events). */
   sortedRows(): FoldedRow[] {
     // -Infinity (no time) equals itself here, where a subtraction would give NaN.
     return [...this.all].sort((a, b) => (a.lastMs === b.lastMs ? a.sequence - b.sequence : a.lastMs < b.lastMs ? -1 : 1));
@@ -196,7 +163,7 @@ export function foldEvents(events: Iterable<KubeEvent>): FoldedRow[] {
   const scanned = createScannedLine();
   for (const event of events) {
     scanEvent(event, scanned);
-    folder.add(scanned, event);
+    folder.add(scanned);
   }
   return folder.sortedRows();
 }

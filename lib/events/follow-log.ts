@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { stat } from "node:fs/promises";
 import { DEFAULT_KEPT_FILES, logFilePath, openLogFile } from "./log-files.js";
-import type { LogFileReader } from "./log-file-reader.js";
+import { textLines, type AppendedLines, type LogFileReader } from "./log-file-reader.js";
 
 // `podrun events --watch`: hands on every line appended to the log after the listing, until the
 // signal aborts. It wakes on fs.watch of the state directory (which also sees the renames of a
@@ -16,7 +16,7 @@ export interface FollowOptions {
   dir: string;
   /** The current file where the listing stopped reading; undefined if there was none. */
   reader: LogFileReader | undefined;
-  onLines(lines: readonly string[]): void;
+  onLines(lines: AppendedLines): void;
   signal: AbortSignal;
   pollMs?: number;
   graceMs?: number;
@@ -39,7 +39,7 @@ export async function followEventLog({ dir, reader, onLines, signal, pollMs = 25
   const retire = async (old: LogFileReader): Promise<void> => {
     await drain(old);
     const torn = old.takePending();
-    if (torn !== "") onLines([torn]);
+    if (torn !== "") onLines(textLines([torn]));
     await old.close();
   };
 

@@ -4,17 +4,45 @@ import type { FileHandle } from "node:fs/promises";
 // listing and then `--watch`: each call returns what was appended since the previous one, as
 // whole lines. A line is whole once its "\n" is there; the unfinished rest (a line being written,
 // or torn by a crash) waits until it is completed or the caller gives up on it (takePending).
-// Lines are cut from the bytes ("\n" never occurs inside a UTF-8 sequence) and each is decoded
-// on its own: a substring of one big decoded chunk would keep the whole chunk alive for as long
-// as a folded row holds on to the line, which is how memory would grow with the log.
+// Whole lines are handed out as the bytes they were read into, undecoded: `podrun events` scans
+// them there (line-scan.ts) and makes strings only of what it keeps; linesOf decodes them for
+// other readers. A line begun in one read and ended in the next is joined and handed out as text.
 
 // Large enough that a 10 MB file takes ~40 reads; small enough to stay a bounded buffer.
-const CHUNK_BYTES = 256 * 1024;
+export const CHUNK_BYTES = 256 * 1024;
 // An event is a few hundred bytes; a "line" past this is junk (a file that is not a log) and is
 // dropped as it comes rather than held in memory until a newline shows up.
 const MAX_LINE_BYTES = 4 * 1024 * 1024;
 /** What an oversized line is replaced with: not JSON, so readers count it as invalid. */
 export const OVERSIZED_LINE = "\u0000oversized line";
+
+/** What one read added: lines completed across reads (as text), then whole lines as bytes. */
+export interface AppendedLines {
+  /** At most one line, begun in an earlier read: it comes before the block. */
+  joined: string[];
+  /** block[start, end) is whole lines, each ending in "\n". The buffer is reused by the next read. */
+  block: Buffer;
+  start: number;
+  end: number;
+}
+
+/** Lines given as text only (an unfinished line given up on). */
+export function textLines(lines: string[]): AppendedLines {
+  return { joined: lines, block: EMPTY, start: 0, end: 0 };
+}
+const EMPTY = Buffer.alloc(0);
+
+/** The lines of `appended` as text, in order. */
+export function linesOf({ joined, block, start, end }: AppendedLines): string[] {
+  const lines = [...joined];
+  let at = start;
+  while (at < end) {
+    const newline = block.indexOf(0x0a, at);
+    lines.push(block.toString("utf8", at, newline));
+    at = newline + 1;
+  }
+  return lines;
+}
 
 export class LogFileReader {
   /** Bytes read so far: the next read starts here. */
@@ -32,8 +60,11 @@ export class LogFileReader {
     readonly ino: number,
   ) {}
 
-  /** Whole lines appended since the last call, one array per chunk read, up to the end of the file now. */
-  async *readAppended(): AsyncGenerator<string[]> {
+  /**
+   * Whole lines appended since the last call, read by chunk, up to the end of the file now. A
+   * chunk's buffer is read into again once the generator is resumed: use it before.
+   */
+  async *readAppended(): AsyncGenerator<AppendedLines> {
     let [filling, spare] = (this.buffers ??= [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]);
     // The next read is asked for before this chunk's lines are cut and folded: the thread pool
     // copies it meanwhile, where waiting for each read in turn left the main thread idle ~10% of
@@ -49,8 +80,8 @@ export class LogFileReader {
         [filling, spare] = [spare, filling];
         this.position += bytesRead;
         reading = this.read(filling);
-        const lines = this.splitLines(chunk, bytesRead);
-        if (lines.length > 0) yield lines;
+        const lines = this.cutLines(chunk, bytesRead);
+        if (lines.joined.length > 0 || lines.end > lines.start) yield lines;
       }
     } finally {
       await reading?.catch(() => undefined);
@@ -85,22 +116,24 @@ export class LogFileReader {
     await this.handle.close().catch(() => undefined);
   }
 
-  private splitLines(chunk: Buffer, length: number): string[] {
-    const lines: string[] = [];
+  // The line begun in an earlier read ends at the first newline; whole lines follow, up to the
+  // last newline; the rest waits for the next read.
+  private cutLines(chunk: Buffer, length: number): AppendedLines {
+    const joined: string[] = [];
     let start = 0;
-    let end: number;
-    while ((end = chunk.indexOf(0x0a, start)) >= 0 && end < length) {
-      if (this.pendingBytes > 0 || this.oversized) {
-        this.keepPending(chunk.subarray(start, end));
-        lines.push(this.takePending());
-      } else {
-        // No encoding named: UTF-8 without Buffer's lookup of the encoding's name, once per line.
-        lines.push(chunk.toString(undefined, start, end));
-      }
-      start = end + 1;
+    const first = chunk.indexOf(0x0a);
+    if (first < 0 || first >= length) {
+      this.keepPending(chunk.subarray(0, length));
+      return { joined, block: chunk, start: 0, end: 0 };
     }
-    if (start < length) this.keepPending(chunk.subarray(start, length));
-    return lines;
+    if (this.pendingBytes > 0 || this.oversized) {
+      this.keepPending(chunk.subarray(0, first));
+      joined.push(this.takePending());
+      start = first + 1;
+    }
+    const end = chunk.lastIndexOf(0x0a, length - 1) + 1;
+    if (end < length) this.keepPending(chunk.subarray(end, length));
+    return { joined, block: chunk, start, end };
   }
 
   // Copied: the chunk buffer is reused by the next read.

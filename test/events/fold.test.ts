@@ -1,6 +1,6 @@
 import t from "tap";
 import { EventFolder, foldEvents, toFoldedEvent, type FoldedRow } from "../../lib/events/fold.js";
-import { createScannedLine, scanEventLine } from "../../lib/events/line-scan.js";
+import { createScannedLine, keyBucketOf, scanEvent, scanEventLine, type ScannedLine } from "../../lib/events/line-scan.js";
 import type { KubeEvent } from "../../lib/events/types.js";
 import { makeEvent, makeRepeats } from "./fixtures/make-event.js";
 
@@ -9,7 +9,7 @@ function addLine(folder: EventFolder, event: KubeEvent): FoldedRow | undefined {
   const line = JSON.stringify(event);
   const scanned = createScannedLine();
   if (!scanEventLine(line, scanned)) throw new Error(`not an event line: ${line}`);
-  return folder.add(scanned, line);
+  return folder.add(scanned);
 }
 
 function foldLines(events: readonly KubeEvent[]): FoldedRow[] {
@@ -134,4 +134,29 @@ t.test("accept: asked once per key; the lines of a key it rejects make no row", 
   t.same(asked, ["web/BackOff", "web/Pulled"]);
   const rows = folder.sortedRows();
   t.same(rows.map((row) => [row.event.reason, row.count]), [["Pulled", 2]]);
+});
+
+t.test("keys are told apart by all 64 bits of their hash, not by the low bits rows are mapped by", async (t) => {
+  // Forced collisions: hashes this close do not happen by chance in a test's few keys.
+  const scan = (event: KubeEvent, keyHash: number, keyCheck: number): ScannedLine => {
+    const scanned = createScannedLine();
+    scanEvent(event, scanned);
+    Object.assign(scanned, { keyHash, keyCheck, keyBucket: keyBucketOf(keyHash) });
+    return scanned;
+  };
+  const folder = new EventFolder((event) => event.reason !== "Rejected");
+  const bucket = 12345;
+  folder.add(scan(makeEvent({ reason: "A", name: "a.1", count: 2 }), bucket, 1));
+  folder.add(scan(makeEvent({ reason: "B", name: "b.1" }), bucket + 2 ** 30, 1)); // same low 30 bits
+  folder.add(scan(makeEvent({ reason: "C", name: "c.1" }), bucket, 2)); // same 53 bits, another check
+  folder.add(scan(makeEvent({ reason: "Rejected", name: "r.1" }), bucket + 2 ** 31, 1));
+  folder.add(scan(makeEvent({ reason: "A", name: "a.2", count: 3 }), bucket, 1));
+  folder.add(scan(makeEvent({ reason: "B", name: "b.2" }), bucket + 2 ** 30, 1));
+  folder.add(scan(makeEvent({ reason: "Rejected", name: "r.2" }), bucket + 2 ** 31, 1));
+  const rows = folder.sortedRows().map((row) => [row.event.reason, row.count, row.latestName]);
+  t.same(rows, [
+    ["C", 1, "c.1"],
+    ["A", 5, "a.2"],
+    ["B", 2, "b.2"],
+  ]);
 });

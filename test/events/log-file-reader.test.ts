@@ -3,6 +3,7 @@ import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLogFile } from "../../lib/events/log-files.js";
+import { linesOf } from "../../lib/events/log-file-reader.js";
 
 // The reader asks for the next chunk while the caller folds the one before: lines must still come
 // once each, whole and in order, across chunk boundaries, and when a caller stops half way.
@@ -21,7 +22,7 @@ async function setup(t: Test): Promise<string> {
 t.test("every line once, in order, across chunks", async (t) => {
   const reader = (await openLogFile(await setup(t)))!;
   const seen: string[] = [];
-  for await (const lines of reader.readAppended()) seen.push(...lines);
+  for await (const lines of reader.readAppended()) seen.push(...linesOf(lines));
   await reader.close();
   t.equal(seen.length, LINES.length);
   t.ok(seen.every((line, i) => line === LINES[i]), "same lines");
@@ -32,12 +33,12 @@ t.test("a caller that stops after one chunk, then reads on, misses nothing and s
   const reader = (await openLogFile(file))!;
   const seen: string[] = [];
   for await (const lines of reader.readAppended()) {
-    seen.push(...lines);
+    seen.push(...linesOf(lines));
     break; // the read of the next chunk is under way
   }
   t.ok(seen.length > 0 && seen.length < LINES.length);
   await appendFile(file, "appended\n");
-  for await (const lines of reader.readAppended()) seen.push(...lines);
+  for await (const lines of reader.readAppended()) seen.push(...linesOf(lines));
   await reader.close();
   t.same(seen.length, LINES.length + 1);
   t.ok(seen.slice(0, -1).every((line, i) => line === LINES[i]), "same lines");

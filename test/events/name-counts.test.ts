@@ -1,5 +1,6 @@
 import t from "tap";
-import { hashName, NAMES_KEPT, NameCounts } from "../../lib/events/name-counts.js";
+import { hashName } from "../../lib/events/line-scan.js";
+import { NAMES_KEPT, NameCounts } from "../../lib/events/name-counts.js";
 
 t.test("raise: what a name had counted before, the highest count kept", async (t) => {
   const names = new NameCounts();
