@@ -48,7 +48,7 @@ interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object) => { exports: unknown };
 }
-const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: WasmApi };
+const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: WasmApi | undefined };
 
 interface ScannerExports {
   memory: WasmMemory;
@@ -75,6 +75,8 @@ let scanner: Scanner | undefined;
 // Compiled on first use: commands that read no log pay nothing.
 function getScanner(): Scanner {
   if (scanner) return scanner;
+  // `node --jitless` has no WebAssembly: say so, rather than fail on an undefined.
+  if (!wasm) throw new Error("reading the event log needs WebAssembly, which this node process lacks (--jitless?)");
   const exports = new wasm.Instance(new wasm.Module(wasmBytes())).exports as ScannerExports;
   const block = exports.freeMemory();
   const scratch = block + CHUNK_BYTES + SLACK_BYTES;
