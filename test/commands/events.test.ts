@@ -165,6 +165,15 @@ t.test("a state directory that cannot be read: exit 1, one line naming the log",
   t.equal(result.stderr, `Error: cannot read event log ${join(file, EVENT_LOG_FILE)}: a component of the path is not a directory (ENOTDIR)\n`);
 });
 
+t.test("a node without WebAssembly (--jitless): exit 1, one line saying so", async (t) => {
+  const dir = await stateDir(t, BASIC);
+  const result = await execa(process.execPath, ["--jitless", "--no-warnings", PODRUN_BIN, "events", "--state-dir", dir], { env: { NO_COLOR: "1" }, reject: false });
+  t.equal(result.exitCode, 1);
+  // Node itself may warn that --jitless turns WebAssembly off; podrun says one line.
+  const lines = result.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("Warning: disabling flag"));
+  t.same(lines, [`Error: cannot read event log ${join(dir, EVENT_LOG_FILE)}: it needs WebAssembly, which this node process lacks (started with --jitless?)`]);
+});
+
 // --watch: the CLI is started, lines are appended while it runs, and it is stopped with SIGINT.
 
 function startWatch(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): { process: ResultPromise; stdout: () => string; stderr: () => string; waitFor(what: () => boolean, label: string): Promise<void> } {

@@ -79,7 +79,8 @@ t.test("torn lines and lines that are not events do not scan", async (t) => {
   const line = JSON.stringify(makeEvent({ container: "app" }));
   const torn = [line.slice(0, -1), line.slice(0, 120), line.slice(0, line.indexOf('"count"') + 9), `${line}x`, `${line}${line}`];
   const invalid = [line.replace('"count":1', '"count":01'), line.replace("already", "al\\qready"), line.replace("already", "al\\u12g4ready"), line.replace("already", "al\u0001ready")];
-  for (const bad of [...torn, ...invalid, "not json", '{"kind":"Pod"}', "null", "[]", '{"kind":"Event","metadata":{}}']) {
+  const twoLines = [`${line}\n${line}`, `${line}\nx`];
+  for (const bad of [...torn, ...invalid, ...twoLines, "not json", '{"kind":"Pod"}', "null", "[]", '{"kind":"Event","metadata":{}}']) {
     t.equal(scanLine(bad), undefined, bad.slice(0, 40));
   }
 });
