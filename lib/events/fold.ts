@@ -150,7 +150,7 @@ export class EventFolder {
     this.sequence = lineCount;
   }
 
-/** The rows by last seen, oldest first (as kubectl sorts events). */
+  /** The rows by last seen, oldest first (as kubectl sorts events). */
   sortedRows(): FoldedRow[] {
     // -Infinity (no time) equals itself here, where a subtraction would give NaN.
     return [...this.all].sort((a, b) => (a.lastMs === b.lastMs ? a.sequence - b.sequence : a.lastMs < b.lastMs ? -1 : 1));

@@ -5,7 +5,7 @@ import type { FileHandle } from "node:fs/promises";
 // whole lines. A line is whole once its "\n" is there; the unfinished rest (a line being written,
 // or torn by a crash) waits until it is completed or the caller gives up on it (takePending).
 // Whole lines are handed out as the bytes they were read into, undecoded: `podrun events` scans
-// them there (line-scan.ts) and makes strings only of what it keeps; linesOf decodes them for
+// them as bytes (line-scan.ts) and makes strings only of what it keeps; linesOf decodes them for
 // other readers. A line begun in one read and ended in the next is joined and handed out as text.
 
 // Large enough that a 10 MB file takes ~40 reads; small enough to stay a bounded buffer.
