@@ -13,6 +13,7 @@ import { configureColor } from "../output/color.js";
 import { formatHumanDuration } from "../output/human-duration.js";
 import { plural } from "../output/plural.js";
 import { createLiveStatus, statusOfEvent, type LiveStatus } from "../output/live-status.js";
+import type { PodObjects } from "../pod/pod-objects.js";
 import { identifyPod, sandboxRuntimeName, type PodIdentity } from "../pod/identity.js";
 import { reconcilePod, type ReconcileResult } from "../pod/reconcile-pod.js";
 import { inspectPodImages, startPod, StartPodError, StartPodInterrupted, undoStart, type StartedPod } from "../pod/start-pod.js";
@@ -106,7 +107,7 @@ export async function up(options: UpOptions): Promise<void> {
 
   try {
     for (const pod of manifest.pods) {
-      await upPod({ pod, runtime, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) });
+      await upPod({ pod, objects: manifest, runtime, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) });
     }
   } finally {
     live?.stop();
@@ -123,6 +124,7 @@ export async function up(options: UpOptions): Promise<void> {
 
 async function upPod(context: {
   pod: Pod;
+  objects: PodObjects;
   runtime: ContainerRuntime;
   recorder: ReturnType<typeof createRecorder>;
   images: ReturnType<typeof createImageManager>;
@@ -186,6 +188,7 @@ async function upPod(context: {
           { runtime, recorder: context.recorder, images: context.images },
           {
             pod,
+            objects: context.objects,
             identity,
             infraImage: context.infraImage,
             publishAll: options.publishAll,

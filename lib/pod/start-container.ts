@@ -9,6 +9,7 @@ import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
 import { buildContainerSpec, type ContainerKind } from "./container-spec.js";
 import { HookError, runLifecycleHandler } from "./hooks.js";
 import type { PodIdentity } from "./identity.js";
+import type { PodObjects } from "./pod-objects.js";
 import { describeError } from "../runtime/choose-runtime.js";
 
 // One container of a pod, the kubelet's startContainer (kubelet.md §7): image → create → start →
@@ -21,6 +22,8 @@ export interface ContainerStepContext {
   recorder: Pick<EventRecorder, "event">;
   images: ImageManager;
   pod: Pod;
+  /** The ConfigMaps and Secrets the pod's env and volumes may read. */
+  objects: PodObjects;
   identity: PodIdentity;
   /** The pod hash label every container carries (container-spec.ts computePodHash). */
   podHash: string;

@@ -11,6 +11,7 @@ import type { PodIdentity } from "./identity.js";
 import { describeError } from "../runtime/choose-runtime.js";
 import { startContainer, type ContainerStepContext } from "./start-container.js";
 import { planPodVolumes } from "./volume-plan.js";
+import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 
 // The kubelet's SyncPod for a new pod, in its order (kubelet.md §7, §10): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
@@ -26,6 +27,8 @@ export interface StartPodDeps {
 
 export interface StartPodOptions {
   pod: Pod;
+  /** The ConfigMaps and Secrets the pod's env and volumes may read. */
+  objects?: PodObjects;
   identity: PodIdentity;
   infraImage: string;
   publishAll: boolean;
@@ -141,6 +144,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const context: ContainerStepContext = {
       ...deps,
       pod,
+      objects: options.objects ?? NO_OBJECTS,
       identity,
       podHash,
       present,
