@@ -6,7 +6,18 @@ import { buildStopLabels } from "./stop-labels.js";
 import { planContainerMounts } from "./volume-plan.js";
 import { hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 
-export type ContainerKind = "init" | "app";
+/** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
+export type ContainerKind = "init" | "sidecar" | "app";
+
+/** Whether an init container is a sidecar: the kubelet's IsRestartableInitContainer. */
+export function isSidecar(container: Pick<Container, "restartPolicy">): boolean {
+  return container.restartPolicy === "Always";
+}
+
+/** The kind of one of the pod's init containers. */
+export function initContainerKind(container: Pick<Container, "restartPolicy">): "init" | "sidecar" {
+  return isSidecar(container) ? "sidecar" : "init";
+}
 
 const RESTART_POLICIES = { Always: "always", OnFailure: "on-failure", Never: "no" } as const;
 
@@ -35,8 +46,9 @@ export function buildContainerSpec(options: {
     labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind) },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
-    // Init containers run once; app containers follow the pod's policy through the engine.
-    restartPolicy: kind === "init" ? "no" : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
+    // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
+    // rule); app containers follow the pod's policy through the engine.
+    restartPolicy: kind === "init" ? "no" : kind === "sidecar" ? "always" : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
     stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
   };
   const mounts = planContainerMounts(spec, identity, container);
@@ -74,7 +86,7 @@ export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; inf
 export function computePodHash(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean }): string {
   const { pod, identity } = options;
   const initContainerHashes = (pod.spec!.initContainers ?? []).map(
-    (container) => buildContainerSpec({ pod, identity, container, kind: "init", imageRef: container.image! }).labels[LABEL_SPEC_HASH]!,
+    (container) => buildContainerSpec({ pod, identity, container, kind: initContainerKind(container), imageRef: container.image! }).labels[LABEL_SPEC_HASH]!,
   );
   return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes });
 }

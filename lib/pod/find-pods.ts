@@ -20,7 +20,7 @@ export interface PodRecord {
   uid: string;
   /** The infra container (docker/nerdctl), or podman's infra container; absent with hostNetwork. */
   infra?: ContainerState;
-  /** Init containers, oldest first. */
+  /** Init containers, sidecars among them (isSidecarState), oldest first: init order. */
   initContainers: ContainerState[];
   /** App containers, oldest first. */
   appContainers: ContainerState[];
@@ -29,6 +29,11 @@ export interface PodRecord {
 /** The Kubernetes container name of a container podrun made (`POD` for the infra container). */
 export function kubeContainerName(state: ContainerState): string {
   return state.labels[LABEL_CONTAINER_NAME] ?? state.name;
+}
+
+/** Whether a container podrun made is a sidecar (an init container with `restartPolicy: Always`), by its kind label. */
+export function isSidecarState(state: ContainerState): boolean {
+  return state.labels[LABEL_CONTAINER_KIND] === "sidecar";
 }
 
 /**
@@ -68,7 +73,7 @@ export function groupPods(containers: readonly ContainerState[]): PodRecord[] {
     }
     const kind = state.labels[LABEL_CONTAINER_KIND];
     if (kind === "infra" || (kind === undefined && state.labels[LABEL_CONTAINER_NAME] === INFRA_CONTAINER_NAME)) pod.infra = state;
-    else if (kind === "init") pod.initContainers.push(state);
+    else if (kind === "init" || kind === "sidecar") pod.initContainers.push(state);
     else pod.appContainers.push(state);
   }
   return [...pods.values()]

@@ -35,7 +35,7 @@ export function sandboxRuntimeName(pod: PodIdentity): string {
 }
 
 /** The kubelet's four labels plus podrun's own marker: all that `down`, `ps` and `logs` rely on. */
-export function containerLabels(pod: PodIdentity, container: string, kind?: "init" | "app" | "infra"): Record<string, string> {
+export function containerLabels(pod: PodIdentity, container: string, kind?: "init" | "sidecar" | "app" | "infra"): Record<string, string> {
   return {
     [LABEL_POD_NAME]: pod.name,
     [LABEL_POD_NAMESPACE]: pod.namespace,

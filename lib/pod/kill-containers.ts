@@ -3,7 +3,7 @@ import { PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
 import type { ContainerRuntime, ContainerState } from "../runtime/types.js";
-import { kubeContainerName } from "./find-pods.js";
+import { isSidecarState, kubeContainerName } from "./find-pods.js";
 import { runLifecycleHandler } from "./hooks.js";
 import type { PodIdentity } from "./identity.js";
 import { describeError } from "../runtime/choose-runtime.js";
@@ -36,19 +36,19 @@ export async function killContainers(
   const deadline = Date.now() + grace * 1000;
   const remaining = () => Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
   const running = targets.filter((target) => target.state.running);
-  for (const { state, message } of running) {
-    deps.recorder.event(toInvolvedObject(options.identity, { name: kubeContainerName(state) }), "Normal", "Killing", message);
-  }
+  // Only app containers are killed one by one (a changed sidecar is a changed pod), but the label decides.
+  const objectOf = (state: ContainerState) => toInvolvedObject(options.identity, { name: kubeContainerName(state), init: isSidecarState(state) });
+  for (const { state, message } of running) deps.recorder.event(objectOf(state), "Normal", "Killing", message);
   await Promise.all(
     running.map(async ({ state }) => {
       // The kubelet runs the hook of the spec it has (the manifest), else the one the container recorded.
       const name = kubeContainerName(state);
-      const container = manifest.spec!.containers.find((c) => c.name === name);
+      const container = [...manifest.spec!.containers, ...(manifest.spec!.initContainers ?? [])].find((c) => c.name === name);
       const preStop = container ? container.lifecycle?.preStop : readStopLabels(state.labels).preStop;
       if (preStop && grace > 0) {
         await runLifecycleHandler(preStop, { runtime, containerId: state.id, container: container ?? { name }, podIP: options.podIP, timeoutMs: remaining() * 1000 }).catch(() => {
           // The kubelet's fixed text: the hook's own output may hold secrets. The stop goes on.
-          deps.recorder.event(toInvolvedObject(options.identity, { name }), "Warning", "FailedPreStopHook", "PreStopHook failed");
+          deps.recorder.event(objectOf(state), "Warning", "FailedPreStopHook", "PreStopHook failed");
         });
       }
       await runtime.stopContainer(state.id, Math.max(MIN_GRACE_PERIOD_SECONDS, remaining())).catch(() => undefined); // removal below forces it

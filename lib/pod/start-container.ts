@@ -45,7 +45,7 @@ export interface ContainerStepContext {
 /** Starts one container; resolves with its runtime ID. Between steps, an aborted signal throws AbortError. */
 export async function startContainer(context: ContainerStepContext, container: Container, kind: ContainerKind): Promise<string> {
   const { runtime, pod, identity, signal } = context;
-  const target = toInvolvedObject(identity, { name: container.name, init: kind === "init" });
+  const target = toInvolvedObject(identity, { name: container.name, init: kind !== "app" });
   const emit = (type: "Normal" | "Warning", reason: string, message: string) => context.recorder.event(target, type, reason, message);
   const fail = (reason: PodrunError["reason"], message: string, cause?: unknown): never => {
     throw new PodrunError(reason, `container ${container.name}: ${message}`, { cause });

@@ -6,16 +6,19 @@ import { toInvolvedObject, type InvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
 import { throwIfAborted } from "../process/abort.js";
 import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
-import { buildSandboxSpec, computePodHash, type ContainerKind } from "./container-spec.js";
+import { buildSandboxSpec, computePodHash, isSidecar, type ContainerKind } from "./container-spec.js";
 import type { PodIdentity } from "./identity.js";
 import { describeError } from "../runtime/choose-runtime.js";
 import { startContainer, type ContainerStepContext } from "./start-container.js";
 import { planPodVolumes } from "./volume-plan.js";
 import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
+import { findPodIP, waitForPodReady } from "./wait-ready.js";
 
 // The kubelet's SyncPod for a new pod, in its order (kubelet.md §7, §10): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
-// start → postStart (start-container.ts). App containers are independent and go concurrently; the
+// start → postStart (start-container.ts). A sidecar (an init container with `restartPolicy:
+// Always`) is started in its place among the init containers and left running; the next one
+// goes once it has started and passed its startup probe, if it has one. App containers are independent and go concurrently; the
 // events of one container stay in order because its steps are sequential. A failure anywhere
 // undoes this run; so does Ctrl-C (`signal`), checked between steps.
 
@@ -34,7 +37,10 @@ export interface StartPodOptions {
   publishAll: boolean;
   /** Lines of an init container's log shown when it fails. */
   logTail?: number;
-  /** False in dry-run mode: an httpGet or sleep hook is an action, not an engine command. */
+  /**
+   * False in dry-run mode: an httpGet or sleep hook is an action, not an engine command; so is a
+   * sidecar's startup probe, which is then not waited for.
+   */
   runHooks?: boolean;
   /** The pod's images as `inspectPodImages` found them, when the caller already asked. */
   presentImages?: Promise<Map<string, ImageInfo>>;
@@ -61,9 +67,12 @@ export interface StartedPod {
   sandboxId?: string;
   /** Runtime IDs of everything this run created, in creation order (sandbox excluded). */
   containerIds: string[];
-  /** The pod's containers in start order (init first), by Kubernetes name, with their runtime IDs. */
+  /** The pod's containers in start order (init containers and sidecars first), by Kubernetes name, with their runtime IDs. */
   containers: { name: string; id: string; kind: ContainerKind }[];
+  /** Init containers that ran to completion (sidecars not counted). */
   initContainers: number;
+  /** Sidecars started (and left running). */
+  sidecars?: number;
   appContainers: number;
 }
 
@@ -159,9 +168,34 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const startOne = (container: Container, kind: ContainerKind) => startContainer(context, container, kind);
 
     const containers: StartedPod["containers"] = [];
+    // The pod's address, for a sidecar's startup probe: asked once the sandbox runs, and only then.
+    let probeIP: Promise<string> | undefined;
+    const resolveProbeIP = () => (probeIP ??= findPodIP(deps.runtime, { ...(sandboxId !== undefined ? { sandboxId } : {}), containers: [] }, hostNetwork));
     // Init containers: one at a time, each to a zero exit before the next (kubelet.md §10). A
-    // kept pod's completed already, and are not run again.
+    // kept pod's completed already, and are not run again; its sidecars run (or the engine restarts them).
     for (const container of keptPod ? [] : spec.initContainers ?? []) {
+      if (isSidecar(container)) {
+        const id = await startOne(container, "sidecar");
+        containers.push({ name: container.name, id, kind: "sidecar" });
+        // The kubelet's computeInitContainerActions: the next init container waits for the
+        // sidecar's startup probe. A sidecar that exits first, or fails it, fails the pod here:
+        // on a node it would restart in back-off and the pod would never initialize.
+        if (container.startupProbe && options.runHooks !== false) {
+          await waitForPodReady({
+            runtime: deps.runtime,
+            recorder: deps.recorder,
+            pod,
+            identity,
+            containers: [{ name: container.name, id, kind: "sidecar" }],
+            podIP: await resolveProbeIP(),
+            timeoutMs: Infinity,
+            untilStarted: true,
+            ...(signal ? { signal } : {}),
+            ...(options.logTail !== undefined ? { logTail: options.logTail } : {}),
+          });
+        }
+        continue;
+      }
       const id = await startOne(container, "init");
       containers.push({ name: container.name, id, kind: "init" });
       const exitCode = await deps.runtime.waitContainer(id, signal ? { signal } : {});
@@ -181,7 +215,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     apps.forEach((container, index) => containers.push({ name: container.name, id: (results[index] as PromiseFulfilledResult<string>).value, kind: "app" }));
 
     const inits = containers.filter((c) => c.kind === "init").length;
-    return { sandboxId, containerIds: created.containerIds, containers, initContainers: inits, appContainers: apps.length };
+    const sidecars = containers.filter((c) => c.kind === "sidecar").length;
+    return { sandboxId, containerIds: created.containerIds, containers, initContainers: inits, ...(sidecars > 0 ? { sidecars } : {}), appContainers: apps.length };
   } catch (error) {
     if (signal?.aborted) {
       // Whatever failed after Ctrl-C failed because of it: undo, including what was being made.

@@ -5,12 +5,12 @@ import { LABEL_PRESTOP_HANDLER, LABEL_TERMINATION_GRACE_PERIOD } from "../runtim
 // kubelet stores the same two things as annotations (kubelet.md §8), so that a pod can be killed
 // without its spec. `podrun down NAME` has no manifest; these labels are its spec.
 
-/** Labels for a container: the pod's grace period, and the preStop handler of an app container. */
-export function buildStopLabels(spec: PodSpec, container: Container, kind: "init" | "app"): Record<string, string> {
+/** Labels for a container: the pod's grace period, and the preStop handler of an app container or sidecar. */
+export function buildStopLabels(spec: PodSpec, container: Container, kind: "init" | "sidecar" | "app"): Record<string, string> {
   const labels: Record<string, string> = { [LABEL_TERMINATION_GRACE_PERIOD]: String(spec.terminationGracePeriodSeconds ?? 30) };
   const preStop = container.lifecycle?.preStop;
-  // Init containers have no lifecycle hooks in Kubernetes (validation refuses them).
-  if (preStop && kind === "app") labels[LABEL_PRESTOP_HANDLER] = JSON.stringify(withNumericPort(preStop, container));
+  // Only sidecars among init containers may have lifecycle hooks (validation refuses the others').
+  if (preStop && kind !== "init") labels[LABEL_PRESTOP_HANDLER] = JSON.stringify(withNumericPort(preStop, container));
   return labels;
 }
 

@@ -2,7 +2,7 @@ import type { LifecycleHandler, Pod } from "kubernetes-types/core/v1.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
 import type { ContainerRuntime, ContainerState, VolumeInfo } from "../runtime/types.js";
-import { kubeContainerName, type PodRecord } from "./find-pods.js";
+import { isSidecarState, kubeContainerName, type PodRecord } from "./find-pods.js";
 import { HookError, runLifecycleHandler } from "./hooks.js";
 import { sandboxRuntimeName } from "./identity.js";
 import { readStopLabels } from "./stop-labels.js";
@@ -15,9 +15,14 @@ import { describeError } from "../runtime/choose-runtime.js";
 // and volume manager would remove: the containers, the sandbox, the emptyDir volumes.
 //
 // Order: the reverse of start. App containers go first and together (they started together): all
-// their preStop hooks, then all their stops, so that no hook finds a sibling already stopped. Init
-// containers (normally exited already) after, one at a time, newest first. The grace period is one
-// deadline for the whole pod, as for a pod deletion: hooks and stops share it.
+// their preStop hooks, then all their stops, so that no hook finds a sibling already stopped.
+// Sidecars (init containers with `restartPolicy: Always`) are stopped after every app container
+// has exited, in reverse init order, each once the sidecars after it have exited (the kubelet's
+// terminationOrdering, kuberuntime_termination_order.go). Their preStop hooks start with the app
+// containers' (the kubelet does not make a sidecar's hook wait: it may help the apps drain); each
+// sidecar's stop waits for its own hook. Init containers (normally exited already) last, one at a
+// time, newest first. The grace period is one deadline for the whole pod, as for a pod deletion:
+// hooks, waits and stops share it.
 //
 // One failure never stops the rest: every step is attempted, and each failure is reported.
 
@@ -63,18 +68,25 @@ export interface StopPodResult {
 export interface StopPlan {
   /** Running app containers: hooks, then stops, together. */
   apps: ContainerState[];
-  /** Running init containers, newest first: stopped one at a time after the apps. */
+  /** Running sidecars, in reverse init order: stopped one at a time after the apps. */
+  sidecars: ContainerState[];
+  /** Running init containers (not sidecars), newest first: stopped one at a time after the sidecars. */
   inits: ContainerState[];
-  /** Every init and app container, in removal order: apps newest first, then inits newest first. */
+  /** Every container, in removal order: apps newest first, then sidecars and inits newest first. */
   removal: ContainerState[];
 }
 
 /** What `down` stops and in which order (pure): the reverse of the order `up` started them in. */
 export function planStop(pod: PodRecord): StopPlan {
-  // groupPods lists each kind oldest first.
+  // groupPods lists each kind oldest first: sidecars and init containers in init order.
   const apps = [...pod.appContainers].reverse();
   const inits = [...pod.initContainers].reverse();
-  return { apps: apps.filter((c) => c.running), inits: inits.filter((c) => c.running), removal: [...apps, ...inits] };
+  return {
+    apps: apps.filter((c) => c.running),
+    sidecars: inits.filter((c) => c.running && isSidecarState(c)),
+    inits: inits.filter((c) => c.running && !isSidecarState(c)),
+    removal: [...apps, ...inits],
+  };
 }
 
 /** The pod's grace period: --grace-period, else the manifest's, else the containers' label, else 30 s. */
@@ -113,23 +125,29 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
     }
   };
 
-  // App containers: Killing for each, every preStop hook, then every stop.
+  // Killing for each app container and sidecar, every preStop hook at once, then the app
+  // containers' stops, then each sidecar's, newest first.
   for (const state of plan.apps) killing(state, false);
-  const podIP = pod.infra?.ip || plan.apps.find((c) => c.ip)?.ip || "127.0.0.1";
-  await Promise.all(
-    plan.apps.map(async (state) => {
-      const handler = findPreStop(state, options.manifest);
-      if (!handler || grace <= 0) return;
-      try {
-        await runHookWithin(handler, state, podIP, remainingSeconds(), runtime);
-      } catch (error) {
-        // The kubelet's fixed text in the event: the hook's own output may hold secrets.
-        deps.recorder.event(objectOf(state, false), "Warning", "FailedPreStopHook", "PreStopHook failed");
-        hookFailures.push({ container: kubeContainerName(state), message: error instanceof HookError ? error.message : describeError(error) });
-      }
-    }),
-  );
+  for (const state of plan.sidecars) killing(state, true);
+  const podIP = pod.infra?.ip || [...plan.apps, ...plan.sidecars].find((c) => c.ip)?.ip || "127.0.0.1";
+  const runPreStop = async (state: ContainerState, init: boolean) => {
+    const handler = findPreStop(state, options.manifest);
+    if (!handler || grace <= 0) return;
+    try {
+      await runHookWithin(handler, state, podIP, remainingSeconds(), runtime);
+    } catch (error) {
+      // The kubelet's fixed text in the event: the hook's own output may hold secrets.
+      deps.recorder.event(objectOf(state, init), "Warning", "FailedPreStopHook", "PreStopHook failed");
+      hookFailures.push({ container: kubeContainerName(state), message: error instanceof HookError ? error.message : describeError(error) });
+    }
+  };
+  const sidecarHooks = plan.sidecars.map((state) => runPreStop(state, true));
+  await Promise.all(plan.apps.map((state) => runPreStop(state, false)));
   await Promise.all(plan.apps.map(stop));
+  for (const [index, state] of plan.sidecars.entries()) {
+    await sidecarHooks[index];
+    await stop(state);
+  }
   for (const state of plan.inits) {
     killing(state, true);
     await stop(state);
@@ -150,7 +168,7 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
 /** The container's preStop handler: from the manifest when it has that container, else from its label. */
 function findPreStop(state: ContainerState, manifest: Pod | undefined): LifecycleHandler | undefined {
   const name = kubeContainerName(state);
-  const container = manifest?.spec?.containers.find((c) => c.name === name);
+  const container = [...(manifest?.spec?.containers ?? []), ...(manifest?.spec?.initContainers ?? [])].find((c) => c.name === name);
   if (container) return container.lifecycle?.preStop;
   return readStopLabels(state.labels).preStop;
 }

@@ -22,7 +22,8 @@ import {
 import type { StartedPod } from "./start-pod.js";
 import { systemClock, type Clock } from "./wait-clock.js";
 
-// `up --wait`: the kubelet's probe workers for one pod, until every app container is Ready.
+// `up --wait`: the kubelet's probe workers for one pod, until every app container and sidecar is
+// Ready (a sidecar counts towards the pod's readiness as an app container does).
 // Each container has a worker that runs its startup probe, then its readiness probe, every
 // periodSeconds once initialDelaySeconds have passed since it started; one watcher reads the
 // containers' states from the engine every second, so that an exit (or a restart by the engine)
@@ -47,7 +48,13 @@ export interface WaitForPodReadyOptions {
   containers: StartedPod["containers"];
   /** The pod's IP address; "" when the engine gives none; 127.0.0.1 with hostNetwork. */
   podIP: string;
+  /** The time limit; Infinity for none (the probes' own thresholds end the wait). */
   timeoutMs: number;
+  /**
+   * Only until each container has started: running and past its startup probe, readiness not
+   * asked (a sidecar before the next init container). An exit ends the wait as a failure.
+   */
+  untilStarted?: boolean;
   /** Aborting it ends the wait with WaitInterruptedError (the containers are left as they are). */
   signal?: AbortSignal;
   /** Called with every container's state whenever one changes. */
@@ -60,7 +67,7 @@ export interface WaitForPodReadyOptions {
 }
 
 export interface PodReady {
-  /** Number of app containers, all ready. */
+  /** Number of app containers and sidecars, all ready. */
   containers: number;
   elapsedMs: number;
 }
@@ -78,17 +85,23 @@ const MAX_STATUS_FAILURES = 3;
 
 type Outcome = { kind: "ready" } | { kind: "timeout" } | { kind: "interrupted" } | { kind: "failed"; error: PodrunError; logsOf?: ContainerTracker };
 
-/** Resolves when every app container is ready; rejects with a PodrunError naming the containers. */
+/** Resolves when every app container and sidecar is ready; rejects with a PodrunError naming the containers. */
 export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<PodReady> {
   const { runtime, recorder, identity } = options;
   const clock = options.clock ?? systemClock;
   const started = clock.now();
-  const specs = new Map(options.pod.spec!.containers.map((c) => [c.name, c]));
-  const policy = (options.pod.spec!.restartPolicy ?? "Always") as RestartPolicy;
+  const spec = options.pod.spec!;
+  const specs = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, c]));
+  const podPolicy = (spec.restartPolicy ?? "Always") as RestartPolicy;
+  const sidecars = new Set(options.containers.filter((c) => c.kind === "sidecar").map((c) => c.name));
+  // Sidecars restart whatever the pod's policy (the kubelet's rule).
+  const policyOf = (t: ContainerTracker): RestartPolicy => (sidecars.has(t.name) ? "Always" : podPolicy);
+  const objectOf = (name: string) => toInvolvedObject(identity, { name, init: sidecars.has(name) });
   const stop = new AbortController();
+  const asWaited = (container: Container) => (options.untilStarted ? { ...container, readinessProbe: undefined } : container);
   const trackers = options.containers
-    .filter((c) => c.kind === "app")
-    .map((c) => createTracker(c.name, c.id, withoutGrpcProbes(specs.get(c.name) ?? { name: c.name }, (type) => warnGrpc(c.name, type))));
+    .filter((c) => c.kind !== "init")
+    .map((c) => createTracker(c.name, c.id, withoutGrpcProbes(asWaited(specs.get(c.name) ?? { name: c.name }), (type) => warnGrpc(c.name, type))));
   const wakers = new Map<ContainerTracker, () => void>();
 
   let outcome: Outcome | undefined;
@@ -103,7 +116,7 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   };
 
   function warnGrpc(name: string, type: string) {
-    recorder.event(toInvolvedObject(identity, { name }), "Warning", "ProbeWarning", `${type} probe warning: ${GRPC_UNSUPPORTED}`);
+    recorder.event(objectOf(name), "Warning", "ProbeWarning", `${type} probe warning: ${GRPC_UNSUPPORTED}`);
   }
 
   let lastProgress = "";
@@ -174,7 +187,7 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   };
 
   const recordProbeEvent = (t: ContainerTracker, probe: ProbeSpec, result: ProbeResult) => {
-    const object = toInvolvedObject(identity, { name: t.name });
+    const object = objectOf(t.name);
     const output = clipOutput(result.output);
     if (result.result === "failure") recorder.event(object, "Warning", "Unhealthy", `${probe.type} probe failed: ${output}`);
     else if (result.result === "unknown") recorder.event(object, "Warning", "Unhealthy", `${probe.type} probe errored: ${output}`);
@@ -208,7 +221,7 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
         return;
       }
       observeState(t, state, clock.now());
-      const terminated = explainTermination(t, policy);
+      const terminated = options.untilStarted ? explainEarlyExit(t) : explainTermination(t, policyOf(t));
       if (terminated) {
         finish({ kind: "failed", error: new PodrunError("ContainerTerminated", terminated), logsOf: t });
         return;
@@ -221,7 +234,7 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   if (options.signal?.aborted) throw new WaitInterruptedError("interrupted while waiting for the pod to be ready");
   const onAbort = () => finish({ kind: "interrupted" });
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  void clock.sleep(options.timeoutMs, stop.signal).then(() => finish({ kind: "timeout" }));
+  if (Number.isFinite(options.timeoutMs)) void clock.sleep(options.timeoutMs, stop.signal).then(() => finish({ kind: "timeout" }));
   void statusWatcher();
   for (const t of trackers) void probeWorker(t);
   if (trackers.length === 0) finish({ kind: "ready" });
@@ -256,7 +269,7 @@ export async function findPodIP(
   hostNetwork: boolean,
 ): Promise<string> {
   if (hostNetwork) return "127.0.0.1";
-  const ids = [...(started.sandboxId ? [started.sandboxId] : []), ...started.containers.filter((c) => c.kind === "app").map((c) => c.id)];
+  const ids = [...(started.sandboxId ? [started.sandboxId] : []), ...started.containers.filter((c) => c.kind !== "init").map((c) => c.id)];
   const states = await runtime.inspectContainers(ids).catch(() => []);
   return states.find((s) => s.ip)?.ip ?? "";
 }
@@ -267,12 +280,20 @@ export async function findPodIP(
  */
 export function resolveProbeAddress(podIP: string, pod: Pod, port: number): { host: string; port: number } | undefined {
   if (podIP) return { host: podIP, port };
-  const published = pod
-    .spec!.containers.flatMap((c) => c.ports ?? [])
+  const published = [...(pod.spec!.initContainers ?? []), ...pod.spec!.containers]
+    .flatMap((c) => c.ports ?? [])
     .find((p) => p.containerPort === port && p.hostPort && (p.protocol ?? "TCP") === "TCP");
   if (!published?.hostPort) return undefined;
   const host = published.hostIP && published.hostIP !== "0.0.0.0" ? published.hostIP : "127.0.0.1";
   return { host, port: published.hostPort };
+}
+
+// A container that exits before it has started (a sidecar awaited by the next init container):
+// the engine restarts it, but the pod would sit in Init:CrashLoopBackOff; podrun fails instead.
+function explainEarlyExit(t: ContainerTracker): string | undefined {
+  const state = t.state;
+  if (!state || t.running || !(state.status === "exited" || state.status === "stopped" || state.status === "restarting" || state.status === "dead")) return undefined;
+  return `container ${t.name} exited with code ${state.exitCode} before its startup probe passed`;
 }
 
 // gRPC probes are not run: one ProbeWarning, and the container is judged without them.

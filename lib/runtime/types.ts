@@ -12,7 +12,11 @@ export const LABEL_POD_UID = "io.kubernetes.pod.uid";
 export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
 /** Marks what podrun created, so that cleanup never touches anything else. */
 export const LABEL_MANAGED = "io.podrun.managed";
-/** "init" or "app": `ps` counts only app containers as READY, `down` stops app containers first. */
+/**
+ * "init", "sidecar" (an init container with `restartPolicy: Always`) or "app": `ps` counts app
+ * containers and sidecars in READY; `down` stops app containers first, then sidecars in reverse
+ * init order, then init containers. `down POD` has no manifest: this label is all it has.
+ */
 export const LABEL_CONTAINER_KIND = "io.podrun.container.kind";
 /** The kubelet's name for the sandbox (infra) container. */
 export const INFRA_CONTAINER_NAME = "POD";
