@@ -14,6 +14,7 @@ import { formatHumanDuration } from "../output/human-duration.js";
 import { plural } from "../output/plural.js";
 import { createLiveStatus, statusOfEvent, type LiveStatus } from "../output/live-status.js";
 import type { PodObjects } from "../pod/pod-objects.js";
+import { initContainerKind, isSidecar } from "../pod/container-spec.js";
 import { identifyPod, sandboxRuntimeName, type PodIdentity } from "../pod/identity.js";
 import { reconcilePod, type ReconcileResult } from "../pod/reconcile-pod.js";
 import { inspectPodImages, startPod, StartPodError, StartPodInterrupted, undoStart, type StartedPod } from "../pod/start-pod.js";
@@ -165,7 +166,10 @@ async function upPod(context: {
           onPlan: (plan) => {
             if (plan.action !== "keep" || options.json) return;
             for (const name of plan.keep) say(color.dim(`${label}[${name}] unchanged`));
-            for (const init of pod.spec!.initContainers ?? []) context.live?.set(`${label}[${init.name}]`, "Completed", "done");
+            for (const init of pod.spec!.initContainers ?? []) {
+              if (isSidecar(init)) context.live?.set(`${label}[${init.name}]`, "Running", "active");
+              else context.live?.set(`${label}[${init.name}]`, "Completed", "done");
+            }
           },
         },
       );
@@ -243,8 +247,9 @@ async function undoInterrupted(runtime: ContainerRuntime, created: StartPodInter
 }
 
 /**
- * A kept pod as StartedPod: the containers it kept (init containers that completed, unchanged app
- * containers) with those this run created, in start order, so that `--wait` looks at all of them.
+ * A kept pod as StartedPod: the containers it kept (init containers that completed, sidecars,
+ * unchanged app containers) with those this run created, in start order, so that `--wait` looks
+ * at all of them (sidecars included: they count in the pod's readiness).
  */
 function withKeptContainers(created: StartedPod | undefined, pod: Pod, reconciled: ReconcileResult): StartedPod {
   const ids = new Map(reconciled.existing.map((state) => [state.labels[LABEL_CONTAINER_NAME] ?? state.name, state.id]));
@@ -252,7 +257,7 @@ function withKeptContainers(created: StartedPod | undefined, pod: Pod, reconcile
   const containers: StartedPod["containers"] = [];
   for (const c of pod.spec!.initContainers ?? []) {
     const id = ids.get(c.name);
-    if (id !== undefined) containers.push({ name: c.name, id, kind: "init" });
+    if (id !== undefined) containers.push({ name: c.name, id, kind: initContainerKind(c) });
   }
   for (const c of pod.spec!.containers) {
     const id = fresh.get(c.name) ?? ids.get(c.name);
@@ -343,11 +348,12 @@ function createLiveStatusSink(live: LiveStatus, pods: readonly Pod[]): EventSink
       const status = statusOfEvent(event.reason);
       if (status) live.set(formatObjectLabel(event), status.text, status.tone);
       const pod = pods.find((p) => p.metadata!.name === event.involvedObject.name);
-      // Init containers run one at a time: those before the one this event is about have completed.
+      // Init containers run one at a time: those before the one this event is about have completed
+      // (sidecars among them keep running: their line stays as their own events and the wait set it).
       const inits = pod?.spec!.initContainers ?? [];
       const isApp = event.involvedObject.fieldPath?.startsWith("spec.containers{") === true;
       const done = isApp ? inits.length : inits.findIndex((init) => init.name === container);
-      for (const init of inits.slice(0, Math.max(0, done))) live.set(`pod/${event.involvedObject.name}[${init.name}]`, "Completed", "done");
+      for (const init of inits.slice(0, Math.max(0, done))) if (!isSidecar(init)) live.set(`pod/${event.involvedObject.name}[${init.name}]`, "Completed", "done");
     },
   };
 }

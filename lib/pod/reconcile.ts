@@ -1,6 +1,6 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { INFRA_CONTAINER_NAME, LABEL_CONTAINER_KIND, LABEL_CONTAINER_NAME, LABEL_POD_UID, type ContainerState } from "../runtime/types.js";
-import { buildContainerSpec, computePodHash } from "./container-spec.js";
+import { buildContainerSpec, computePodHash, isSidecar } from "./container-spec.js";
 import type { PodIdentity } from "./identity.js";
 import { LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 
@@ -21,17 +21,19 @@ export interface DesiredPod {
   /** App containers in manifest order, with their spec hashes. */
   containers: { name: string; hash: string }[];
   initContainers: string[];
+  /** Those of initContainers that are sidecars (`restartPolicy: Always`). */
+  sidecars?: string[];
 }
 
 /** Why the whole pod is recreated. */
 export type RecreateCause =
   /** `up --replace`. */
   | "replace"
-  /** A pod-level field (ports, hostNetwork, volumes, labels, init containers…) changed. */
+  /** A pod-level field (ports, hostNetwork, volumes, labels, init containers and sidecars…) changed. */
   | "pod-changed"
   /** The sandbox is gone or stopped: the containers in it have no network. */
   | "sandbox-not-running"
-  /** An init container did not complete (a run that was killed half-way). */
+  /** An init container did not complete, or a sidecar was never started (a run that was killed half-way). */
   | "init-incomplete";
 
 export interface PodPlan {
@@ -66,18 +68,22 @@ export function describeDesiredPod(options: { pod: Pod; identity: PodIdentity; i
       hash: buildContainerSpec({ pod, identity, container, kind: "app", imageRef: container.image! }).labels[LABEL_SPEC_HASH]!,
     })),
     initContainers: (spec.initContainers ?? []).map((container) => container.name),
+    sidecars: (spec.initContainers ?? []).filter(isSidecar).map((container) => container.name),
   };
 }
 
 /**
  * The plan for a pod whose containers (found by its labels) are `existing`:
  * - none: create everything;
- * - `replace`, another pod hash or UID, a sandbox that is not running, or an init container that
- *   did not complete: recreate the whole pod (its init containers run again);
+ * - `replace`, another pod hash or UID, a sandbox that is not running, an init container that
+ *   did not complete, or a sidecar that is missing or never started: recreate the whole pod (its
+ *   init containers run again). A changed sidecar changes the pod hash, as a changed init
+ *   container does: the pod is recreated;
  * - otherwise the sandbox stays and each app container is kept when its hash matches and it is
  *   running or settled under the restart policy (see isSettled), else recreated; containers no
  *   longer in the manifest are removed, new ones created. Init containers that completed are not
- *   run again, as on a node.
+ *   run again, as on a node; sidecars that have started are kept, running or not (the engine
+ *   restarts them: their restart policy is always).
  */
 export function planPod(existing: readonly ContainerState[], desired: DesiredPod, options: { replace?: boolean } = {}): PodPlan {
   const plan: PodPlan = { action: "create", keep: [], recreate: [], notRunning: [], create: [], remove: [] };
@@ -135,6 +141,8 @@ function findRecreateCause(
   if (context.uids.size > 1) return "sandbox-not-running";
   const inits = existing.filter((state) => state.labels[LABEL_CONTAINER_KIND] === "init");
   if (inits.some((state) => !(hasExited(state) && state.exitCode === 0))) return "init-incomplete";
+  const sidecars = new Map(existing.filter((state) => state.labels[LABEL_CONTAINER_KIND] === "sidecar").map((state) => [nameOf(state), state]));
+  if ((desired.sidecars ?? []).some((name) => !sidecars.get(name)?.startedAt)) return "init-incomplete";
   return undefined;
 }
 

@@ -52,11 +52,12 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
   );
 });
 
-t.test("readiness and startup probes of app containers are acted on (up --wait); liveness and init containers' are not", async (t) => {
+t.test("readiness and startup probes of app containers and sidecars are acted on (up --wait, init order); liveness is not", async (t) => {
   const probe = { httpGet: { port: 80 }, periodSeconds: 1 };
+  const sidecar = { name: "s", image: "x", restartPolicy: "Always", readinessProbe: probe, startupProbe: probe, livenessProbe: probe, lifecycle: { preStop: { sleep: { seconds: 1 } } } };
   t.same(
-    ignored({ spec: { initContainers: [{ name: "i", image: "x", startupProbe: probe }], containers: [{ name: "a", image: "x", readinessProbe: probe, startupProbe: probe, livenessProbe: probe }] } }),
-    ["spec.initContainers[0].startupProbe: not supported by podrun yet: ignored", "spec.containers[0].livenessProbe: not supported by podrun yet: ignored"],
+    ignored({ spec: { initContainers: [sidecar], containers: [{ name: "a", image: "x", readinessProbe: probe, startupProbe: probe, livenessProbe: probe }] } }),
+    ["spec.initContainers[0].livenessProbe: not supported by podrun yet: ignored", "spec.containers[0].livenessProbe: not supported by podrun yet: ignored"],
   );
 });
 
