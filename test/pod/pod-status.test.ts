@@ -10,7 +10,7 @@ import type { ContainerState } from "../../lib/runtime/types.js";
 const T0 = "2026-01-01T10:00:00.123456789Z";
 let serial = 0;
 
-function container(name: string, kind: "init" | "app" | "infra", state: Partial<ContainerState> = {}): ContainerState {
+function container(name: string, kind: "init" | "sidecar" | "app" | "infra", state: Partial<ContainerState> = {}): ContainerState {
   serial++;
   return {
     id: `${String(serial).padStart(2, "0")}${"ab".repeat(31)}`,
@@ -193,4 +193,56 @@ t.test("pod IP, age and the current container of each name", async (t) => {
   const hostNetwork = summarizePod(pod([], [container("app", "app", { createdAt: "2026-01-01T09:59:30Z" })], { hostNetwork: true }), "docker");
   t.equal(hostNetwork.podIP, undefined);
   t.equal(hostNetwork.createdAt, "2026-01-01T09:59:30Z", "no sandbox: the first container's creation");
+});
+
+t.test("sidecars: counted in READY, Init:N/M while initialising, Running after, restarts counted with the apps", async (t) => {
+  const cases: { name: string; pod: PodRecord; status: string; ready: string; phase: string; restarts?: number }[] = [
+    {
+      name: "sidecar running, the next init container running",
+      pod: pod([container("proxy", "sidecar"), container("migrate", "init")], []),
+      status: "Init:1/2",
+      // `ps` knows the containers the engine has: no app container yet.
+      ready: "1/1",
+      phase: "Pending",
+    },
+    {
+      name: "sidecar created, not started",
+      pod: pod([container("proxy", "sidecar", created), container("migrate", "init", created)], []),
+      status: "Init:0/2",
+      ready: "0/1",
+      phase: "Pending",
+    },
+    {
+      name: "initialised: sidecar and app running",
+      pod: pod([container("proxy", "sidecar"), container("migrate", "init", exited(0))], [container("app", "app")]),
+      status: "Running",
+      ready: "2/2",
+      phase: "Running",
+    },
+    {
+      // kubectl keeps the sidecar's reason: a running app container does not override it.
+      name: "sidecar restarting after the pod initialised: kubectl's Init:CrashLoopBackOff, its restarts counted with the apps'",
+      pod: pod([container("proxy", "sidecar", { status: "restarting", running: true, exitCode: 1, restartCount: 2, finishedAt: "2026-01-01T10:00:05Z" })], [container("app", "app", { restartCount: 1 })]),
+      status: "Init:CrashLoopBackOff",
+      ready: "1/2",
+      phase: "Running",
+      restarts: 3,
+    },
+    {
+      name: "app completed, sidecar still running: the pod is done (the kubelet would stop the sidecar)",
+      pod: pod([container("proxy", "sidecar")], [container("app", "app", exited(0))]),
+      status: "Completed",
+      ready: "1/2",
+      phase: "Succeeded",
+    },
+  ];
+  for (const c of cases) {
+    const summary = summarizePod(c.pod, "docker");
+    t.equal(summary.status, c.status, `${c.name}: STATUS`);
+    t.equal(`${summary.ready}/${summary.total}`, c.ready, `${c.name}: READY`);
+    t.equal(summary.phase, c.phase, `${c.name}: phase`);
+    if (c.restarts !== undefined) t.equal(summary.restarts, c.restarts, `${c.name}: RESTARTS`);
+  }
+  const sidecar = toContainerStatus(container("proxy", "sidecar", exited(0)), "docker", { init: true, sidecar: true });
+  t.equal(sidecar.ready, false, "a sidecar that ended is not ready, whatever its exit code");
 });

@@ -186,3 +186,29 @@ t.test("hostNetwork pods have no infra container: the pod hash on the containers
   t.same(planPod(running(host), desired(moved)).recreate, ["app"], "a hostNetwork port belongs to its container");
   t.equal(planPod(running(base), desired(pod({ ...base.spec!, hostNetwork: true }))).action, "recreate-pod", "to hostNetwork");
 });
+
+t.test("sidecars: a kept pod keeps its started sidecars, running or not; one never started or missing recreates the pod", async (t) => {
+  const withSidecar = pod({
+    initContainers: [{ name: "proxy", image: "busybox:1.36", command: ["httpd", "-f"], restartPolicy: "Always" }, ...base.spec!.initContainers!],
+    containers: base.spec!.containers,
+  });
+  const id = { ...identity };
+  const podHash = computePodHash({ pod: withSidecar, identity: id, infraImage: INFRA, publishAll: false });
+  const sidecarLabels = buildContainerSpec({ pod: withSidecar, identity: id, container: withSidecar.spec!.initContainers![0]!, kind: "sidecar", imageRef: "busybox:1.36", podHash }).labels;
+  t.equal(sidecarLabels["io.podrun.container.kind"], "sidecar");
+  const existing = [...running(withSidecar).filter((s) => s.labels["io.kubernetes.container.name"] !== "proxy"), state("proxy", sidecarLabels)];
+  const kept = planPod(existing, desired(withSidecar));
+  t.equal(kept.action, "keep");
+  t.same(kept.remove, [], "the sidecar is not a container to remove");
+  t.same(kept.keep, ["app", "side"]);
+  t.equal(planPod(update(existing, "proxy", { status: "exited", running: false, exitCode: 137 }), desired(withSidecar)).action, "keep", "an exited sidecar is the engine's to restart");
+  t.equal(planPod(update(existing, "proxy", { status: "restarting" }), desired(withSidecar)).action, "keep");
+  const neverStarted = planPod(update(existing, "proxy", { status: "created", running: false, startedAt: "" }), desired(withSidecar));
+  t.same([neverStarted.action, neverStarted.cause], ["recreate-pod", "init-incomplete"]);
+  const missing = planPod(existing.filter((s) => s.labels["io.kubernetes.container.name"] !== "proxy"), desired(withSidecar));
+  t.same([missing.action, missing.cause], ["recreate-pod", "init-incomplete"]);
+  // A changed sidecar is a changed init container: a new pod hash, the pod recreated.
+  const changed = pod({ initContainers: [{ ...withSidecar.spec!.initContainers![0]!, command: ["httpd", "-f", "-p", "81"] }, ...base.spec!.initContainers!], containers: base.spec!.containers });
+  const recreated = planPod(existing, desired(changed));
+  t.same([recreated.action, recreated.cause], ["recreate-pod", "pod-changed"]);
+});

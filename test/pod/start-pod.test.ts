@@ -13,9 +13,10 @@ import type { ContainerRuntime, ContainerSpec, ImageInfo, SandboxSpec } from "..
 
 const identity: PodIdentity = { name: "web", namespace: "default", uid: "00000000-0000-0000-0000-000000000001" };
 
-function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCodes?: Record<string, number>; execExit?: number; failVolume?: string } = {}) {
+function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCodes?: Record<string, number>; execExit?: number; failVolume?: string; exited?: string } = {}) {
   const calls: string[] = [];
   const names = new Map<string, string>();
+  const specs = new Map<string, ContainerSpec>();
   let next = 0;
   const runtime: ContainerRuntime = {
     name: "docker",
@@ -41,6 +42,7 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
       if (script.failCreate === container) throw new Error("Conflict. The container name is already in use");
       const id = `id-${++next}`;
       names.set(id, container);
+      specs.set(container, spec);
       return id;
     },
     startContainer: async (id) => {
@@ -60,7 +62,14 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
     removeContainers: async (ids) => void calls.push(`remove ${ids.map((id) => names.get(id)).join(",")}`),
     listContainers: async () => [],
     findNamed: async () => [],
-    inspectContainers: async () => [{ id: "sandbox-id", name: "s", status: "running", running: true, exitCode: 0, startedAt: "", finishedAt: "", createdAt: "", restartCount: 0, ip: "10.0.0.2", labels: {}, image: "pause" }],
+    inspectContainers: async (ids) => [
+      { id: "sandbox-id", name: "s", status: "running", running: true, exitCode: 0, startedAt: "", finishedAt: "", createdAt: "", restartCount: 0, ip: "10.0.0.2", labels: {}, image: "pause" },
+      // The pod's own containers, for a sidecar's startup probe: running, unless the script says it exited.
+      ...ids.filter((id) => names.has(id)).map((id) => {
+        const exited = script.exited === names.get(id);
+        return { id, name: names.get(id)!, status: exited ? "exited" : "running", running: !exited, exitCode: exited ? 1 : 0, startedAt: new Date().toISOString(), finishedAt: "", createdAt: "", restartCount: 0, labels: {}, image: "x" };
+      }),
+    ],
     logs: async () => "line 1\nboom\n",
     streamLogs: async function* () {},
     createVolume: async (name) => {
@@ -70,11 +79,11 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
     removeVolumes: async (volumes) => void calls.push(`removeVolumes ${volumes.join(",")}`),
     listVolumes: async () => [],
   };
-  return { runtime, calls };
+  return { runtime, calls, specs };
 }
 
 function harness(script: Parameters<typeof fakeRuntime>[0] = {}, failImage?: string) {
-  const { runtime, calls } = fakeRuntime(script);
+  const { runtime, calls, specs } = fakeRuntime(script);
   const events: string[] = [];
   const recorder = { event: (object: InvolvedObject, type: string, reason: string, message: string) => {
     events.push(`${object.fieldPath ?? "pod"} ${type} ${reason}: ${message}`);
@@ -90,7 +99,7 @@ function harness(script: Parameters<typeof fakeRuntime>[0] = {}, failImage?: str
       return request.image.includes(":") ? request.image : `${request.image}:latest`;
     },
   };
-  return { deps: { runtime, recorder, images }, calls, events };
+  return { deps: { runtime, recorder, images }, calls, events, specs };
 }
 
 const pod = (spec: Partial<Pod["spec"]>): Pod =>
@@ -247,4 +256,87 @@ t.test("a volume that cannot be made: FailedMount, no container created", async 
   t.ok(h.events.includes('pod Warning FailedMount: MountVolume.SetUp failed for volume "data" : volume create failed: disk full'));
   t.notOk(h.calls.includes("create a"));
   t.same(error.created.volumes, ["default_web_data"], "undo removes what may have been made");
+});
+
+t.test("a sidecar is started in init order and not waited for; it runs under restart policy always", async (t) => {
+  const h = harness();
+  const started = await startPod(h.deps, {
+    pod: pod({
+      restartPolicy: "Never",
+      initContainers: [{ name: "i1", image: "x:1" }, { name: "s", image: "x:1", restartPolicy: "Always" }, { name: "i2", image: "x:1" }],
+      containers: [{ name: "a", image: "x:1" }],
+    }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  });
+  const steps = h.calls.filter((c) => /^(create|start|wait) /.test(c));
+  t.same(steps, ["create i1", "start i1", "wait i1", "create s", "start s", "create i2", "start i2", "wait i2", "create a", "start a"]);
+  t.same(started.containers.map((c) => `${c.name}:${c.kind}`), ["i1:init", "s:sidecar", "i2:init", "a:app"]);
+  t.equal(started.initContainers, 2);
+  t.equal(started.sidecars, 1);
+  t.equal(h.specs.get("s")!.restartPolicy, "always", "sidecars always restart, whatever the pod's policy");
+  t.equal(h.specs.get("s")!.labels["io.podrun.container.kind"], "sidecar");
+  t.equal(h.specs.get("a")!.restartPolicy, "no");
+  t.same(h.events.filter((e) => e.includes("{s}")), [
+    "spec.initContainers{s} Normal Created: Created container: s",
+    "spec.initContainers{s} Normal Started: Started container s",
+  ]);
+});
+
+t.test("the next init container waits for the sidecar's startup probe", async (t) => {
+  const h = harness();
+  const probe = { exec: { command: ["true"] }, periodSeconds: 1, failureThreshold: 1 };
+  await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }, { name: "i2", image: "x:1" }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  });
+  const steps = h.calls.filter((c) => /^(create|start|exec) /.test(c));
+  t.same(steps.slice(0, 4), ["create s", "start s", "exec s", "create i2"], "probed before the next init container is created");
+});
+
+t.test("a sidecar that fails its startup probe fails the pod like a failing init container", async (t) => {
+  const h = harness({ execExit: 1 });
+  const probe = { exec: { command: ["false"] }, periodSeconds: 1, failureThreshold: 1 };
+  const error = (await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }, { name: "i2", image: "x:1" }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.type(error, StartPodError);
+  t.equal(error.reason, "StartupProbeFailed");
+  t.match(error.message, /container s failed its startup probe 1 times/);
+  t.same(error.created.containerIds, ["id-1"], "the sidecar is undone with the rest");
+  t.notOk(h.calls.includes("create i2"));
+  t.ok(h.events.some((e) => e.startsWith("spec.initContainers{s} Warning Unhealthy: Startup probe failed")), "the probe's event names the init container");
+});
+
+t.test("a sidecar that exits before its startup probe passed fails the pod", async (t) => {
+  const h = harness({ exited: "s" });
+  const probe = { exec: { command: ["true"] }, initialDelaySeconds: 5, periodSeconds: 1 };
+  const error = (await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "ContainerTerminated");
+  t.equal(error.message, "container s exited with code 1 before its startup probe passed");
+  t.notOk(h.calls.includes("create a"));
+});
+
+t.test("dry run: a sidecar's startup probe is not run", async (t) => {
+  const h = harness();
+  const probe = { exec: { command: ["true"] }, periodSeconds: 1 };
+  await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+    runHooks: false,
+  });
+  t.notOk(h.calls.includes("exec s"));
 });

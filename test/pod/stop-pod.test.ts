@@ -10,7 +10,7 @@ import type { ContainerRuntime, ContainerState } from "../../lib/runtime/types.j
 // The order and the failure handling of `down` for one pod, with a fake runtime and a fake clock:
 // pure logic only. test/commands/down.e2e.test.ts drives the real engines.
 
-const state = (name: string, kind: "init" | "app" | "infra", options: { running?: boolean; createdAt?: string; labels?: Record<string, string>; ip?: string } = {}): ContainerState => ({
+const state = (name: string, kind: "init" | "sidecar" | "app" | "infra", options: { running?: boolean; createdAt?: string; labels?: Record<string, string>; ip?: string } = {}): ContainerState => ({
   id: `id-${name}`,
   name: `default_web_${name}`,
   status: options.running === false ? "exited" : "running",
@@ -192,4 +192,45 @@ t.test("a sleep hook is cut to what is left of the grace period", async (t) => {
   await stopPod({ ...h.deps, clock: Date.now }, { pod, volumes: [], gracePeriodOverride: 1 });
   t.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
   t.ok(h.calls.includes("stop a 0") || h.calls.includes("stop a 1"));
+});
+
+t.test("sidecars: stopped after every app container, in reverse init order; their preStop hooks start with the apps'", async (t) => {
+  const h = harness();
+  const hook = (command: string) => ({ "io.kubernetes.container.preStopHandler": JSON.stringify({ exec: { command: [command] } }), "io.kubernetes.pod.terminationGracePeriod": "5" });
+  const pod = record({
+    initContainers: [state("i1", "init", { running: false }), state("s1", "sidecar", { labels: hook("drain-s1") }), state("s2", "sidecar")],
+    appContainers: [state("a", "app", { labels: hook("drain-a") }), state("b", "app")],
+  });
+  const plan = planStop(pod);
+  t.same(plan.sidecars.map((c) => c.id), ["id-s2", "id-s1"]);
+  t.same(plan.inits, [], "the exited init container is only removed");
+  const result = await stopPod(h.deps, { pod, volumes: [] });
+  t.same(result.failures, []);
+  t.same(h.calls.filter((c) => c.startsWith("stop")), ["stop b 5", "stop a 5", "stop s2 5", "stop s1 5"]);
+  const at = (call: string) => h.calls.indexOf(call);
+  t.ok(at("exec s1 drain-s1") < at("stop b 5"), "the sidecar's hook does not wait for the apps (the kubelet's rule)");
+  t.ok(at("exec a drain-a") < at("stop b 5"));
+  t.same(h.events.filter((e) => e.includes("Killing")), [
+    "spec.containers{b} Normal Killing: Stopping container b",
+    "spec.containers{a} Normal Killing: Stopping container a",
+    "spec.initContainers{s2} Normal Killing: Stopping container s2",
+    "spec.initContainers{s1} Normal Killing: Stopping container s1",
+  ]);
+  t.equal(h.calls.find((c) => c.startsWith("remove ")), "remove b,a,s2,s1,i1");
+});
+
+t.test("a sidecar's preStop hook comes from the manifest's init container when `down` has the file", async (t) => {
+  const h = harness();
+  const pod = record({ initContainers: [state("s", "sidecar")], appContainers: [state("a", "app")] });
+  await stopPod(h.deps, {
+    pod,
+    volumes: [],
+    manifest: manifest({
+      terminationGracePeriodSeconds: 3,
+      initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", lifecycle: { preStop: { exec: { command: ["from-manifest"] } } } }],
+      containers: [{ name: "a", image: "x:1" }],
+    }),
+  });
+  t.ok(h.calls.includes("exec s from-manifest"));
+  t.same(h.calls.filter((c) => c.startsWith("stop")), ["stop a 3", "stop s 3"]);
 });

@@ -102,7 +102,10 @@ function harness(containers: Container[], script: Script = {}, podSpec: Partial<
       recorder,
       pod,
       identity,
-      containers: containers.map((c) => ({ name: c.name, id: `id-${c.name}`, kind: "app" as const })),
+      containers: [
+        ...(pod.spec!.initContainers ?? []).filter((c) => c.restartPolicy === "Always").map((c) => ({ name: c.name, id: `id-${c.name}`, kind: "sidecar" as const })),
+        ...containers.map((c) => ({ name: c.name, id: `id-${c.name}`, kind: "app" as const })),
+      ],
       podIP: "10.0.0.5",
       timeoutMs: options.timeoutMs ?? 300_000,
       clock,
@@ -278,4 +281,18 @@ t.test("network probes reach the pod IP, else a published hostPort on the loopba
   t.same(resolveProbeAddress("10.0.0.5", pod, 80), { host: "10.0.0.5", port: 80 });
   t.same(resolveProbeAddress("", pod, 80), { host: "127.0.0.1", port: 18080 });
   t.equal(resolveProbeAddress("", pod, 81), undefined);
+});
+
+t.test("sidecars: their readiness probe holds the pod back; an exit is the engine's to restart, whatever the pod's policy", async (t) => {
+  const sidecar = container("proxy", { restartPolicy: "Always", readinessProbe: execProbe("proxy-ready", { periodSeconds: 1 }) });
+  const h = harness([container("app")], {
+    // Exits at 1 s, restarted by the engine at 2 s.
+    state: (name, second) => (name === "proxy" && second >= 1 && second < 2 ? { status: "exited", running: false, exitCode: 1 } : name === "proxy" && second >= 2 ? { restartCount: 1, startedAt: new Date(T0 + 2000).toISOString() } : {}),
+    exec: (name, _command, second) => (name === "proxy" && second < 4 ? fail("proxy warming up") : ok),
+  }, { restartPolicy: "Never", initContainers: [sidecar] });
+  const wait = h.wait();
+  t.equal(await after(h.clock, 3, wait), "pending", "the app is ready, the sidecar not yet");
+  t.same(await after(h.clock, 2, wait), { containers: 2, elapsedMs: 4000 });
+  t.ok(h.events.some((e) => e.includes("spec.initContainers{proxy} Warning Unhealthy: Readiness probe failed: command \"proxy-ready\" exited with 1: proxy warming up")), "the sidecar's events name the init container");
+  t.same(h.progress.at(-1)!.map((p) => `${p.name}:${p.state}`), ["proxy:Ready", "app:Ready"]);
 });
