@@ -12,7 +12,8 @@ import type { RuntimeName } from "../runtime/detect.js";
 
 // `podrun ps`: the pods podrun runs, read from the engine by label on every call (no cache, so
 // it is always what is there), printed as `kubectl get pods` prints them. READY counts running
-// app containers: readiness probes are `up --wait`'s business, the engine knows nothing of them.
+// app containers and started sidecars, as kubectl does: readiness probes are `up --wait`'s
+// business, the engine knows nothing of them.
 
 export interface PsOptions {
   /** Only these pods (kubectl get pods NAME…); one that is not there is an error, exit 1. */

@@ -8,7 +8,7 @@ export interface InvolvedObject {
   name: string;
   namespace: string;
   uid: string;
-  /** `spec.containers{NAME}` or `spec.initContainers{NAME}`; undefined for the pod itself (sandbox). */
+  /** `spec.containers{NAME}` or `spec.initContainers{NAME}` (sidecars too); undefined for the pod itself (sandbox). */
   fieldPath?: string;
 }
 

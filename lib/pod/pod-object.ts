@@ -1,10 +1,10 @@
 import type { Pod, PodCondition } from "kubernetes-types/core/v1.js";
-import { kubeContainerName } from "./find-pods.js";
+import { isSidecarState, kubeContainerName } from "./find-pods.js";
 import { toKubeTime, type PodSummary } from "./pod-status.js";
 
 // A pod as `kubectl get pods -o json` shows it, from what the engine says (pure): metadata, the
 // names and images of its containers, and its status. Only what the engine can tell is there: no
-// restartPolicy, no probes, no node.
+// restartPolicy (but a sidecar's, from its kind label), no probes, no node.
 
 /** The `kind: List` that `kubectl get pods -o json` prints, even with no pod in it. */
 export function toPodList(pods: readonly PodSummary[]): { apiVersion: "v1"; kind: "List"; items: Pod[]; metadata: { resourceVersion: string } } {
@@ -13,10 +13,13 @@ export function toPodList(pods: readonly PodSummary[]): { apiVersion: "v1"; kind
 
 export function toPodObject(pod: PodSummary): Pod {
   const created = pod.createdAt ? toKubeTime(pod.createdAt) : undefined;
-  const initialized = pod.initContainerStatuses.every((s) => s.state?.terminated?.exitCode === 0);
+  const sidecars = new Set(pod.initContainers.filter(isSidecarState).map(kubeContainerName));
+  // A sidecar initializes the pod once started; the others once they exited 0.
+  const initialized = pod.initContainerStatuses.every((s) => (sidecars.has(s.name) ? s.started === true : s.state?.terminated?.exitCode === 0));
   const containersReady = pod.total > 0 && pod.ready === pod.total;
   const condition = (type: string, ok: boolean): PodCondition => ({ type, status: ok ? "True" : "False", ...(created ? { lastTransitionTime: created } : {}) });
-  const spec = (states: PodSummary["appContainers"]) => states.map((state) => ({ name: kubeContainerName(state), image: state.image }));
+  const spec = (states: PodSummary["appContainers"]) =>
+    states.map((state) => ({ name: kubeContainerName(state), image: state.image, ...(isSidecarState(state) ? { restartPolicy: "Always" } : {}) }));
   return {
     apiVersion: "v1",
     kind: "Pod",

@@ -1,7 +1,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import { defaultPod } from "../../lib/manifest/defaults.js";
-import { buildContainerSpec, buildSandboxSpec } from "../../lib/pod/container-spec.js";
+import { buildContainerSpec, buildSandboxSpec, initContainerKind } from "../../lib/pod/container-spec.js";
 import { containerLabels, containerRuntimeName, sandboxRuntimeName } from "../../lib/pod/identity.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
@@ -97,4 +97,26 @@ t.test("emptyDir mounts, and what `down` reads back from the labels", async (t) 
   const init = buildContainerSpec({ pod: p, identity, container: { name: "i", image: "x:1" }, kind: "init", imageRef: "x:1" });
   t.notOk("mounts" in init, "no mounts: no key");
   t.notOk("io.kubernetes.container.preStopHandler" in init.labels);
+});
+
+t.test("a sidecar: kind label, restart policy always whatever the pod's, its preStop hook on a label, the pod's stop timeout", async (t) => {
+  const preStop = { exec: { command: ["sh", "-c", "drain"] } };
+  const p = pod({
+    restartPolicy: "Never",
+    terminationGracePeriodSeconds: 2,
+    initContainers: [
+      { name: "proxy", image: "busybox", restartPolicy: "Always", lifecycle: { preStop } },
+      { name: "setup", image: "busybox" },
+    ],
+  });
+  const [proxy, setup] = p.spec!.initContainers!;
+  t.equal(initContainerKind(proxy!), "sidecar");
+  t.equal(initContainerKind(setup!), "init");
+  const sidecar = buildContainerSpec({ pod: p, identity, container: proxy!, kind: "sidecar", imageRef: "busybox:latest" });
+  t.equal(sidecar.restartPolicy, "always");
+  t.equal(sidecar.stopTimeoutSeconds, 2);
+  t.equal(sidecar.labels["io.podrun.container.kind"], "sidecar");
+  t.same(JSON.parse(sidecar.labels["io.kubernetes.container.preStopHandler"]!), preStop, "`down POD` finds the hook without the manifest");
+  const init = buildContainerSpec({ pod: p, identity, container: setup!, kind: "init", imageRef: "busybox:latest" });
+  t.equal(init.restartPolicy, "no");
 });

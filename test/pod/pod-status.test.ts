@@ -2,6 +2,7 @@ import t from "tap";
 import type { PodRecord } from "../../lib/pod/find-pods.js";
 import { formatRestarts, podPhase, printPodStatus, summarizePod, toContainerStatus } from "../../lib/pod/pod-status.js";
 import { formatHumanDuration } from "../../lib/output/human-duration.js";
+import { toPodObject } from "../../lib/pod/pod-object.js";
 import type { ContainerState } from "../../lib/runtime/types.js";
 
 // The kubelet's container states, its pod phase and kubectl's STATUS column, from engine states
@@ -245,4 +246,11 @@ t.test("sidecars: counted in READY, Init:N/M while initialising, Running after, 
   }
   const sidecar = toContainerStatus(container("proxy", "sidecar", exited(0)), "docker", { init: true, sidecar: true });
   t.equal(sidecar.ready, false, "a sidecar that ended is not ready, whatever its exit code");
+});
+
+t.test("ps --json: a sidecar is an init container with restartPolicy Always, and initializes the pod once started", async (t) => {
+  const summary = summarizePod(pod([container("proxy", "sidecar"), container("migrate", "init", exited(0))], [container("app", "app")]), "docker");
+  const object = toPodObject(summary);
+  t.same(object.spec!.initContainers!.map((c) => [c.name, c.restartPolicy]), [["proxy", "Always"], ["migrate", undefined]]);
+  t.same(object.status!.conditions!.map((c) => `${c.type}=${c.status}`), ["Initialized=True", "Ready=True", "ContainersReady=True"]);
 });
