@@ -12,8 +12,8 @@ import { requireEngine, requireImage } from "../harness/engine.js";
 // Native sidecars (init containers with `restartPolicy: Always`) end to end on the real engines,
 // checked from inside the containers and from the engine's own event stream: the sidecar serves
 // HTTP on the pod's localhost before the next init container runs (which reaches it), the app
-// reaches it too, `up --wait` honours its readiness probe and returns, `ps` counts it, and `down`
-// (by name: labels only) runs its preStop hook and stops it after the app container.
+// reaches it too, `up --wait` honours its readiness probe and returns, `ps` counts it, `up` again
+// keeps it, and `down` (by name: labels only) runs its preStop hook and stops it after the app.
 
 interface KubeEvent {
   reason: string;
@@ -129,6 +129,13 @@ for (const runtime of ["docker", "podman"] as const) {
     const ps = await runCli(["ps", "--runtime", runtime, name], { env });
     t.equal(ps.exitCode, 0, ps.stderr);
     t.match(ps.stdout.split("\n")[1] ?? "", new RegExp(`^${name}\\s+2/2\\s+Running\\s`), "READY counts the sidecar; STATUS Running");
+
+    // `up` again: the pod is kept whole, the running sidecar with it (same container).
+    const proxyId = (await runCommand(runtime, ["inspect", "--format", "{{.Id}}", runtimeName("proxy")])).stdout.trim();
+    const again = await runCli(["up", "--runtime", runtime, file], { env });
+    t.equal(again.exitCode, 0, again.stderr);
+    t.match(again.stdout, /unchanged/);
+    t.equal((await runCommand(runtime, ["inspect", "--format", "{{.Id}}", runtimeName("proxy")])).stdout.trim(), proxyId, "the sidecar is kept");
 
     // `down` by name: no manifest, the labels say which container is the sidecar and hold its hook.
     const downStart = BigInt(Date.now()) * 1_000_000n;
