@@ -108,6 +108,20 @@ for (const runtime of ["docker", "podman"] as const) {
     await writeFile(file, podYaml(name));
     const runtimeName = (container: string) => `default_${name}_${container}`;
 
+    // A sidecar that fails its startup probe fails `up` as a failing init container does, and
+    // what the run made is removed: the init container after it never ran.
+    const failing = unique("sidecar-fail");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": failing }));
+    const failingFile = join(dir, "failing.yaml");
+    await writeFile(
+      failingFile,
+      podYaml(failing).replace('command: ["wget", "-q", "-O", "/dev/null", "http://127.0.0.1:8081/"]', 'command: ["false"]').replace("failureThreshold: 10", "failureThreshold: 1"),
+    );
+    const failed = await runCli(["up", "--runtime", runtime, failingFile], { env, timeoutMs: 60_000 });
+    t.equal(failed.exitCode, 1, failed.stderr);
+    t.match(failed.stderr, /Error: StartupProbeFailed: pod\/sidecar-fail-\w+: container proxy failed its startup probe/);
+    t.same((await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${failing}`])).stdout.trim(), "", "undone");
+
     const up = await runCli(["up", "--runtime", runtime, "--wait", "--timeout", "60s", "--json", file], { env, timeoutMs: 90_000 });
     t.equal(up.exitCode, 0, up.stderr);
     t.notMatch(up.stderr, /not supported/, "no warning: restartPolicy, probes and hooks of the sidecar are honoured");
