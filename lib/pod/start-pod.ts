@@ -18,9 +18,9 @@ import { findPodIP, waitForPodReady } from "./wait-ready.js";
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
 // start → postStart (start-container.ts). A sidecar (an init container with `restartPolicy:
 // Always`) is started in its place among the init containers and left running; the next one
-// goes once it has started and passed its startup probe, if it has one. App containers are independent and go concurrently; the
-// events of one container stay in order because its steps are sequential. A failure anywhere
-// undoes this run; so does Ctrl-C (`signal`), checked between steps.
+// goes once it has started and passed its startup probe, if it has one. App containers are
+// independent and go concurrently; the events of one container stay in order because its steps
+// are sequential. A failure anywhere undoes this run; so does Ctrl-C (`signal`), checked between steps.
 
 export interface StartPodDeps {
   runtime: ContainerRuntime;
@@ -172,7 +172,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     let probeIP: Promise<string> | undefined;
     const resolveProbeIP = () => (probeIP ??= findPodIP(deps.runtime, { ...(sandboxId !== undefined ? { sandboxId } : {}), containers: [] }, hostNetwork));
     // Init containers: one at a time, each to a zero exit before the next (kubelet.md §10). A
-    // kept pod's completed already, and are not run again; its sidecars run (or the engine restarts them).
+    // kept pod's completed already, and are not run again; its sidecars run (or the engine
+    // restarts them).
     for (const container of keptPod ? [] : spec.initContainers ?? []) {
       if (isSidecar(container)) {
         const id = await startOne(container, "sidecar");
