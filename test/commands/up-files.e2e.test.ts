@@ -110,5 +110,10 @@ for (const runtime of ["docker", "podman"] as const) {
     t.match(down.stdout, `pod/${good} deleted`);
     t.match(down.stdout, `pod/${web} deleted`);
     for (const name of [web, bad, good]) t.same(await leftovers(runtime, name), [], `nothing left of ${name}`);
+
+    // A bare name stays a pod's, even next to a folder of that name; the miss says how to read the folder.
+    const bare = await runCli(["down", "--runtime", runtime, "split"], { env, cwd: root });
+    t.equal(bare.exitCode, 0, bare.stderr);
+    t.equal(bare.stdout, "pod/split not found (split is also a directory here: podrun down ./split brings down its manifests' pods)\n");
   });
 }
