@@ -45,7 +45,7 @@ const parseSeconds = (value: string): number => {
 };
 
 // -f may be repeated, as kubectl's: each one adds a file, a directory or -.
-const collectFilename = (value: string, previous: string[]): string[] => [...previous, value];
+const collectFilename = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** The manifests of a command: its FILE arguments, then those of -f, in the order given. */
 function manifestArguments(files: readonly string[], options: Record<string, unknown>): string[] {
@@ -78,7 +78,7 @@ export function buildProgram(): Command {
     .command("validate")
     .description("check manifests (Pod, ConfigMap, Secret) without touching any container engine")
     .argument("[file...]", FILES_HELP)
-    .option("-f, --filename <file>", FILENAME_HELP, collectFilename, [])
+    .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("--json", "print the defaulted objects of every file as one JSON List instead of summary lines")
     .addHelpText(
@@ -94,7 +94,7 @@ export function buildProgram(): Command {
     .command("up")
     .description("run pods: sandbox, init containers, then app containers (pull, create, start, postStart)")
     .argument("[file...]", FILES_HELP)
-    .option("-f, --filename <file>", FILENAME_HELP, collectFilename, [])
+    .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
     .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
     .option("--infra-image <image>", "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)")
@@ -217,7 +217,7 @@ export function buildProgram(): Command {
     .command("down")
     .description("stop and remove pods: preStop hooks, stop within the grace period, remove containers, sandbox and emptyDir volumes")
     .argument("[target...]", "manifest files or directories (- for standard input), or pod names")
-    .option("-f, --filename <file>", "a manifest file, directory or - whose pods go down (may be repeated)", collectFilename, [])
+    .option("-f, --filename <file>", "a manifest file, directory or - whose pods go down (may be repeated)", collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
     .option("-n, --namespace <ns>", "namespace of the pods named (default: default)")

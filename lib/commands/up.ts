@@ -119,7 +119,7 @@ export async function up(options: UpOptions): Promise<void> {
 
   const several = manifest.pods.length > 1;
   const failed: string[] = [];
-  const done: { label: string; source: string }[] = [];
+  const done: { name: string; source: string }[] = [];
   try {
     for (const pod of manifest.pods) {
       const source = manifest.podSources.get(pod) ?? manifest.source;
@@ -129,15 +129,16 @@ export async function up(options: UpOptions): Promise<void> {
       if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source})` });
       const context = { pod, source, objects: manifest, runtime, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) };
       const ok = several ? await upPodOfSeveral(context) : (await upPod(context), true);
-      if (ok) done.push({ label, source });
+      if (ok) done.push({ name: pod.metadata!.name!, source });
       else failed.push(label);
     }
   } catch (error) {
     // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
     // stay, and the user is told which.
     if (error instanceof ExitError && error.code === ExitCode.Interrupted && done.length > 0) {
-      const files = [...new Set(done.map((d) => (d.source === "<stdin>" ? d.label.slice(4) : d.source)))];
-      stderr.write(`podrun: interrupted; left running: ${done.map((d) => d.label).join(", ")} (podrun down ${files.join(" ")} removes ${done.length === 1 ? "it" : "them"})\n`);
+      const targets = [...new Set(done.map((d) => (d.source === "<stdin>" ? d.name : d.source)))];
+      const labels = done.map((d) => `pod/${d.name}`).join(", ");
+      stderr.write(`podrun: interrupted; left running: ${labels} (podrun down ${targets.join(" ")} removes ${done.length === 1 ? "it" : "them"})\n`);
     }
     throw error;
   } finally {
