@@ -11,6 +11,8 @@ const readVersion = (): string =>
 const EXAMPLES = `
 Examples:
   $ podrun up pod.yaml                       pull, create and start the pod's containers
+  $ podrun up cm.yaml pod.yaml               a Pod and the ConfigMap it uses, in two files
+  $ podrun up k8s/                           every *.yaml, *.yml, *.json of a directory (-R: and below)
   $ podrun up --runtime podman pod.yaml      use podman even if docker answers
   $ podrun up --dry-run pod.yaml             print the engine commands, run none
   $ podrun up --wait --timeout 90s pod.yaml  return once every container is Ready (probes), else exit 1
@@ -18,10 +20,11 @@ Examples:
   $ podrun events web --type Warning         what went wrong with pod web, kubectl-style
   $ podrun backoff clear --all               retry pulls at once after fixing a registry
   $ podrun down pod.yaml                     preStop hooks, stop, remove containers and emptyDir volumes
+  $ podrun down -f k8s/                      the pods of every manifest of a directory
   $ podrun ps -o wide                        the pods, like kubectl get pods: READY, STATUS, RESTARTS, AGE, IP
   $ podrun logs web -c app -f                follow one container's output, like kubectl logs
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
-  $ podrun validate examples/*.yaml          several files: one summary line per pod
+  $ podrun validate examples/*.yaml          several files as one set: one summary line per pod
   $ podrun validate --json pod.yaml          print the objects with the API server's defaults
   $ cat pod.yaml | podrun validate -         read the manifest from standard input
 
@@ -40,6 +43,20 @@ const parseSeconds = (value: string): number => {
   if (!/^(?:0|[1-9]\d*)$/.test(value)) throw new InvalidArgumentError("expected a whole number of seconds");
   return Number(value);
 };
+
+// -f may be repeated, as kubectl's: each one adds a file, a directory or -.
+const collectFilename = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** The manifests of a command: its FILE arguments, then those of -f, in the order given. */
+function manifestArguments(files: readonly string[], options: Record<string, unknown>): string[] {
+  const all = [...files, ...((options.filename as string[] | undefined) ?? [])];
+  if (all.length === 0) throw new UsageError("no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE)");
+  return all;
+}
+
+const FILES_HELP = "manifest files or directories (their *.yaml, *.yml, *.json), or - for standard input";
+const FILENAME_HELP = "a manifest file, directory or - (may be repeated, as kubectl's -f)";
+const RECURSIVE_HELP = "also read the subdirectories of the directories given";
 
 // Numbers are never cast silently: "--parallel-pulls 2x" is a usage error, not 2.
 const parsePositiveInteger = (value: string): number => {
@@ -60,18 +77,25 @@ export function buildProgram(): Command {
   program
     .command("validate")
     .description("check manifests (Pod, ConfigMap, Secret) without touching any container engine")
-    .argument("<file...>", "manifest files, or - for standard input")
-    .option("--json", "print the defaulted objects as a JSON List instead of summary lines")
-    .addHelpText("after", "\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'")
-    .action(async (files: string[], options: { json: boolean }) => {
+    .argument("[file...]", FILES_HELP)
+    .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
+    .option("-R, --recursive", RECURSIVE_HELP)
+    .option("--json", "print the defaulted objects of every file as one JSON List instead of summary lines")
+    .addHelpText(
+      "after",
+      "\nThe files are checked as one set, as one kubectl apply -f: a Pod may use the ConfigMaps and Secrets of any of them.\n\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate cm.yaml pod.yaml\n  $ podrun validate -R k8s/\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'",
+    )
+    .action(async (files: string[], options: Record<string, unknown>) => {
       const { validate } = await import("./commands/validate.js");
-      await validate({ files, json: options.json === true });
+      await validate({ files: manifestArguments(files, options), recursive: options.recursive === true, json: options.json === true });
     });
 
   program
     .command("up")
-    .description("run a pod: sandbox, init containers, then app containers (pull, create, start, postStart)")
-    .argument("<file>", "manifest file, or - for standard input")
+    .description("run pods: sandbox, init containers, then app containers (pull, create, start, postStart)")
+    .argument("[file...]", FILES_HELP)
+    .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
+    .option("-R, --recursive", RECURSIVE_HELP)
     .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
     .option("--infra-image <image>", "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)")
     .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
@@ -81,15 +105,16 @@ export function buildProgram(): Command {
     .option("--json", "print events as NDJSON core/v1 Event objects instead of lines")
     .option("--state-dir <dir>", "state directory (back-off file, event log)")
     .option("--wait", "return only when every container is Ready: startup and readiness probes passed (exit 1 if not in time)")
-    .option("--timeout <duration>", "with --wait: how long to wait for readiness (default 5m; e.g. 90s, 2m30s)")
+    .option("--timeout <duration>", "with --wait: how long to wait for each pod's readiness (default 5m; e.g. 90s, 2m30s)")
     .option("--rm-on-interrupt", "with --wait: Ctrl-C removes the pod (default: leave it running)")
     .option("--replace", "recreate the pod even if it is running and matches the manifest (default: keep what is unchanged)")
-    .addHelpText("after", "\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --dry-run pod.yaml")
-    .action(async (file: string, options: Record<string, unknown>) => {
+    .addHelpText("after", "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up one after\nthe other, in file order (with --wait, each is Ready before the next starts); a pod that fails does not stop\nthe others, and the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --dry-run pod.yaml")
+    .action(async (files: string[], options: Record<string, unknown>) => {
       const { up, parseWaitTimeout } = await import("./commands/up.js");
       const timeout = options.timeout as string | undefined;
       await up({
-        file,
+        files: manifestArguments(files, options),
+        recursive: options.recursive === true,
         runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
         infraImage: options.infraImage as string | undefined,
         publishAll: options.publishAll === true,
@@ -191,7 +216,9 @@ export function buildProgram(): Command {
   program
     .command("down")
     .description("stop and remove pods: preStop hooks, stop within the grace period, remove containers, sandbox and emptyDir volumes")
-    .argument("[target...]", "manifest files (- for standard input), or pod names")
+    .argument("[target...]", "manifest files or directories (- for standard input), or pod names")
+    .option("-f, --filename <file>", "a manifest file, directory or - whose pods go down (may be repeated)", collectFilename)
+    .option("-R, --recursive", RECURSIVE_HELP)
     .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
     .option("-n, --namespace <ns>", "namespace of the pods named (default: default)")
     .option("--grace-period <seconds>", "seconds between the stop signal and SIGKILL, instead of the pod's terminationGracePeriodSeconds (0: kill at once, no preStop)", parseSeconds)
@@ -199,7 +226,7 @@ export function buildProgram(): Command {
     .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
     .option("--json", "print one JSON result per pod (NDJSON) instead of events and lines")
     .option("--state-dir <dir>", "state directory (event log)")
-    .addHelpText("after", "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down web db -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml")
+    .addHelpText("after", "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml")
     .action(async (targets: string[], options: Record<string, unknown>) => {
       const { down } = await import("./commands/down.js");
       const gracePeriod = (options.gracePeriod as number | undefined) ?? (options.timeout as number | undefined);
@@ -208,6 +235,8 @@ export function buildProgram(): Command {
       }
       await down({
         targets,
+        filenames: (options.filename as string[] | undefined) ?? [],
+        recursive: options.recursive === true,
         all: options.all === true,
         namespace: options.namespace as string | undefined,
         gracePeriod,

@@ -5,7 +5,7 @@ import { createConsoleSink } from "../events/console-sink.js";
 import { openEventLog } from "../events/event-log.js";
 import { createRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
-import { loadManifest } from "../manifest/load-manifest.js";
+import { loadManifests } from "../manifest/load-manifest.js";
 import { findDns1123LabelErrors, findObjectNameErrors } from "../manifest/rules/names.js";
 import { configureColor } from "../output/color.js";
 import { findPods, kubeContainerName, type PodRecord } from "../pod/find-pods.js";
@@ -24,8 +24,12 @@ import { plural } from "../output/plural.js";
 // them; stop-pod.ts does one pod.
 
 export interface DownOptions {
-  /** Manifest files (`-` for standard input) and pod names, in any mix. */
+  /** Manifest files and directories (`-` for standard input) and pod names, in any mix. */
   targets: string[];
+  /** Manifest files, directories or `-` given with -f: never pod names. */
+  filenames?: string[];
+  /** Read the subdirectories of the directories given (-R). */
+  recursive?: boolean;
   all: boolean;
   /** Namespace of the pods named (default "default"); with --all, only that namespace. */
   namespace?: string;
@@ -44,6 +48,8 @@ interface Target {
   name: string;
   namespace: string;
   manifest?: Pod;
+  /** A bare name taken as a pod's that is also a directory here: said when no such pod exists. */
+  alsoDirectory?: boolean;
 }
 
 /** One line of `--json` output per pod. */
@@ -65,10 +71,12 @@ export async function down(options: DownOptions): Promise<void> {
     const problems = findDns1123LabelErrors(options.namespace);
     if (problems.length > 0) throw new UsageError(`invalid namespace "${options.namespace}": ${problems[0]}`);
   }
-  if (options.all && options.targets.length > 0) throw new UsageError("--all takes no FILE or POD argument: give one or the other");
-  if (!options.all && options.targets.length === 0) throw new UsageError("nothing to bring down: give a manifest FILE, a POD name, or --all");
+  const filenames = options.filenames ?? [];
+  const given = options.targets.length + filenames.length;
+  if (options.all && given > 0) throw new UsageError("--all takes no FILE or POD argument: give one or the other");
+  if (!options.all && given === 0) throw new UsageError("nothing to bring down: give a manifest FILE or DIR, a POD name, or --all");
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
-  const targets = options.all ? [] : await resolveTargets(options.targets, options.namespace);
+  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace });
 
   const runtime = createRuntime(await chooseRuntime(options.runtime, env));
   const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) => explainEngineFailure(runtime.name, error));
@@ -98,7 +106,8 @@ export async function down(options: DownOptions): Promise<void> {
         const podVolumes = volumes.get(keyOf(target)) ?? [];
         const label = formatPodLabel(target);
         if (!pod && podVolumes.length === 0) {
-          report({ target, status: "NotFound", started }, `${label} not found`);
+          const hint = target.alsoDirectory ? ` (${target.name} is also a directory here: podrun down ./${target.name} brings down its manifests' pods)` : "";
+          report({ target, status: "NotFound", started }, `${label} not found${hint}`);
           return;
         }
         const record: PodRecord = pod ?? { name: target.name, namespace: target.namespace, uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "", initContainers: [], appContainers: [] };
@@ -149,29 +158,43 @@ export async function down(options: DownOptions): Promise<void> {
 
 /**
  * Each argument is a manifest when it is `-`, an existing file, or looks like a path (a `/`, or a
- * .yaml/.yml/.json name: loading it then says "no such file", exit 2); else a pod name.
+ * .yaml/.yml/.json name: loading it then says "no such file", exit 2); else a pod name. So a
+ * directory is read when written as a path (`k8s/`, `./k8s`) or given with -f; a bare name is a
+ * pod's, as `podrun down web` must stay a pod name in a project with a web/ folder. The manifests
+ * are read as one set, without resolving references: a pod goes down without its ConfigMaps.
  */
-async function resolveTargets(args: readonly string[], namespace: string | undefined): Promise<Target[]> {
+async function resolveTargets(input: { args: readonly string[]; filenames: readonly string[]; recursive: boolean; namespace: string | undefined }): Promise<Target[]> {
+  const { namespace } = input;
   const targets = new Map<string, Target>();
-  for (const arg of args) {
+  const manifestPaths: string[] = [];
+  const names: Target[] = [];
+  for (const arg of input.args) {
     if (await isManifestArgument(arg)) {
-      const manifest = await loadManifest(arg);
-      if (manifest.pods.length === 0) throw new UsageError(`${manifest.source}: no Pod in this file (only ConfigMaps or Secrets)`);
-      for (const pod of manifest.pods) {
-        const { name, namespace: podNamespace } = identifyPod(pod);
-        // As kubectl: -n does not move a manifest's pod to another namespace.
-        if (namespace !== undefined && namespace !== podNamespace) {
-          throw new UsageError(`${manifest.source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`);
-        }
-        targets.set(`${podNamespace}/${name}`, { name, namespace: podNamespace, manifest: pod });
-      }
+      manifestPaths.push(arg);
       continue;
     }
     const problems = findObjectNameErrors(arg);
     if (problems.length > 0) throw new UsageError(`"${arg}" is neither a manifest file nor a valid pod name: ${problems[0]}`);
-    const target = { name: arg, namespace: namespace ?? "default" };
-    if (!targets.has(keyOf(target))) targets.set(keyOf(target), target);
+    const isDirectory = (await stat(arg).catch(() => undefined))?.isDirectory() === true;
+    names.push({ name: arg, namespace: namespace ?? "default", ...(isDirectory ? { alsoDirectory: true } : {}) });
   }
+  manifestPaths.push(...input.filenames);
+  if (manifestPaths.length > 0) {
+    const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
+    if (manifest.pods.length === 0) {
+      const what = manifest.sources.length === 1 ? "this file" : "these files";
+      throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
+    }
+    for (const pod of manifest.pods) {
+      const { name, namespace: podNamespace } = identifyPod(pod);
+      // As kubectl: -n does not move a manifest's pod to another namespace.
+      if (namespace !== undefined && namespace !== podNamespace) {
+        throw new UsageError(`${manifest.podSources.get(pod) ?? manifest.source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`);
+      }
+      targets.set(`${podNamespace}/${name}`, { name, namespace: podNamespace, manifest: pod });
+    }
+  }
+  for (const target of names) if (!targets.has(keyOf(target))) targets.set(keyOf(target), target);
   return [...targets.values()];
 }
 

@@ -8,7 +8,7 @@ import { createRecorder, type EventSink } from "../events/recorder.js";
 import { containerNameOf } from "../events/types.js";
 import { createImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
-import { loadManifest } from "../manifest/load-manifest.js";
+import { loadManifests } from "../manifest/load-manifest.js";
 import { configureColor } from "../output/color.js";
 import { formatHumanDuration } from "../output/human-duration.js";
 import { plural } from "../output/plural.js";
@@ -22,7 +22,7 @@ import { formatUpSummary } from "../pod/up-summary.js";
 import { planPodVolumes } from "../pod/volume-plan.js";
 import { findPodIP, waitForPodReady, WaitInterruptedError } from "../pod/wait-ready.js";
 import { watchInterrupt, type Interrupt } from "../process/interrupt.js";
-import { chooseRuntime, explainEngineFailure as explainCommandFailure } from "../runtime/choose-runtime.js";
+import { chooseRuntime, EngineCommandError, explainEngineFailure as explainCommandFailure } from "../runtime/choose-runtime.js";
 import { createRuntime } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { quoteCommand } from "../runtime/quote.js";
@@ -34,7 +34,10 @@ import { resolveStateDir } from "../state/paths.js";
 export const DEFAULT_INFRA_IMAGE = "registry.k8s.io/pause:3.10";
 
 export interface UpOptions {
-  file: string;
+  /** Manifest files, directories, and `-` for standard input, read as one set. */
+  files: readonly string[];
+  /** Read the subdirectories of a directory too (-R). */
+  recursive?: boolean;
   runtime?: RuntimeName;
   infraImage?: string;
   publishAll: boolean;
@@ -64,17 +67,26 @@ export function parseWaitTimeout(value: string): number {
   return parseDurationOption(value, "--timeout");
 }
 
-/** `podrun up`: picks the output, the engine and the state, then brings each pod of the file up. */
+/**
+ * `podrun up`: picks the output, the engine and the state, then brings each pod of the files up,
+ * one after the other in file order (with `--wait`, each is waited for before the next starts).
+ * A pod that fails does not stop those after it: the exit code is 1 if any failed. Ctrl-C stops
+ * the whole run (exit 130).
+ */
 export async function up(options: UpOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr } = options;
   const color = configureColor(env);
   if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt)) throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
-  const manifest = await loadManifest(options.file);
+  const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
-  if (manifest.pods.length === 0) throw new UsageError(`${manifest.source}: no Pod to run (the file holds only ConfigMaps or Secrets)`);
+  if (manifest.pods.length === 0) {
+    throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
+  }
 
   const detected = await chooseRuntime(options.runtime, env);
   const commands: RuntimeCommand[] = [];
+  // With several pods, the dry run says where each pod's commands begin.
+  const podMarks: { at: number; line: string }[] = [];
   const runtime = createRuntime(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : {});
   const stateDir = options.stateDir ?? resolveStateDir(env);
 
@@ -106,10 +118,30 @@ export async function up(options: UpOptions): Promise<void> {
   });
   const infraImage = options.infraImage || env.PODRUN_INFRA_IMAGE || DEFAULT_INFRA_IMAGE;
 
+  const several = manifest.pods.length > 1;
+  const failed: string[] = [];
+  const done: { name: string; source: string }[] = [];
   try {
     for (const pod of manifest.pods) {
-      await upPod({ pod, objects: manifest, runtime, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) });
+      const source = manifest.podSources.get(pod) ?? manifest.source;
+      const label = `pod/${pod.metadata!.name}`;
+      // A Ctrl-C between two pods: the next one is not started.
+      if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
+      if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source})` });
+      const context = { pod, source, objects: manifest, runtime, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) };
+      const ok = several ? await upPodOfSeveral(context) : (await upPod(context), true);
+      if (ok) done.push({ name: pod.metadata!.name!, source });
+      else failed.push(label);
     }
+  } catch (error) {
+    // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
+    // stay, and the user is told which.
+    if (error instanceof ExitError && error.code === ExitCode.Interrupted && done.length > 0) {
+      const targets = [...new Set(done.map((d) => (d.source === "<stdin>" ? d.name : d.source)))];
+      const labels = done.map((d) => `pod/${d.name}`).join(", ");
+      stderr.write(`podrun: interrupted; left running: ${labels} (podrun down ${targets.join(" ")} removes ${done.length === 1 ? "it" : "them"})\n`);
+    }
+    throw error;
   } finally {
     live?.stop();
     interrupt?.dispose();
@@ -118,13 +150,40 @@ export async function up(options: UpOptions): Promise<void> {
     if (options.dryRun) {
       stdout.write(`# podrun up --dry-run: the ${detected.name} commands podrun would run, in order; none was run.\n`);
       stdout.write(`# (every image is assumed absent; environment values go through a file, never argv)\n`);
-      for (const command of commands) stdout.write(`${quoteCommand(command.binary, command.args)}\n`);
+      commands.forEach((command, i) => {
+        for (const mark of podMarks) if (mark.at === i) stdout.write(`${mark.line}\n`);
+        stdout.write(`${quoteCommand(command.binary, command.args)}\n`);
+      });
     }
+  }
+  if (failed.length > 0) {
+    stderr.write(`${color.red(`podrun: ${failed.length} of ${plural(manifest.pods.length, "pod")} failed: ${failed.join(", ")}`)}\n`);
+    throw new ExitError(ExitCode.Failed);
+  }
+}
+
+/**
+ * One pod of several: its failure is reported (by upPod) and returned, so that the pods after it
+ * still go up. An interrupt, or an engine that does not answer, ends the whole run.
+ */
+async function upPodOfSeveral(context: Parameters<typeof upPod>[0]): Promise<boolean> {
+  try {
+    await upPod(context);
+    return true;
+  } catch (error) {
+    if (error instanceof ExitError && error.code === ExitCode.Failed) return false;
+    if (error instanceof EngineCommandError) {
+      context.stderr.write(`${context.color.red(`Error: pod/${context.pod.metadata!.name}: ${error.message}`)}\n`);
+      return false;
+    }
+    throw error;
   }
 }
 
 async function upPod(context: {
   pod: Pod;
+  /** The file the pod came from (`<stdin>` for `-`). */
+  source: string;
   objects: PodObjects;
   runtime: ContainerRuntime;
   recorder: ReturnType<typeof createRecorder>;
@@ -136,7 +195,7 @@ async function upPod(context: {
   color: ReturnType<typeof configureColor>;
   live?: LiveStatus | undefined;
   interrupt?: Interrupt | undefined;
-  /** The file's last pod: the live view ends with it. */
+  /** The last pod of the run: the live view ends with it. */
   lastPod?: boolean;
 }): Promise<void> {
   const { pod, runtime, options, stderr, color } = context;
@@ -300,12 +359,12 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
   } catch (error) {
     live?.stop();
     if (error instanceof WaitInterruptedError) {
-      await answerInterrupt({ pod, runtime, options, stderr, identity, started });
+      await answerInterrupt({ pod, source: context.source, runtime, options, stderr, identity, started });
       throw new ExitError(ExitCode.Interrupted);
     }
     if (!(error instanceof PodrunError)) throw error;
     // Left running on purpose: its logs and state are what the user needs to look at next.
-    stderr.write(`podrun: ${label} left as it is (podrun down ${downTarget(options.file, identity)} removes it)\n`);
+    stderr.write(`podrun: ${label} left as it is (podrun down ${downTarget(context.source, identity)} removes it)\n`);
     if (error.details) stderr.write(`${error.details}\n`);
     stderr.write(`${color.red(`Error: ${error.reason}: ${label}: ${error.message}`)}\n`);
     throw new ExitError(ExitCode.Failed);
@@ -313,11 +372,11 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
 }
 
 /** Ctrl-C during `--wait`: the pod stays, unless --rm-on-interrupt; either way, say so. */
-async function answerInterrupt(context: { pod: Pod; runtime: ContainerRuntime; options: UpOptions; stderr: NodeJS.WritableStream; identity: PodIdentity; started: StartedPod }): Promise<void> {
+async function answerInterrupt(context: { pod: Pod; source: string; runtime: ContainerRuntime; options: UpOptions; stderr: NodeJS.WritableStream; identity: PodIdentity; started: StartedPod }): Promise<void> {
   const { runtime, options, stderr, identity, started } = context;
   const label = `pod/${identity.name}`;
   if (!options.rmOnInterrupt) {
-    stderr.write(`podrun: interrupted; ${label} left running (podrun down ${downTarget(options.file, identity)} removes it)\n`);
+    stderr.write(`podrun: interrupted; ${label} left running (podrun down ${downTarget(context.source, identity)} removes it)\n`);
     return;
   }
   try {
@@ -331,9 +390,9 @@ async function answerInterrupt(context: { pod: Pod; runtime: ContainerRuntime; o
   }
 }
 
-// What to give `podrun down`: the file, unless it was standard input.
-function downTarget(file: string, identity: PodIdentity): string {
-  return file === "-" ? identity.name : file;
+// What to give `podrun down`: the pod's file, unless it was standard input.
+function downTarget(source: string, identity: PodIdentity): string {
+  return source === "<stdin>" ? identity.name : source;
 }
 
 /**

@@ -1,11 +1,14 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { ExitCode, ExitError, ManifestError } from "../errors.js";
-import { loadManifest, type Manifest } from "../manifest/load-manifest.js";
+import { loadManifests, type Manifest, type ManifestFile } from "../manifest/load-manifest.js";
 import { configureColor } from "../output/color.js";
 import { plural } from "../output/plural.js";
 
 export interface ValidateOptions {
+  /** Manifest files, directories, and `-` for standard input. */
   files: readonly string[];
+  /** Read the subdirectories of a directory too (-R). */
+  recursive?: boolean;
   json: boolean;
   /** Where summaries (or JSON) go, and where errors and warnings go. */
   stdout?: NodeJS.WritableStream;
@@ -13,35 +16,32 @@ export interface ValidateOptions {
 }
 
 /**
- * Checks each file on its own (references must resolve within the file, as with one
- * `kubectl apply -f`), reports every error of every file, and exits 2 if any file is invalid.
+ * Checks the files as one set, as one `kubectl apply -f a -f b` sends them: a Pod's references
+ * resolve against the ConfigMaps and Secrets of every file. Reports every error of every file and
+ * exits 2 if any; else one summary line per pod (or per file without a pod), or one JSON List.
  */
 export async function validate(options: ValidateOptions): Promise<void> {
   const { stdout = process.stdout, stderr = process.stderr } = options;
   const color = configureColor();
-  const valid: Manifest[] = [];
-  let failed = false;
-  for (const file of options.files) {
-    try {
-      const manifest = await loadManifest(file);
-      for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
-      if (!options.json) for (const line of summarize(manifest)) stdout.write(`${line}: ${color.green("valid")}\n`);
-      valid.push(manifest);
-    } catch (error) {
-      if (!(error instanceof ManifestError)) throw error;
-      failed = true;
-      for (const line of error.lines) stderr.write(`${color.red(line)}\n`);
-    }
+  let manifest: Manifest;
+  try {
+    manifest = await loadManifests(options.files, { recursive: options.recursive === true });
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    for (const line of error.lines) stderr.write(`${color.red(line)}\n`);
+    throw new ExitError(ExitCode.Usage);
   }
-  if (options.json && !failed) {
-    const items = valid.flatMap((m) => [...m.configMaps, ...m.secrets.map(redactSecret), ...m.pods]);
+  for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
+  if (options.json) {
+    const items = manifest.files.flatMap((file) => [...file.configMaps, ...file.secrets.map(redactSecret), ...file.pods]);
     stdout.write(`${JSON.stringify({ apiVersion: "v1", kind: "List", items }, null, 2)}\n`);
+    return;
   }
-  if (failed) throw new ExitError(ExitCode.Usage);
+  for (const file of manifest.files) for (const line of summarize(file)) stdout.write(`${line}: ${color.green("valid")}\n`);
 }
 
 /** `pod.yaml: Pod web (2 containers, 1 init container)`, one line per pod. */
-export function summarize(manifest: Manifest): string[] {
+export function summarize(manifest: ManifestFile): string[] {
   const others = [count(manifest.configMaps.length, "ConfigMap"), count(manifest.secrets.length, "Secret")].filter(Boolean);
   if (manifest.pods.length === 0) return [`${manifest.source}: no Pod${others.length ? ` (${others.join(", ")})` : ""}`];
   return manifest.pods.map((pod) => `${manifest.source}: Pod ${pod.metadata!.name} (${describePod(pod)})`);

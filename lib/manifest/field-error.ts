@@ -56,7 +56,7 @@ export function formatFieldError(e: FieldError): string {
       return `${lead}Unsupported value: ${formatValue(e.value)}${list ? `: supported values: ${list}` : ""}`;
     }
     case "Duplicate":
-      return `${lead}Duplicate value: ${formatValue(e.value)}`;
+      return `${lead}${withDetail(`Duplicate value: ${formatValue(e.value)}`)}`;
     case "NotFound":
       return `${lead}${withDetail(`Not found: ${formatValue(e.value)}`)}`;
     case "Forbidden":

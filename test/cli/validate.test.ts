@@ -52,7 +52,8 @@ t.test("--version and --help", async (t) => {
   t.equal(v.stdout.trim(), version);
   const help = await runCli(["--help"]);
   t.equal(help.exitCode, 0);
-  t.match(help.stdout, /validate \[options\] <file\.\.\.>/);
+  t.match(help.stdout, /validate \[options\] \[file\.\.\.\]/);
+  t.match(help.stdout, /up \[options\] \[file\.\.\.\]/);
   t.match(help.stdout, /\$ podrun validate pod\.yaml/);
   t.match(help.stdout, /Exit codes: 0 ok, 1 .*, 2 usage or manifest error/);
 });
@@ -63,7 +64,7 @@ t.test("usage errors exit 2", async (t) => {
   t.match(unknown.stderr, /unknown command 'frobnicate'/);
   const missing = await runCli(["validate"]);
   t.equal(missing.exitCode, 2);
-  t.match(missing.stderr, /missing required argument 'file'/);
+  t.equal(missing.stderr, "error: no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE)\n");
   const flag = await runCli(["validate", "--bogus", "x.yaml"]);
   t.equal(flag.exitCode, 2);
 });
@@ -98,7 +99,8 @@ t.test("standard input, and several files at once", async (t) => {
   t.equal(piped.stdout, "<stdin>: Pod web (2 containers, 1 init container): valid\n");
   const both = await runCli(["validate", good.file, bad.file], { env: { NO_COLOR: "1" } });
   t.equal(both.exitCode, 2, "one invalid file fails the run");
-  t.match(both.stdout, `${good.file}: Pod web`);
+  // The files are one set: a summary would vouch for files whose references the others break.
+  t.equal(both.stdout, "");
   t.match(both.stderr, `${bad.file}:9:7:`);
 });
 
@@ -143,4 +145,61 @@ t.test("the examples are valid", async (t) => {
   t.equal(r.exitCode, 0, r.stderr);
   t.equal(r.stdout.trimEnd().split("\n").length, 3);
   t.match(r.stdout, /db-and-app\.yaml: Pod db-and-app \(2 containers\): valid/);
+});
+
+t.test("several files and a directory are one set: references across files, a summary per file", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-cli-set-"));
+  const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  GREETING: hello\n";
+  const pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: busybox\n      envFrom:\n        - configMapRef:\n            name: app-config\n";
+  await writeFile(join(dir, "cm.yaml"), cm);
+  await writeFile(join(dir, "pod.yaml"), pod);
+  await writeFile(join(dir, "README.md"), "not a manifest\n");
+  const cmFile = join(dir, "cm.yaml");
+  const podFile = join(dir, "pod.yaml");
+
+  const alone = await runCli(["validate", podFile]);
+  t.equal(alone.exitCode, 2);
+  t.equal(alone.stderr, `${podFile}:11:19: spec.containers[0].envFrom[0].configMapRef.name: Not found: "app-config": no ConfigMap "app-config" in namespace "default" in the file read (${podFile})\n`);
+
+  for (const args of [[cmFile, podFile], ["-f", cmFile, "-f", podFile], [dir], ["-f", dir], [dir, cmFile]]) {
+    const r = await runCli(["validate", ...args]);
+    t.equal(r.exitCode, 0, `${args.join(" ")}: ${r.stderr}`);
+    t.equal(r.stdout, `${cmFile}: no Pod (1 ConfigMap): valid\n${podFile}: Pod web (1 container): valid\n`, args.join(" "));
+  }
+
+  const json = await runCli(["validate", "--json", dir]);
+  t.equal(json.exitCode, 0, json.stderr);
+  const list = JSON.parse(json.stdout);
+  t.equal(list.kind, "List", "one List for the whole set");
+  t.same(list.items.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`), ["ConfigMap/app-config", "Pod/web"]);
+
+  const twice = await runCli(["validate", cmFile, podFile, join(dir, "again.yaml")]);
+  t.equal(twice.exitCode, 2);
+  t.equal(twice.stderr, `${join(dir, "again.yaml")}: cannot read: no such file\n`);
+});
+
+t.test("a directory: empty, or with its manifests below (-R); the same object in two files", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-cli-dir-"));
+  const pod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
+  const { mkdir } = await import("node:fs/promises");
+  await mkdir(join(dir, "empty"));
+  await mkdir(join(dir, "nested/sub"), { recursive: true });
+  await writeFile(join(dir, "nested/sub/a.yaml"), pod("a"));
+  await writeFile(join(dir, "nested/sub/b.yml"), pod("a"));
+
+  const empty = await runCli(["validate", join(dir, "empty")]);
+  t.equal(empty.exitCode, 2);
+  t.equal(empty.stderr, `${join(dir, "empty")}: no manifest in this directory (no *.yaml, *.yml, *.json file)\n`);
+
+  const flat = await runCli(["validate", join(dir, "nested")]);
+  t.equal(flat.exitCode, 2);
+  t.match(flat.stderr, "its subdirectories hold 2: -R reads them");
+
+  const deep = await runCli(["validate", "-R", join(dir, "nested")]);
+  t.equal(deep.exitCode, 2);
+  t.equal(deep.stderr, `${join(dir, "nested/sub/b.yml")}:4:9: metadata.name: Duplicate value: "a": Pod "a" in namespace "default" is also defined at ${join(dir, "nested/sub/a.yaml")}:4:9\n`);
+
+  const stdinTwice = await runCli(["validate", "-", "-"], { input: pod("a") });
+  t.equal(stdinTwice.exitCode, 2);
+  t.equal(stdinTwice.stderr, "-: standard input can be read only once: give - at most once\n");
 });

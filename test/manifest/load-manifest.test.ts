@@ -27,8 +27,8 @@ const cases: [string, string, string[]][] = [
     'pod.yaml:13:14: spec.volumes[1].name: Duplicate value: "data"',
   ]],
   ["config map and secret missing from the file", "  containers:\n    - name: app\n      image: busybox\n      env:\n        - name: A\n          valueFrom:\n            configMapKeyRef: {name: settings, key: a}\n        - name: B\n          valueFrom:\n            secretKeyRef: {name: creds, key: b, optional: true}\n  imagePullSecrets:\n    - name: regcred\n", [
-    'pod.yaml:12:37: spec.containers[0].env[0].valueFrom.configMapKeyRef.name: Not found: "settings"',
-    'pod.yaml:17:13: spec.imagePullSecrets[0].name: Not found: "regcred"',
+    'pod.yaml:12:37: spec.containers[0].env[0].valueFrom.configMapKeyRef.name: Not found: "settings": no ConfigMap "settings" in namespace "default" in the file read (pod.yaml)',
+    'pod.yaml:17:13: spec.imagePullSecrets[0].name: Not found: "regcred": no Secret "regcred" in namespace "default" in the file read (pod.yaml)',
   ]],
   ["invalid image reference", "  containers:\n    - {name: app, image: Busybox}\n", [
     'pod.yaml:7:26: spec.containers[0].image: Invalid value: "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase',
@@ -42,7 +42,9 @@ for (const [name, spec, lines] of cases) {
 t.test("references resolve against ConfigMaps and Secrets of the same file and namespace", async (t) => {
   const objects = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: '1'}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: other}\nstringData: {b: x}\n---\n";
   const spec = "  containers:\n    - name: app\n      image: busybox\n      env:\n        - {name: A, valueFrom: {configMapKeyRef: {name: settings, key: a}}}\n        - {name: B, valueFrom: {secretKeyRef: {name: creds, key: b}}}\n";
-  t.same(errorsOf(pod(spec, objects)), ['pod.yaml:21:54: spec.containers[0].env[1].valueFrom.secretKeyRef.name: Not found: "creds"']);
+  t.same(errorsOf(pod(spec, objects)), [
+    'pod.yaml:21:54: spec.containers[0].env[1].valueFrom.secretKeyRef.name: Not found: "creds": no Secret "creds" in namespace "default" in the file read (pod.yaml); pod.yaml:8:18 defines one in namespace "other"',
+  ]);
 });
 
 t.test("errors of List items carry the item's prefix and its own lines", async (t) => {

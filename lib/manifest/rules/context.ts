@@ -10,6 +10,12 @@ export interface ObjectIndex {
   configMapKeys?: ReadonlyMap<string, ReadonlySet<string>>;
   /** The keys (data and stringData) of each Secret; no entry means its keys are unknown. */
   secretKeys?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The files the objects were read from: named when a reference resolves in none of them. */
+  files?: readonly string[];
+  /** Where each object is defined (`cm.yaml:4:9`), by `Kind:namespace/name`. */
+  places?: ReadonlyMap<string, string>;
+  /** The pods' ConfigMaps and Secrets may be elsewhere (`down FILE`): references are not checked. */
+  partial?: boolean;
 }
 
 /** What the rules of one Pod share. */

@@ -2,17 +2,29 @@ import type { FieldPath } from "../field-path.js";
 import { DEFAULT_NAMESPACE, toObjectKey, type ObjectIndex, type PodContext } from "./context.js";
 import { asObject, asString } from "./raw.js";
 
-// A pod may only use ConfigMaps and Secrets of the same file and namespace: podrun has no API
-// server to fetch others from, and a reference that resolves nowhere would fail at start anyway
-// (CreateContainerConfigError, or a volume that never mounts) unless it is optional.
+// A pod may only use ConfigMaps and Secrets of the same namespace in the files given to one
+// command: podrun has no API server to fetch others from, and a reference that resolves nowhere
+// would fail at start anyway (CreateContainerConfigError, or a volume that never mounts) unless
+// it is optional.
 
-/** Indexes the ConfigMaps and Secrets of a manifest, with their keys, for validatePod. */
-export function buildObjectIndex(objects: readonly { kind: string; value: unknown }[]): ObjectIndex {
+/** At most this many files are named in a message; a directory may hold many more. */
+const MAX_FILES_NAMED = 6;
+
+export interface IndexedObject {
+  kind: string;
+  value: unknown;
+  /** Where the object is defined (`cm.yaml:4:9`), for messages. */
+  place?: string;
+}
+
+/** Indexes the ConfigMaps and Secrets of the manifests, with their keys, for validatePod. */
+export function buildObjectIndex(objects: readonly IndexedObject[], options: { files?: readonly string[]; partial?: boolean } = {}): ObjectIndex {
   const configMaps = new Set<string>();
   const secrets = new Set<string>();
   const configMapKeys = new Map<string, Set<string>>();
   const secretKeys = new Map<string, Set<string>>();
-  for (const { kind, value } of objects) {
+  const places = new Map<string, string>();
+  for (const { kind, value, place } of objects) {
     const object = asObject(value);
     const meta = asObject(object?.metadata);
     const name = asString(meta?.name);
@@ -24,9 +36,10 @@ export function buildObjectIndex(objects: readonly { kind: string; value: unknow
     } else if (kind === "Secret") {
       secrets.add(key);
       secretKeys.set(key, collectKeys(object.data, object.stringData));
-    }
+    } else continue;
+    if (place !== undefined && !places.has(`${kind}:${key}`)) places.set(`${kind}:${key}`, place);
   }
-  return { configMaps, secrets, configMapKeys, secretKeys };
+  return { configMaps, secrets, configMapKeys, secretKeys, places, ...(options.files ? { files: options.files } : {}), ...(options.partial ? { partial: true } : {}) };
 }
 
 function collectKeys(...maps: unknown[]): Set<string> {
@@ -43,19 +56,41 @@ export interface ObjectRef {
   keys?: readonly { value: string; path: FieldPath }[];
 }
 
-/** Reports a reference to a ConfigMap or Secret that is not in the file, or a key it lacks. */
+/** Reports a reference to a ConfigMap or Secret that is in none of the files, or a key it lacks. */
 export function checkObjectRef(ctx: PodContext, ref: ObjectRef): void {
-  if (ref.optional || ref.name === "") return;
+  if (ref.optional || ref.name === "" || ctx.index.partial) return;
   const key = toObjectKey(ctx.namespace, ref.name);
   const known = ref.kind === "ConfigMap" ? ctx.index.configMaps : ctx.index.secrets;
   if (!known.has(key)) {
-    ctx.report({ type: "NotFound", path: ref.namePath, value: ref.name });
+    ctx.report({ type: "NotFound", path: ref.namePath, value: ref.name, ...withDetail(explainMissingObject(ctx, ref)) });
     return;
   }
   const knownKeys = (ref.kind === "ConfigMap" ? ctx.index.configMapKeys : ctx.index.secretKeys)?.get(key);
+  const place = ctx.index.places?.get(`${ref.kind}:${key}`);
   for (const wanted of ref.keys ?? []) {
     if (knownKeys && wanted.value !== "" && !knownKeys.has(wanted.value)) {
-      ctx.report({ type: "NotFound", path: wanted.path, value: wanted.value });
+      const detail = place === undefined ? undefined : `${ref.kind} "${ref.name}" (${place}) has no key "${wanted.value}"`;
+      ctx.report({ type: "NotFound", path: wanted.path, value: wanted.value, ...withDetail(detail) });
     }
   }
+}
+
+const withDetail = (detail: string | undefined) => (detail === undefined ? {} : { detail });
+
+/**
+ * `no ConfigMap "app-config" in namespace "default" in the files read (cm.yaml, pod.yaml)`, and
+ * where one of that name is defined in another namespace, if any: the likely mistake.
+ */
+function explainMissingObject(ctx: PodContext, ref: ObjectRef): string | undefined {
+  const files = ctx.index.files;
+  if (files === undefined) return undefined;
+  const named = files.length > MAX_FILES_NAMED ? [...files.slice(0, MAX_FILES_NAMED), `${files.length - MAX_FILES_NAMED} more`] : files;
+  const text = `no ${ref.kind} "${ref.name}" in namespace "${ctx.namespace}" in the ${files.length === 1 ? "file" : "files"} read (${named.join(", ")})`;
+  for (const [key, place] of ctx.index.places ?? []) {
+    const [kind, namespace, ...rest] = key.split(/[:/]/);
+    if (kind === ref.kind && rest.join("/") === ref.name && namespace !== ctx.namespace) {
+      return `${text}; ${place} defines one in namespace "${namespace}"`;
+    }
+  }
+  return text;
 }
