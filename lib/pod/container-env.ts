@@ -46,6 +46,8 @@ export interface ContainerEnv {
   /** Each variable once, where it was first defined, with its last value. */
   env: EnvVarValue[];
   skipped: SkippedKeysEvent[];
+  /** Variables whose value comes from a Secret, directly or through `$(VAR)`: kept out of what podrun prints. */
+  secretNames: string[];
 }
 
 /** The container's environment, or a CreateContainerConfigError carrying the kubelet's message. */
@@ -53,6 +55,12 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
   const { container, objects, lenient } = options;
   const namespace = options.fields.identity.namespace;
   const env = new Map<string, string>();
+  const secret = new Set<string>();
+  const define = (name: string, value: string, fromSecret: boolean) => {
+    env.set(name, value);
+    if (fromSecret) secret.add(name);
+    else secret.delete(name);
+  };
   const skipped: SkippedKeysEvent[] = [];
   const fail = (message: string): undefined => {
     if (lenient) return undefined;
@@ -72,7 +80,7 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
     for (const [key, value] of Object.entries(kind === "configMap" ? ((object as ConfigMap).data ?? {}) : readSecretData(object as Secret))) {
       const name = (source.prefix ?? "") + key;
       if (findEnvVarNameErrors(name).length > 0) invalid.push(name);
-      else env.set(name, value);
+      else define(name, value, kind === "secret");
     }
     if (invalid.length > 0) {
       const keys = invalid.sort(compareBytes).join(", ");
@@ -83,12 +91,16 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
     }
   }
 
-  const lookup = (name: string) => env.get(name);
   for (const variable of container.env ?? []) {
+    let readSecret = variable.valueFrom?.secretKeyRef !== undefined;
+    const lookup = (name: string) => {
+      if (secret.has(name) && env.has(name)) readSecret = true;
+      return env.get(name);
+    };
     const value = variable.value ? expandVars(variable.value, lookup) : variable.valueFrom ? resolveValueFrom(variable, options, fail) : "";
-    if (value !== undefined) env.set(variable.name, value);
+    if (value !== undefined) define(variable.name, value, readSecret);
   }
-  return { env: [...env].map(([name, value]) => ({ name, value })), skipped };
+  return { env: [...env].map(([name, value]) => ({ name, value })), skipped, secretNames: [...secret] };
 }
 
 function resolveValueFrom(variable: EnvVar, options: ContainerEnvOptions, fail: (message: string) => undefined): string | undefined {
@@ -127,9 +139,17 @@ export function readSecretData(secret: Secret): Record<string, string> {
   return { ...data, ...(secret.stringData ?? {}) };
 }
 
-/** The kubelet's ExpandContainerCommandAndArgs: `$(VAR)` in command and args, over the final env. */
-export function expandCommandAndArgs(container: Pick<Container, "command" | "args">, env: readonly EnvVarValue[]): { command?: string[]; args?: string[] } {
-  const lookup = envLookup(env);
+/**
+ * The kubelet's ExpandContainerCommandAndArgs: `$(VAR)` in command and args, over the final env.
+ * `hidden` names stay unexpanded, for a copy that may be printed.
+ */
+export function expandCommandAndArgs(
+  container: Pick<Container, "command" | "args">,
+  env: readonly EnvVarValue[],
+  hidden: ReadonlySet<string> = new Set(),
+): { command?: string[]; args?: string[] } {
+  const values = envLookup(env);
+  const lookup = (name: string) => (hidden.has(name) ? undefined : values(name));
   return {
     ...(container.command ? { command: container.command.map((part) => expandVars(part, lookup)) } : {}),
     ...(container.args ? { args: container.args.map((part) => expandVars(part, lookup)) } : {}),

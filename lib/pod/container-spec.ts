@@ -4,7 +4,7 @@ import { containerLabels, containerRuntimeName, sandboxRuntimeName, type PodIden
 import { INFRA_CONTAINER_NAME } from "../runtime/types.js";
 import { buildStopLabels } from "./stop-labels.js";
 import { planContainerMounts } from "./volume-plan.js";
-import { hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
+import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./container-env.js";
 import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 
@@ -29,6 +29,8 @@ export function buildContainerSpec(options: {
    * the environment the hash is computed from is used: enough for callers that only want the hash.
    */
   env?: readonly EnvVarValue[];
+  /** Variables of `env` whose values come from Secrets (ContainerEnv.secretNames). */
+  secretNames?: readonly string[];
 }): ContainerSpec {
   const { pod, identity, container, kind, imageRef } = options;
   const spec = pod.spec!;
@@ -53,6 +55,12 @@ export function buildContainerSpec(options: {
     restartPolicy: kind === "init" ? "no" : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
     stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
   };
+  const secretNames = new Set(options.secretNames ?? []);
+  if (secretNames.size > 0) {
+    const printed = expandCommandAndArgs(container, env, secretNames);
+    const shown = { command: nonEmpty(printed.command), args: nonEmpty(printed.args) };
+    if (canonicalJson(shown) !== canonicalJson({ command: built.command, args: built.args })) built.printed = shown;
+  }
   const mounts = planContainerMounts(spec, identity, container);
   if (mounts.length > 0) built.mounts = mounts;
   // The hash covers the spec as built, so it is computed last and stored beside the other labels.

@@ -82,7 +82,7 @@ export async function startContainer(context: ContainerStepContext, container: C
   }
   for (const skipped of env.skipped) context.recorder.event(toInvolvedObject(identity), "Warning", skipped.reason, skipped.message);
   throwIfAborted(signal);
-  const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash, objects: context.objects, env: env.env });
+  const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash, objects: context.objects, env: env.env, secretNames: env.secretNames });
   let id: string;
   // While `create` runs, only the name is known: an interrupted run removes the container by it.
   context.created.creating.add(spec.name);
@@ -95,8 +95,9 @@ export async function startContainer(context: ContainerStepContext, container: C
       emit("Warning", "Failed", `Error: ${error.reason}`);
       return fail(error.reason, error.message, error);
     }
-    emit("Warning", "Failed", `Error: ${describeError(error)}`);
-    return fail("CreateContainerError", describeError(error), error);
+    const message = hideSecretValues(describeError(error), env);
+    emit("Warning", "Failed", `Error: ${message}`);
+    return fail("CreateContainerError", message, error);
   }
   context.created.containerIds.push(id);
   context.created.creating.delete(spec.name);
@@ -148,6 +149,18 @@ async function resolveRunEnv(context: ContainerStepContext, container: Container
   const fields: PodFieldContext = { pod, identity, nodeName: usesPodFields(container) ? readNodeName(pod) : "", hostIPs, podIPs };
   const node = usesResources(container) ? readNodeCapacity() : { cpuCores: 0, memoryBytes: 0, ephemeralStorageBytes: 0 };
   return resolveContainerEnv({ pod, container, objects, fields, node });
+}
+
+// A failed create's message may quote its command line, which holds the value of any Secret that
+// command or args reference: such values are put back as the `$(NAME)` they came from.
+function hideSecretValues(message: string, env: ContainerEnv): string {
+  const values = new Map(env.env.map((e) => [e.name, e.value]));
+  let hidden = message;
+  for (const name of env.secretNames) {
+    const value = values.get(name);
+    if (value) hidden = hidden.split(value).join(`$(${name})`);
+  }
+  return hidden;
 }
 
 function hookTimeoutMs(pod: Pod): number {

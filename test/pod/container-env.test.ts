@@ -160,3 +160,19 @@ t.test("the hash environment: run-dependent values as markers", async (t) => {
   t.ok(usesPodIP(container));
   t.notOk(usesPodIP({ name: "a", image: "x", env: [{ name: "UID", valueFrom: { fieldRef: { fieldPath: "metadata.uid" } } }] }));
 });
+
+t.test("secret-derived names: directly, through envFrom, through $(VAR); redefined from elsewhere, no longer", async (t) => {
+  const { secretNames } = resolve({
+    envFrom: [{ secretRef: { name: "creds" } }, { configMapRef: { name: "cfg" } }],
+    env: [
+      { name: "A", valueFrom: { secretKeyRef: { name: "creds", key: "PASSWORD" } } },
+      { name: "B", value: "x-$(A)" },
+      { name: "C", value: "$(B)$(MODE)" },
+      { name: "D", value: "$(MODE)" },
+      { name: "TOKEN", value: "overridden" },
+      { name: "E", value: "$(TOKEN)" },
+    ],
+  });
+  t.same(secretNames.sort(), ["A", "B", "C", "PASSWORD"]);
+  t.same(expandCommandAndArgs({ args: ["$(A)", "$(D)"] }, [{ name: "A", value: "s" }, { name: "D", value: "d" }], new Set(["A"])), { args: ["$(A)", "d"] });
+});

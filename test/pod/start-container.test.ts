@@ -13,7 +13,7 @@ import type { ContainerRuntime, ContainerSpec, ImageInfo } from "../../lib/runti
 const identity = { name: "web", namespace: "default", uid: "uid-1" };
 const SECRET = "hunter2-$(NOT)-\"q\"\nline";
 
-function harness() {
+function harness(script: { failCreate?: boolean } = {}) {
   const calls: string[] = [];
   const created: ContainerSpec[] = [];
   const events: string[] = [];
@@ -29,6 +29,7 @@ function harness() {
     createContainer: async (spec: ContainerSpec) => {
       calls.push(`create ${spec.labels["io.kubernetes.container.name"]}`);
       created.push(spec);
+      if (script.failCreate) throw new Error(`Command failed with exit code 125: docker create ${[...(spec.command ?? []), ...(spec.args ?? [])].join(" ")}`);
       return `id-${created.length}`;
     },
     startContainer: async () => undefined,
@@ -117,4 +118,33 @@ t.test("a missing reference: CreateContainerConfigError before create, the kubel
   t.equal(error.message, "container a: couldn't find key OTHER in Secret default/creds");
   t.same(h.events.filter((e) => e.includes("Failed")), ["spec.containers{a} Warning Failed: Error: couldn't find key OTHER in Secret default/creds"]);
   t.notOk(h.calls.includes("create a"));
+});
+
+t.test("a Secret in args: printed unexpanded, and hidden from a failed create's message", async (t) => {
+  const h = harness({ failCreate: true });
+  const error = (await startPod(h.deps, {
+    pod: pod({ containers: [{ name: "a", image: "x:1", command: ["login", "--password=$(PW)"], args: ["$(MODE)"], env: [{ name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "PW" } } }, { name: "MODE", value: "m" }] }] }),
+    objects,
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  const spec = h.created[0]!;
+  t.same(spec.command, ["login", `--password=${SECRET}`], "the engine gets the value, as the kubelet's runtime would");
+  t.same(spec.printed, { command: ["login", "--password=$(PW)"], args: ["m"] });
+  t.equal(error.reason, "CreateContainerError");
+  t.equal(error.message, "container a: Command failed with exit code 125: docker create login --password=$(PW) m");
+  t.notMatch(JSON.stringify(h.events) + error.message, "hunter2");
+});
+
+t.test("no Secret in command or args: nothing printed apart", async (t) => {
+  const h = harness();
+  await startPod(h.deps, {
+    pod: pod({ containers: [{ name: "a", image: "x:1", args: ["$(MODE)"], env: [{ name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "PW" } } }, { name: "MODE", value: "m" }] }] }),
+    objects,
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  });
+  t.equal(h.created[0]!.printed, undefined);
 });
