@@ -10,8 +10,10 @@ import { findConfigMap, findSecret, type PodObjects } from "./pod-objects.js";
 // pkg/kubelet/kubelet_pods.go makeEnvironmentVariables), then its command and args expanded with
 // it (ExpandContainerCommandAndArgs). Pure: the pod's objects, field values and node capacity go
 // in. The order:
-// 1. envFrom, in order: every data key of the ConfigMap or Secret, with `prefix`; a key that is
-//    not a valid variable name is skipped and named in a Warning event;
+// 1. envFrom, in order: every data key of the ConfigMap or Secret, with `prefix`; a name that is
+//    not valid is skipped and named in a Warning event. The rule is the relaxed one validation
+//    uses (RelaxedEnvironmentVariableValidation, on by default since 1.32, which the kubelet
+//    follows too), so only objects that escaped validation have such keys;
 // 2. env, in order: `value` with `$(VAR)` expanded over what is defined so far, or `valueFrom`;
 // later definitions replace earlier ones. A missing object or key that is not `optional` fails
 // the container with CreateContainerConfigError before it is created; an optional one defines
