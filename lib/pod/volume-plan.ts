@@ -1,6 +1,9 @@
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, LABEL_VOLUME, type VolumeMount } from "../runtime/types.js";
+import { parseQuantityBytes } from "../resources/quantity.js";
 import type { PodIdentity } from "./identity.js";
+
+export { parseQuantityBytes };
 
 // emptyDir volumes as the engines can give them (pure). The kubelet makes an emptyDir once per
 // pod, empty, shared by every container that mounts it, and removes it with the pod:
@@ -82,20 +85,4 @@ export function findMemoryVolumesOnDisk(spec: Partial<PodSpec>): number[] {
 function isOwnTmpfs(spec: PodSpec, volume: string, mounts: Map<string, number>): boolean {
   const source = spec.volumes?.find((v) => v.name === volume)?.emptyDir;
   return source?.medium === "Memory" && mounts.get(volume) === 1;
-}
-
-const BINARY_SUFFIXES: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL_SUFFIXES: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-
-/**
- * A resource.Quantity in bytes, rounded up as the API server rounds byte quantities; undefined
- * for zero, a negative or unreadable value (the engine's default size then applies).
- */
-export function parseQuantityBytes(quantity: string | number): number | undefined {
-  const match = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([KMGTPE]i|[numkMGTPE])|[eE]([+-]?\d+))?$/.exec(String(quantity).trim());
-  if (!match) return undefined;
-  const [, number = "", suffix = "", exponent] = match;
-  const multiplier = exponent !== undefined ? 10 ** Number(exponent) : (BINARY_SUFFIXES[suffix] ?? DECIMAL_SUFFIXES[suffix] ?? 1);
-  const bytes = Math.ceil(Number(number) * multiplier);
-  return Number.isFinite(bytes) && bytes > 0 ? bytes : undefined;
 }
