@@ -10,6 +10,7 @@ import { buildContainerSpec, type ContainerKind } from "./container-spec.js";
 import { HookError, runLifecycleHandler } from "./hooks.js";
 import type { PodIdentity } from "./identity.js";
 import type { PodObjects } from "./pod-objects.js";
+import { resolveMountSources, type MountSourceContext } from "./mount-sources.js";
 import { describeError } from "../runtime/choose-runtime.js";
 
 // One container of a pod, the kubelet's startContainer (kubelet.md §7): image → create → start →
@@ -32,6 +33,8 @@ export interface ContainerStepContext {
   inspectError: unknown;
   /** Settles when the pod's volumes exist: a create waits for it. */
   volumesReady: Promise<void>;
+  /** Where bind mounts find their host paths (mount-sources.ts); absent: the pod has no bind mount to resolve. */
+  mountSources?: MountSourceContext;
   /** Settles when the sandbox runs: a start waits for it. */
   sandboxStarted: Promise<void>;
   /** The pod's IP, for an httpGet hook without a host (asked once, lazily). */
@@ -70,6 +73,16 @@ export async function startContainer(context: ContainerStepContext, container: C
   await context.volumesReady;
   throwIfAborted(signal);
   const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash });
+  if (spec.mounts?.some((mount) => mount.bind) && context.mountSources) {
+    try {
+      spec.mounts = await resolveMountSources(spec.mounts, { env: spec.env ?? [], container: container.name, context: context.mountSources });
+    } catch (error) {
+      if (!(error instanceof PodrunError)) throw error;
+      emit("Warning", "Failed", `Error: ${error.message}`);
+      return fail(error.reason, error.message, error);
+    }
+    throwIfAborted(signal);
+  }
   let id: string;
   // While `create` runs, only the name is known: an interrupted run removes the container by it.
   context.created.creating.add(spec.name);

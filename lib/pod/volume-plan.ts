@@ -1,7 +1,8 @@
-import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
+import type { Container, PodSpec, VolumeMount as VolumeMountSpec } from "kubernetes-types/core/v1.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, LABEL_VOLUME, type VolumeMount } from "../runtime/types.js";
 import { parseQuantityBytes } from "../resources/quantity.js";
 import type { PodIdentity } from "./identity.js";
+import { isFileVolume } from "./volume-files.js";
 
 export { parseQuantityBytes };
 
@@ -14,6 +15,10 @@ export { parseQuantityBytes };
 //   (each mount would be a separate one), so it becomes an engine volume on disk, and validation
 //   warns (support.ts). Memory-backed engine volumes (`--opt type=tmpfs`) would lose their data
 //   between an init container's exit and the app's start: the engines unmount them when unused.
+// configMap, secret, downwardAPI and projected volumes are files podrun writes in the pod
+// directory (volume-files.ts, start-pod.ts), bind-mounted read-only; a hostPath is bind-mounted
+// after the kubelet's type check (host-path.ts); a subPath of any of them, or of an emptyDir's
+// engine volume, is a bind of that path inside the volume's directory (mount-sources.ts).
 // Other volume types are not honoured: mounts of them are left out, and validation warns.
 
 /** An engine volume to create for the pod. */
@@ -48,18 +53,39 @@ export function planPodVolumes(spec: PodSpec, pod: PodIdentity): PodVolume[] {
     .map((volume) => ({ name: volumeRuntimeName(pod, volume.name), volume: volume.name, labels: volumeLabels(pod, volume.name) }));
 }
 
-/** The container's mounts of emptyDir volumes, in manifest order (mounts of other volume types are left out). */
+/**
+ * The container's volumeMounts, in manifest order, as planned (pure: the same on every run, so
+ * that it can go into the spec hash). A bind's host path is resolved just before create
+ * (mount-sources.ts). Mounts of volume types podrun does not honour are left out (validation warns).
+ * configMap, secret, downwardAPI and projected volumes are always read-only, as the kubelet mounts them.
+ */
 export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name" | "namespace">, container: Container): VolumeMount[] {
   const mounts = countVolumeMounts(spec);
-  const emptyDirs = new Map((spec.volumes ?? []).filter((v) => v.emptyDir !== undefined).map((v) => [v.name, v.emptyDir!]));
+  const volumes = new Map((spec.volumes ?? []).map((v) => [v.name, v]));
   return (container.volumeMounts ?? []).flatMap((mount): VolumeMount[] => {
-    const emptyDir = emptyDirs.get(mount.name);
+    const volume = volumes.get(mount.name);
+    if (!volume) return [];
+    const readOnly = mount.readOnly === true;
+    const subPath = mount.subPathExpr ? { subPath: mount.subPathExpr, expand: true } : mount.subPath ? { subPath: mount.subPath } : {};
+    if (isFileVolume(volume)) {
+      return [{ volume: mount.name, target: mount.mountPath, readOnly: true, bind: { from: "files", ...subPath } }];
+    }
+    if (volume.hostPath) {
+      return [{ volume: mount.name, target: mount.mountPath, readOnly, bind: { from: "host", path: volume.hostPath.path, ...subPath } }];
+    }
+    const emptyDir = volume.emptyDir;
     if (!emptyDir) return [];
-    const base = { volume: volumeRuntimeName(pod, mount.name), target: mount.mountPath, readOnly: mount.readOnly === true };
+    const base = { volume: volumeRuntimeName(pod, mount.name), target: mount.mountPath, readOnly };
+    // The engines here have no volume-subpath option: a subPath is a bind of the directory in the volume.
+    if (hasSubPath(mount)) return [{ ...base, bind: { from: "engine-volume", ...subPath } }];
     if (!isOwnTmpfs(spec, mount.name, mounts)) return [base];
     const size = emptyDir.sizeLimit === undefined ? undefined : parseQuantityBytes(emptyDir.sizeLimit);
     return [{ ...base, tmpfs: true, ...(size !== undefined ? { tmpfsSizeBytes: size } : {}) }];
   });
+}
+
+function hasSubPath(mount: VolumeMountSpec): boolean {
+  return Boolean(mount.subPath || mount.subPathExpr);
 }
 
 /** How many volumeMounts, across init and app containers, name each volume. */
@@ -72,17 +98,21 @@ export function countVolumeMounts(spec: Partial<PodSpec>): Map<string, number> {
 }
 
 /**
- * Indexes in spec.volumes of the Memory emptyDirs that are mounted more than once, and so get an
+ * Indexes in spec.volumes of the Memory emptyDirs that are mounted more than once (or by subPath), and so get an
  * engine volume on disk instead of memory (validation names them in a warning).
  */
 export function findMemoryVolumesOnDisk(spec: Partial<PodSpec>): number[] {
   const mounts = countVolumeMounts(spec);
   return (spec.volumes ?? []).flatMap((volume, index) =>
-    volume.emptyDir?.medium === "Memory" && (mounts.get(volume.name) ?? 0) > 1 ? [index] : [],
+    volume.emptyDir?.medium === "Memory" && (mounts.get(volume.name) ?? 0) > 0 && !isOwnTmpfs(spec, volume.name, mounts) ? [index] : [],
   );
 }
 
-function isOwnTmpfs(spec: PodSpec, volume: string, mounts: Map<string, number>): boolean {
+// A Memory emptyDir is the container's own tmpfs when one mount in the pod uses it, whole: a
+// subPath of it needs a directory on the host to bind, so it becomes an engine volume.
+function isOwnTmpfs(spec: Partial<PodSpec>, volume: string, mounts: Map<string, number>): boolean {
   const source = spec.volumes?.find((v) => v.name === volume)?.emptyDir;
-  return source?.medium === "Memory" && mounts.get(volume) === 1;
+  if (source?.medium !== "Memory" || mounts.get(volume) !== 1) return false;
+  const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
+  return !containers.some((c) => (c.volumeMounts ?? []).some((m) => m.name === volume && hasSubPath(m)));
 }

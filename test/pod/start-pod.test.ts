@@ -69,6 +69,10 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
     },
     removeVolumes: async (volumes) => void calls.push(`removeVolumes ${volumes.join(",")}`),
     listVolumes: async () => [],
+    inspectVolumeMountpoint: async (name) => {
+      calls.push(`inspectVolume ${name}`);
+      return `/mnt/${name}`;
+    },
   };
   return { runtime, calls };
 }
