@@ -77,7 +77,7 @@ export async function down(options: DownOptions): Promise<void> {
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;
   // --all also finds a pod of which only volumes, or only its directory, are left (a run that was killed).
   if (options.all) {
-    const leftDirs = (await listPodDirectories(stateDir)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);
+    const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);
     for (const key of [...volumes.keys(), ...leftDirs.map(keyOf)]) if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
   }
   if (options.all && wanted.length === 0) {
@@ -103,7 +103,7 @@ export async function down(options: DownOptions): Promise<void> {
         const podVolumes = volumes.get(keyOf(target)) ?? [];
         const label = formatPodLabel(target);
         // Named by namespace and pod, so that a pod given by name, or already gone, finds it too.
-        const podDir = podDirectory(stateDir, target);
+        const podDir = podDirectory(stateDir, runtime.name, target);
         const hasPodDir = (await stat(podDir).catch(() => undefined)) !== undefined;
         if (!pod && podVolumes.length === 0 && !hasPodDir) {
           report({ target, status: "NotFound", started }, `${label} not found`);

@@ -185,31 +185,31 @@ async function upPod(context: {
   const keptPod = plan?.action === "keep" ? { ...(reconciled!.infra ? { sandboxId: reconciled!.infra.id } : {}), create: [...plan.recreate, ...plan.create] } : undefined;
 
   try {
-    const created = keptPod?.create.length === 0
-      ? undefined // all unchanged: nothing to start
-      : await startPod(
-          { runtime, recorder: context.recorder, images: context.images },
-          {
-            pod,
-            objects: context.objects,
-            identity,
-            infraImage: context.infraImage,
-            publishAll: options.publishAll,
-            runHooks: !options.dryRun,
-            stateDir: context.stateDir,
-            dryRun: options.dryRun,
-            presentImages,
-            ...(signal ? { signal } : {}),
-            ...(keptPod ? { keptPod } : {}),
-          },
-        );
-    const result = keptPod ? withKeptContainers(created, pod, reconciled!) : created!;
+    // Even with every container unchanged, startPod runs: it rewrites the kept pod's volume files in
+    // place (a ConfigMap that changed), as the kubelet updates them in a running pod.
+    const created = await startPod(
+      { runtime, recorder: context.recorder, images: context.images },
+      {
+        pod,
+        objects: context.objects,
+        identity,
+        infraImage: context.infraImage,
+        publishAll: options.publishAll,
+        runHooks: !options.dryRun,
+        stateDir: context.stateDir,
+        dryRun: options.dryRun,
+        presentImages,
+        ...(signal ? { signal } : {}),
+        ...(keptPod ? { keptPod } : {}),
+      },
+    );
+    const result = keptPod ? withKeptContainers(created, pod, reconciled!) : created;
     if (options.wait && !options.dryRun) {
       await waitUntilReady({ ...context, identity, started: result, since: started });
       return;
     }
     if (!options.json && !options.dryRun) {
-      const summary = formatUpSummary({ label, ...(plan ? { plan } : {}), started: created ?? { appContainers: 0, initContainers: 0 }, seconds: (Date.now() - started) / 1000, runtime: runtime.name });
+      const summary = formatUpSummary({ label, ...(plan ? { plan } : {}), started: created, seconds: (Date.now() - started) / 1000, runtime: runtime.name });
       context.stdout.write(`${color.green(summary)}\n`);
     }
   } catch (error) {
@@ -326,7 +326,7 @@ async function answerInterrupt(context: { pod: Pod; runtime: ContainerRuntime; o
     // The whole pod, kept containers included (`up` of a pod that was already there).
     const containerIds = [...new Set([...started.containerIds, ...started.containers.map((c) => c.id)])];
     const volumes = planPodVolumes(context.pod.spec!, identity).map((volume) => volume.name);
-    const podDir = podDirectory(context.stateDir, identity);
+    const podDir = podDirectory(context.stateDir, runtime.name, identity);
     await undoStart(runtime, { ...(started.sandboxId !== undefined ? { sandbox: sandboxRuntimeName(identity) } : {}), containerIds, volumes, podDir });
     stderr.write(`podrun: interrupted; removed ${label} (--rm-on-interrupt)\n`);
   } catch (error) {

@@ -2,10 +2,11 @@ import { chmod, mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { PodIdentity } from "./identity.js";
 
-// A pod's directory under podrun's state directory: `<stateDir>/pods/<namespace>_<pod>/`, holding
-// `volumes/<volume>/` for each configMap, secret, downwardAPI and projected volume (the kubelet's
-// /var/lib/kubelet/pods/<uid>/volumes/…). Named by namespace and pod name, never by UID, so that
-// `down POD` (which has no manifest, and may find no container) can still remove it. Neither a
+// A pod's directory under podrun's state directory: `<stateDir>/pods/<engine>/<namespace>_<pod>/`,
+// holding `volumes/<volume>/` for each configMap, secret, downwardAPI and projected volume (the
+// kubelet's /var/lib/kubelet/pods/<uid>/volumes/…). Named by namespace and pod name, never by UID,
+// so that `down POD` (which has no manifest, and may find no container) can still remove it; and by
+// engine, since the same pod may run on docker and podman at once, each its own. Neither a
 // namespace (a DNS label) nor a pod name (a DNS subdomain) can hold `_`: the name splits back.
 //
 // `pods/` and each pod directory are 0700 whatever the state directory is: a Secret's files
@@ -20,9 +21,9 @@ export function podsDirectory(stateDir: string): string {
   return join(stateDir, "pods");
 }
 
-/** `<stateDir>/pods/<namespace>_<pod>`. */
-export function podDirectory(stateDir: string, pod: Pick<PodIdentity, "name" | "namespace">): string {
-  return join(podsDirectory(stateDir), `${pod.namespace}_${pod.name}`);
+/** `<stateDir>/pods/<engine>/<namespace>_<pod>`. */
+export function podDirectory(stateDir: string, engine: string, pod: Pick<PodIdentity, "name" | "namespace">): string {
+  return join(podsDirectory(stateDir), engine, `${pod.namespace}_${pod.name}`);
 }
 
 /** `<podDir>/volumes/<volume>`: the directory a file volume is written to and bind-mounted from. */
@@ -30,16 +31,15 @@ export function volumeDirectory(podDir: string, volume: string): string {
   return join(podDir, "volumes", volume);
 }
 
-/** Creates the pod directory (and `pods/`), private to the user; true when it did not exist before. */
-export async function ensurePodDirectory(stateDir: string, pod: Pick<PodIdentity, "name" | "namespace">): Promise<{ path: string; created: boolean }> {
-  const pods = podsDirectory(stateDir);
-  await mkdir(pods, { recursive: true, mode: 0o700 });
-  await chmod(pods, 0o700);
-  const path = podDirectory(stateDir, pod);
-  const created = (await mkdir(path, { recursive: true, mode: 0o700 })) !== undefined;
+/** Creates the pod directory (and the ones above it under the state directory), private to the user. */
+export async function ensurePodDirectory(stateDir: string, engine: string, pod: Pick<PodIdentity, "name" | "namespace">): Promise<string> {
+  const path = podDirectory(stateDir, engine, pod);
   // An existing one keeps no looser mode than this either (a copy, a restore from a backup…).
-  await chmod(path, 0o700);
-  return { path, created };
+  for (const dir of [podsDirectory(stateDir), join(podsDirectory(stateDir), engine), path]) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+  }
+  return path;
 }
 
 /** Removes a pod directory and everything in it; a missing one is success. */
@@ -48,8 +48,8 @@ export async function removePodDirectory(path: string): Promise<void> {
 }
 
 /** The pods that have a directory: `--all` of `down` also removes what a killed run left. */
-export async function listPodDirectories(stateDir: string): Promise<{ name: string; namespace: string }[]> {
-  const entries = await readdir(podsDirectory(stateDir), { withFileTypes: true }).catch(() => []);
+export async function listPodDirectories(stateDir: string, engine: string): Promise<{ name: string; namespace: string }[]> {
+  const entries = await readdir(join(podsDirectory(stateDir), engine), { withFileTypes: true }).catch(() => []);
   return entries.flatMap((entry) => {
     const at = entry.name.indexOf("_");
     if (!entry.isDirectory() || at <= 0 || at === entry.name.length - 1) return [];

@@ -25,6 +25,8 @@ export interface PrepareVolumesOptions {
   objects: PodObjects;
   /** podrun's state directory: the pod directory goes under it. */
   stateDir?: string;
+  /** The engine's name (docker, podman, nerdctl): each has its own pod directories. */
+  engine: string;
   /** Compute and check, write nothing (and create no hostPath). */
   dryRun?: boolean;
   /**
@@ -61,13 +63,13 @@ export async function prepareVolumes(recorder: Pick<EventRecorder, "event">, opt
   }
   if (fileVolumes.length === 0) return {};
   if (options.stateDir === undefined) return failed(fileVolumes[0]!, new Error("podrun has no state directory to write the volume's files in"));
-  const podDir = podDirectory(options.stateDir, identity);
+  const podDir = podDirectory(options.stateDir, options.engine, identity);
   if (options.dryRun) return { podDir };
 
   // A new pod starts from nothing: what a run that was killed left there is not its.
   if (!options.kept) await removePodDirectory(podDir);
   try {
-    await ensurePodDirectory(options.stateDir, identity);
+    await ensurePodDirectory(options.stateDir, options.engine, identity);
     await mkdir(join(podDir, "volumes"), { recursive: true, mode: 0o750 });
     for (const volume of fileVolumes) {
       const dir = volumeDirectory(podDir, volume.name);

@@ -123,6 +123,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       identity,
       objects: options.objects ?? NO_OBJECTS,
       ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
+      engine: deps.runtime.name,
       dryRun: options.dryRun === true,
       kept: keptPod !== undefined,
     });

@@ -1,8 +1,10 @@
-import type { Container, PodSpec, VolumeMount as VolumeMountSpec } from "kubernetes-types/core/v1.js";
+import { createHash } from "node:crypto";
+import type { Container, PodSpec, Volume, VolumeMount as VolumeMountSpec } from "kubernetes-types/core/v1.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, LABEL_VOLUME, type VolumeMount } from "../runtime/types.js";
 import { parseQuantityBytes } from "../resources/quantity.js";
 import type { PodIdentity } from "./identity.js";
-import { isFileVolume } from "./volume-files.js";
+import { readNodeCapacity, readNodeName } from "./field-ref.js";
+import { isFileVolume, planVolumeFiles, type VolumeFilesContext } from "./volume-files.js";
 
 export { parseQuantityBytes };
 
@@ -59,7 +61,7 @@ export function planPodVolumes(spec: PodSpec, pod: PodIdentity): PodVolume[] {
  * (mount-sources.ts). Mounts of volume types podrun does not honour are left out (validation warns).
  * configMap, secret, downwardAPI and projected volumes are always read-only, as the kubelet mounts them.
  */
-export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name" | "namespace">, container: Container): VolumeMount[] {
+export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name" | "namespace">, container: Container, content?: SubPathContent): VolumeMount[] {
   const mounts = countVolumeMounts(spec);
   const volumes = new Map((spec.volumes ?? []).map((v) => [v.name, v]));
   return (container.volumeMounts ?? []).flatMap((mount): VolumeMount[] => {
@@ -68,7 +70,11 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
     const readOnly = mount.readOnly === true;
     const subPath = mount.subPathExpr ? { subPath: mount.subPathExpr, expand: true } : mount.subPath ? { subPath: mount.subPath } : {};
     if (isFileVolume(volume)) {
-      return [{ volume: mount.name, target: mount.mountPath, readOnly: true, bind: { from: "files", ...subPath } }];
+      // A subPath mount keeps the file it was made with (the kubelet's too): the content counts in
+      // the spec hash, so that `up` recreates the container when it changed. Whole-volume mounts are
+      // updated in place instead (prepare-volumes.ts), and their content does not count.
+      const digest = hasSubPath(mount) && content ? { contentDigest: digestVolumeFiles(volume, content) } : {};
+      return [{ volume: mount.name, target: mount.mountPath, readOnly: true, bind: { from: "files", ...subPath, ...digest } }];
     }
     if (volume.hostPath) {
       return [{ volume: mount.name, target: mount.mountPath, readOnly, bind: { from: "host", path: volume.hostPath.path, ...subPath } }];
@@ -82,6 +88,24 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
     const size = emptyDir.sizeLimit === undefined ? undefined : parseQuantityBytes(emptyDir.sizeLimit);
     return [{ ...base, tmpfs: true, ...(size !== undefined ? { tmpfsSizeBytes: size } : {}) }];
   });
+}
+
+/** What a file volume's content is computed from, for the digest of a subPath mount of it. */
+export type SubPathContent = Omit<VolumeFilesContext, "nodeCapacity" | "nodeName">;
+
+/** SHA-256 of the volume's files (paths, modes, bytes), or of the reason they cannot be made. */
+function digestVolumeFiles(volume: Volume, content: SubPathContent): string {
+  const hash = createHash("sha256");
+  try {
+    const files = planVolumeFiles(volume, { ...content, nodeName: readNodeName(content.pod), nodeCapacity: readNodeCapacity });
+    for (const path of [...files.keys()].sort()) {
+      const file = files.get(path)!;
+      hash.update(`${path}\0${file.mode}\0${file.content.length}\0`).update(file.content);
+    }
+  } catch (error) {
+    hash.update(`error\0${(error as Error).message}`);
+  }
+  return hash.digest("hex");
 }
 
 function hasSubPath(mount: VolumeMountSpec): boolean {

@@ -115,6 +115,8 @@ export interface BindOrigin {
   subPath?: string;
   /** subPath is a subPathExpr: `$(VAR)` expanded with the container's environment. */
   expand?: boolean;
+  /** A subPath of a `files` volume: SHA-256 of the volume's files, for the spec hash (never the files). */
+  contentDigest?: string;
 }
 
 /** An engine volume, as listVolumes finds it. */

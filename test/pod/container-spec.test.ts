@@ -75,7 +75,7 @@ t.test("sandbox: the pod's labels, hostPort ports only unless --publish-all", as
   t.same(buildSandboxSpec({ pod: host, identity, infraImage: "p", publishAll: true }).ports, [], "hostNetwork publishes nothing");
 });
 
-t.test("emptyDir mounts, and what `down` reads back from the labels", async (t) => {
+t.test("volume mounts, and what `down` reads back from the labels", async (t) => {
   const p = pod({
     terminationGracePeriodSeconds: 7,
     volumes: [{ name: "data", emptyDir: {} }, { name: "conf", configMap: { name: "c" } }, { name: "mem", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } }],
@@ -90,8 +90,9 @@ t.test("emptyDir mounts, and what `down` reads back from the labels", async (t) 
   const spec = buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "app", imageRef: "x:1" });
   t.same(spec.mounts, [
     { volume: "ci_web_data", target: "/data", readOnly: true },
+    { volume: "conf", target: "/etc/conf", readOnly: true, bind: { from: "files" } },
     { volume: "ci_web_mem", target: "/mem", readOnly: false, tmpfs: true, tmpfsSizeBytes: 1048576 },
-  ], "the configMap mount is left out (its volume is warned about)");
+  ], "the configMap mount is a read-only bind of its files");
   t.equal(spec.labels["io.kubernetes.pod.terminationGracePeriod"], "7");
   t.same(JSON.parse(spec.labels["io.kubernetes.container.preStopHandler"]!), { httpGet: { path: "/quit", port: 8080, scheme: "HTTP" } }, "a named port is stored as its number");
   const init = buildContainerSpec({ pod: p, identity, container: { name: "i", image: "x:1" }, kind: "init", imageRef: "x:1" });
