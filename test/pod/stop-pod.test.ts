@@ -193,3 +193,20 @@ t.test("a sleep hook is cut to what is left of the grace period", async (t) => {
   t.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
   t.ok(h.calls.includes("stop a 0") || h.calls.includes("stop a 1"));
 });
+
+t.test("the pod directory goes last, with its volume files", async (t) => {
+  const { mkdir, mkdtemp, rm, writeFile } = await import("node:fs/promises");
+  const { existsSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const base = await mkdtemp(join(tmpdir(), "podrun-stop-"));
+  t.teardown(() => rm(base, { recursive: true, force: true }));
+  const podDir = join(base, "pods", "docker", "default_web");
+  await mkdir(join(podDir, "volumes", "sec"), { recursive: true });
+  await writeFile(join(podDir, "volumes", "sec", "password"), "x", { mode: 0o400 });
+  const h = harness();
+  const result = await stopPod(h.deps, { pod: record({ appContainers: [state("a", "app", { running: false })] }), volumes, podDir });
+  t.same(result.failures, []);
+  t.notOk(existsSync(podDir));
+  t.ok(existsSync(join(base, "pods", "docker")), "only the pod's own directory");
+});
