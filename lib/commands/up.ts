@@ -160,6 +160,7 @@ async function upPod(context: {
         { runtime, recorder: context.recorder },
         {
           pod,
+          objects: context.objects,
           identity,
           infraImage: context.infraImage,
           publishAll: options.publishAll,

@@ -47,6 +47,12 @@ function containerFields(prefix: string): string[] {
     "workingDir",
     "env[*].name",
     "env[*].value",
+    // fileKeyRef (alpha) stays a warning.
+    "env[*].valueFrom.configMapKeyRef",
+    "env[*].valueFrom.secretKeyRef",
+    "env[*].valueFrom.fieldRef",
+    "env[*].valueFrom.resourceFieldRef",
+    "envFrom",
     "ports",
     "lifecycle.postStart",
     "lifecycle.preStop",

@@ -4,7 +4,9 @@ import { containerLabels, containerRuntimeName, sandboxRuntimeName, type PodIden
 import { INFRA_CONTAINER_NAME } from "../runtime/types.js";
 import { buildStopLabels } from "./stop-labels.js";
 import { planContainerMounts } from "./volume-plan.js";
-import { hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
+import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
+import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./container-env.js";
+import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 
 export type ContainerKind = "init" | "app";
 
@@ -20,17 +22,31 @@ export function buildContainerSpec(options: {
   imageRef: string;
   /** computePodHash() of the pod, carried as a label so that `up` can tell a changed pod. */
   podHash?: string;
+  /** The ConfigMaps and Secrets the env reads: their values count in the spec hash. */
+  objects?: PodObjects;
+  /**
+   * The container's environment for this run (container-env.ts resolveContainerEnv). Without it,
+   * the environment the hash is computed from is used: enough for callers that only want the hash.
+   */
+  env?: readonly EnvVarValue[];
+  /** Variables of `env` whose values come from Secrets (ContainerEnv.secretNames). */
+  secretNames?: readonly string[];
 }): ContainerSpec {
   const { pod, identity, container, kind, imageRef } = options;
   const spec = pod.spec!;
+  // The hash sees values that change from run to run (pod IP, a fresh UID) as fixed markers, so
+  // that `up` on an unchanged manifest keeps the container; everything else counts, secrets too.
+  const hashEnv = resolveHashEnv({ pod, identity, container, objects: options.objects ?? NO_OBJECTS });
+  const env = options.env ?? hashEnv;
   const nonEmpty = (list?: string[]) => (list && list.length > 0 ? [...list] : undefined);
+  const withEnv = (values: readonly EnvVarValue[]): Pick<ContainerSpec, "command" | "args" | "env"> => {
+    const expanded = expandCommandAndArgs(container, values);
+    return { command: nonEmpty(expanded.command), args: nonEmpty(expanded.args), env: values.map((e) => ({ ...e })) };
+  };
   const built: ContainerSpec = {
     name: containerRuntimeName(identity, container.name),
     image: imageRef,
-    command: nonEmpty(container.command),
-    args: nonEmpty(container.args),
-    // valueFrom is not honoured yet (a warning says so): only literal values are passed.
-    env: (container.env ?? []).filter((e) => e.valueFrom === undefined).map((e) => ({ name: e.name, value: e.value ?? "" })),
+    ...withEnv(env),
     workingDir: container.workingDir || undefined,
     labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind) },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
@@ -39,10 +55,17 @@ export function buildContainerSpec(options: {
     restartPolicy: kind === "init" ? "no" : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
     stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
   };
-  const mounts = planContainerMounts(spec, identity, container);
+  const secretNames = new Set(options.secretNames ?? []);
+  if (secretNames.size > 0) {
+    const printed = expandCommandAndArgs(container, env, secretNames);
+    const shown = { command: nonEmpty(printed.command), args: nonEmpty(printed.args) };
+    if (canonicalJson(shown) !== canonicalJson({ command: built.command, args: built.args })) built.printed = shown;
+  }
+  // A subPath of a file volume counts its content (volume-plan.ts): read from the same objects as the env.
+  const mounts = planContainerMounts(spec, identity, container, { pod, identity, objects: options.objects ?? NO_OBJECTS });
   if (mounts.length > 0) built.mounts = mounts;
   // The hash covers the spec as built, so it is computed last and stored beside the other labels.
-  built.labels[LABEL_SPEC_HASH] = hashContainer(built, container);
+  built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);
   if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;
   return built;
 }
@@ -71,10 +94,10 @@ export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; inf
  * The pod-level hash (spec-hash.ts hashPod) of a pod as `up` would run it: the sandbox it makes
  * and its init containers. Every container of the pod carries it (`podHash` above).
  */
-export function computePodHash(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean }): string {
-  const { pod, identity } = options;
+export function computePodHash(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean; objects?: PodObjects }): string {
+  const { pod, identity, objects } = options;
   const initContainerHashes = (pod.spec!.initContainers ?? []).map(
-    (container) => buildContainerSpec({ pod, identity, container, kind: "init", imageRef: container.image! }).labels[LABEL_SPEC_HASH]!,
+    (container) => buildContainerSpec({ pod, identity, container, kind: "init", imageRef: container.image!, ...(objects ? { objects } : {}) }).labels[LABEL_SPEC_HASH]!,
   );
   return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes });
 }

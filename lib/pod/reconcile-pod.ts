@@ -9,6 +9,7 @@ import { killContainers } from "./kill-containers.js";
 import { describeNameClashes, findNameClashes, namesToCreate, podNames } from "./name-clash.js";
 import { describeDesiredPod, planPod, type PodPlan } from "./reconcile.js";
 import { stopPod } from "./stop-pod.js";
+import type { PodObjects } from "./pod-objects.js";
 
 // The first half of an idempotent `up` (the kubelet's SyncPod steps 1–3): read the pod back from
 // the engine, plan (reconcile.ts), make sure no name it needs belongs to someone else, then kill
@@ -29,6 +30,8 @@ export async function reconcilePod(
   deps: { runtime: ContainerRuntime; recorder: Pick<EventRecorder, "event"> },
   options: {
     pod: Pod;
+    /** The ConfigMaps and Secrets the pod's env reads: a changed value changes the container's hash. */
+    objects?: PodObjects;
     identity: PodIdentity;
     infraImage: string;
     publishAll: boolean;

@@ -2,6 +2,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { INFRA_CONTAINER_NAME, LABEL_CONTAINER_KIND, LABEL_CONTAINER_NAME, LABEL_POD_UID, type ContainerState } from "../runtime/types.js";
 import { buildContainerSpec, computePodHash } from "./container-spec.js";
 import type { PodIdentity } from "./identity.js";
+import type { PodObjects } from "./pod-objects.js";
 import { LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 
 // What `podrun up` does with a pod that is already there: the kubelet's computePodActions
@@ -53,8 +54,8 @@ export interface PodPlan {
 }
 
 /** The manifest side of the comparison, hashed exactly as `up` will label the containers. */
-export function describeDesiredPod(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean }): DesiredPod {
-  const { pod, identity } = options;
+export function describeDesiredPod(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean; objects?: PodObjects }): DesiredPod {
+  const { pod, identity, objects } = options;
   const spec = pod.spec!;
   return {
     podHash: computePodHash(options),
@@ -63,7 +64,7 @@ export function describeDesiredPod(options: { pod: Pod; identity: PodIdentity; i
     ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}),
     containers: spec.containers.map((container) => ({
       name: container.name,
-      hash: buildContainerSpec({ pod, identity, container, kind: "app", imageRef: container.image! }).labels[LABEL_SPEC_HASH]!,
+      hash: buildContainerSpec({ pod, identity, container, kind: "app", imageRef: container.image!, ...(objects ? { objects } : {}) }).labels[LABEL_SPEC_HASH]!,
     })),
     initContainers: (spec.initContainers ?? []).map((container) => container.name),
   };

@@ -22,7 +22,8 @@ const HASH_VERSION = 1;
 // ContainerSpec fields that name the container or its pod rather than describe it: they are the
 // same for every run of a pod (or, for labels, carry the run's UID and the hashes themselves).
 // Every other field counts, so a field added to ContainerSpec (mounts, …) counts from day one.
-type NamingField = "name" | "labels" | "sandbox";
+// `printed` is command and args again, for --dry-run.
+type NamingField = "name" | "labels" | "sandbox" | "printed";
 
 /**
  * The hash of one container as `create` makes it: the ContainerSpec podrun builds (command, args,
@@ -31,7 +32,7 @@ type NamingField = "name" | "labels" | "sandbox";
  * probes), so that a changed probe recreates the container too.
  */
 export function hashContainer(spec: ContainerSpec, container: Container): string {
-  const { name: _name, labels: _labels, sandbox: _sandbox, image: _image, env, ...rest } = spec as ContainerSpec & Record<NamingField, unknown>;
+  const { name: _name, labels: _labels, sandbox: _sandbox, printed: _printed, image: _image, env, ...rest } = spec as ContainerSpec & Record<NamingField, unknown>;
   return shortHash({
     version: HASH_VERSION,
     spec: rest,

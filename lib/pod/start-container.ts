@@ -11,6 +11,8 @@ import { HookError, runLifecycleHandler } from "./hooks.js";
 import type { PodIdentity } from "./identity.js";
 import type { PodObjects } from "./pod-objects.js";
 import { resolveMountSources, type MountSourceContext } from "./mount-sources.js";
+import { resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "./container-env.js";
+import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "./field-ref.js";
 import { describeError } from "../runtime/choose-runtime.js";
 
 // One container of a pod, the kubelet's startContainer (kubelet.md §7): image → create → start →
@@ -72,8 +74,20 @@ export async function startContainer(context: ContainerStepContext, container: C
 
   await context.volumesReady;
   throwIfAborted(signal);
-  const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash });
+  // The kubelet's generateContainerConfig: a reference that does not resolve fails here, before create.
+  let env: ContainerEnv;
+  try {
+    env = await resolveRunEnv(context, container);
+  } catch (error) {
+    if (!(error instanceof PodrunError)) throw error;
+    emit("Warning", "Failed", `Error: ${error.message}`);
+    return fail(error.reason, error.message, error);
+  }
+  for (const skipped of env.skipped) context.recorder.event(toInvolvedObject(identity), "Warning", skipped.reason, skipped.message);
+  throwIfAborted(signal);
+  const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash, objects: context.objects, env: env.env, secretNames: env.secretNames });
   if (spec.mounts?.some((mount) => mount.bind) && context.mountSources) {
+    // subPathExpr sees the container's whole environment, as built just above.
     try {
       spec.mounts = await resolveMountSources(spec.mounts, { env: spec.env ?? [], container: container.name, context: context.mountSources });
     } catch (error) {
@@ -95,8 +109,9 @@ export async function startContainer(context: ContainerStepContext, container: C
       emit("Warning", "Failed", `Error: ${error.reason}`);
       return fail(error.reason, error.message, error);
     }
-    emit("Warning", "Failed", `Error: ${describeError(error)}`);
-    return fail("CreateContainerError", describeError(error), error);
+    const message = hideSecretValues(describeError(error), env);
+    emit("Warning", "Failed", `Error: ${message}`);
+    return fail("CreateContainerError", message, error);
   }
   context.created.containerIds.push(id);
   context.created.creating.delete(spec.name);
@@ -127,6 +142,39 @@ export async function startContainer(context: ContainerStepContext, container: C
     }
   }
   return id;
+}
+
+/**
+ * The container's environment for this run. Pod fields are looked up only when the env reads
+ * one; the pod's IP only when it reads status.podIP(s), once the sandbox runs (with the host's
+ * network, the pod's IP is the host's).
+ */
+async function resolveRunEnv(context: ContainerStepContext, container: Container): Promise<ContainerEnv> {
+  const { pod, identity, objects } = context;
+  const hostIPs = usesPodFields(container) ? readHostIPs() : [];
+  let podIPs: string[] = [];
+  if (usesPodIP(container)) {
+    if (pod.spec!.hostNetwork) podIPs = hostIPs;
+    else {
+      await context.sandboxStarted;
+      podIPs = [await context.resolvePodIP()];
+    }
+  }
+  const fields: PodFieldContext = { pod, identity, nodeName: usesPodFields(container) ? readNodeName(pod) : "", hostIPs, podIPs };
+  const node = usesResources(container) ? readNodeCapacity() : { cpuCores: 0, memoryBytes: 0, ephemeralStorageBytes: 0 };
+  return resolveContainerEnv({ pod, container, objects, fields, node });
+}
+
+// A failed create's message may quote its command line, which holds the value of any Secret that
+// command or args reference: such values are put back as the `$(NAME)` they came from.
+function hideSecretValues(message: string, env: ContainerEnv): string {
+  const values = new Map(env.env.map((e) => [e.name, e.value]));
+  let hidden = message;
+  for (const name of env.secretNames) {
+    const value = values.get(name);
+    if (value) hidden = hidden.split(value).join(`$(${name})`);
+  }
+  return hidden;
 }
 
 function hookTimeoutMs(pod: Pod): number {

@@ -105,7 +105,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
   const podObject = toInvolvedObject(identity);
   const emit = (object: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string) =>
     deps.recorder.event(object, type, reason, message);
-  const podHash = computePodHash({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll });
+  const podHash = computePodHash({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll, ...(options.objects ? { objects: options.objects } : {}) });
   try {
     const hostNetwork = spec.hostNetwork === true;
     // One inspect for every image of the pod; if it fails, each policy that needs it reports it.

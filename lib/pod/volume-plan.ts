@@ -97,7 +97,9 @@ export type SubPathContent = Omit<VolumeFilesContext, "nodeCapacity" | "nodeName
 function digestVolumeFiles(volume: Volume, content: SubPathContent): string {
   const hash = createHash("sha256");
   try {
-    const files = planVolumeFiles(volume, { ...content, nodeName: readNodeName(content.pod), nodeCapacity: readNodeCapacity });
+    // The pod's UID is new on every run until the pod is kept: a fixed marker, or the hash would never match.
+    const identity = { ...content.identity, uid: "<pod uid>" };
+    const files = planVolumeFiles(volume, { ...content, identity, nodeName: readNodeName(content.pod), nodeCapacity: readNodeCapacity });
     for (const path of [...files.keys()].sort()) {
       const file = files.get(path)!;
       hash.update(`${path}\0${file.mode}\0${file.content.length}\0`).update(file.content);

@@ -116,7 +116,7 @@ export class CliRuntime implements ContainerRuntime {
     if (this.dryRun) {
       // Nothing is written in dry-run mode: the plan shows where the file would go.
       const placeholder = env.fileContent === undefined ? undefined : `<env-file of ${spec.name}>`;
-      this.record(buildCreateArgs(this.dialect, spec, env, placeholder));
+      this.record(buildCreateArgs(this.dialect, { ...spec, ...spec.printed }, env, placeholder));
       return spec.name;
     }
     const dir = env.fileContent === undefined ? undefined : await mkdtemp(join(tmpdir(), "podrun-env-"));

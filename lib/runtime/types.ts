@@ -68,6 +68,11 @@ export interface ContainerSpec {
   args?: string[];
   /** Environment, in order. Values never go on a command line (they may hold secrets). */
   env?: { name: string; value: string }[];
+  /**
+   * command and args as `--dry-run` prints them, when they differ: a `$(VAR)` whose value comes
+   * from a Secret stays unexpanded there (the engine's own argv cannot avoid the value).
+   */
+  printed?: { command?: string[]; args?: string[] };
   workingDir?: string;
   labels: Record<string, string>;
   /** The sandbox to join (its SandboxSpec.name), or undefined to run without one. */

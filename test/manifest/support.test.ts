@@ -32,7 +32,7 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
       spec: {
         nodeSelector: { disk: "ssd" },
         containers: [
-          { name: "a", image: "x", resources: { limits: { cpu: "1" } }, env: [{ name: "A", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] },
+          { name: "a", image: "x", resources: { limits: { cpu: "1" } }, env: [{ name: "A", valueFrom: { fileKeyRef: { volumeName: "e", path: "p", key: "k" } } }, { name: "B", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }], envFrom: [{ configMapRef: { name: "c" } }] },
           { name: "b", image: "x", livenessProbe: { tcpSocket: { port: 80 } }, volumeMounts: [{ name: "v", mountPath: "/v", mountPropagation: "HostToContainer" }] },
         ],
         volumes: [{ name: "e", emptyDir: {} }, { name: "v", nfs: { server: "s", path: "/" } }],
@@ -43,7 +43,7 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
       "metadata.ownerReferences: not supported by podrun yet: ignored",
       "spec.nodeSelector: not supported by podrun yet: ignored",
       "spec.containers[0].resources: not supported by podrun yet: ignored",
-      "spec.containers[0].env[0].valueFrom: not supported by podrun yet: ignored",
+      "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by podrun yet: ignored",
       "spec.containers[1].livenessProbe: not supported by podrun yet: ignored",
       "spec.containers[1].volumeMounts[0].mountPropagation: not supported by podrun yet: ignored",
       "spec.volumes[1].nfs: not supported by podrun yet: ignored",

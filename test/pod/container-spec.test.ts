@@ -32,7 +32,7 @@ t.test("container spec from a Kubernetes container", async (t) => {
     image: "busybox:latest",
     command: ["sh", "-c"],
     args: undefined,
-    env: [{ name: "A", value: "1" }, { name: "B", value: "" }],
+    env: [{ name: "A", value: "1" }, { name: "B", value: "" }, { name: "C", value: "web" }],
     workingDir: "/srv",
     // The spec hash is tested in spec-hash.test.ts.
     labels: { ...containerLabels(identity, "app", "app"), "io.kubernetes.pod.terminationGracePeriod": "5", "io.podrun.spec-hash": spec.labels["io.podrun.spec-hash"] },

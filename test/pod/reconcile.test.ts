@@ -186,3 +186,47 @@ t.test("hostNetwork pods have no infra container: the pod hash on the containers
   t.same(planPod(running(host), desired(moved)).recreate, ["app"], "a hostNetwork port belongs to its container");
   t.equal(planPod(running(base), desired(pod({ ...base.spec!, hostNetwork: true }))).action, "recreate-pod", "to hostNetwork");
 });
+
+t.test("env from ConfigMaps and Secrets: a changed value recreates the container, run-dependent values do not", async (t) => {
+  const p = pod(
+    {
+      initContainers: [{ name: "init", image: "busybox:1.36", envFrom: [{ configMapRef: { name: "cfg" } }] }],
+      containers: [
+        {
+          name: "app",
+          image: "busybox:1.36",
+          env: [
+            { name: "MODE", valueFrom: { configMapKeyRef: { name: "cfg", key: "MODE" } } },
+            { name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "PW" } } },
+            { name: "IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+            { name: "UID", valueFrom: { fieldRef: { fieldPath: "metadata.uid" } } },
+          ],
+        },
+      ],
+    },
+  );
+  const objects = (mode: string, pw: string) => ({
+    configMaps: [{ metadata: { name: "cfg" }, data: { MODE: mode } }],
+    secrets: [{ metadata: { name: "creds" }, stringData: { PW: pw } }],
+  });
+  const describe = (uid: string, o: ReturnType<typeof objects>) => describeDesiredPod({ pod: p, identity: { ...identity, uid }, infraImage: INFRA, publishAll: false, objects: o });
+  const first = describe("uid-1", objects("fast", "hunter2"));
+  t.same(describe("uid-2", objects("fast", "hunter2")), first, "a fresh UID (and the pod IP, unknown here) change nothing");
+  const changedConfig = describe("uid-1", objects("slow", "hunter2"));
+  t.not(changedConfig.containers[0]!.hash, first.containers[0]!.hash, "a ConfigMap value counts");
+  t.not(changedConfig.podHash, first.podHash, "through an init container's env, the pod's hash too");
+  t.not(describe("uid-1", objects("fast", "hunter3")).containers[0]!.hash, first.containers[0]!.hash, "a Secret value counts");
+  const spec = buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "app", imageRef: "busybox:1.36", objects: objects("fast", "hunter2") });
+  t.notMatch(JSON.stringify(spec.labels), /hunter2/, "never stored in a label");
+  const run = buildContainerSpec({
+    pod: p,
+    identity,
+    container: p.spec!.containers[0]!,
+    kind: "app",
+    imageRef: "busybox:1.36",
+    objects: objects("fast", "hunter2"),
+    env: [{ name: "MODE", value: "fast" }, { name: "PW", value: "hunter2" }, { name: "IP", value: "10.88.0.9" }, { name: "UID", value: "uid-old" }],
+  });
+  t.equal(run.labels["io.podrun.spec-hash"], first.containers[0]!.hash, "the label of a run's container is the hash `up` compares with");
+  t.same(run.env?.find((e) => e.name === "IP"), { name: "IP", value: "10.88.0.9" }, "while the container gets the run's values");
+});
