@@ -21,12 +21,12 @@ const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`
 const PATHS = [
   "/cfg", "/cfg/app.properties", "/cfg/plain", "/items/conf", "/items/conf/nested/app.ini", "/items/plain.txt",
   "/sec/password", "/dn/labels", "/dn/name", "/proj/p1", "/proj/pw", "/proj/ns", "/hd", "/hf", "/hdc", "/hfc",
-  "/etc/one.txt", "/sub", "/ed/sub1",
+  "/sub", "/ed/sub1",
 ];
 
 const script = [
   `for p in ${PATHS.join(" ")}; do stat -L -c 'MODE %a %n' $p; done`,
-  "for f in /cfg/app.properties /items/conf/nested/app.ini /sec/password /dn/labels /dn/name /proj/p1 /proj/pw /proj/ns /hf /etc/one.txt; do echo \"--- $f\"; cat $f; echo; done",
+  "for f in /cfg/app.properties /items/conf/nested/app.ini /sec/password /dn/labels /dn/name /proj/p1 /proj/pw /proj/ns /hf; do echo \"--- $f\"; cat $f; echo; done",
   "ls /proj | tr '\\n' ' ' | sed 's/^/PROJ /'; echo",
   "touch /cfg/x 2>/dev/null && echo 'WRITE cfg' || echo 'RO cfg'",
   "touch /hf 2>/dev/null && echo 'WRITE hf' || echo 'RO hf'",
@@ -73,9 +73,13 @@ spec:
     - {name: hf, mountPath: /hf, readOnly: true}
     - {name: hdc, mountPath: /hdc}
     - {name: hfc, mountPath: /hfc}
-    - {name: cfg, mountPath: /etc/one.txt, subPath: plain}
     - {name: ed, mountPath: /sub, subPathExpr: "$(SUB)"}
     - {name: ed, mountPath: /ed}
+  - name: one
+    image: ${BUSYBOX}
+    command: [sh, -c, ${JSON.stringify("stat -L -c 'MODE %a %n' /etc/one.txt; echo \"ONE $(cat /etc/one.txt)\"; exec sleep 600")}]
+    volumeMounts:
+    - {name: cfg, mountPath: /etc/one.txt, subPath: plain}
   volumes:
   - {name: cfg, configMap: {name: ${name}-cfg}}
   - name: items
@@ -154,7 +158,7 @@ for (const runtime of ["docker", "podman"] as const) {
       "/sec/password": "400", "/dn/labels": "644", "/dn/name": "644",
       "/proj/p1": "440", "/proj/pw": "400", "/proj/ns": "440",
       "/hd": "755", "/hf": "644", "/hdc": "755", "/hfc": "644",
-      "/etc/one.txt": "644", "/sub": "755", "/ed/sub1": "755",
+      "/sub": "755", "/ed/sub1": "755",
     }, "modes as the kubelet sets them: defaultMode, item mode, 0644 unless told");
     const content = (path: string) => new RegExp(`^--- ${path}\\n([\\s\\S]*?)\\n(?=--- |PROJ )`, "m").exec(logs)?.[1];
     t.equal(content("/cfg/app.properties"), "a=1\nb=2\n");
@@ -166,7 +170,8 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(content("/proj/pw"), "line1\nline2\n");
     t.equal(content("/proj/ns"), "default");
     t.equal(content("/hf"), "from-host");
-    t.equal(content("/etc/one.txt"), "hello", "a subPath of a configMap key");
+    const one = await waitForLogs(runtime, `default_${name}_one`, "ONE");
+    t.match(one, /^MODE 644 \/etc\/one.txt\nONE hello$/m, "a subPath of a configMap key: one file");
     t.match(logs, /^PROJ ns p1 pw $/m, "projected: the three sources, no token file");
     t.match(logs, /^RO cfg$/m, "configMap volumes are read-only");
     t.match(logs, /^RO hf$/m, "readOnly: true on a hostPath");
@@ -187,13 +192,16 @@ for (const runtime of ["docker", "podman"] as const) {
     t.ok(guards.includes(podDir), `the pod directory is closed to others (${guards.join(", ")})`);
     t.equal((await stat(podDir)).mode & 0o777, 0o700);
 
-    // Re-up with a changed ConfigMap: the container is kept, its files change in place.
-    const id = (await runCommand(runtime, ["inspect", "--format", "{{.Id}}", container])).stdout.trim();
+    // Re-up with a changed ConfigMap: a container mounting the whole volume is kept and sees the
+    // new files in place; one with a subPath of it (which would keep the old file) is recreated.
+    const idOf = async (container: string) => (await runCommand(runtime, ["inspect", "--format", "{{.Id}}", container])).stdout.trim();
+    const [showId, oneId] = [await idOf(container), await idOf(`default_${name}_one`)];
     const again = await env.run(["up", "--json"], manifest(name, hostDir, "changed"));
     t.equal(again.exitCode, 0, again.stderr);
-    t.equal((await runCommand(runtime, ["inspect", "--format", "{{.Id}}", container])).stdout.trim(), id, "the container is kept");
-    t.equal((await runCommand(runtime, ["exec", container, "cat", "/cfg/plain"])).stdout, "changed", "the whole-volume mount sees the new content");
-    t.equal((await runCommand(runtime, ["exec", container, "cat", "/etc/one.txt"])).stdout, "hello", "a subPath mount keeps what it had, as on a node");
+    t.equal(await idOf(container), showId, "the container mounting the whole volume is kept");
+    t.equal((await runCommand(runtime, ["exec", container, "cat", "/cfg/plain"])).stdout, "changed", "and sees the new content");
+    t.not(await idOf(`default_${name}_one`), oneId, "the container with the subPath mount is recreated");
+    t.match(await waitForLogs(runtime, `default_${name}_one`, "ONE"), /^ONE changed$/m, "and sees the new content");
 
     const down = await env.run(["down", name]);
     t.equal(down.exitCode, 0, down.stderr);
