@@ -99,3 +99,20 @@ t.test("volume mounts, and what `down` reads back from the labels", async (t) =>
   t.notOk("mounts" in init, "no mounts: no key");
   t.notOk("io.kubernetes.container.preStopHandler" in init.labels);
 });
+
+t.test("the spec hash counts what a mount means: source, subPath, readOnly, and a subPath's content only", async (t) => {
+  const cfg = (value: string) => ({ configMaps: [{ metadata: { name: "c", namespace: identity.namespace }, data: { k: value } }], secrets: [] });
+  const hashOf = (mounts: Record<string, unknown>[], volumes: Record<string, unknown>[], value = "v1") => {
+    const p = pod({ volumes: volumes as never, containers: [{ name: "app", image: "x:1", volumeMounts: mounts as never }] });
+    return buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "app", imageRef: "x:1", objects: cfg(value) }).labels["io.podrun.spec-hash"];
+  };
+  const host = [{ name: "h", hostPath: { path: "/srv" } }];
+  const base = hashOf([{ name: "h", mountPath: "/h" }], host);
+  t.not(hashOf([{ name: "h", mountPath: "/h", readOnly: true }], host), base, "readOnly");
+  t.not(hashOf([{ name: "h", mountPath: "/h", subPath: "a" }], host), base, "subPath");
+  t.not(hashOf([{ name: "h", mountPath: "/h", subPathExpr: "a" }], host), hashOf([{ name: "h", mountPath: "/h", subPath: "a" }], host), "subPathExpr is not subPath");
+  t.not(hashOf([{ name: "h", mountPath: "/h" }], [{ name: "h", hostPath: { path: "/other" } }]), base, "the host path");
+  const conf = [{ name: "conf", configMap: { name: "c" } }];
+  t.equal(hashOf([{ name: "conf", mountPath: "/c" }], conf, "v1"), hashOf([{ name: "conf", mountPath: "/c" }], conf, "v2"), "a whole mount: updated in place, the container kept");
+  t.not(hashOf([{ name: "conf", mountPath: "/c/k", subPath: "k" }], conf, "v1"), hashOf([{ name: "conf", mountPath: "/c/k", subPath: "k" }], conf, "v2"), "a subPath: recreated");
+});
