@@ -8,13 +8,14 @@ import { isFileVolume, planVolumeFiles, type VolumeFilesContext } from "./volume
 
 export { parseQuantityBytes };
 
-// emptyDir volumes as the engines can give them (pure). The kubelet makes an emptyDir once per
-// pod, empty, shared by every container that mounts it, and removes it with the pod:
+// A pod's volumes and each container's mounts as the engines can give them (pure). The kubelet
+// makes an emptyDir once per pod, empty, shared by every container that mounts it, and removes it
+// with the pod:
 // - medium "" → an engine named volume `<namespace>_<pod>_<volume>`, labelled like the pod's
 //   containers, created before the sandbox and removed by `down` (found by its labels);
 // - medium "Memory" mounted once in the whole pod → a tmpfs of that container (sizeLimit as its
-//   size): nothing to share, nothing to remove. Mounted more than once, a tmpfs cannot be shared
-//   (each mount would be a separate one), so it becomes an engine volume on disk, and validation
+//   size): nothing to share, nothing to remove. Mounted more than once (or by subPath), a tmpfs
+//   cannot serve (each mount would be a separate one), so it becomes an engine volume on disk, and validation
 //   warns (support.ts). Memory-backed engine volumes (`--opt type=tmpfs`) would lose their data
 //   between an init container's exit and the app's start: the engines unmount them when unused.
 // configMap, secret, downwardAPI and projected volumes are files podrun writes in the pod
