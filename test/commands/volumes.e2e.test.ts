@@ -36,6 +36,16 @@ const script = [
   "exec sleep 600",
 ].join("\n");
 
+// A subPath of a configMap key, and a Memory emptyDir of its own: a tmpfs of sizeLimit, executable.
+const oneScript = [
+  "stat -L -c 'MODE %a %n' /etc/one.txt",
+  "stat -f -c 'FS %T' /mem",
+  "df -k /mem | tail -1 | awk '{print \"SIZE \" $2}'",
+  "printf '#!/bin/sh\\necho EXEC ok\\n' > /mem/run && chmod +x /mem/run && /mem/run",
+  "echo \"ONE $(cat /etc/one.txt)\"",
+  "exec sleep 600",
+].join("\n");
+
 function manifest(name: string, hostDir: string, plain = "hello"): string {
   return `apiVersion: v1
 kind: ConfigMap
@@ -77,9 +87,10 @@ spec:
     - {name: ed, mountPath: /ed}
   - name: one
     image: ${BUSYBOX}
-    command: [sh, -c, ${JSON.stringify("stat -L -c 'MODE %a %n' /etc/one.txt; echo \"ONE $(cat /etc/one.txt)\"; exec sleep 600")}]
+    command: [sh, -c, ${JSON.stringify(oneScript)}]
     volumeMounts:
     - {name: cfg, mountPath: /etc/one.txt, subPath: plain}
+    - {name: mem, mountPath: /mem}
   volumes:
   - {name: cfg, configMap: {name: ${name}-cfg}}
   - name: items
@@ -108,6 +119,7 @@ spec:
   - {name: hdc, hostPath: {path: ${hostDir}/made-dir, type: DirectoryOrCreate}}
   - {name: hfc, hostPath: {path: ${hostDir}/made-file, type: FileOrCreate}}
   - {name: ed, emptyDir: {}}
+  - {name: mem, emptyDir: {medium: Memory, sizeLimit: 4Mi}}
 `;
 }
 
@@ -171,7 +183,9 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(content("/proj/ns"), "default");
     t.equal(content("/hf"), "from-host");
     const one = await waitForLogs(runtime, `default_${name}_one`, "ONE");
-    t.match(one, /^MODE 644 \/etc\/one.txt\nONE hello$/m, "a subPath of a configMap key: one file");
+    t.match(one, /^MODE 644 \/etc\/one.txt$/m, "a subPath of a configMap key: one file");
+    t.match(one, /^ONE hello$/m);
+    t.match(one, /^FS tmpfs\nSIZE 4096\nEXEC ok$/m, "medium: Memory: a tmpfs of sizeLimit, where programs run");
     t.match(logs, /^PROJ ns p1 pw $/m, "projected: the three sources, no token file");
     t.match(logs, /^RO cfg$/m, "configMap volumes are read-only");
     t.match(logs, /^RO hf$/m, "readOnly: true on a hostPath");
