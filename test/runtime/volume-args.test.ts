@@ -1,5 +1,5 @@
-// Golden argv and output parsing for emptyDir volumes, per dialect: `-v`/`--tmpfs` on create,
-// `volume create|rm|ls`, and the three CLIs' `volume ls --format json` shapes. The docker and
+// Golden argv and output parsing for volumes, per dialect: `-v`/`--tmpfs`/`--mount type=bind` on
+// create, `volume create|rm|ls|inspect`, and the three CLIs' `volume ls --format json` shapes. The docker and
 // podman samples were printed by docker 28.2 (dockerd 20.10) and podman 4.3.1; the nerdctl one
 // follows its volume ls source (one JSON object per line, labels joined as one string).
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
