@@ -259,4 +259,20 @@ spec:
     t.same(await volumesOf(runtime, name), [], "no volume");
     t.notOk(existsSync(join(env.stateDir, "pods", runtime, `default_${name}`)), "no pod directory");
   });
+
+  t.test(`${runtime}: down finds a pod directory a killed run left, by name and with --all`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const namespace = unique("ns");
+    const leftover = (pod: string) => join(env.stateDir, "pods", runtime, `${namespace}_${pod}`);
+    for (const pod of ["a", "b"]) await mkdir(join(leftover(pod), "volumes", "conf"), { recursive: true });
+    const byName = await env.run(["down", "-n", namespace, "a"]);
+    t.equal(byName.exitCode, 0, byName.stderr);
+    t.match(byName.stdout, `pod/a (namespace ${namespace}) deleted`);
+    t.notOk(existsSync(leftover("a")));
+    const all = await env.run(["down", "--all", "-n", namespace]);
+    t.equal(all.exitCode, 0, all.stderr);
+    t.match(all.stdout, `pod/b (namespace ${namespace}) deleted`);
+    t.notOk(existsSync(leftover("b")));
+  });
 }
