@@ -10,6 +10,7 @@ import { findDns1123LabelErrors, findObjectNameErrors } from "../manifest/rules/
 import { configureColor } from "../output/color.js";
 import { findPods, kubeContainerName, type PodRecord } from "../pod/find-pods.js";
 import { identifyPod } from "../pod/identity.js";
+import { listPodDirectories, podDirectory } from "../pod/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop-pod.js";
 import { createRuntime } from "../runtime/cli-runtime.js";
 import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
@@ -80,9 +81,13 @@ export async function down(options: DownOptions): Promise<void> {
 
   const runtime = createRuntime(await chooseRuntime(options.runtime, env));
   const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) => explainEngineFailure(runtime.name, error));
+  const stateDir = options.stateDir ?? resolveStateDir(env);
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;
-  // --all also finds a pod of which only volumes are left (a run that was killed).
-  if (options.all) for (const key of volumes.keys()) if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
+  // --all also finds a pod of which only volumes, or only its directory, are left (a run that was killed).
+  if (options.all) {
+    const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);
+    for (const key of [...volumes.keys(), ...leftDirs.map(keyOf)]) if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
+  }
   if (options.all && wanted.length === 0) {
     if (options.json) return;
     stdout.write(`no podrun pods${options.namespace ? ` in namespace ${options.namespace}` : ""} (${runtime.name})\n`);
@@ -94,7 +99,7 @@ export async function down(options: DownOptions): Promise<void> {
     const pod = found.get(keyOf(t));
     return [`pod/${t.name}`, ...(pod ? [...pod.initContainers, ...pod.appContainers].map((c) => `pod/${t.name}[${kubeContainerName(c)}]`) : [])];
   });
-  const log = await openEventLog(options.stateDir ?? resolveStateDir(env));
+  const log = await openEventLog(stateDir);
   const recorder = createRecorder({ sinks: options.json ? [] : [createConsoleSink({ stream: stdout, env, objects })], log });
 
   let failed = false;
@@ -105,7 +110,10 @@ export async function down(options: DownOptions): Promise<void> {
         const pod = found.get(keyOf(target));
         const podVolumes = volumes.get(keyOf(target)) ?? [];
         const label = formatPodLabel(target);
-        if (!pod && podVolumes.length === 0) {
+        // Named by namespace and pod, so that a pod given by name, or already gone, finds it too.
+        const podDir = podDirectory(stateDir, runtime.name, target);
+        const hasPodDir = (await stat(podDir).catch(() => undefined)) !== undefined;
+        if (!pod && podVolumes.length === 0 && !hasPodDir) {
           const hint = target.alsoDirectory ? ` (${target.name} is also a directory here: podrun down ./${target.name} brings down its manifests' pods)` : "";
           report({ target, status: "NotFound", started }, `${label} not found${hint}`);
           return;
@@ -113,7 +121,7 @@ export async function down(options: DownOptions): Promise<void> {
         const record: PodRecord = pod ?? { name: target.name, namespace: target.namespace, uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "", initContainers: [], appContainers: [] };
         const result = await stopPod(
           { runtime, recorder },
-          { pod: record, volumes: podVolumes, ...(target.manifest ? { manifest: target.manifest } : {}), ...(options.gracePeriod !== undefined ? { gracePeriodOverride: options.gracePeriod } : {}) },
+          { pod: record, volumes: podVolumes, ...(hasPodDir ? { podDir } : {}), ...(target.manifest ? { manifest: target.manifest } : {}), ...(options.gracePeriod !== undefined ? { gracePeriodOverride: options.gracePeriod } : {}) },
         );
         for (const hook of result.hookFailures) stderr.write(`${color.yellow(`Warning: ${label}: container ${hook.container}: preStop hook failed: ${hook.message}`)}\n`);
         if (result.failures.length > 0) {
@@ -121,7 +129,7 @@ export async function down(options: DownOptions): Promise<void> {
           const first = result.failures[0]!;
           recorder.event(toInvolvedObject(record), "Warning", "FailedKillPod", `error killing pod: ${first.object}: ${first.message}`);
           for (const failure of result.failures) {
-            const what = failure.object === "sandbox" || failure.object.startsWith("volume ") ? failure.object : `container ${failure.object}`;
+            const what = failure.object === "sandbox" || failure.object === "pod directory" || failure.object.startsWith("volume ") ? failure.object : `container ${failure.object}`;
             stderr.write(`${color.red(`Error: FailedKillPod: ${label}: ${what}: could not ${failure.step} it: ${failure.message}`)}\n`);
           }
         }

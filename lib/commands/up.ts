@@ -20,6 +20,7 @@ import { reconcilePod, type ReconcileResult } from "../pod/reconcile-pod.js";
 import { inspectPodImages, startPod, StartPodError, StartPodInterrupted, undoStart, type StartedPod } from "../pod/start-pod.js";
 import { formatUpSummary } from "../pod/up-summary.js";
 import { planPodVolumes } from "../pod/volume-plan.js";
+import { podDirectory } from "../pod/pod-dir.js";
 import { findPodIP, waitForPodReady, WaitInterruptedError } from "../pod/wait-ready.js";
 import { watchInterrupt, type Interrupt } from "../process/interrupt.js";
 import { chooseRuntime, EngineCommandError, explainEngineFailure as explainCommandFailure } from "../runtime/choose-runtime.js";
@@ -128,7 +129,7 @@ export async function up(options: UpOptions): Promise<void> {
       // A Ctrl-C between two pods: the next one is not started.
       if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
       if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source})` });
-      const context = { pod, source, objects: manifest, runtime, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) };
+      const context = { pod, source, objects: manifest, runtime, stateDir, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) };
       const ok = several ? await upPodOfSeveral(context) : (await upPod(context), true);
       if (ok) done.push({ name: pod.metadata!.name!, source });
       else failed.push(label);
@@ -189,6 +190,8 @@ async function upPod(context: {
   recorder: ReturnType<typeof createRecorder>;
   images: ReturnType<typeof createImageManager>;
   infraImage: string;
+  /** podrun's state directory: volume files go in its pod directory. */
+  stateDir: string;
   options: UpOptions;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
@@ -246,29 +249,31 @@ async function upPod(context: {
   const keptPod = plan?.action === "keep" ? { ...(reconciled!.infra ? { sandboxId: reconciled!.infra.id } : {}), create: [...plan.recreate, ...plan.create] } : undefined;
 
   try {
-    const created = keptPod?.create.length === 0
-      ? undefined // all unchanged: nothing to start
-      : await startPod(
-          { runtime, recorder: context.recorder, images: context.images },
-          {
-            pod,
-            objects: context.objects,
-            identity,
-            infraImage: context.infraImage,
-            publishAll: options.publishAll,
-            runHooks: !options.dryRun,
-            presentImages,
-            ...(signal ? { signal } : {}),
-            ...(keptPod ? { keptPod } : {}),
-          },
-        );
-    const result = keptPod ? withKeptContainers(created, pod, reconciled!) : created!;
+    // Even with every container unchanged, startPod runs: it rewrites the kept pod's volume files in
+    // place (a ConfigMap that changed), as the kubelet updates them in a running pod.
+    const created = await startPod(
+      { runtime, recorder: context.recorder, images: context.images },
+      {
+        pod,
+        objects: context.objects,
+        identity,
+        infraImage: context.infraImage,
+        publishAll: options.publishAll,
+        runHooks: !options.dryRun,
+        stateDir: context.stateDir,
+        dryRun: options.dryRun,
+        presentImages,
+        ...(signal ? { signal } : {}),
+        ...(keptPod ? { keptPod } : {}),
+      },
+    );
+    const result = keptPod ? withKeptContainers(created, pod, reconciled!) : created;
     if (options.wait && !options.dryRun) {
       await waitUntilReady({ ...context, identity, started: result, since: started });
       return;
     }
     if (!options.json && !options.dryRun) {
-      const summary = formatUpSummary({ label, ...(plan ? { plan } : {}), started: created ?? { appContainers: 0, initContainers: 0 }, seconds: (Date.now() - started) / 1000, runtime: runtime.name });
+      const summary = formatUpSummary({ label, ...(plan ? { plan } : {}), started: created, seconds: (Date.now() - started) / 1000, runtime: runtime.name });
       context.stdout.write(`${color.green(summary)}\n`);
     }
   } catch (error) {
@@ -280,10 +285,12 @@ async function upPod(context: {
     if (!(error instanceof StartPodError)) throw error;
     context.live?.stop(); // stderr from here on: the live block must not be redrawn over it
     const count = error.created.containerIds.length + (error.created.sandbox ? 1 : 0);
-    if (count > 0 && !options.keepOnFailure && !options.dryRun) {
+    // Volumes and the pod directory go too, even when no container was made (a hostNetwork pod whose image failed).
+    const anything = count > 0 || (error.created.volumes?.length ?? 0) > 0 || error.created.podDir !== undefined;
+    if (anything && !options.keepOnFailure && !options.dryRun) {
       try {
         await undoStart(runtime, error.created);
-        stderr.write(`podrun: removed the ${plural(count, "container")} this run created for ${label} (--keep-on-failure keeps them)\n`);
+        if (count > 0) stderr.write(`podrun: removed the ${plural(count, "container")} this run created for ${label} (--keep-on-failure keeps them)\n`);
       } catch (cleanupError) {
         stderr.write(`podrun: could not remove everything this run created for ${label}: ${(cleanupError as Error).message.split("\n")[0]}\n`);
       }
@@ -360,7 +367,7 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
   } catch (error) {
     live?.stop();
     if (error instanceof WaitInterruptedError) {
-      await answerInterrupt({ pod, source: context.source, runtime, options, stderr, identity, started });
+      await answerInterrupt({ pod, source: context.source, runtime, options, stderr, identity, started, stateDir: context.stateDir });
       throw new ExitError(ExitCode.Interrupted);
     }
     if (!(error instanceof PodrunError)) throw error;
@@ -373,7 +380,7 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
 }
 
 /** Ctrl-C during `--wait`: the pod stays, unless --rm-on-interrupt; either way, say so. */
-async function answerInterrupt(context: { pod: Pod; source: string; runtime: ContainerRuntime; options: UpOptions; stderr: NodeJS.WritableStream; identity: PodIdentity; started: StartedPod }): Promise<void> {
+async function answerInterrupt(context: { pod: Pod; source: string; runtime: ContainerRuntime; options: UpOptions; stderr: NodeJS.WritableStream; identity: PodIdentity; started: StartedPod; stateDir: string }): Promise<void> {
   const { runtime, options, stderr, identity, started } = context;
   const label = `pod/${identity.name}`;
   if (!options.rmOnInterrupt) {
@@ -384,7 +391,8 @@ async function answerInterrupt(context: { pod: Pod; source: string; runtime: Con
     // The whole pod, kept containers included (`up` of a pod that was already there).
     const containerIds = [...new Set([...started.containerIds, ...started.containers.map((c) => c.id)])];
     const volumes = planPodVolumes(context.pod.spec!, identity).map((volume) => volume.name);
-    await undoStart(runtime, { ...(started.sandboxId !== undefined ? { sandbox: sandboxRuntimeName(identity) } : {}), containerIds, volumes });
+    const podDir = podDirectory(context.stateDir, runtime.name, identity);
+    await undoStart(runtime, { ...(started.sandboxId !== undefined ? { sandbox: sandboxRuntimeName(identity) } : {}), containerIds, volumes, podDir });
     stderr.write(`podrun: interrupted; removed ${label} (--rm-on-interrupt)\n`);
   } catch (error) {
     stderr.write(`podrun: interrupted; could not remove everything of ${label}: ${(error as Error).message.split("\n")[0]}\n`);

@@ -18,9 +18,18 @@ export const HONOURED_POD_FIELDS = [
   "spec.restartPolicy",
   "spec.hostNetwork",
   "spec.terminationGracePeriodSeconds",
-  // emptyDir only: a volume of another type is named in a warning at its source (`spec.volumes[0].configMap`).
+  // A volume of another type is named in a warning at its source (`spec.volumes[0].nfs`); so is a
+  // projection podrun cannot make (serviceAccountToken, clusterTrustBundle, podCertificate: no API server).
   "spec.volumes[*].name",
   "spec.volumes[*].emptyDir",
+  "spec.volumes[*].configMap",
+  "spec.volumes[*].secret",
+  "spec.volumes[*].downwardAPI",
+  "spec.volumes[*].hostPath",
+  "spec.volumes[*].projected.defaultMode",
+  "spec.volumes[*].projected.sources[*].configMap",
+  "spec.volumes[*].projected.sources[*].secret",
+  "spec.volumes[*].projected.sources[*].downwardAPI",
   ...containerFields("spec.initContainers[*]"),
   ...containerFields("spec.containers[*]"),
   // `up --wait` runs them (lib/pod/wait-ready.ts); livenessProbe stays a warning.
@@ -53,11 +62,13 @@ function containerFields(prefix: string): string[] {
     "ports",
     "lifecycle.postStart",
     "lifecycle.preStop",
-    // subPath, mountPropagation… stay warnings; a mount of a volume that is not an emptyDir is left
-    // out, under the warning of that volume's source.
+    // mountPropagation, recursiveReadOnly stay warnings; a mount of a volume type podrun does not
+    // make is left out, under the warning of that volume's source.
     "volumeMounts[*].name",
     "volumeMounts[*].mountPath",
     "volumeMounts[*].readOnly",
+    "volumeMounts[*].subPath",
+    "volumeMounts[*].subPathExpr",
     "terminationMessagePath",
     "terminationMessagePolicy",
   ].map((field) => `${prefix}.${field}`);
@@ -101,7 +112,7 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
   if (spec === null || typeof spec !== "object") return;
   for (const index of findMemoryVolumesOnDisk(spec as Partial<PodSpec>)) {
     const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
-    report({ type: "Forbidden", path, detail: "mounted more than once: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared", atKey: true });
+    report({ type: "Forbidden", path, detail: "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath", atKey: true });
   }
 }
 

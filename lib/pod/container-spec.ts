@@ -73,7 +73,8 @@ export function buildContainerSpec(options: {
     const shown = { command: nonEmpty(printed.command), args: nonEmpty(printed.args) };
     if (canonicalJson(shown) !== canonicalJson({ command: built.command, args: built.args })) built.printed = shown;
   }
-  const mounts = planContainerMounts(spec, identity, container);
+  // A subPath of a file volume counts its content (volume-plan.ts): read from the same objects as the env.
+  const mounts = planContainerMounts(spec, identity, container, { pod, identity, objects: options.objects ?? NO_OBJECTS });
   if (mounts.length > 0) built.mounts = mounts;
   // The hash covers the spec as built, so it is computed last and stored beside the other labels.
   built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);

@@ -10,6 +10,7 @@ import { buildContainerSpec, type ContainerKind } from "./container-spec.js";
 import { HookError, runLifecycleHandler } from "./hooks.js";
 import type { PodIdentity } from "./identity.js";
 import type { PodObjects } from "./pod-objects.js";
+import { resolveMountSources, type MountSourceContext } from "./mount-sources.js";
 import { resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "./container-env.js";
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "./field-ref.js";
 import { describeError } from "../runtime/choose-runtime.js";
@@ -34,6 +35,8 @@ export interface ContainerStepContext {
   inspectError: unknown;
   /** Settles when the pod's volumes exist: a create waits for it. */
   volumesReady: Promise<void>;
+  /** Where bind mounts find their host paths (mount-sources.ts); absent: the pod has no bind mount to resolve. */
+  mountSources?: MountSourceContext;
   /** Settles when the sandbox runs: a start waits for it. */
   sandboxStarted: Promise<void>;
   /** The pod's IP, for an httpGet hook without a host (asked once, lazily). */
@@ -83,6 +86,17 @@ export async function startContainer(context: ContainerStepContext, container: C
   for (const skipped of env.skipped) context.recorder.event(toInvolvedObject(identity), "Warning", skipped.reason, skipped.message);
   throwIfAborted(signal);
   const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash, objects: context.objects, env: env.env, secretNames: env.secretNames });
+  if (spec.mounts?.some((mount) => mount.bind) && context.mountSources) {
+    // subPathExpr sees the container's whole environment, as built just above.
+    try {
+      spec.mounts = await resolveMountSources(spec.mounts, { env: spec.env ?? [], container: container.name, context: context.mountSources });
+    } catch (error) {
+      if (!(error instanceof PodrunError)) throw error;
+      emit("Warning", "Failed", `Error: ${error.message}`);
+      return fail(error.reason, error.message, error);
+    }
+    throwIfAborted(signal);
+  }
   let id: string;
   // While `create` runs, only the name is known: an interrupted run removes the container by it.
   context.created.creating.add(spec.name);

@@ -13,6 +13,9 @@ import { startContainer, type ContainerStepContext } from "./start-container.js"
 import { planPodVolumes } from "./volume-plan.js";
 import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 import { findPodIP, waitForPodReady } from "./wait-ready.js";
+import { prepareVolumes } from "./prepare-volumes.js";
+import { removePodDirectory } from "./pod-dir.js";
+import type { MountSourceContext } from "./mount-sources.js";
 
 // The kubelet's SyncPod for a new pod, in its order (kubelet.md §7, §10): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
@@ -54,6 +57,10 @@ export interface StartPodOptions {
    * completed. Only the app containers named in `create` are created, in that sandbox.
    */
   keptPod?: { sandboxId?: string; create: readonly string[] };
+  /** podrun's state directory: the files of configMap, secret, downwardAPI and projected volumes go under it. */
+  stateDir?: string;
+  /** Plan only: no volume file is written, no hostPath created. */
+  dryRun?: boolean;
 }
 
 /** Every image of the pod (the infra image unless hostNetwork), inspected in one engine call. */
@@ -77,7 +84,7 @@ export interface StartedPod {
 }
 
 /** What a run created, for undoStart. */
-export type CreatedByRun = { sandbox?: string; containerIds: string[]; volumes?: string[] };
+export type CreatedByRun = { sandbox?: string; containerIds: string[]; volumes?: string[]; podDir?: string };
 
 /** A failed start, carrying what was created so that the caller can undo it. */
 export class StartPodError extends PodrunError {
@@ -119,6 +126,29 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       inspectError = error;
     }
 
+    // hostPath checks and the volumes' files come first: a failure there leaves nothing behind.
+    const { podDir } = await prepareVolumes(deps.recorder, {
+      pod,
+      identity,
+      objects: options.objects ?? NO_OBJECTS,
+      ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
+      engine: deps.runtime.name,
+      dryRun: options.dryRun === true,
+      kept: keptPod !== undefined,
+    });
+    // A kept pod's directory is in use by its kept containers: a failure now must not remove it.
+    if (podDir !== undefined && !keptPod && !options.dryRun) created.podDir = podDir;
+    const mountpoints = new Map<string, Promise<string>>();
+    const mountSources: MountSourceContext = {
+      ...(podDir !== undefined ? { podDir } : {}),
+      mountpoint: (name) => {
+        let found = mountpoints.get(name);
+        if (!found) mountpoints.set(name, (found = deps.runtime.inspectVolumeMountpoint(name)));
+        return found;
+      },
+      touchDisk: options.dryRun !== true,
+    };
+
     // emptyDir volumes are made while the sandbox starts; every container's create waits for them.
     // A kept pod's volumes are in use by its kept containers: they stay.
     const volumesReady = keptPod ? Promise.resolve() : createPodVolumes(deps, pod, identity, created);
@@ -159,6 +189,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       present,
       inspectError,
       volumesReady,
+      mountSources,
       sandboxStarted,
       resolvePodIP,
       runHooks: options.runHooks !== false,
@@ -229,11 +260,12 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
   }
 }
 
-/** Removes what a failed run created: containers (newest first), then the sandbox, then the volumes. */
+/** Removes what a failed run created: containers (newest first), then the sandbox, then the volumes and the pod directory. */
 export async function undoStart(runtime: ContainerRuntime, created: StartPodError["created"]): Promise<void> {
   if (created.containerIds.length > 0) await runtime.removeContainers([...created.containerIds].reverse());
   if (created.sandbox) await runtime.removeSandbox(created.sandbox);
   if (created.volumes && created.volumes.length > 0) await runtime.removeVolumes(created.volumes);
+  if (created.podDir !== undefined) await removePodDirectory(created.podDir);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ContainerRuntime, ContainerState, VolumeInfo } from "../runtime/ty
 import { isSidecarState, kubeContainerName, type PodRecord } from "./find-pods.js";
 import { HookError, runLifecycleHandler } from "./hooks.js";
 import { sandboxRuntimeName } from "./identity.js";
+import { removePodDirectory } from "./pod-dir.js";
 import { readStopLabels } from "./stop-labels.js";
 import { describeError } from "../runtime/choose-runtime.js";
 
@@ -12,7 +13,8 @@ import { describeError } from "../runtime/choose-runtime.js";
 // each running container gets `Killing` ("Stopping container NAME"), then its preStop hook, then
 // the stop signal with what is left of the grace period (at least 2 s, the kubelet's minimum,
 // unless --grace-period says otherwise), then SIGKILL. Then what the kubelet's garbage collector
-// and volume manager would remove: the containers, the sandbox, the emptyDir volumes.
+// and volume manager would remove: the containers, the sandbox, the emptyDir volumes, and the pod
+// directory with the files of its configMap, secret, downwardAPI and projected volumes.
 //
 // Order: the reverse of start. App containers go first and together (they started together): all
 // their preStop hooks, then all their stops, so that no hook finds a sibling already stopped.
@@ -47,9 +49,11 @@ export interface StopPodOptions {
   manifest?: Pod;
   /** --grace-period: replaces the pod's grace period; 0 kills at once and skips preStop hooks. */
   gracePeriodOverride?: number;
+  /** The pod's directory under the state directory (pod-dir.ts): removed last, with its volume files. */
+  podDir?: string;
 }
 
-/** One thing that could not be done: `object` is a container's name, `sandbox`, or `volume NAME`. */
+/** One thing that could not be done: `object` is a container's name, `sandbox`, `volume NAME` or `pod directory`. */
 export interface StopFailure {
   object: string;
   step: "stop" | "remove";
@@ -162,6 +166,9 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
     }
   }
   const volumes = await removeVolumes(runtime, options.volumes.map((v) => v.name), failures);
+  if (options.podDir !== undefined) {
+    await removePodDirectory(options.podDir).catch((error: unknown) => failures.push({ object: "pod directory", step: "remove", message: describeError(error) }));
+  }
   return { containers: removed, volumes, failures, hookFailures };
 }
 

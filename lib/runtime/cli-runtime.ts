@@ -4,7 +4,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildCreateArgs, buildSandboxArgs, buildVolumeCreateArgs, buildVolumeListArgs, buildVolumeRemoveArgs } from "./create-args.js";
+import { buildCreateArgs, buildSandboxArgs, buildVolumeCreateArgs, buildVolumeInspectArgs, buildVolumeListArgs, buildVolumeRemoveArgs } from "./create-args.js";
 import type { DetectedRuntime, RuntimeName } from "./detect.js";
 import { formatInfraName, getDialect, isOnlyNotFound, type Dialect } from "./dialects.js";
 import { planEnv } from "./env-plan.js";
@@ -272,6 +272,20 @@ export class CliRuntime implements ContainerRuntime {
     const args = buildVolumeListArgs(labels);
     if (this.record(args)) return [];
     return parseVolumeList((await this.run(args)).stdout, labels);
+  }
+
+  async inspectVolumeMountpoint(name: string): Promise<string> {
+    const args = buildVolumeInspectArgs(name);
+    // A dry run plans a volume that was never made: the plan names where its directory would be.
+    if (this.record(args)) return `<mountpoint of ${name}>`;
+    const result = await this.run(args, { reject: false });
+    if (result.exitCode !== 0) {
+      const message = isOnlyNotFound(this.dialect, result.stderr) ? `volume ${name} not found` : undefined;
+      throw toCommandError(this.binary, args, result, message);
+    }
+    const mountpoint = parseJsonObjects(result.stdout).find((v) => v["Name"] === name)?.["Mountpoint"];
+    if (typeof mountpoint !== "string" || mountpoint === "") throw toCommandError(this.binary, args, result, `${this.name} volume inspect gave no Mountpoint for ${name}`);
+    return mountpoint;
   }
 
   /** In dry-run mode, records the command and returns true: the caller must not run it. */

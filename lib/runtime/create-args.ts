@@ -103,11 +103,16 @@ export function formatLabelArgs(labels: Record<string, string>): string[] {
 
 /**
  * volumeMounts: `-v NAME:PATH[:ro][,nocopy]` for an engine volume, `--tmpfs PATH:rw|ro,exec[,size=N]`
- * for a container's own tmpfs. `-v` and `--tmpfs` read the same on all three CLIs; `exec` because
- * every engine mounts a tmpfs `noexec` by default and a kubelet's memory emptyDir is not.
+ * for a container's own tmpfs, `--mount type=bind,source=HOST,target=PATH[,readonly]` for a host
+ * path. `-v` and `--tmpfs` read the same on all three CLIs; `exec` because every engine mounts a
+ * tmpfs `noexec` by default and a kubelet's memory emptyDir is not. A bind goes by `--mount`, never
+ * `-v`: `-v` makes a missing source into a new empty directory (docker, nerdctl), where `--mount`
+ * refuses it on all three, and `--mount` carries a `:` in either path.
  */
 export function formatMountArgs(dialect: Dialect, mounts: readonly VolumeMount[]): string[] {
   return mounts.flatMap((mount) => {
+    if (mount.source !== undefined) return formatBindArgs(dialect, mount, mount.source);
+    if (mount.bind) throw new Error(`volume "${mount.volume}" at ${mount.target}: bind mount not resolved to a host path`);
     // The CLIs split `-v` and `--tmpfs` at ":": a path holding one cannot be said (an emptyDir path never needs it).
     if (mount.target.includes(":")) {
       throw new PodrunError("CreateContainerConfigError", `volume mount path "${mount.target}": ${dialect.name} cannot mount at a path containing ":"`);
@@ -119,6 +124,19 @@ export function formatMountArgs(dialect: Dialect, mounts: readonly VolumeMount[]
     const options = [...(mount.readOnly ? ["ro"] : []), ...(dialect.volumeNoCopy ? ["nocopy"] : [])];
     return ["-v", `${mount.volume}:${mount.target}${options.length > 0 ? `:${options.join(",")}` : ""}`];
   });
+}
+
+// `--mount` is one comma-separated list of key=value pairs: a comma (or a quote, which the CSV
+// readers of docker and podman would take as quoting, and a line break) in a path cannot be said.
+const UNSAYABLE_IN_MOUNT = /[,"\r\n]/;
+
+function formatBindArgs(dialect: Dialect, mount: VolumeMount, source: string): string[] {
+  for (const [what, path] of [["host path", source], ["volume mount path", mount.target]] as const) {
+    if (UNSAYABLE_IN_MOUNT.test(path)) {
+      throw new PodrunError("CreateContainerConfigError", `${what} ${JSON.stringify(path)} of volume "${mount.volume}": ${dialect.name} --mount cannot carry a path containing a comma, a double quote or a line break`);
+    }
+  }
+  return ["--mount", [`type=bind`, `source=${source}`, `target=${mount.target}`, ...(mount.readOnly ? ["readonly"] : [])].join(",")];
 }
 
 /** `volume create --label k=v… NAME`: the same on all three CLIs. */
@@ -141,4 +159,9 @@ export function buildVolumeRemoveArgs(dialect: Dialect, names: readonly string[]
  */
 export function buildVolumeListArgs(labels: Record<string, string>): string[] {
   return ["volume", "ls", "--format", "json", ...Object.entries(labels).flatMap(([key, value]) => ["--filter", `label=${key}=${value}`])];
+}
+
+/** `volume inspect NAME`: a JSON array on all three CLIs, each volume with its `Mountpoint`. */
+export function buildVolumeInspectArgs(name: string): string[] {
+  return ["volume", "inspect", name];
 }

@@ -86,13 +86,17 @@ export interface ContainerSpec {
   restartPolicy: "no" | "always" | "on-failure";
   /** Seconds between the stop signal and SIGKILL (terminationGracePeriodSeconds). */
   stopTimeoutSeconds?: number;
-  /** The container's volumeMounts that podrun honours (emptyDir volumes), in manifest order. */
+  /** The container's volumeMounts that podrun honours, in manifest order. */
   mounts?: VolumeMount[];
 }
 
-/** One volumeMount: an engine volume, or a tmpfs of the container's own. */
+/**
+ * One volumeMount: an engine volume, a tmpfs of the container's own, or a bind mount of a host
+ * path. A bind is planned as `bind` (what it is, the same on every run: it goes into the spec hash)
+ * and made concrete as `source` just before create (lib/pod/mount-sources.ts); the argv needs `source`.
+ */
 export interface VolumeMount {
-  /** Runtime volume name (createVolume); for a tmpfs, the name the volume would have, for messages. */
+  /** Runtime volume name (createVolume); for a tmpfs or a bind, the name it stands for, for messages. */
   volume: string;
   /** mountPath in the container. */
   target: string;
@@ -101,6 +105,27 @@ export interface VolumeMount {
   tmpfs?: boolean;
   /** Size of the tmpfs in bytes (emptyDir sizeLimit); undefined: the engine's default. */
   tmpfsSizeBytes?: number;
+  /** A bind mount, as planned: which host directory it comes from, and the subPath in it. */
+  bind?: BindOrigin;
+  /** The host path (file or directory) to bind-mount: set once `bind` is resolved. */
+  source?: string;
+}
+
+/**
+ * Where a bind mount's files live on the host: `files` a directory podrun wrote in the pod
+ * directory (configMap, secret, downwardAPI, projected: `volume` is the Kubernetes volume name),
+ * `host` a hostPath (`path`), `engine-volume` an emptyDir's engine volume (mounted by subPath).
+ * `subPath` is the volumeMount's subPath, or its subPathExpr (`expand`) still to be expanded.
+ */
+export interface BindOrigin {
+  from: "files" | "host" | "engine-volume";
+  /** hostPath: the path on the host. */
+  path?: string;
+  subPath?: string;
+  /** subPath is a subPathExpr: `$(VAR)` expanded with the container's environment. */
+  expand?: boolean;
+  /** A subPath of a `files` volume: SHA-256 of the volume's files, for the spec hash (never the files). */
+  contentDigest?: string;
 }
 
 /** An engine volume, as listVolumes finds it. */
@@ -207,6 +232,8 @@ export interface ContainerRuntime {
   removeVolumes(names: readonly string[]): Promise<void>;
   /** Volumes carrying every one of `labels`. */
   listVolumes(labels: Record<string, string>): Promise<VolumeInfo[]>;
+  /** The directory on the host that holds the volume's files (its Mountpoint); throws when the volume is missing. */
+  inspectVolumeMountpoint(name: string): Promise<string>;
   /**
    * A container's log line by line as the engine gives it (stdout and stderr in the order read),
    * never held whole. With `follow` it goes on until the container stops or `signal` aborts (a

@@ -33,9 +33,9 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
         nodeSelector: { disk: "ssd" },
         containers: [
           { name: "a", image: "x", resources: { limits: { cpu: "1" } }, env: [{ name: "A", valueFrom: { fileKeyRef: { volumeName: "e", path: "p", key: "k" } } }, { name: "B", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }], envFrom: [{ configMapRef: { name: "c" } }] },
-          { name: "b", image: "x", livenessProbe: { tcpSocket: { port: 80 } }, volumeMounts: [{ name: "v", mountPath: "/v", subPath: "s" }] },
+          { name: "b", image: "x", livenessProbe: { tcpSocket: { port: 80 } }, volumeMounts: [{ name: "v", mountPath: "/v", mountPropagation: "HostToContainer" }] },
         ],
-        volumes: [{ name: "e", emptyDir: {} }, { name: "v", configMap: { name: "c" } }],
+        volumes: [{ name: "e", emptyDir: {} }, { name: "v", nfs: { server: "s", path: "/" } }],
       },
       status: { phase: "Running" },
     }),
@@ -45,8 +45,8 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
       "spec.containers[0].resources: not supported by podrun yet: ignored",
       "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by podrun yet: ignored",
       "spec.containers[1].livenessProbe: not supported by podrun yet: ignored",
-      "spec.containers[1].volumeMounts[0].subPath: not supported by podrun yet: ignored",
-      "spec.volumes[1].configMap: not supported by podrun yet: ignored",
+      "spec.containers[1].volumeMounts[0].mountPropagation: not supported by podrun yet: ignored",
+      "spec.volumes[1].nfs: not supported by podrun yet: ignored",
       "status: not supported by podrun yet: ignored",
     ],
   );
@@ -96,6 +96,33 @@ t.test("a Memory emptyDir mounted more than once is named: it is backed by disk"
         ],
       },
     }),
-    ["spec.volumes[1].emptyDir.medium: mounted more than once: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared"],
+    ["spec.volumes[1].emptyDir.medium: mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath"],
+  );
+});
+
+t.test("configMap, secret, downwardAPI, hostPath and projected volumes, subPath and subPathExpr are acted on; projections without an API server are not", async (t) => {
+  t.same(
+    ignored({
+      spec: {
+        containers: [{ name: "a", image: "x", volumeMounts: [{ name: "c", mountPath: "/c", subPath: "k", readOnly: true }, { name: "h", mountPath: "/h", subPathExpr: "$(X)" }] }],
+        volumes: [
+          { name: "c", configMap: { name: "c", items: [{ key: "k", path: "k", mode: 0o400 }], defaultMode: 0o644, optional: true } },
+          { name: "s", secret: { secretName: "s", defaultMode: 0o400 } },
+          { name: "d", downwardAPI: { items: [{ path: "l", fieldRef: { fieldPath: "metadata.labels" } }] } },
+          { name: "h", hostPath: { path: "/tmp", type: "Directory" } },
+          {
+            name: "p",
+            projected: {
+              defaultMode: 0o444,
+              sources: [{ configMap: { name: "c" } }, { secret: { name: "s" } }, { downwardAPI: { items: [] } }, { serviceAccountToken: { path: "token" } }, { clusterTrustBundle: { path: "b" } }],
+            },
+          },
+        ],
+      },
+    }),
+    [
+      "spec.volumes[4].projected.sources[3].serviceAccountToken: not supported by podrun yet: ignored",
+      "spec.volumes[4].projected.sources[4].clusterTrustBundle: not supported by podrun yet: ignored",
+    ],
   );
 });

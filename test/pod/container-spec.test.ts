@@ -75,7 +75,7 @@ t.test("sandbox: the pod's labels, hostPort ports only unless --publish-all", as
   t.same(buildSandboxSpec({ pod: host, identity, infraImage: "p", publishAll: true }).ports, [], "hostNetwork publishes nothing");
 });
 
-t.test("emptyDir mounts, and what `down` reads back from the labels", async (t) => {
+t.test("volume mounts, and what `down` reads back from the labels", async (t) => {
   const p = pod({
     terminationGracePeriodSeconds: 7,
     volumes: [{ name: "data", emptyDir: {} }, { name: "conf", configMap: { name: "c" } }, { name: "mem", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } }],
@@ -90,8 +90,9 @@ t.test("emptyDir mounts, and what `down` reads back from the labels", async (t) 
   const spec = buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "app", imageRef: "x:1" });
   t.same(spec.mounts, [
     { volume: "ci_web_data", target: "/data", readOnly: true },
+    { volume: "conf", target: "/etc/conf", readOnly: true, bind: { from: "files" } },
     { volume: "ci_web_mem", target: "/mem", readOnly: false, tmpfs: true, tmpfsSizeBytes: 1048576 },
-  ], "the configMap mount is left out (its volume is warned about)");
+  ], "the configMap mount is a read-only bind of its files");
   t.equal(spec.labels["io.kubernetes.pod.terminationGracePeriod"], "7");
   t.same(JSON.parse(spec.labels["io.kubernetes.container.preStopHandler"]!), { httpGet: { path: "/quit", port: 8080, scheme: "HTTP" } }, "a named port is stored as its number");
   const init = buildContainerSpec({ pod: p, identity, container: { name: "i", image: "x:1" }, kind: "init", imageRef: "x:1" });
@@ -119,4 +120,21 @@ t.test("a sidecar: kind label, restart policy always whatever the pod's, its pre
   t.same(JSON.parse(sidecar.labels["io.kubernetes.container.preStopHandler"]!), preStop, "`down POD` finds the hook without the manifest");
   const init = buildContainerSpec({ pod: p, identity, container: setup!, kind: "init", imageRef: "busybox:latest" });
   t.equal(init.restartPolicy, "no");
+});
+
+t.test("the spec hash counts what a mount means: source, subPath, readOnly, and a subPath's content only", async (t) => {
+  const cfg = (value: string) => ({ configMaps: [{ metadata: { name: "c", namespace: identity.namespace }, data: { k: value } }], secrets: [] });
+  const hashOf = (mounts: Record<string, unknown>[], volumes: Record<string, unknown>[], value = "v1") => {
+    const p = pod({ volumes: volumes as never, containers: [{ name: "app", image: "x:1", volumeMounts: mounts as never }] });
+    return buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "app", imageRef: "x:1", objects: cfg(value) }).labels["io.podrun.spec-hash"];
+  };
+  const host = [{ name: "h", hostPath: { path: "/srv" } }];
+  const base = hashOf([{ name: "h", mountPath: "/h" }], host);
+  t.not(hashOf([{ name: "h", mountPath: "/h", readOnly: true }], host), base, "readOnly");
+  t.not(hashOf([{ name: "h", mountPath: "/h", subPath: "a" }], host), base, "subPath");
+  t.not(hashOf([{ name: "h", mountPath: "/h", subPathExpr: "a" }], host), hashOf([{ name: "h", mountPath: "/h", subPath: "a" }], host), "subPathExpr is not subPath");
+  t.not(hashOf([{ name: "h", mountPath: "/h" }], [{ name: "h", hostPath: { path: "/other" } }]), base, "the host path");
+  const conf = [{ name: "conf", configMap: { name: "c" } }];
+  t.equal(hashOf([{ name: "conf", mountPath: "/c" }], conf, "v1"), hashOf([{ name: "conf", mountPath: "/c" }], conf, "v2"), "a whole mount: updated in place, the container kept");
+  t.not(hashOf([{ name: "conf", mountPath: "/c/k", subPath: "k" }], conf, "v1"), hashOf([{ name: "conf", mountPath: "/c/k", subPath: "k" }], conf, "v2"), "a subPath: recreated");
 });

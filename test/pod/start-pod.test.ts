@@ -1,4 +1,8 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import t from "tap";
 import { PodrunError } from "../../lib/errors.js";
 import type { InvolvedObject } from "../../lib/events/types.js";
@@ -39,6 +43,7 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
     createContainer: async (spec: ContainerSpec) => {
       const container = spec.labels["io.kubernetes.container.name"]!;
       calls.push(`create ${container}`);
+      for (const mount of spec.mounts ?? []) if (mount.source !== undefined) calls.push(`bind ${mount.source} ${mount.target}${mount.readOnly ? " ro" : ""}`);
       if (script.failCreate === container) throw new Error("Conflict. The container name is already in use");
       const id = `id-${++next}`;
       names.set(id, container);
@@ -78,6 +83,10 @@ function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCode
     },
     removeVolumes: async (volumes) => void calls.push(`removeVolumes ${volumes.join(",")}`),
     listVolumes: async () => [],
+    inspectVolumeMountpoint: async (name) => {
+      calls.push(`inspectVolume ${name}`);
+      return `/mnt/${name}`;
+    },
   };
   return { runtime, calls, specs };
 }
@@ -339,4 +348,69 @@ t.test("dry run: a sidecar's startup probe is not run", async (t) => {
     runHooks: false,
   });
   t.notOk(h.calls.includes("exec s"));
+});
+
+t.test("file volumes: written in the pod directory before anything is created, bound read-only; undo removes the directory", async (t) => {
+  const stateDir = await mkdtemp(join(tmpdir(), "podrun-state-"));
+  t.teardown(() => rm(stateDir, { recursive: true, force: true }));
+  const h = harness({ failStart: "a" });
+  const engineDir = join(stateDir, "engine");
+  h.deps.runtime.inspectVolumeMountpoint = async (name) => {
+    h.calls.push(`inspectVolume ${name}`);
+    await mkdir(join(engineDir, name), { recursive: true });
+    return join(engineDir, name);
+  };
+  const error = (await startPod(h.deps, {
+    pod: pod({
+      volumes: [{ name: "conf", configMap: { name: "cfg" } }, { name: "data", emptyDir: {} }],
+      containers: [{ name: "a", image: "x:1", env: [{ name: "DIR", value: "logs" }], volumeMounts: [
+        { name: "conf", mountPath: "/etc/conf" },
+        { name: "conf", mountPath: "/etc/one.txt", subPath: "one" },
+        { name: "data", mountPath: "/logs", subPathExpr: "$(DIR)" },
+      ] }],
+    }),
+    objects: { configMaps: [{ metadata: { name: "cfg" }, data: { one: "1" } }], secrets: [] },
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+    stateDir,
+  }).catch((e: unknown) => e)) as StartPodError;
+  const podDir = join(stateDir, "pods", "docker", "default_web");
+  t.equal(error.created.podDir, podDir);
+  t.equal(await readFile(join(podDir, "volumes/conf/one"), "utf8"), "1");
+  t.equal((await stat(podDir)).mode & 0o777, 0o700, "the pod directory is private");
+  t.equal((await stat(join(stateDir, "pods"))).mode & 0o777, 0o700);
+  t.same(h.calls.filter((c) => c.startsWith("bind") || c.startsWith("inspectVolume")), [
+    "inspectVolume default_web_data",
+    `bind ${podDir}/volumes/conf /etc/conf ro`,
+    `bind ${podDir}/volumes/conf/one /etc/one.txt ro`,
+    `bind ${engineDir}/default_web_data/logs /logs`,
+  ]);
+  await undoStart(h.deps.runtime, error.created);
+  t.notOk(existsSync(podDir), "undo removes the pod directory");
+});
+
+t.test("a hostPath type check or a missing ConfigMap fails the pod before anything is made: FailedMount", async (t) => {
+  const stateDir = await mkdtemp(join(tmpdir(), "podrun-state-"));
+  t.teardown(() => rm(stateDir, { recursive: true, force: true }));
+  for (const [volume, message] of [
+    [{ name: "h", hostPath: { path: "/dev/null", type: "Directory" } }, 'MountVolume.SetUp failed for volume "h" : hostPath type check failed: /dev/null is not a directory, it\'s a CharDevice'],
+    [{ name: "c", configMap: { name: "absent" } }, 'MountVolume.SetUp failed for volume "c" : configmap "absent" not found'],
+  ] as const) {
+    const h = harness();
+    const error = (await startPod(h.deps, {
+      pod: pod({ volumes: [{ name: "conf", configMap: { name: "cfg" } }, volume], containers: [{ name: "a", image: "x:1" }] }),
+      objects: { configMaps: [{ metadata: { name: "cfg" }, data: { one: "1" } }], secrets: [] },
+      identity,
+      infraImage: "p:1",
+      publishAll: false,
+      stateDir,
+    }).catch((e: unknown) => e)) as StartPodError;
+    t.equal(error.reason, "FailedMount");
+    t.equal(error.message, message);
+    t.same(h.events, [`pod Warning FailedMount: ${message}`]);
+    t.same(h.calls.filter((c) => !c.startsWith("inspectImages")), [], "no engine call but the image inspect");
+    t.same(error.created, { containerIds: [] });
+    t.notOk(existsSync(join(stateDir, "pods", "docker", "default_web")), "no pod directory left");
+  }
 });

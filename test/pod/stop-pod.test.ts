@@ -234,3 +234,20 @@ t.test("a sidecar's preStop hook comes from the manifest's init container when `
   t.ok(h.calls.includes("exec s from-manifest"));
   t.same(h.calls.filter((c) => c.startsWith("stop")), ["stop a 3", "stop s 3"]);
 });
+
+t.test("the pod directory goes last, with its volume files", async (t) => {
+  const { mkdir, mkdtemp, rm, writeFile } = await import("node:fs/promises");
+  const { existsSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const base = await mkdtemp(join(tmpdir(), "podrun-stop-"));
+  t.teardown(() => rm(base, { recursive: true, force: true }));
+  const podDir = join(base, "pods", "docker", "default_web");
+  await mkdir(join(podDir, "volumes", "sec"), { recursive: true });
+  await writeFile(join(podDir, "volumes", "sec", "password"), "x", { mode: 0o400 });
+  const h = harness();
+  const result = await stopPod(h.deps, { pod: record({ appContainers: [state("a", "app", { running: false })] }), volumes, podDir });
+  t.same(result.failures, []);
+  t.notOk(existsSync(podDir));
+  t.ok(existsSync(join(base, "pods", "docker")), "only the pod's own directory");
+});

@@ -29,11 +29,12 @@ t.test("engine volumes: mounted emptyDirs, except a Memory one mounted once", as
   t.same(findMemoryVolumesOnDisk(spec), [3], "the shared Memory volume is the one validation warns about");
 });
 
-t.test("mounts of a container, in manifest order; other volume types left out", async (t) => {
+t.test("mounts of a container, in manifest order", async (t) => {
   t.same(planContainerMounts(spec, identity, spec.containers[0]!), [
     { volume: "ci_web_data", target: "/srv/data", readOnly: true },
     { volume: "ci_web_mem-once", target: "/tmp", readOnly: false, tmpfs: true, tmpfsSizeBytes: 64 * 1024 * 1024 },
     { volume: "ci_web_mem-shared", target: "/shm", readOnly: false },
+    { volume: "conf", target: "/etc/conf", readOnly: true, bind: { from: "files" } },
   ]);
   t.same(planContainerMounts(spec, identity, spec.initContainers![0]!), [
     { volume: "ci_web_data", target: "/data", readOnly: false },
@@ -68,4 +69,65 @@ t.test("stop labels: written at up, read back by down", async (t) => {
   t.same(buildStopLabels(pod, { name: "x", image: "x", lifecycle: { preStop: { httpGet: { port: "nope" } } } }, "app")["io.kubernetes.container.preStopHandler"], '{"httpGet":{"port":"nope"}}', "an unknown port name is kept as written");
   t.same(readStopLabels({ "io.kubernetes.container.preStopHandler": "{not json", "io.kubernetes.pod.terminationGracePeriod": "-1" }), {}, "labels edited by hand: nothing");
   t.same(readStopLabels({}), {});
+});
+
+t.test("binds: file volumes read-only, hostPath as asked, subPath and subPathExpr of every kind; other types left out", async (t) => {
+  const binds: PodSpec = {
+    volumes: [
+      { name: "cm", configMap: { name: "c" } },
+      { name: "sec", secret: { secretName: "s" } },
+      { name: "dn", downwardAPI: { items: [] } },
+      { name: "pj", projected: { sources: [] } },
+      { name: "host", hostPath: { path: "/srv", type: "Directory" } },
+      { name: "ed", emptyDir: {} },
+      { name: "mem", emptyDir: { medium: "Memory" } },
+      { name: "nfs", nfs: { server: "s", path: "/" } },
+    ],
+    containers: [{
+      name: "a",
+      image: "x",
+      volumeMounts: [
+        { name: "cm", mountPath: "/cm", readOnly: false },
+        { name: "cm", mountPath: "/one", subPath: "app.properties" },
+        { name: "sec", mountPath: "/sec" },
+        { name: "dn", mountPath: "/dn" },
+        { name: "pj", mountPath: "/pj" },
+        { name: "host", mountPath: "/h", readOnly: true },
+        { name: "host", mountPath: "/h2", subPath: "logs" },
+        { name: "ed", mountPath: "/e", subPathExpr: "$(POD)/x" },
+        { name: "mem", mountPath: "/m", subPath: "d" },
+        { name: "nfs", mountPath: "/n" },
+      ],
+    }],
+  };
+  t.same(planContainerMounts(binds, identity, binds.containers[0]!), [
+    { volume: "cm", target: "/cm", readOnly: true, bind: { from: "files" } },
+    { volume: "cm", target: "/one", readOnly: true, bind: { from: "files", subPath: "app.properties" } },
+    { volume: "sec", target: "/sec", readOnly: true, bind: { from: "files" } },
+    { volume: "dn", target: "/dn", readOnly: true, bind: { from: "files" } },
+    { volume: "pj", target: "/pj", readOnly: true, bind: { from: "files" } },
+    { volume: "host", target: "/h", readOnly: true, bind: { from: "host", path: "/srv" } },
+    { volume: "host", target: "/h2", readOnly: false, bind: { from: "host", path: "/srv", subPath: "logs" } },
+    { volume: "ci_web_ed", target: "/e", readOnly: false, bind: { from: "engine-volume", subPath: "$(POD)/x", expand: true } },
+    { volume: "ci_web_mem", target: "/m", readOnly: false, bind: { from: "engine-volume", subPath: "d" } },
+  ]);
+  t.same(planPodVolumes(binds, identity).map((v) => v.name), ["ci_web_ed", "ci_web_mem"], "a Memory volume bound by subPath needs an engine volume");
+  t.same(findMemoryVolumesOnDisk(binds), [6], "and validation says so");
+});
+
+t.test("a subPath of a file volume carries a digest of its content; a whole mount does not", async (t) => {
+  const withSub: PodSpec = {
+    volumes: [{ name: "cm", configMap: { name: "c" } }],
+    containers: [{ name: "a", image: "x", volumeMounts: [{ name: "cm", mountPath: "/one", subPath: "k" }, { name: "cm", mountPath: "/all" }] }],
+  };
+  const pod = { metadata: { name: "web", namespace: "ci" }, spec: withSub };
+  const digest = (value: string) => {
+    const objects = { configMaps: [{ metadata: { name: "c", namespace: "ci" }, data: { k: value } }], secrets: [] };
+    const mounts = planContainerMounts(withSub, identity, withSub.containers[0]!, { pod, identity, objects });
+    t.equal(mounts[1]!.bind!.contentDigest, undefined);
+    return mounts[0]!.bind!.contentDigest;
+  };
+  t.match(digest("one"), /^[0-9a-f]{64}$/);
+  t.equal(digest("one"), digest("one"));
+  t.not(digest("one"), digest("two"), "changed content, changed digest");
 });

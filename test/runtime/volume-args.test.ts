@@ -1,11 +1,14 @@
-// Golden argv and output parsing for emptyDir volumes, per dialect: `-v`/`--tmpfs` on create,
-// `volume create|rm|ls`, and the three CLIs' `volume ls --format json` shapes. The docker and
+// Golden argv and output parsing for volumes, per dialect: `-v`/`--tmpfs`/`--mount type=bind` on
+// create, `volume create|rm|ls|inspect`, and the three CLIs' `volume ls --format json` shapes. The docker and
 // podman samples were printed by docker 28.2 (dockerd 20.10) and podman 4.3.1; the nerdctl one
 // follows its volume ls source (one JSON object per line, labels joined as one string).
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import t from "tap";
 import { PodrunError } from "../../lib/errors.js";
 import { CliRuntime } from "../../lib/runtime/cli-runtime.js";
-import { buildCreateArgs, buildVolumeCreateArgs, buildVolumeListArgs, buildVolumeRemoveArgs, formatMountArgs } from "../../lib/runtime/create-args.js";
+import { buildCreateArgs, buildVolumeCreateArgs, buildVolumeInspectArgs, buildVolumeListArgs, buildVolumeRemoveArgs, formatMountArgs } from "../../lib/runtime/create-args.js";
 import { DIALECTS, isOnlyNotFound } from "../../lib/runtime/dialects.js";
 import type { RuntimeCommand, VolumeMount } from "../../lib/runtime/types.js";
 import { parseLabelString, parseVolumeList } from "../../lib/runtime/volume-list.js";
@@ -136,5 +139,56 @@ t.test("dry run: volume commands are recorded, never run", async (t) => {
       ...rm,
       ["volume", "ls", "--format", "json", "--filter", "label=io.podrun.managed=true"],
     ], name);
+  }
+});
+
+t.test("bind mounts: --mount type=bind on all three CLIs, read-only when asked; a path --mount cannot carry is an error", async (t) => {
+  const binds: VolumeMount[] = [
+    { volume: "conf", target: "/etc/conf", readOnly: true, bind: { from: "files" }, source: "/state/pods/docker/ci_web/volumes/conf" },
+    { volume: "host", target: "/srv/a:b", readOnly: false, bind: { from: "host", path: "/srv" }, source: "/srv/x:y" },
+  ];
+  const expected = [
+    "--mount", "type=bind,source=/state/pods/docker/ci_web/volumes/conf,target=/etc/conf,readonly",
+    "--mount", "type=bind,source=/srv/x:y,target=/srv/a:b",
+  ];
+  for (const dialect of [docker, podman, nerdctl]) t.same(formatMountArgs(dialect, binds), expected, `${dialect.name}: a colon is fine in --mount`);
+  for (const [source, target] of [["/srv/a,b", "/x"], ["/srv", "/x,y"], ['/srv/"q"', "/x"], ["/srv/a\nb", "/x"]] as const) {
+    let error: unknown;
+    try {
+      formatMountArgs(podman, [{ volume: "v", target, readOnly: false, bind: { from: "host" }, source }]);
+    } catch (e) {
+      error = e;
+    }
+    t.ok(error instanceof PodrunError && error.reason === "CreateContainerConfigError", `${JSON.stringify(source)} → ${JSON.stringify(target)} refused`);
+    t.match((error as Error).message, /--mount cannot carry a path containing a comma/);
+  }
+  t.throws(() => formatMountArgs(docker, [{ volume: "v", target: "/x", readOnly: false, bind: { from: "host", path: "/srv" } }]), /not resolved/, "a bind must be resolved first");
+});
+
+t.test("volume inspect: the same argv on all three CLIs; the Mountpoint read from each one's JSON", async (t) => {
+  t.same(buildVolumeInspectArgs("ci_web_data"), ["volume", "inspect", "ci_web_data"]);
+  for (const name of ["docker", "podman", "nerdctl"] as const) {
+    const recorded: RuntimeCommand[] = [];
+    const runtime = new CliRuntime({ name, binary: name, dryRun: { record: (c) => recorded.push(c) } });
+    t.equal(await runtime.inspectVolumeMountpoint("ci_web_data"), "<mountpoint of ci_web_data>", `${name}: a dry run names the directory`);
+    t.same(recorded.map((c) => c.args), [["volume", "inspect", "ci_web_data"]]);
+  }
+  // What each CLI prints for `volume inspect` (docker 20.10 and podman 4.3.1 on the test machine;
+  // nerdctl's dockercompat volume, one array).
+  const outputs = {
+    docker: '[\n    {\n        "CreatedAt": "2026-12-01T03:55:33Z",\n        "Driver": "local",\n        "Labels": null,\n        "Mountpoint": "/var/lib/docker/volumes/ci_web_data/_data",\n        "Name": "ci_web_data",\n        "Options": null,\n        "Scope": "local"\n    }\n]\n',
+    podman: '[\n     {\n          "Name": "ci_web_data",\n          "Driver": "local",\n          "Mountpoint": "/var/lib/containers/storage/volumes/ci_web_data/_data",\n          "Labels": {},\n          "Scope": "local"\n     }\n]\n',
+    nerdctl: '[\n    {\n        "Name": "ci_web_data",\n        "Mountpoint": "/var/lib/nerdctl/1935db59/volumes/default/ci_web_data/_data",\n        "Labels": {}\n    }\n]\n',
+  };
+  const dir = await mkdtemp(join(tmpdir(), "podrun-fake-cli-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  for (const [name, output] of Object.entries(outputs) as [keyof typeof outputs, string][]) {
+    const binary = join(dir, name);
+    await writeFile(join(dir, `${name}.json`), output);
+    // Prints the sample for the volume it knows, and the CLI's "no such volume" otherwise.
+    await writeFile(binary, `#!/bin/sh\nif [ "$3" = ci_web_data ]; then cat "${join(dir, `${name}.json`)}"; else echo "Error: no such volume $3" >&2; echo "[]"; exit 1; fi\n`, { mode: 0o755 });
+    const runtime = new CliRuntime({ name, binary });
+    t.equal(await runtime.inspectVolumeMountpoint("ci_web_data"), JSON.parse(output)[0].Mountpoint, name);
+    await t.rejects(runtime.inspectVolumeMountpoint("gone"), /volume gone not found/, `${name}: a missing volume`);
   }
 });
