@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,8 @@ const EXAMPLES = [
   { file: "web-sidecar.yaml", pod: "web", containers: 2 },
   { file: "init-data.yaml", pod: "init-data", containers: 1 },
   { file: "db-and-app.yaml", pod: "db-and-app", containers: 2 },
+  // A directory: the Secret, the ConfigMaps and the Pod in three files; READY counts the sidecar.
+  { file: "ci-stack/", pod: "ci-stack", containers: 3 },
 ];
 
 for (const runtime of ["docker", "podman"] as const) {
@@ -50,6 +52,16 @@ for (const runtime of ["docker", "podman"] as const) {
     t.match(app.stdout, /app started on schema 42/, "the init container's data reached the app through the emptyDir");
     const db = await runCli(["logs", "db-and-app", "-c", "app"], { env });
     t.equal(db.exitCode, 0, db.stderr);
+    // ci-stack: the schema went from a ConfigMap volume through the init container to the
+    // database; the app's page is built from envFrom, a fieldRef and a Secret key by $(VAR).
+    const schema = await runCli(["logs", "ci-stack", "-c", "db"], { env });
+    t.match(schema.stdout, /initialising shop from 2 tables/);
+    const shop = await fetch("http://127.0.0.1:18082/").then((response) => response.text());
+    t.equal(shop.trim(), "shop on ci-stack talks to 127.0.0.1:5432 as shop");
+    const password = await runCommand(runtime, ["exec", "default_ci-stack_app", "cat", "/etc/db/password"]);
+    t.equal(password.stdout, 's3cret-$HOME-"quoted"', "the Secret volume's file, as written");
+    const eventLog = await readFile(join(stateDir, "events.ndjson"), "utf8");
+    t.notMatch(eventLog, /s3cret/, "the password is in no event");
 
     for (const { file, pod } of EXAMPLES) {
       const down = await runCli(["down", example(file)], { env });
