@@ -4,7 +4,7 @@ import { findEnvVarNameErrors } from "../manifest/rules/names.js";
 import { envLookup, expandVars } from "./expand-vars.js";
 import { needsPodIP, readNodeCapacity, readNodeName, resolvePodField, resolveResourceField, type NodeCapacity, type PodFieldContext } from "./field-ref.js";
 import type { PodIdentity } from "./identity.js";
-import { findConfigMap, findSecret, type PodObjects } from "./pod-objects.js";
+import { findConfigMap, findSecret, readSecretData, type PodObjects } from "./pod-objects.js";
 
 // A container's environment as the kubelet builds it (kubernetes/kubernetes
 // pkg/kubelet/kubelet_pods.go makeEnvironmentVariables), then its command and args expanded with
@@ -79,7 +79,7 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
       continue;
     }
     const invalid: string[] = [];
-    for (const [key, value] of Object.entries(kind === "configMap" ? ((object as ConfigMap).data ?? {}) : readSecretData(object as Secret))) {
+    for (const [key, value] of Object.entries(kind === "configMap" ? ((object as ConfigMap).data ?? {}) : readSecretText(object as Secret))) {
       const name = (source.prefix ?? "") + key;
       if (findEnvVarNameErrors(name).length > 0) invalid.push(name);
       else define(name, value, kind === "secret");
@@ -115,7 +115,7 @@ function resolveValueFrom(variable: EnvVar, options: ContainerEnvOptions, fail: 
     const object = kind === "configMap" ? findConfigMap(options.objects, namespace, name) : findSecret(options.objects, namespace, name);
     if (!object) return keyRef.optional ? undefined : fail(notFound(kind, name));
     // The kubelet reads a ConfigMap's `data` only: a key in binaryData is not found.
-    const data = kind === "configMap" ? ((object as ConfigMap).data ?? {}) : readSecretData(object as Secret);
+    const data = kind === "configMap" ? ((object as ConfigMap).data ?? {}) : readSecretText(object as Secret);
     if (Object.hasOwn(data, keyRef.key)) return data[keyRef.key];
     return keyRef.optional ? undefined : fail(`couldn't find key ${keyRef.key} in ${kind === "configMap" ? "ConfigMap" : "Secret"} ${namespace}/${name}`);
   }
@@ -134,11 +134,9 @@ function resolveValueFrom(variable: EnvVar, options: ContainerEnvOptions, fail: 
   return "";
 }
 
-/** Secret values as text: `data` decoded from base64, then `stringData`, which the API server merges over it. */
-export function readSecretData(secret: Secret): Record<string, string> {
-  const data: Record<string, string> = {};
-  for (const [key, value] of Object.entries(secret.data ?? {})) data[key] = Buffer.from(value, "base64").toString("utf8");
-  return { ...data, ...(secret.stringData ?? {}) };
+/** Secret values as text, as the kubelet hands them to the environment. */
+export function readSecretText(secret: Secret): Record<string, string> {
+  return Object.fromEntries([...readSecretData(secret)].map(([key, value]) => [key, value.toString("utf8")]));
 }
 
 /**

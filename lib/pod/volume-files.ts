@@ -4,7 +4,7 @@ import { decodeBase64 } from "../manifest/rules/config-map.js";
 import { resolvePodField, resolveResourceField, type NodeCapacity } from "./field-ref.js";
 import type { FileProjection, Payload } from "./atomic-writer.js";
 import type { PodIdentity } from "./identity.js";
-import { findConfigMap, findSecret, type PodObjects } from "./pod-objects.js";
+import { findConfigMap, findSecret, readSecretData, type PodObjects } from "./pod-objects.js";
 
 // The files of configMap, secret, downwardAPI and projected volumes (pure), as the kubelet's
 // volume plugins compute them (kubernetes/kubernetes pkg/volume/configmap, secret, downwardapi,
@@ -107,14 +107,6 @@ function configMapPayload(items: readonly KeyToPath[] | undefined, configMap: Pi
 function secretPayload(items: readonly KeyToPath[] | undefined, secret: Pick<Secret, "data" | "stringData">, mode: number, optional: boolean): Payload {
   const data = readSecretData(secret);
   return keyedPayload({ items, keys: [...data.keys()], value: (key) => data.get(key), mode, optional, missing: (key) => `references non-existent secret key: ${key}` });
-}
-
-/** A Secret's data as the API server stores it: `data` decoded from base64, `stringData` merged over it. */
-export function readSecretData(secret: Pick<Secret, "data" | "stringData">): Map<string, Buffer> {
-  const data = new Map<string, Buffer>();
-  for (const [key, value] of Object.entries(secret.data ?? {})) data.set(key, decodeBase64(value ?? "") ?? Buffer.alloc(0));
-  for (const [key, value] of Object.entries(secret.stringData ?? {})) data.set(key, Buffer.from(value ?? "", "utf8"));
-  return data;
 }
 
 function keyedPayload(options: {

@@ -1,7 +1,7 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import { PodrunError } from "../../lib/errors.js";
-import { expandCommandAndArgs, readSecretData, resolveContainerEnv, resolveHashEnv, usesPodIP } from "../../lib/pod/container-env.js";
+import { expandCommandAndArgs, readSecretText, resolveContainerEnv, resolveHashEnv, usesPodIP } from "../../lib/pod/container-env.js";
 import type { PodFieldContext } from "../../lib/pod/field-ref.js";
 import type { PodObjects } from "../../lib/pod/pod-objects.js";
 
@@ -131,7 +131,7 @@ t.test("namespaces: an object of another namespace is not found", async (t) => {
 });
 
 t.test("secret data: base64 data, then stringData over it", async (t) => {
-  t.same(readSecretData({ data: { A: b64("a\nb"), B: b64("x") }, stringData: { B: "y" } }), { A: "a\nb", B: "y" });
+  t.same(readSecretText({ data: { A: b64("a\nb"), B: b64("x") }, stringData: { B: "y" } }), { A: "a\nb", B: "y" });
 });
 
 t.test("command and args expand with the final env", async (t) => {

@@ -3,7 +3,8 @@
 import type { Pod, Volume } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import type { Payload } from "../../lib/pod/atomic-writer.js";
-import { cleanPath, isFileVolume, planVolumeFiles, readSecretData, type VolumeFilesContext } from "../../lib/pod/volume-files.js";
+import { cleanPath, isFileVolume, planVolumeFiles, type VolumeFilesContext } from "../../lib/pod/volume-files.js";
+import { readSecretData } from "../../lib/pod/pod-objects.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 const pod: Pod = {
