@@ -10,10 +10,11 @@ t.test("values are read as go-yaml v2 (YAML 1.1) reads them, like kubectl", asyn
   t.same(doc!.value, { mode: 420, hex: 31, flag: true, false: false, day: "2024-01-02", time: "1:20", quoted: "0644", float: 1.5 });
 });
 
-t.test("several documents, empty ones kept as null", async (t) => {
+t.test("several documents, cut where kubectl cuts them, empty ones kept as null", async (t) => {
+  // A `---` right after a separator starts the next piece: kubectl reads "---\n# only a comment\n" as one.
   const docs = parse("a: 1\n---\n---\n# only a comment\n---\nb: 2\n");
-  t.same(docs.map((d) => d.value), [{ a: 1 }, null, null, { b: 2 }]);
-  t.equal(docs[3]!.line, 6);
+  t.same(docs.map((d) => d.value), [{ a: 1 }, null, { b: 2 }]);
+  t.equal(docs[2]!.line, 6);
 });
 
 t.test("merge keys and anchors work as in go-yaml", async (t) => {
@@ -63,4 +64,72 @@ t.test("an alias bomb is refused without expanding it", async (t) => {
 t.test("a few ordinary aliases are fine", async (t) => {
   const [doc] = parse("env: &env [{name: A, value: '1'}]\nfirst: *env\nsecond: *env\n");
   t.same((doc!.value as Record<string, unknown>).second, [{ name: "A", value: "1" }]);
+});
+
+t.test("double-quoted escapes as go-yaml v2 reads them", async (t) => {
+  const [doc] = parse(`a: "it\\'s"\nb: "a\\\\'b"\nc: "\\x41\\u00e9\\U0001F600"\nd: "\\N\\_\\L\\P"\ne: "x\\ty\\	z"\n`);
+  t.strictSame(doc!.value, { a: "it's", b: "a\\'b", c: "Aé😀", d: "\u0085\u00a0\u2028\u2029", e: "x\ty\tz" });
+  const [name] = parse(`spec:\n  name: "it\\'s"\n  image: x\n`);
+  t.same(name!.sourceMap.locate(["spec", "image"]), { line: 3, col: 10 }, "positions after a \\' stay right");
+});
+
+const escapeErrors: { name: string; text: string; lines: string[] }[] = [
+  { name: "\\/ (YAML 1.2 only)", text: 'a: 1\n---\nb: "x\\/y"\n', lines: ["pod.yaml:3:6: YAML syntax error: Invalid escape sequence \\/"] },
+  {
+    name: "a UTF-16 surrogate",
+    text: 'a: 1\nb: "\\uD83D"\n',
+    lines: ["pod.yaml:2:5: YAML syntax error: Invalid escape sequence \\uD83D: a UTF-16 surrogate is not a character"],
+  },
+  { name: "an unknown escape", text: 'a: "\\q"\n', lines: ["pod.yaml:1:5: YAML syntax error: Invalid escape sequence \\q"] },
+];
+for (const c of escapeErrors) {
+  t.test(`escape refused as kubectl refuses it: ${c.name}`, async (t) => {
+    t.same(errorLines(c.text), c.lines);
+  });
+}
+
+t.test("numbers as go-yaml v2 resolves them", async (t) => {
+  const [doc] = parse(
+    "a: 0o644\nb: 0X1F\nc: !!float 1\nd: 1e3\ne: 1_000\nf: 08\ng: 0o8\nh: 1e400\ni: 0xFFFFFFFFFFFFFFFFFF\nj: -012\nk: .5\nl: 1:30\n",
+  );
+  t.strictSame(doc!.value, { a: 420, b: 31, c: 1, d: 1000, e: 1000, f: 8, g: "0o8", h: "1e400", i: "0xFFFFFFFFFFFFFFFFFF", j: -10, k: 0.5, l: "1:30" });
+});
+
+t.test("documents are cut where kubectl cuts them", async (t) => {
+  t.same(parse("a: 1\n...\nb: 2\n").map((d) => d.value), [{ a: 1 }], "go-yaml reads one document per piece: after ... nothing counts");
+  t.same(parse("a: 1\n...\nb: [\n").map((d) => d.value), [{ a: 1 }], "nor do its errors");
+  const docs = parse("a: 1\n--- # next\n\nb: 2\n");
+  t.same(docs.map((d) => [d.value, d.line]), [[{ a: 1 }, 1], [{ b: 2 }, 4]], "lines count in the whole file");
+});
+
+const kubectlRefuses: { name: string; text: string; lines: string[] }[] = [
+  {
+    name: "content after ---",
+    text: "a: 1\n--- !!map\nb: 2\n",
+    lines: ['pod.yaml:2:1: YAML syntax error: invalid document separator "--- !!map": kubectl allows only a comment after ---'],
+  },
+  { name: "... with no document", text: "# c\n...\na: 1\n", lines: ["pod.yaml:2:1: YAML syntax error: a document end marker (...) with no document before it"] },
+  {
+    name: "a directive",
+    text: "%YAML 1.1\n---\na: 1\n",
+    lines: ["pod.yaml:1:1: YAML syntax error: a %YAML or %TAG directive: kubectl cuts it off from the document after its ---"],
+  },
+  { name: ".inf", text: "x: 1\n---\nlimit: -.inf\n", lines: ["pod.yaml:3:8: YAML error: -.inf is not a JSON number (kubectl refuses .inf and .nan)"] },
+  { name: ".nan", text: "ratio: .NaN\n", lines: ["pod.yaml:1:8: YAML error: .NaN is not a JSON number (kubectl refuses .inf and .nan)"] },
+  { name: "a null key", text: "a:\n  ~: 1\n", lines: ["pod.yaml:2:3: YAML error: a mapping key is null (~, null or empty): JSON keys are strings"] },
+  { name: "a list as key", text: "? [a, b]\n: 1\n", lines: ["pod.yaml:1:3: YAML error: a mapping key is a list or mapping: JSON keys are strings"] },
+];
+for (const c of kubectlRefuses) {
+  t.test(`refused as kubectl refuses it: ${c.name}`, async (t) => {
+    t.same(errorLines(c.text), c.lines);
+  });
+}
+
+t.test("input starting with { is read as JSON, as kubectl does", async (t) => {
+  t.same(parse('{"a": "x\\/y", "n": 1e3}\n').map((d) => d.value), [{ a: "x/y", n: 1000 }], "\\/ is a JSON escape");
+  t.same(errorLines("{a: 1}\n"), ["pod.yaml:1:2: JSON syntax error: Expected property name or '}'"], "flow YAML is not JSON");
+  t.same(errorLines('{"a": 1, "a": 2}\n'), ["pod.yaml:1:10: JSON syntax error: duplicate key: a field may appear only once in a mapping"]);
+  const [doc] = parse('{\n  "spec": {\n    "image": "x"\n  }\n}\n');
+  t.same(doc!.sourceMap.locate(["spec", "image"]), { line: 3, col: 14 });
+  t.same(parse("\ufeff{a: 1}\n").map((d) => d.value), [{ a: 1 }], "after a byte-order mark it is YAML");
 });

@@ -1,0 +1,70 @@
+// podrun reads every YAML quirk in test/fixtures/yaml-quirks as kubectl does: the same JSON values
+// document by document, or both refuse the file. kubectl's side is scripts/k8s-yaml-reader,
+// built by scripts/test-env.sh from Debian's sigs.k8s.io/yaml and go-yaml v2 sources.
+import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import t from "tap";
+import { ManifestError } from "../../lib/errors.js";
+import { parseYamlDocuments } from "../../lib/manifest/parse-yaml.js";
+import { runCommand } from "../../lib/runtime/exec.js";
+import { missing, requireTestEnv } from "../harness/engine.js";
+
+const QUIRKS = join(import.meta.dirname, "../fixtures/yaml-quirks");
+
+type Reading = { documents: unknown[] } | { error: string };
+
+// Files where podrun knowingly reads differently from kubectl, and why.
+const EXPECTED_DIVERGENCES: Record<string, { kubectl: "reads" | "refuses"; podrun: "reads" | "refuses"; why: string }> = {
+  // kubectl keeps the last of two equal keys without a word (kubernetes/kubernetes#14791); the
+  // YAML spec forbids them and go-yaml's strict mode refuses them. podrun refuses them: the
+  // first value, silently dropped, is almost always a copy-and-paste mistake.
+  "duplicate-keys.yaml": { kubectl: "reads", podrun: "refuses", why: "duplicate keys are refused on purpose" },
+  "boolean-keys-colliding.yaml": { kubectl: "reads", podrun: "refuses", why: "keys that read the same are duplicates" },
+};
+
+function readWithPodrun(text: string): Reading {
+  try {
+    const docs = parseYamlDocuments({ name: "quirk.yaml", text });
+    // kubectl's StreamVisitor skips documents that decode to nothing or null.
+    return { documents: docs.map((doc) => doc.value).filter((value) => value !== null) };
+  } catch (error) {
+    if (error instanceof ManifestError) return { error: error.lines.join("\n") };
+    throw error;
+  }
+}
+
+async function readWithKubectl(reader: string, text: string): Promise<Reading> {
+  const result = await runCommand(reader, [], { input: text, reject: false });
+  return JSON.parse(result.stdout) as Reading;
+}
+
+t.test("podrun reads YAML quirks as kubectl does", async (t) => {
+  const env = requireTestEnv(t);
+  if (!env) return;
+  const reader = env.yamlReader;
+  if (!reader) return missing(t, "yamlReader in env.json");
+  try {
+    accessSync(reader, constants.X_OK);
+  } catch {
+    return missing(t, `kubectl's YAML reader at ${reader}`);
+  }
+
+  const files = readdirSync(QUIRKS).filter((name) => name.endsWith(".yaml")).sort();
+  t.ok(files.length >= 30, `${files.length} quirk files`);
+  for (const file of files) {
+    const text = readFileSync(join(QUIRKS, file), "utf8");
+    const kubectl = await readWithKubectl(reader, text);
+    const podrun = readWithPodrun(text);
+    const expected = EXPECTED_DIVERGENCES[file];
+    if (expected) {
+      t.equal("error" in kubectl ? "refuses" : "reads", expected.kubectl, `${file}: kubectl ${expected.kubectl} it`);
+      t.equal("error" in podrun ? "refuses" : "reads", expected.podrun, `${file}: podrun ${expected.podrun} it (${expected.why})`);
+      continue;
+    }
+    if ("error" in kubectl) {
+      t.ok("error" in podrun, `${file}: both refuse it (kubectl: ${kubectl.error})`, { podrun });
+    } else {
+      t.strictSame(podrun, kubectl, `${file}: same values`);
+    }
+  }
+});
