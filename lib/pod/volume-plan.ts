@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, LABEL_VOLUME, type VolumeMount } from "../runtime/types.js";
 import type { PodIdentity } from "./identity.js";
@@ -52,7 +53,7 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
   return (container.volumeMounts ?? []).flatMap((mount): VolumeMount[] => {
     const emptyDir = emptyDirs.get(mount.name);
     if (!emptyDir) return [];
-    const base = { volume: volumeRuntimeName(pod, mount.name), target: mount.mountPath, readOnly: mount.readOnly === true };
+    const base = { volume: volumeRuntimeName(pod, mount.name), target: containerMountPath(mount.mountPath), readOnly: mount.readOnly === true };
     if (!isOwnTmpfs(spec, mount.name, mounts)) return [base];
     const size = emptyDir.sizeLimit === undefined ? undefined : parseQuantityBytes(emptyDir.sizeLimit);
     return [{ ...base, tmpfs: true, ...(size !== undefined ? { tmpfsSizeBytes: size } : {}) }];
@@ -98,4 +99,15 @@ export function parseQuantityBytes(quantity: string | number): number | undefine
   const multiplier = exponent !== undefined ? 10 ** Number(exponent) : (BINARY_SUFFIXES[suffix] ?? DECIMAL_SUFFIXES[suffix] ?? 1);
   const bytes = Math.ceil(Number(number) * multiplier);
   return Number.isFinite(bytes) && bytes > 0 ? bytes : undefined;
+}
+
+/**
+ * Where the kubelet mounts a volumeMount in a Linux container: an absolute mountPath as written,
+ * a relative one rooted at `/` and cleaned (`data/` → `/data`, `C:\data` → `/C:\data`), as
+ * pkg/volume/util MakeAbsolutePath does. The API server accepts any mountPath.
+ */
+export function containerMountPath(mountPath: string): string {
+  if (mountPath.startsWith("/")) return mountPath;
+  const clean = posix.normalize(`/${mountPath}`);
+  return clean.length > 1 && clean.endsWith("/") ? clean.slice(0, -1) : clean;
 }

@@ -1,7 +1,7 @@
 import type { PodSpec } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import { buildStopLabels, readStopLabels } from "../../lib/pod/stop-labels.js";
-import { findMemoryVolumesOnDisk, parseQuantityBytes, planContainerMounts, planPodVolumes, volumeRuntimeName } from "../../lib/pod/volume-plan.js";
+import { containerMountPath, findMemoryVolumesOnDisk, parseQuantityBytes, planContainerMounts, planPodVolumes, volumeRuntimeName } from "../../lib/pod/volume-plan.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 
@@ -68,4 +68,16 @@ t.test("stop labels: written at up, read back by down", async (t) => {
   t.same(buildStopLabels(pod, { name: "x", image: "x", lifecycle: { preStop: { httpGet: { port: "nope" } } } }, "app")["io.kubernetes.container.preStopHandler"], '{"httpGet":{"port":"nope"}}', "an unknown port name is kept as written");
   t.same(readStopLabels({ "io.kubernetes.container.preStopHandler": "{not json", "io.kubernetes.pod.terminationGracePeriod": "-1" }), {}, "labels edited by hand: nothing");
   t.same(readStopLabels({}), {});
+});
+
+t.test("a relative mountPath is rooted at / as the kubelet does", async (t) => {
+  const cases: [string, string][] = [
+    ["/srv/data", "/srv/data"],
+    ["/srv//data/", "/srv//data/"],
+    ["data", "/data"],
+    ["data/./x/", "/data/x"],
+    ["a/../../b", "/b"],
+    ["C:\\data", "/C:\\data"],
+  ];
+  for (const [mountPath, target] of cases) t.equal(containerMountPath(mountPath), target, mountPath);
 });

@@ -28,8 +28,3 @@ export function checkLocalNonReservedPath(report: Reporter, path: FieldPath, val
 export function checkNoBacksteps(report: Reporter, path: FieldPath, value: string): void {
   if (hasBacksteps(value)) report({ type: "Invalid", path, value, detail: "must not contain '..'" });
 }
-
-/** A mount point: Docker, podman and nerdctl all refuse a relative one when creating the container. */
-export function checkMountPath(report: Reporter, path: FieldPath, value: string): void {
-  if (!isAbsolute(value)) report({ type: "Invalid", path, value, detail: "must be an absolute path" });
-}
