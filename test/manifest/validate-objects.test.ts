@@ -219,6 +219,11 @@ const volumeRows: Row[] = [
     [],
   ],
   [
+    "a backslash is part of a file name, as on the API server's Linux",
+    withSpec({ volumes: [{ name: "data", emptyDir: {} }], containers: [ctr("app", { volumeMounts: [mount("data", "/d", { subPath: "..\\etc" })] })] }),
+    [],
+  ],
+  [
     "subPath on an image volume still descends",
     withSpec({ volumes: [{ name: "img", image: { reference: "busybox:1.36" } }], containers: [ctr("app", { volumeMounts: [mount("img", "/a", { subPath: "../etc" })] })] }),
     ['spec.containers[0].volumeMounts[0].subPath: Invalid value: "../etc": must not contain \'..\''],

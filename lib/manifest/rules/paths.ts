@@ -8,8 +8,9 @@ function isAbsolute(path: string): boolean {
   return path.startsWith("/");
 }
 
+// filepath.ToSlash on the API server's Linux leaves `\` alone: `..\x` is one file name, not a step up.
 function hasBacksteps(path: string): boolean {
-  return path.replace(/\\/g, "/").split("/").includes("..");
+  return path.split("/").includes("..");
 }
 
 /** Relative and without `..` elements: subPath, subPathExpr. */
