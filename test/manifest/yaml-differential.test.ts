@@ -2,7 +2,7 @@
 // document by document, or both refuse the file. kubectl's side is scripts/k8s-yaml-reader,
 // built by scripts/test-env.sh from Debian's sigs.k8s.io/yaml and go-yaml v2 sources.
 import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import t from "tap";
 import { ManifestError } from "../../lib/errors.js";
 import { parseYamlDocuments } from "../../lib/manifest/parse-yaml.js";
@@ -10,6 +10,7 @@ import { runCommand } from "../../lib/runtime/exec.js";
 import { missing, requireTestEnv } from "../harness/engine.js";
 
 const QUIRKS = join(import.meta.dirname, "../fixtures/yaml-quirks");
+const EXAMPLES = join(import.meta.dirname, "../../examples");
 
 type Reading = { documents: unknown[] } | { error: string };
 
@@ -49,10 +50,14 @@ t.test("podrun reads YAML quirks as kubectl does", async (t) => {
     return missing(t, `kubectl's YAML reader at ${reader}`);
   }
 
-  const files = readdirSync(QUIRKS).filter((name) => name.endsWith(".yaml")).sort();
-  t.ok(files.length >= 30, `${files.length} quirk files`);
-  for (const file of files) {
-    const text = readFileSync(join(QUIRKS, file), "utf8");
+  const quirks = readdirSync(QUIRKS).filter((name) => name.endsWith(".yaml")).sort();
+  t.ok(quirks.length >= 30, `${quirks.length} quirk files`);
+  // The shipped examples too: real manifests, read the same way.
+  const examples = readdirSync(EXAMPLES).filter((name) => name.endsWith(".yaml")).sort();
+  const files = [...quirks.map((name) => join(QUIRKS, name)), ...examples.map((name) => join(EXAMPLES, name))];
+  for (const path of files) {
+    const file = basename(path);
+    const text = readFileSync(path, "utf8");
     const kubectl = await readWithKubectl(reader, text);
     const podrun = readWithPodrun(text);
     const expected = EXPECTED_DIVERGENCES[file];
