@@ -50,3 +50,47 @@ export function splitKubectlChunks(text: string): { chunks: KubectlChunk[]; erro
   if (text.length > start) chunks.push({ offset: start, text: text.slice(start) });
   return { chunks };
 }
+
+/**
+ * Cuts a JSON stream into its top-level values, as Go's json.Decoder reads them one after the
+ * other (`{...}{...}`, or one per line). Only the extent of each value is found here: JSON.parse
+ * judges its syntax, so a malformed value just runs to the end of the text.
+ */
+export function splitJsonValues(text: string): KubectlChunk[] {
+  const values: KubectlChunk[] = [];
+  let i = skipJsonSpace(text, 0);
+  while (i < text.length) {
+    const end = endOfJsonValue(text, i);
+    values.push({ offset: i, text: text.slice(i, end) });
+    i = skipJsonSpace(text, end);
+  }
+  return values;
+}
+
+// encoding/json's whitespace: space, tab, CR and LF only.
+function skipJsonSpace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && " \t\r\n".includes(text[i]!)) i++;
+  return i;
+}
+
+function endOfJsonValue(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i]!;
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') {
+        inString = false;
+        if (depth === 0) return i + 1;
+      }
+    } else if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") depth++;
+    else if (ch === "}" || ch === "]") {
+      depth--;
+      if (depth <= 0) return i + 1;
+    } else if (depth === 0 && (" \t\r\n".includes(ch) || (i > start && (ch === "{" || ch === "[")))) return i;
+  }
+  return text.length;
+}

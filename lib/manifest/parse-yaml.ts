@@ -1,7 +1,7 @@
 import { Composer, type Document, isCollection, isScalar, LineCounter, Parser, type Tags, visit } from "yaml";
 import { ManifestError } from "../errors.js";
 import { adaptDoubleQuotedEscapes, useGoYamlNumbers } from "./go-yaml-scalars.js";
-import { isJsonStream, type KubectlChunk, splitKubectlChunks } from "./kubectl-documents.js";
+import { isJsonStream, type KubectlChunk, splitJsonValues, splitKubectlChunks } from "./kubectl-documents.js";
 import { mapSource, type SourceMap } from "./source-map.js";
 import type { ManifestSource } from "./read-source.js";
 
@@ -167,26 +167,44 @@ function checkJsonValues(doc: Document.Parsed, located: Located[]): void {
   });
 }
 
-// A JSON manifest is read as JSON (duplicate keys aside, which podrun refuses as in YAML); the
-// YAML parse of the same text only locates fields for messages.
+// A JSON manifest is read as JSON, value after value as kubectl's json.Decoder reads a stream
+// (duplicate keys aside, which podrun refuses as in YAML); the YAML parse of each value only
+// locates fields for messages.
 function parseJson(text: string, errors: Located[]): ParsedDocument[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    const message = (error as Error).message;
-    const at = /at position (\d+)/.exec(message);
-    errors.push({ offset: at ? Number(at[1]) : 0, text: `JSON syntax error: ${message.replace(/ (in JSON )?at position \d+.*$/, "")}` });
-    return [];
-  }
-  const docs = Array.from(new Composer(COMPOSE_OPTIONS).compose(new Parser().parse(text)));
-  for (const doc of docs) {
-    for (const error of doc.errors) {
-      if (error.code === "DUPLICATE_KEY") errors.push({ offset: error.pos[0], text: `JSON syntax error: ${describeYamlError(error.code, error.message)}` });
+  const docs: ParsedDocument[] = [];
+  for (const chunk of splitJsonValues(text)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(chunk.text);
+    } catch (error) {
+      const message = (error as Error).message;
+      const at = /at position (\d+)/.exec(message);
+      errors.push({
+        offset: chunk.offset + (at ? Number(at[1]) : 0),
+        text: `JSON syntax error: ${message.replace(/ (in JSON )?at position \d+.*$/, "")}`,
+      });
+      continue;
     }
+    if (hasNonFiniteNumber(json)) {
+      errors.push({ offset: chunk.offset, text: "JSON error: a number is out of the range of a 64-bit float" });
+      continue;
+    }
+    const [doc] = Array.from(new Composer(COMPOSE_OPTIONS).compose(new Parser().parse(chunk.text)));
+    if (!doc) continue;
+    for (const error of doc.errors) {
+      if (error.code === "DUPLICATE_KEY") {
+        errors.push({ offset: chunk.offset + error.pos[0], text: `JSON syntax error: ${describeYamlError(error.code, error.message)}` });
+      }
+    }
+    docs.push({ doc, offset: chunk.offset, value: { json } });
   }
-  return docs.slice(0, 1).map((doc) => ({ doc, offset: 0, value: { json } }));
+  return docs;
 }
+
+const hasNonFiniteNumber = (value: unknown): boolean =>
+  typeof value === "number"
+    ? !Number.isFinite(value)
+    : typeof value === "object" && value !== null && Object.values(value).some(hasNonFiniteNumber);
 
 function countLines(text: string): LineCounter {
   const lines = new LineCounter();

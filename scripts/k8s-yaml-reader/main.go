@@ -55,9 +55,48 @@ func decode(input []byte) ([]json.RawMessage, error) {
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 			continue
 		}
+		if err := checkNumbers(raw); err != nil {
+			return nil, err
+		}
 		docs = append(docs, json.RawMessage(raw))
 	}
 	return docs, nil
+}
+
+// checkNumbers does what kubectl's unstructured decoding does next (apimachinery util/json
+// ConvertInterfaceNumbers): every number must be an int64 or a float64.
+func checkNumbers(raw []byte) error {
+	decoder := json.NewDecoder(bytes.NewReader(raw))
+	decoder.UseNumber()
+	var value interface{}
+	if err := decoder.Decode(&value); err != nil {
+		return err
+	}
+	return walkNumbers(value)
+}
+
+func walkNumbers(value interface{}) error {
+	switch v := value.(type) {
+	case json.Number:
+		if _, err := v.Int64(); err == nil {
+			return nil
+		}
+		_, err := v.Float64()
+		return err
+	case map[string]interface{}:
+		for _, item := range v {
+			if err := walkNumbers(item); err != nil {
+				return err
+			}
+		}
+	case []interface{}:
+		for _, item := range v {
+			if err := walkNumbers(item); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func splitDocuments(input []byte) ([][]byte, error) {

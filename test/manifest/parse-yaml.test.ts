@@ -133,3 +133,12 @@ t.test("input starting with { is read as JSON, as kubectl does", async (t) => {
   t.same(doc!.sourceMap.locate(["spec", "image"]), { line: 3, col: 14 });
   t.same(parse("\ufeff{a: 1}\n").map((d) => d.value), [{ a: 1 }], "after a byte-order mark it is YAML");
 });
+
+t.test("a JSON stream is read value after value, as kubectl's json.Decoder does", async (t) => {
+  const docs = parse('{"kind": "ConfigMap"}\n\n{"kind": "Pod",\n "spec": {"x": "}{"}}{"kind": "Secret"}\n');
+  t.same(docs.map((d) => [d.value, d.line]), [[{ kind: "ConfigMap" }, 1], [{ kind: "Pod", spec: { x: "}{" } }, 3], [{ kind: "Secret" }, 4]]);
+  t.same(docs[1]!.sourceMap.locate(["spec", "x"]), { line: 4, col: 16 });
+  t.same(errorLines('{"a": 1}\n{"b": 2,}\n'), ["pod.yaml:2:9: JSON syntax error: Expected double-quoted property name"]);
+  t.same(errorLines('{"a": 1}\nb: 2\n'), ["pod.yaml:2:1: JSON syntax error: Unexpected token 'b', \"b:\" is not valid JSON"]);
+  t.same(errorLines('{"a": 1e400}\n'), ["pod.yaml:1:1: JSON error: a number is out of the range of a 64-bit float"]);
+});
