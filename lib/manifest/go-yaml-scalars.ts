@@ -1,10 +1,20 @@
 // Where the `yaml` library's YAML 1.1 reading differs from go-yaml v2, the reader behind kubectl
-// (sigs.k8s.io/yaml), podrun follows go-yaml: its number forms and its double-quoted escapes.
-// go-yaml's rules: gopkg.in/yaml.v2 resolve.go (resolve) and scannerc.go (yaml_parser_scan_flow_scalar).
-import { CST, type ScalarTag, type Tags } from "yaml";
+// (sigs.k8s.io/yaml), podrun follows go-yaml: its number forms, explicit tags, !!binary, the
+// strings it makes of non-string keys, and its double-quoted escapes. go-yaml's rules:
+// gopkg.in/yaml.v2 resolve.go (resolve), decode.go (scalar) and scannerc.go
+// (yaml_parser_scan_flow_scalar); sigs.k8s.io/yaml yaml.go (convertToJSONableObject) for keys.
+import { Buffer } from "node:buffer";
+import { CST, isScalar, type Document, type ScalarTag, type Tags, visit } from "yaml";
 
 const INT_TAG = "tag:yaml.org,2002:int";
 const FLOAT_TAG = "tag:yaml.org,2002:float";
+const BOOL_TAG = "tag:yaml.org,2002:bool";
+const NULL_TAG = "tag:yaml.org,2002:null";
+const BINARY_TAG = "tag:yaml.org,2002:binary";
+
+const GO_TRUE = new Set(["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"]);
+const GO_FALSE = new Set(["n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"]);
+const GO_NULL = new Set(["", "~", "null", "Null", "NULL"]);
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -75,17 +85,57 @@ const goFloat: ScalarTag = {
   resolve: resolveNumber,
 };
 
+// An explicit tag (`!!int "12"`) must fit what go-yaml resolves the text to, or the file is refused.
+const explicit = (tag: string, name: string, read: (text: string) => { value: unknown } | undefined): ScalarTag => ({
+  tag,
+  resolve(text, onError) {
+    const found = read(text);
+    if (found) return found.value;
+    onError(`cannot decode \`${text}\` as a !!${name}`);
+    return text;
+  },
+});
+
+const goExplicitTags: ScalarTag[] = [
+  explicit(INT_TAG, "int", (text) => {
+    const number = resolveGoNumber(text);
+    return number?.kind === "int" ? number : undefined;
+  }),
+  explicit(FLOAT_TAG, "float", (text) => {
+    if (/^[-+]?\.(?:inf|Inf|INF)$/.test(text)) return { value: text.startsWith("-") ? -Infinity : Infinity };
+    if (/^\.(?:nan|NaN|NAN)$/.test(text)) return { value: NaN };
+    return resolveGoNumber(text);
+  }),
+  explicit(BOOL_TAG, "bool", (text) => (GO_TRUE.has(text) ? { value: true } : GO_FALSE.has(text) ? { value: false } : undefined)),
+  explicit(NULL_TAG, "null", (text) => (GO_NULL.has(text) ? { value: null } : undefined)),
+];
+
+// go-yaml decodes !!binary into a Go string of the bytes, which JSON then carries as UTF-8.
+const goBinary: ScalarTag = {
+  tag: BINARY_TAG,
+  resolve(text, onError) {
+    const base64 = text.replace(/[\r\n]/g, "");
+    if (base64.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) {
+      onError("!!binary value contains invalid base64 data");
+      return text;
+    }
+    return Buffer.from(base64, "base64").toString("utf8");
+  },
+};
+
 const isInfOrNaNTag = (tag: ScalarTag): boolean => tag.tag === FLOAT_TAG && tag.test?.test(".nan") === true;
 
 /**
  * Swaps the YAML 1.1 schema's int and float tags for go-yaml's number rules (`0o644`, `0X1F`,
- * `1e3`, `!!float 1`), keeping its .inf/.nan tag: JSON has no such number, see checkGoValues.
+ * `1e3`, `!!float 1`), keeping its .inf/.nan tag (JSON has no such number: the caller refuses
+ * them), and adds go-yaml's explicit !!int, !!float, !!bool, !!null and !!binary.
  */
-export function useGoYamlNumbers(tags: Tags): Tags {
+export function useGoYamlScalars(tags: Tags): Tags {
   const out: Tags = [];
   let added = false;
   for (const tag of tags) {
     const scalar = typeof tag === "object" && !tag.collection ? (tag as ScalarTag) : undefined;
+    if (scalar?.tag === BINARY_TAG) continue;
     if (scalar && (scalar.tag === INT_TAG || (scalar.tag === FLOAT_TAG && !isInfOrNaNTag(scalar)))) {
       if (!added) out.push(goInt, goFloat);
       added = true;
@@ -93,7 +143,53 @@ export function useGoYamlNumbers(tags: Tags): Tags {
     }
     out.push(tag);
   }
-  return out;
+  // Explicit tags are looked up by name, and one without a test wins over the implicit ones.
+  return [...goExplicitTags, goBinary, ...out];
+}
+
+/**
+ * Turns number keys into the strings sigs.k8s.io/yaml makes of them: an int as written in
+ * decimal, a float as Go's FormatFloat(key, 'g', -1, 32) (`3.1415927`, `1e+06`, `.inf`).
+ */
+export function useGoKeyStrings(doc: Document.Parsed): void {
+  visit(doc, {
+    Pair(_, pair) {
+      const key = pair.key;
+      if (!isScalar(key) || typeof key.value !== "number") return;
+      const int = typeof key.source === "string" && resolveGoNumber(key.source)?.kind === "int";
+      key.value = int && Number.isInteger(key.value) ? String(key.value) : formatGoFloat32(key.value);
+    },
+  });
+}
+
+/** Go's strconv.FormatFloat(value, 'g', -1, 32), with go-yaml's names for infinities and NaN. */
+export function formatGoFloat32(value: number): string {
+  if (Number.isNaN(value)) return ".nan";
+  // Rounded to float32, a large float64 becomes an infinity too.
+  const f = Math.fround(value);
+  if (!Number.isFinite(f)) return f > 0 ? ".inf" : "-.inf";
+  if (f === 0) return Object.is(f, -0) ? "-0" : "0";
+  const sign = f < 0 ? "-" : "";
+  // The shortest digits that read back as the same float32.
+  let digits = "";
+  let exp = 0;
+  for (let precision = 1; precision <= 9; precision++) {
+    const text = Math.abs(f).toExponential(precision - 1);
+    if (Math.fround(Number(text)) === Math.abs(f)) {
+      const [mantissa, e] = text.split("e");
+      digits = mantissa!.replace(".", "").replace(/0+$/, "") || "0";
+      exp = Number(e);
+      break;
+    }
+  }
+  if (exp < -4 || exp >= 6) {
+    const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+  const whole = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+  const fraction = digits.slice(exp + 1);
+  return `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
 }
 
 /** An escape go-yaml v2 refuses in a double-quoted scalar, at an offset of the parsed text. */

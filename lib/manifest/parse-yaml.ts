@@ -1,6 +1,6 @@
 import { Composer, type Document, isCollection, isScalar, LineCounter, Parser, type Tags, visit } from "yaml";
 import { ManifestError } from "../errors.js";
-import { adaptDoubleQuotedEscapes, useGoYamlNumbers } from "./go-yaml-scalars.js";
+import { adaptDoubleQuotedEscapes, useGoKeyStrings, useGoYamlScalars } from "./go-yaml-scalars.js";
 import { isJsonStream, type KubectlChunk, splitJsonValues, splitKubectlChunks } from "./kubectl-documents.js";
 import { mapSource, type SourceMap } from "./source-map.js";
 import type { ManifestSource } from "./read-source.js";
@@ -15,18 +15,18 @@ export interface YamlDocument {
 
 // kubectl decodes YAML with go-yaml v2, a YAML 1.1 parser: `0644` is octal (420, the usual
 // defaultMode) and yes/no/on/off are booleans. A YAML 1.2 reader (js-yaml 4) would read 644 and
-// accept a manifest the cluster reads differently. go-yaml keeps timestamps, sexagesimal numbers
-// and the omap/pairs/set/binary tags as plain strings when decoding into JSON, so those go.
+// accept a manifest the cluster reads differently. go-yaml keeps timestamps and sexagesimal
+// numbers as plain strings when decoding into JSON, and reads !!omap, !!pairs and !!set as the
+// sequence or mapping they are written as, so those tags go.
 const GO_YAML_DROPPED_TAGS = new Set([
   "tag:yaml.org,2002:timestamp",
   "tag:yaml.org,2002:omap",
   "tag:yaml.org,2002:pairs",
   "tag:yaml.org,2002:set",
-  "tag:yaml.org,2002:binary",
 ]);
 // The yaml-1.1 schema hands over tag objects; names (strings) only appear in user-given lists.
 const keepGoYamlTags = (tags: Tags): Tags =>
-  useGoYamlNumbers(tags.filter((tag) => typeof tag === "string" || (!GO_YAML_DROPPED_TAGS.has(tag.tag) && tag.format !== "TIME")));
+  useGoYamlScalars(tags.filter((tag) => typeof tag === "string" || (!GO_YAML_DROPPED_TAGS.has(tag.tag) && tag.format !== "TIME")));
 
 // An alias re-uses a node; expanding many aliases of aliases ("billion laughs") builds an
 // exponentially large value. The yaml library counts expanded nodes against this limit.
@@ -138,6 +138,7 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): Document.Parsed | u
     located.push({ offset: doc.range[1], text: "YAML syntax error: a document end marker (...) with no document before it" });
   }
   if (located.length === 0) checkJsonValues(doc, located);
+  if (located.length === 0) useGoKeyStrings(doc);
   errors.push(...keep(located));
   return doc;
 }
@@ -159,6 +160,7 @@ function checkJsonValues(doc: Document.Parsed, located: Located[]): void {
         located.push({ offset, text: "YAML error: a mapping key is a list or mapping: JSON keys are strings" });
       }
     },
+    // A key .inf is fine: it becomes the string ".inf".
     Scalar(key, node) {
       if (key !== "key" && typeof node.value === "number" && !Number.isFinite(node.value)) {
         located.push({ offset: node.range?.[0] ?? 0, text: `YAML error: ${node.source ?? String(node.value)} is not a JSON number (kubectl refuses .inf and .nan)` });

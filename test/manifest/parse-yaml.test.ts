@@ -1,4 +1,5 @@
 import t from "tap";
+import { formatGoFloat32 } from "../../lib/manifest/go-yaml-scalars.js";
 import { MAX_ALIAS_COUNT, parseYamlDocuments } from "../../lib/manifest/parse-yaml.js";
 import { manifestErrorLines } from "../harness/manifest-errors.js";
 
@@ -141,4 +142,26 @@ t.test("a JSON stream is read value after value, as kubectl's json.Decoder does"
   t.same(errorLines('{"a": 1}\n{"b": 2,}\n'), ["pod.yaml:2:9: JSON syntax error: Expected double-quoted property name"]);
   t.same(errorLines('{"a": 1}\nb: 2\n'), ["pod.yaml:2:1: JSON syntax error: Unexpected token 'b', \"b:\" is not valid JSON"]);
   t.same(errorLines('{"a": 1e400}\n'), ["pod.yaml:1:1: JSON error: a number is out of the range of a 64-bit float"]);
+});
+
+t.test("explicit tags must fit what go-yaml reads, and !!binary is decoded", async (t) => {
+  const [doc] = parse('a: !!int "0x10"\nb: !!float 12\nc: !!bool "off"\nd: !!null ~\ne: !!str 1e3\nf: !!binary |\n  aGVsbG8g\n  d29ybGQ=\n');
+  t.strictSame(doc!.value, { a: 16, b: 12, c: false, d: null, e: "1e3", f: "hello world" });
+  t.same(errorLines("a: 1\nb: !!int 1.5\n"), ["pod.yaml:2:4: YAML syntax error: cannot decode `1.5` as a !!int"]);
+  t.same(errorLines("a: !!bool 1\n"), ["pod.yaml:1:4: YAML syntax error: cannot decode `1` as a !!bool"]);
+  t.same(errorLines("a: !!binary aGVsbG8\n"), ["pod.yaml:1:4: YAML syntax error: !!binary value contains invalid base64 data"]);
+});
+
+t.test("number keys become the strings sigs.k8s.io/yaml makes of them", async (t) => {
+  const [doc] = parse("1: a\n0x10: b\n1.5: c\n3.14159265358979: d\n1e6: e\n.inf: f\n");
+  t.strictSame(Object.keys(doc!.value as object).sort(), ["1", "1.5", "16", "3.1415927", ".inf", "1e+06"].sort());
+});
+
+t.test("Go's FormatFloat(x, 'g', -1, 32)", async (t) => {
+  const cases: [number, string][] = [
+    [1.5, "1.5"], [3.14159265358979, "3.1415927"], [1e6, "1e+06"], [123456, "123456"], [0.0001, "0.0001"],
+    [0.00001, "1e-05"], [-2.5e-7, "-2.5e-07"], [100.25, "100.25"], [0.1, "0.1"], [1e21, "1e+21"], [0, "0"],
+    [16777217, "1.6777216e+07"], [5e-324, "0"], [Number.MAX_VALUE, ".inf"], [Infinity, ".inf"], [-Infinity, "-.inf"], [NaN, ".nan"],
+  ];
+  for (const [value, text] of cases) t.equal(formatGoFloat32(value), text, String(value));
 });
