@@ -165,3 +165,15 @@ t.test("Go's FormatFloat(x, 'g', -1, 32)", async (t) => {
   ];
   for (const [value, text] of cases) t.equal(formatGoFloat32(value), text, String(value));
 });
+
+t.test("a quoted scalar continues on less indented lines, as in libyaml", async (t) => {
+  const [doc] = parse('spec:\n  command: "echo one &&\n  echo two"\n  single: \'a\nb\'\n  next: 1\n');
+  t.strictSame(doc!.value, { spec: { command: "echo one && echo two", single: "a b", next: 1 } });
+  t.same(doc!.sourceMap.locate(["spec", "next"]), { line: 6, col: 9 });
+  t.same(errorLines('a: "one\n---\ntwo"\n')[0], 'pod.yaml:2:1: YAML syntax error: Missing closing "quote', "but not past a document marker");
+});
+
+t.test("NEL breaks a line as in YAML 1.1", async (t) => {
+  const [doc] = parse('a: "x\u0085y"\nb: one\u0085  two\n');
+  t.strictSame(doc!.value, { a: "x y", b: "one two" });
+});
