@@ -1,6 +1,7 @@
-import { Composer, type Document, isCollection, isScalar, LineCounter, Parser, type Tags, visit } from "yaml";
+import { Composer, type Document, isCollection, isNode, isScalar, LineCounter, Parser, type Tags, visit } from "yaml";
 import { ManifestError } from "../errors.js";
 import { createGoYamlLexer } from "./go-yaml-lexer.js";
+import { useGoMergeOrder } from "./go-yaml-merge.js";
 import { adaptDoubleQuotedEscapes, useGoKeyStrings, useGoYamlScalars } from "./go-yaml-scalars.js";
 import { isJsonStream, type KubectlChunk, splitJsonValues, splitKubectlChunks } from "./kubectl-documents.js";
 import { mapSource, type SourceMap } from "./source-map.js";
@@ -68,11 +69,12 @@ export function parseYamlDocuments(source: ManifestSource): YamlDocument[] {
       }),
     );
   }
-  return docs.map(({ doc, offset, value }) => {
+  return docs.map(({ doc, offset, value, dropped }) => {
     const at = shiftLines(lines, offset);
     const line = at.linePos(doc.contents?.range[0] ?? doc.range[0]).line;
     let plain: unknown;
     try {
+      for (const node of dropped ?? []) if (isNode(node)) node.toJS(doc, { maxAliasCount: MAX_ALIAS_COUNT });
       plain = value !== undefined ? value.json : doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
       const why = /excessive alias count/i.test((error as Error).message)
@@ -90,6 +92,8 @@ interface ParsedDocument {
   offset: number;
   /** The value read as JSON, for a JSON manifest. */
   value?: { json: unknown };
+  /** Values go-yaml decodes and then replaces by a merge key: read only for their errors. */
+  dropped?: unknown[];
 }
 
 // Each chunk kubectl cuts is one go-yaml Unmarshal: its first document counts and whatever
@@ -105,13 +109,13 @@ function parseYaml(text: string, errors: Located[]): ParsedDocument[] {
   }
   const docs: ParsedDocument[] = [];
   for (const chunk of chunks) {
-    const doc = parseChunk(chunk, errors);
-    if (doc) docs.push({ doc, offset: chunk.offset });
+    const parsed = parseChunk(chunk, errors);
+    if (parsed) docs.push({ ...parsed, offset: chunk.offset });
   }
   return docs;
 }
 
-function parseChunk(chunk: KubectlChunk, errors: Located[]): Document.Parsed | undefined {
+function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Parsed; dropped: unknown[] } | undefined {
   const located: Located[] = [];
   const composer = new Composer(COMPOSE_OPTIONS);
   const parser = new Parser();
@@ -144,9 +148,13 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): Document.Parsed | u
     located.push({ offset: doc.range[1], text: "YAML syntax error: a document end marker (...) with no document before it" });
   }
   if (located.length === 0) checkJsonValues(doc, located);
-  if (located.length === 0) useGoKeyStrings(doc);
+  let dropped: unknown[] = [];
+  if (located.length === 0) {
+    useGoKeyStrings(doc);
+    dropped = useGoMergeOrder(doc, MAX_ALIAS_COUNT);
+  }
   errors.push(...keep(located));
-  return doc;
+  return { doc, dropped };
 }
 
 // libyaml breaks lines at NEL (YAML 1.1) and reads it as a line feed, where YAML 1.2 reads it as

@@ -177,3 +177,13 @@ t.test("NEL breaks a line as in YAML 1.1", async (t) => {
   const [doc] = parse('a: "x\u0085y"\nb: one\u0085  two\n');
   t.strictSame(doc!.value, { a: "x y", b: "one two" });
 });
+
+t.test("a merge key applies where it stands, as go-yaml v2 applies it", async (t) => {
+  const [doc] = parse(
+    "base: &base {image: busybox, name: base, port: 1}\nother: &other {name: other}\nchild:\n  name: child\n  <<: *base\n  port: 2\ntwice:\n  <<: *base\n  <<: *other\n",
+  );
+  const value = doc!.value as Record<string, unknown>;
+  t.strictSame(value.child, { image: "busybox", name: "base", port: 2 }, "a key written before << is replaced, one after it stays");
+  t.strictSame(value.twice, { image: "busybox", name: "other", port: 1 }, "the later of two merge keys wins");
+  t.same(errorLines("<<:\n  k:\n    <<: 5\n  <<: {k: 1}\n"), ["pod.yaml:1:1: YAML error: Merge sources must be maps or map aliases"], "a replaced value is still read");
+});
