@@ -9,6 +9,7 @@
 // the YAML itself is read by sigs.k8s.io/yaml, kubectl's own reader.
 //
 // Output: one JSON line, {"documents":[...]} or {"error":"..."} (exit status 1).
+// With -batch, stdin is a JSON array of manifests and the output a JSON array of those results.
 package main
 
 import (
@@ -26,21 +27,43 @@ import (
 
 func main() {
 	input, err := io.ReadAll(os.Stdin)
-	if err == nil {
-		var docs []json.RawMessage
-		docs, err = decode(input)
-		if err == nil {
-			if docs == nil {
-				docs = []json.RawMessage{}
-			}
-			out, _ := json.Marshal(map[string]interface{}{"documents": docs})
-			fmt.Println(string(out))
-			return
-		}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
-	out, _ := json.Marshal(map[string]string{"error": err.Error()})
+	if len(os.Args) > 1 && os.Args[1] == "-batch" {
+		var texts []string
+		if err := json.Unmarshal(input, &texts); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		results := make([]json.RawMessage, 0, len(texts))
+		for _, text := range texts {
+			results = append(results, read([]byte(text)))
+		}
+		out, _ := json.Marshal(results)
+		fmt.Println(string(out))
+		return
+	}
+	out := read(input)
 	fmt.Println(string(out))
-	os.Exit(1)
+	if bytes.HasPrefix(out, []byte(`{"error"`)) {
+		os.Exit(1)
+	}
+}
+
+func read(input []byte) json.RawMessage {
+	docs, err := decode(input)
+	var out []byte
+	if err != nil {
+		out, _ = json.Marshal(map[string]string{"error": err.Error()})
+	} else {
+		if docs == nil {
+			docs = []json.RawMessage{}
+		}
+		out, _ = json.Marshal(map[string]interface{}{"documents": docs})
+	}
+	return out
 }
 
 // decode returns the JSON of every document kubectl would go on to build an object from.
