@@ -1,9 +1,10 @@
-// podrun reads every YAML quirk in test/fixtures/yaml-quirks as kubectl does: the same JSON values
-// document by document, or both refuse the file. kubectl's side is scripts/k8s-yaml-reader,
-// built by scripts/test-env.sh from Debian's sigs.k8s.io/yaml and go-yaml v2 sources.
+// podrun reads every YAML quirk in test/fixtures/yaml-quirks, the shipped examples and generated
+// manifests as kubectl does: the same JSON values document by document, or both refuse the text.
+// kubectl's side is scripts/k8s-yaml-reader, built by scripts/test-env.sh from Debian's
+// sigs.k8s.io/yaml and go-yaml v2 sources.
 import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import t from "tap";
+import t, { type Test } from "tap";
 import { ManifestError } from "../../lib/errors.js";
 import { parseYamlDocuments } from "../../lib/manifest/parse-yaml.js";
 import { runCommand } from "../../lib/runtime/exec.js";
@@ -38,32 +39,41 @@ function readWithPodrun(text: string): Reading {
   }
 }
 
-async function readWithKubectl(reader: string, text: string): Promise<Reading> {
-  const result = await runCommand(reader, [], { input: text, reject: false });
-  return JSON.parse(result.stdout) as Reading;
+/** What kubectl reads from each text: one run of the reader for all of them. */
+async function readWithKubectl(reader: string, texts: readonly string[]): Promise<Reading[]> {
+  const result = await runCommand(reader, ["-batch"], { input: JSON.stringify(texts), reject: false });
+  if (result.exitCode !== 0) throw new Error(`${reader} -batch failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as Reading[];
+}
+
+/** The reader scripts/test-env.sh built, or undefined after ending the test (see `missing`). */
+function requireYamlReader(t: Test): string | undefined {
+  const env = requireTestEnv(t);
+  if (!env) return undefined;
+  if (!env.yamlReader) return missing(t, "yamlReader in env.json");
+  try {
+    accessSync(env.yamlReader, constants.X_OK);
+  } catch {
+    return missing(t, `kubectl's YAML reader at ${env.yamlReader}`);
+  }
+  return env.yamlReader;
 }
 
 t.test("podrun reads YAML quirks as kubectl does", async (t) => {
-  const env = requireTestEnv(t);
-  if (!env) return;
-  const reader = env.yamlReader;
-  if (!reader) return missing(t, "yamlReader in env.json");
-  try {
-    accessSync(reader, constants.X_OK);
-  } catch {
-    return missing(t, `kubectl's YAML reader at ${reader}`);
-  }
+  const reader = requireYamlReader(t);
+  if (!reader) return;
 
   const quirks = readdirSync(QUIRKS).filter((name) => name.endsWith(".yaml")).sort();
   t.ok(quirks.length >= 30, `${quirks.length} quirk files`);
   // The shipped examples too: real manifests, read the same way.
   const examples = readdirSync(EXAMPLES).filter((name) => name.endsWith(".yaml")).sort();
   const files = [...quirks.map((name) => join(QUIRKS, name)), ...examples.map((name) => join(EXAMPLES, name))];
-  for (const path of files) {
+  const texts = files.map((path) => readFileSync(path, "utf8"));
+  const readings = await readWithKubectl(reader, texts);
+  for (const [i, path] of files.entries()) {
     const file = basename(path);
-    const text = readFileSync(path, "utf8");
-    const kubectl = await readWithKubectl(reader, text);
-    const podrun = readWithPodrun(text);
+    const kubectl = readings[i]!;
+    const podrun = readWithPodrun(texts[i]!);
     const expected = EXPECTED_DIVERGENCES[file];
     if (expected) {
       t.equal("error" in kubectl ? "refuses" : "reads", expected.kubectl, `${file}: kubectl ${expected.kubectl} it`);
@@ -116,13 +126,10 @@ function generate(seed: number, count: number): string[] {
 }
 
 t.test("podrun reads generated manifests as kubectl does", async (t) => {
-  const env = requireTestEnv(t);
-  if (!env) return;
-  if (!env.yamlReader) return missing(t, "yamlReader in env.json");
+  const reader = requireYamlReader(t);
+  if (!reader) return;
   const texts = [1, 2, 3].flatMap((seed) => generate(seed, 200));
-  const result = await runCommand(env.yamlReader, ["-batch"], { input: JSON.stringify(texts), reject: false });
-  t.equal(result.exitCode, 0, result.stderr);
-  const kubectl = JSON.parse(result.stdout) as Reading[];
+  const kubectl = await readWithKubectl(reader, texts);
   let differ = 0;
   texts.forEach((text, i) => {
     const podrun = readWithPodrun(text);
