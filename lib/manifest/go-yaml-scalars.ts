@@ -46,8 +46,12 @@ function parseGoInt(plain: string): bigint | undefined {
   const match = GO_INT.exec(plain);
   if (!match) return undefined;
   const [, sign, hex, octal, binary, oldOctal, decimal] = match;
-  const digits = hex !== undefined ? `0x${hex}` : octal !== undefined ? `0o${octal}` : binary !== undefined ? `0b${binary}` : oldOctal !== undefined ? `0o${oldOctal}` : decimal!;
-  const magnitude = BigInt(digits);
+  const magnitude =
+    hex !== undefined ? BigInt(`0x${hex}`)
+    : octal !== undefined ? BigInt(`0o${octal}`)
+    : binary !== undefined ? BigInt(`0b${binary}`)
+    : oldOctal !== undefined ? BigInt(`0o${oldOctal}`)
+    : BigInt(decimal!);
   const value = sign === "-" ? -magnitude : magnitude;
   if (value >= INT64_MIN && value <= INT64_MAX) return value;
   // ParseUint is tried next, and it takes no sign at all.

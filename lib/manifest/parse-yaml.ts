@@ -127,7 +127,8 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
     for (const token of parse()) {
       // A directive must be followed by `---`, and kubectl always cuts the text there.
       if (token.type === "directive") {
-        located.push({ offset: token.offset, text: "YAML syntax error: a %YAML or %TAG directive: kubectl cuts it off from the document after its ---" });
+        const text = "YAML syntax error: a %YAML or %TAG directive: kubectl cuts it off from the document after its ---";
+        located.push({ offset: token.offset, text });
       }
       if (token.type === "document") {
         adaptDoubleQuotedEscapes(token, (e) => located.push({ offset: e.offset, text: `YAML syntax error: ${e.message}` }));
@@ -182,7 +183,8 @@ function checkJsonValues(doc: Document.Parsed, located: Located[]): void {
     // A key .inf is fine: it becomes the string ".inf".
     Scalar(key, node) {
       if (key !== "key" && typeof node.value === "number" && !Number.isFinite(node.value)) {
-        located.push({ offset: node.range?.[0] ?? 0, text: `YAML error: ${node.source ?? String(node.value)} is not a JSON number (kubectl refuses .inf and .nan)` });
+        const text = `YAML error: ${node.source ?? String(node.value)} is not a JSON number (kubectl refuses .inf and .nan)`;
+        located.push({ offset: node.range?.[0] ?? 0, text });
       }
     },
   });
