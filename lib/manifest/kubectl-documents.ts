@@ -6,9 +6,12 @@
 /** Characters Go's unicode.IsSpace accepts (a byte-order mark is not one of them). */
 const GO_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/;
 
-/** Does kubectl read this input as JSON (its first non-space character is `{`)? */
+/**
+ * Does kubectl read this input as JSON: is its first non-space character `{`? kubectl reads
+ * files through unicode.BOMOverride, so a UTF-8 byte-order mark comes off before it looks.
+ */
 export function isJsonStream(text: string): boolean {
-  return text.replace(GO_SPACE, "").startsWith("{");
+  return text.replace(/^\ufeff/, "").replace(GO_SPACE, "").startsWith("{");
 }
 
 /** A piece of the text that kubectl decodes as one YAML stream. */
@@ -58,7 +61,7 @@ export function splitKubectlChunks(text: string): { chunks: KubectlChunk[]; erro
  */
 export function splitJsonValues(text: string): KubectlChunk[] {
   const values: KubectlChunk[] = [];
-  let i = skipJsonSpace(text, 0);
+  let i = skipJsonSpace(text, text.startsWith("\ufeff") ? 1 : 0);
   while (i < text.length) {
     const end = endOfJsonValue(text, i);
     values.push({ offset: i, text: text.slice(i, end) });

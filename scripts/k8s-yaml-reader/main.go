@@ -68,6 +68,9 @@ func read(input []byte) json.RawMessage {
 
 // decode returns the JSON of every document kubectl would go on to build an object from.
 func decode(input []byte) ([]json.RawMessage, error) {
+	// kubectl's FileVisitor reads files through unicode.BOMOverride, which drops a UTF-8 BOM
+	// (it also decodes UTF-16 with a BOM, which podrun does not).
+	input = bytes.TrimPrefix(input, []byte("\xef\xbb\xbf"))
 	raws, err := splitDocuments(input)
 	if err != nil {
 		return nil, err

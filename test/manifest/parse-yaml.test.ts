@@ -132,7 +132,8 @@ t.test("input starting with { is read as JSON, as kubectl does", async (t) => {
   t.same(errorLines('{"a": 1, "a": 2}\n'), ["pod.yaml:1:10: JSON syntax error: duplicate key: a field may appear only once in a mapping"]);
   const [doc] = parse('{\n  "spec": {\n    "image": "x"\n  }\n}\n');
   t.same(doc!.sourceMap.locate(["spec", "image"]), { line: 3, col: 14 });
-  t.same(parse("\ufeff{a: 1}\n").map((d) => d.value), [{ a: 1 }], "after a byte-order mark it is YAML");
+  t.same(parse('\ufeff{"a": 1}\n').map((d) => d.value), [{ a: 1 }], "kubectl drops a byte-order mark first");
+  t.same(errorLines("\ufeff{a: 1}\n"), ["pod.yaml:1:3: JSON syntax error: Expected property name or '}'"]);
 });
 
 t.test("a JSON stream is read value after value, as kubectl's json.Decoder does", async (t) => {
