@@ -188,3 +188,9 @@ t.test("a merge key applies where it stands, as go-yaml v2 applies it", async (t
   t.strictSame(value.twice, { image: "busybox", name: "other", port: 1 }, "the later of two merge keys wins");
   t.same(errorLines("<<:\n  k:\n    <<: 5\n  <<: {k: 1}\n"), ["pod.yaml:1:1: YAML error: Merge sources must be maps or map aliases"], "a replaced value is still read");
 });
+
+t.test("a flow collection continues on less indented lines, as in libyaml", async (t) => {
+  const [doc] = parse('spec:\n  - args: ["--one",\n    "--two"]\n    env: {a: 1,\n  b: 2}\n    next: 1\n');
+  t.strictSame(doc!.value, { spec: [{ args: ["--one", "--two"], env: { a: 1, b: 2 }, next: 1 }] });
+  t.same(doc!.sourceMap.locate(["spec", 0, "next"]), { line: 6, col: 11 });
+});
