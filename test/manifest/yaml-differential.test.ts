@@ -93,7 +93,7 @@ t.test("podrun reads YAML quirks as kubectl does", async (t) => {
 const SCALARS = [
   "x", "'q'", '"d"', "1", "0644", "0o17", "yes", "n", "~", "", "[a, b, ]", "{k: v}", "|\n  block\n", ">-\n  fold\n  ed\n",
   "a b", "-1.5", '"multi\nline"', "'it''s'", "&a v", "*a", "!!str 5", "!!float 3", "x # c", '"a\\tb"', "2001-01-01", "1:2",
-  ".5", "0x1F", "null", "1e3", '"\\x41"', "{<<: {m: 1}, m: 2}",
+  ".5", "0x1F", "null", "1e3", '"\\x41"', "{<<: {m: 1}, m: 2}", "[a,\nb]", "{k: [1,\n2]}", "'x\n\ny'", "a:b", "x #y", "--",
 ];
 const KEYS = ["a", "b", "'k'", '"k2"', "1", "yes", "on", "<<", "1.5"];
 
