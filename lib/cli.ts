@@ -1,12 +1,14 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { ExitCode, ExitError, ManifestError, PodrunError, UsageError } from "./errors.js";
+import { KUBERNETES_API_VERSION } from "./manifest/kubernetes-version.js";
 
 // This module only declares the commands: each action lazy-imports the one module that does the
 // work, so `podrun --version` loads commander alone. Errors become exit codes here and nowhere else.
 
+// One line: podrun's version and the Kubernetes API its validation follows.
 const readVersion = (): string =>
-  (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  `${(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version} (Kubernetes API ${KUBERNETES_API_VERSION})`;
 
 const EXAMPLES = `
 Examples:

@@ -2,6 +2,7 @@
 # Brings up everything podrun's tests need on one machine, offline, as root:
 #   dockerd, podman, an open registry on 127.0.0.1:5100, an htpasswd registry on 127.0.0.1:5101,
 #   a busybox test image and the kubelet's default pause image (both built locally), and
+#   kubectl's YAML reader built from Debian's Go packages (scripts/k8s-yaml-reader), and
 #   $PODRUN_TEST_HOME/env.json describing all of it for test/harness/env.ts.
 # Safe to run again: each step checks first and only does what is missing.
 # scripts/test-env-down.sh stops the daemons this script started.
@@ -23,7 +24,10 @@ PAUSE_REMOTE=$OPEN/podrun-test/pause:3.10
 # Local name of the imported busybox image; the registry names are tags of it.
 BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
-PACKAGES=(docker.io docker-registry podman catatonit busybox-static apache2-utils curl gcc libc6-dev)
+PACKAGES=(docker.io docker-registry podman catatonit busybox-static apache2-utils curl gcc libc6-dev
+  golang-go golang-k8s-sigs-yaml-dev)
+# Built from scripts/k8s-yaml-reader for the YAML differential test.
+YAML_READER=$STATE/k8s-yaml-reader
 
 START=$(date +%s.%N)
 PUSHED=0       # set when this run pushed an image
@@ -355,6 +359,21 @@ podman_images() {
   log "podman ready ($(podman version --format '{{.Client.Version}}'), images present, run ok) ($(since "$t"))"
 }
 
+# ---------------------------------------------------------------------------------------------
+# kubectl's YAML reader (sigs.k8s.io/yaml over go-yaml v2) from Debian's Go source packages, in
+# GOPATH mode: no module download, nothing leaves the machine. Rebuilt only when its source is newer.
+build_yaml_reader() {
+  local src=$ROOT/scripts/k8s-yaml-reader
+  if [[ -x $YAML_READER && ! $src/main.go -nt $YAML_READER ]]; then
+    log "k8s-yaml-reader up to date"
+    return
+  fi
+  local t=$(date +%s.%N)
+  (cd "$src" && GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE=$STATE/go-cache \
+    go build -o "$YAML_READER" .) || die "building $src failed"
+  log "built $YAML_READER ($(since "$t"))"
+}
+
 write_env_json() {
   cat >"$TMP/env.json" <<EOF
 {
@@ -368,7 +387,8 @@ write_env_json() {
     "pauseRemote": "$PAUSE_REMOTE"
   },
   "runtimes": ["docker", "podman"],
-  "logs": {"open": "$STATE/registry-open.log", "auth": "$STATE/registry-auth.log"}
+  "logs": {"open": "$STATE/registry-open.log", "auth": "$STATE/registry-auth.log"},
+  "yamlReader": "$YAML_READER"
 }
 EOF
   cmp -s "$TMP/env.json" "$STATE/env.json" || cp "$TMP/env.json" "$STATE/env.json"
@@ -387,5 +407,6 @@ ensure_image "$BUSYBOX_LOCAL" build_busybox "$BUSYBOX" "$BUSYBOX_LATEST" "$PRIVA
 ensure_image "$PAUSE" build_pause "$PAUSE_REMOTE"
 log "images in registries and docker"
 podman_images
+build_yaml_reader
 write_env_json
 log "done in $(since "$START"); env: $STATE/env.json"

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { posix } from "node:path";
 import type { Container, PodSpec, Volume, VolumeMount as VolumeMountSpec } from "kubernetes-types/core/v1.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, LABEL_VOLUME, type VolumeMount } from "../runtime/types.js";
 import { parseQuantityBytes } from "../resources/quantity.js";
@@ -75,14 +76,14 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
       // the spec hash, so that `up` recreates the container when it changed. Whole-volume mounts are
       // updated in place instead (prepare-volumes.ts), and their content does not count.
       const digest = hasSubPath(mount) && content ? { contentDigest: digestVolumeFiles(volume, content) } : {};
-      return [{ volume: mount.name, target: mount.mountPath, readOnly: true, bind: { from: "files", ...subPath, ...digest } }];
+      return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly: true, bind: { from: "files", ...subPath, ...digest } }];
     }
     if (volume.hostPath) {
-      return [{ volume: mount.name, target: mount.mountPath, readOnly, bind: { from: "host", path: volume.hostPath.path, ...subPath } }];
+      return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly, bind: { from: "host", path: volume.hostPath.path, ...subPath } }];
     }
     const emptyDir = volume.emptyDir;
     if (!emptyDir) return [];
-    const base = { volume: volumeRuntimeName(pod, mount.name), target: mount.mountPath, readOnly };
+    const base = { volume: volumeRuntimeName(pod, mount.name), target: containerMountPath(mount.mountPath), readOnly };
     // The engines here have no volume-subpath option: a subPath is a bind of the directory in the volume.
     if (hasSubPath(mount)) return [{ ...base, bind: { from: "engine-volume", ...subPath } }];
     if (!isOwnTmpfs(spec, mount.name, mounts)) return [base];
@@ -142,4 +143,15 @@ function isOwnTmpfs(spec: Partial<PodSpec>, volume: string, mounts: Map<string, 
   if (source?.medium !== "Memory" || mounts.get(volume) !== 1) return false;
   const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
   return !containers.some((c) => (c.volumeMounts ?? []).some((m) => m.name === volume && hasSubPath(m)));
+}
+
+/**
+ * Where the kubelet mounts a volumeMount in a Linux container: an absolute mountPath as written,
+ * a relative one rooted at `/` and cleaned (`data/` → `/data`, `C:\data` → `/C:\data`), as
+ * pkg/volume/util MakeAbsolutePath does. The API server accepts any mountPath.
+ */
+export function containerMountPath(mountPath: string): string {
+  if (mountPath.startsWith("/")) return mountPath;
+  const clean = posix.normalize(`/${mountPath}`);
+  return clean.length > 1 && clean.endsWith("/") ? clean.slice(0, -1) : clean;
 }

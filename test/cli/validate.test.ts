@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
+import { KUBERNETES_API_VERSION } from "../../lib/manifest/kubernetes-version.js";
 import { runCli } from "../harness/cli.js";
 
 // These tests run the built CLI (bin/podrun.js → dist/), as a user does; `npm test` builds first.
@@ -49,7 +50,7 @@ t.test("--version and --help", async (t) => {
   const { version } = JSON.parse(await (await import("node:fs/promises")).readFile(new URL("../../package.json", import.meta.url), "utf8"));
   const v = await runCli(["--version"]);
   t.equal(v.exitCode, 0);
-  t.equal(v.stdout.trim(), version);
+  t.equal(v.stdout.trim(), `${version} (Kubernetes API ${KUBERNETES_API_VERSION})`);
   const help = await runCli(["--help"]);
   t.equal(help.exitCode, 0);
   t.match(help.stdout, /validate \[options\] \[file\.\.\.\]/);

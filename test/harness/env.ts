@@ -24,6 +24,8 @@ export interface TestEnv {
   runtimes: string[];
   /** The registries' logs: one access-log line per HTTP request, among app-log lines. */
   logs: Record<RegistryName, string>;
+  /** kubectl's YAML reader built from scripts/k8s-yaml-reader; absent in an older env.json. */
+  yamlReader?: string;
 }
 
 export function testEnvHome(env: NodeJS.ProcessEnv = process.env): string {

@@ -207,10 +207,26 @@ const volumeRows: Row[] = [
     ['spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique'],
   ],
   ["mountPath missing", withSpec({ volumes: [{ name: "data", emptyDir: {} }], containers: [ctr("app", { volumeMounts: [{ name: "data" }] })] }), ["spec.containers[0].volumeMounts[0].mountPath: Required value"]],
+  // The API server checks no form of mountPath: the kubelet roots a relative one at `/`.
+  ["mountPath relative", withSpec({ volumes: [{ name: "data", emptyDir: {} }], containers: [ctr("app", { volumeMounts: [mount("data", "data")] })] }), []],
+  ["mountPath of Windows", withSpec({ volumes: [{ name: "data", emptyDir: {} }], containers: [ctr("app", { volumeMounts: [mount("data", "C:\\data")] })] }), []],
   [
-    "mountPath relative",
-    withSpec({ volumes: [{ name: "data", emptyDir: {} }], containers: [ctr("app", { volumeMounts: [mount("data", "data")] })] }),
-    ['spec.containers[0].volumeMounts[0].mountPath: Invalid value: "data": must be an absolute path'],
+    "subPath and subPathExpr on an image volume (since 1.33)",
+    withSpec({
+      volumes: [{ name: "img", image: { reference: "busybox:1.36" } }],
+      containers: [ctr("app", { volumeMounts: [mount("img", "/a", { subPath: "etc" }), mount("img", "/b", { subPathExpr: "$(POD)" })] })],
+    }),
+    [],
+  ],
+  [
+    "a backslash is part of a file name, as on the API server's Linux",
+    withSpec({ volumes: [{ name: "data", emptyDir: {} }], containers: [ctr("app", { volumeMounts: [mount("data", "/d", { subPath: "..\\etc" })] })] }),
+    [],
+  ],
+  [
+    "subPath on an image volume still descends",
+    withSpec({ volumes: [{ name: "img", image: { reference: "busybox:1.36" } }], containers: [ctr("app", { volumeMounts: [mount("img", "/a", { subPath: "../etc" })] })] }),
+    ['spec.containers[0].volumeMounts[0].subPath: Invalid value: "../etc": must not contain \'..\''],
   ],
   [
     "subPath absolute",

@@ -1,7 +1,7 @@
 import type { PodSpec } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import { buildStopLabels, readStopLabels } from "../../lib/pod/stop-labels.js";
-import { findMemoryVolumesOnDisk, parseQuantityBytes, planContainerMounts, planPodVolumes, volumeRuntimeName } from "../../lib/pod/volume-plan.js";
+import { containerMountPath, findMemoryVolumesOnDisk, parseQuantityBytes, planContainerMounts, planPodVolumes, volumeRuntimeName } from "../../lib/pod/volume-plan.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 
@@ -130,4 +130,16 @@ t.test("a subPath of a file volume carries a digest of its content; a whole moun
   t.match(digest("one"), /^[0-9a-f]{64}$/);
   t.equal(digest("one"), digest("one"));
   t.not(digest("one"), digest("two"), "changed content, changed digest");
+});
+
+t.test("a relative mountPath is rooted at / as the kubelet does", async (t) => {
+  const cases: [string, string][] = [
+    ["/srv/data", "/srv/data"],
+    ["/srv//data/", "/srv//data/"],
+    ["data", "/data"],
+    ["data/./x/", "/data/x"],
+    ["a/../../b", "/b"],
+    ["C:\\data", "/C:\\data"],
+  ];
+  for (const [mountPath, target] of cases) t.equal(containerMountPath(mountPath), target, mountPath);
 });

@@ -1,12 +1,13 @@
 import type { FieldPath } from "../field-path.js";
 import type { PodContext } from "./context.js";
-import { checkLocalDescendingPath, checkMountPath } from "./paths.js";
-import { asObject, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
+import { checkLocalDescendingPath } from "./paths.js";
+import { asObject, asString, isBlank, listObjectItems, type RawObject } from "./raw.js";
 
 /**
  * ValidateVolumeMounts. Errors under a mount carry its index (`volumeMounts[0].subPath`), where
  * the API server names some of them without it (`volumeMounts.subPath`): the index lets podrun
- * point at the line.
+ * point at the line. mountPath is only required and unique there: any other form (relative, a
+ * Windows path) is the node's business (the kubelet roots a relative one at `/`).
  */
 export function validateVolumeMounts(ctx: PodContext, container: RawObject, containerPath: FieldPath): void {
   const mountPoints = new Set<string>();
@@ -22,15 +23,13 @@ export function validateVolumeMounts(ctx: PodContext, container: RawObject, cont
     else if (mountPath !== undefined) {
       if (mountPoints.has(mountPath)) ctx.report({ type: "Invalid", path: path.child("mountPath"), value: mountPath, detail: "must be unique" });
       mountPoints.add(mountPath);
-      checkMountPath(ctx.report, path.child("mountPath"), mountPath);
     }
 
-    const imageVolume = name !== undefined && isSet(ctx.volumes.get(name)?.image);
+    // An image volume takes subPath and subPathExpr since Kubernetes 1.33.
     const subPath = asString(mount.subPath) ?? "";
     const subPathExpr = asString(mount.subPathExpr) ?? "";
     for (const [field, value] of [["subPath", subPath], ["subPathExpr", subPathExpr]] as const) {
       if (value === "") continue;
-      if (imageVolume) ctx.report({ type: "Invalid", path: path.child(field), value, detail: "not allowed in image volume sources" });
       if (field === "subPathExpr" && subPath !== "") {
         ctx.report({ type: "Invalid", path: path.child(field), value, detail: "subPathExpr and subPath are mutually exclusive" });
       }
