@@ -86,7 +86,9 @@ export class CliRuntime implements ContainerRuntime {
   }
 
   async startSandbox(name: string): Promise<void> {
-    const start = this.dialect.sandbox === "pod" ? ["pod", "start", name] : ["start", formatInfraName(name)];
+    // The infra container alone, on podman too: `pod start` would also start every container
+    // already created in the pod, and an init container created meanwhile would run twice.
+    const start = ["start", formatInfraName(name)];
     if (this.record(start)) return;
     try {
       await this.run(start);

@@ -273,6 +273,23 @@ for (const runtime of RUNTIMES) {
     t.notOk(recorded.some((c) => c.args.some((arg) => arg.includes(secret))), "no value in the create command's argv");
   });
 
+  t.test(`${runtime}: starting the sandbox starts no container already created in it`, async (t) => {
+    // up creates an init container while the sandbox starts: a start that took it along would run it twice.
+    const pod = `rt-start-${runtime}-${unique()}`;
+    const ctx = await setUp(t, runtime, pod);
+    if (!ctx) return;
+    const { env, rt } = ctx;
+    t.teardown(() => rt.removeSandbox(pod));
+    await rt.createSandbox({ name: pod, image: env.images.pause, labels: podLabels(pod, "POD"), hostname: pod, ports: [], hostNetwork: false });
+    const id = await rt.createContainer({ name: `${pod}-init`, image: env.images.busybox, command: ["echo", "ran"], labels: podLabels(pod, "init"), sandbox: pod, hostNetwork: false, restartPolicy: "no" });
+    await rt.startSandbox(pod);
+    const [state] = await rt.inspectContainers([id]);
+    t.equal(state?.status, "created", "still only created");
+    await rt.startContainer(id);
+    t.equal(await rt.waitContainer(id), 0);
+    t.equal(await rt.logs(id), "ran", "it ran once");
+  });
+
   t.test(`${runtime}: dry-run records every command and creates nothing`, async (t) => {
     const pod = `rt-dry-${runtime}-${unique()}`;
     const ctx = await setUp(t, runtime, pod);
@@ -293,7 +310,7 @@ for (const runtime of RUNTIMES) {
     await rt.removeSandbox(pod);
     t.same(
       recorded.map((c) => c.args.slice(0, 2).join(" ")),
-      ["image inspect", "pull --quiet", runtime === "podman" ? "pod create" : "create --name", runtime === "podman" ? "pod start" : `start ${pod}_POD`, `create --name`, `start ${pod}-app`, `wait ${pod}-app`, "ps -a", runtime === "podman" ? "pod rm" : "rm -f"],
+      ["image inspect", "pull --quiet", runtime === "podman" ? "pod create" : "create --name", `start ${pod}_POD`, `create --name`, `start ${pod}-app`, `wait ${pod}-app`, "ps -a", runtime === "podman" ? "pod rm" : "rm -f"],
     );
     t.ok(recorded.every((c) => c.binary === runtime));
     const created = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);

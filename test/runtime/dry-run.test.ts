@@ -63,7 +63,7 @@ t.test("podman: the recorded plan", async (t) => {
     ["image", "inspect", "busybox:1", "pause:3"],
     ["pull", "--quiet", "busybox:1"],
     ["pod", "create", "--name", "web", "--infra-name", "web_POD", "--infra-image", "pause:3", "--hostname", "web", "-p", "8080:80/tcp", ...LABEL_ARGS],
-    ["pod", "start", "web"],
+    ["start", "web_POD"],
     ["create", "--name", "web-app", "--pod", "web", ...APP_LABEL_ARGS, "--restart", "always", "--stop-timeout", "5", "--env-file", "<env-file of web-app>", "-e", "PEM", "--pull", "never", "--entrypoint", '["sh"]', "busybox:1"],
     ...common(["-f", "-t", "0"]),
     ["pod", "rm", "-f", "-t", "0", "web"],
