@@ -172,7 +172,7 @@ export function buildProgram(): Command {
     .addOption(new Option("-o, --output <format>", "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS").choices(["wide"]))
     .option("--json", "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…)")
     .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
-    .addHelpText("after", "\nREADY counts running app containers: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'")
+    .addHelpText("after", "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'")
     .action(async (names: string[], options: Record<string, unknown>) => {
       const { ps } = await import("./commands/ps.js");
       await ps({

@@ -349,7 +349,7 @@ async function waitUntilReady(context: Parameters<typeof upPod>[0] & { identity:
     // A Ctrl-C while the pod was starting is answered now, before any wait.
     if (context.interrupt?.signal.aborted) throw new WaitInterruptedError("interrupted");
     const podIP = await findPodIP(runtime, started, pod.spec!.hostNetwork === true);
-    if (!options.json && !live) say(color.dim(`${label}: ${plural(started.appContainers, "container")} started; waiting up to ${formatHumanDuration(timeoutMs)} for readiness`));
+    if (!options.json && !live) say(color.dim(`${label}: ${plural(started.appContainers, "container")}${started.sidecars ? ` and ${plural(started.sidecars, "sidecar")}` : ""} started; waiting up to ${formatHumanDuration(timeoutMs)} for readiness`));
     const ready = await waitForPodReady({
       runtime,
       recorder: context.recorder,

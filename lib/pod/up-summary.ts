@@ -3,6 +3,7 @@ import { plural } from "../output/plural.js";
 
 // The last line of `podrun up` (pure): what happened to the pod, how long it took, on which engine.
 //   pod/web: 2 containers started, 1 init container completed (0.7s, docker)
+//   pod/web: 2 containers and 1 sidecar started, 1 init container completed (0.9s, docker)
 //   pod/web: 1 container unchanged, 1 recreated (0.4s, docker)
 //   pod/web: recreated (pod-level fields changed): 2 containers started (1.1s, podman)
 
@@ -17,14 +18,15 @@ export function formatUpSummary(options: {
   label: string;
   /** Undefined: a new pod (no reconciliation, e.g. --dry-run). */
   plan?: PodPlan;
-  /** App and init containers this run started. */
-  started: { appContainers: number; initContainers: number };
+  /** App and init containers this run started (and sidecars, which keep running). */
+  started: { appContainers: number; initContainers: number; sidecars?: number };
   seconds: number;
   runtime: string;
 }): string {
   const { label, plan, started } = options;
   const tail = `(${options.seconds.toFixed(1)}s, ${options.runtime})`;
-  const startedText = `${plural(started.appContainers, "container")} started${started.initContainers > 0 ? `, ${plural(started.initContainers, "init container")} completed` : ""}`;
+  const sidecars = started.sidecars ? ` and ${plural(started.sidecars, "sidecar")}` : "";
+  const startedText = `${plural(started.appContainers, "container")}${sidecars} started${started.initContainers > 0 ? `, ${plural(started.initContainers, "init container")} completed` : ""}`;
   if (!plan || plan.action === "create") return `${label}: ${startedText} ${tail}`;
   if (plan.action === "recreate-pod") return `${label}: recreated (${CAUSES[plan.cause!]}): ${startedText} ${tail}`;
   // The noun goes with the first number: "1 container unchanged, 1 recreated"; zeros are left out.

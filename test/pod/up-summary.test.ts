@@ -21,3 +21,8 @@ t.test("a recreated pod: why", async (t) => {
   t.equal(line(plan({ action: "recreate-pod", cause: "replace" }), { appContainers: 2, initContainers: 0 }), "pod/web: recreated (--replace): 2 containers started (0.4s, docker)");
   t.equal(line(plan({ action: "recreate-pod", cause: "pod-changed" }), { appContainers: 1, initContainers: 1 }), "pod/web: recreated (pod-level fields changed): 1 container started, 1 init container completed (0.4s, docker)");
 });
+
+t.test("sidecars are named beside the containers they run with", async (t) => {
+  const summary = formatUpSummary({ label: "pod/web", started: { appContainers: 2, initContainers: 1, sidecars: 1 }, seconds: 0.9, runtime: "docker" });
+  t.equal(summary, "pod/web: 2 containers and 1 sidecar started, 1 init container completed (0.9s, docker)");
+});
