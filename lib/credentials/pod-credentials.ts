@@ -1,0 +1,78 @@
+import { readFile } from "node:fs/promises";
+import type { Pod } from "kubernetes-types/core/v1.js";
+import { PodrunError, UsageError } from "../errors.js";
+import { findSecret, type PodObjects } from "../pod/pod-objects.js";
+import { DockerConfigError, parseDockerConfigJson, readSecretDockerConfig } from "./docker-config.js";
+import { Keyring, type KeyringMatch } from "./keyring.js";
+import type { RegistryCredential } from "./types.js";
+
+// Which credentials a pull gets, as the kubelet builds them (kubernetes/kubernetes
+// pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring): one keyring of all the pod's
+// pull secrets, then, as the node's own keyring, the auth file given to this run.
+
+/** `--authfile PATH` / `$REGISTRY_AUTH_FILE` read once per run (docker config.json, or podman auth.json: same `auths` shape). */
+export interface AuthFileCredentials {
+  path: string;
+  entries: Keyring;
+}
+
+/**
+ * The credentials for `image` (as written in the manifest), in the kubelet's order: the pod's
+ * imagePullSecrets as one keyring (keys most specific first; for one key, the secrets in the
+ * order the pod lists them), then the auth file's. Empty: let the engine use the user's own login.
+ * Throws PodrunError(ErrImagePull) when a pull secret cannot be decoded, as the kubelet fails the pull.
+ */
+export function findPullCredentials(options: { pod: Pod; objects: PodObjects; authFile?: AuthFileCredentials; image: string }): RegistryCredential[] {
+  const { pod, objects, authFile, image } = options;
+  const matches = [...buildSecretKeyring(pod, objects).lookup(image), ...(authFile?.entries.lookup(image) ?? [])];
+  return matches.map(toCredential);
+}
+
+/** Reads an auth file; its errors are one line naming the file, never a value. */
+export async function readAuthFile(path: string): Promise<AuthFileCredentials> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`auth file ${path}: ${describeReadError(error)}`);
+  }
+  const entries = new Keyring();
+  try {
+    entries.add(parseDockerConfigJson(text), `--authfile ${path}`);
+  } catch (error) {
+    if (error instanceof DockerConfigError) throw new UsageError(`auth file ${path}: ${error.message}`);
+    throw error;
+  }
+  return { path, entries };
+}
+
+function buildSecretKeyring(pod: Pod, objects: PodObjects): Keyring {
+  const keyring = new Keyring();
+  const namespace = pod.metadata?.namespace || "default";
+  for (const ref of pod.spec?.imagePullSecrets ?? []) {
+    // A missing secret is a warning on a cluster (FailedToRetrieveImagePullSecret); validation
+    // has already refused it here.
+    const secret = ref.name ? findSecret(objects, namespace, ref.name) : undefined;
+    if (!secret) continue;
+    try {
+      const config = readSecretDockerConfig(secret);
+      if (config) keyring.add(config, `secret "${ref.name}"`);
+    } catch (error) {
+      if (error instanceof DockerConfigError) throw new PodrunError("ErrImagePull", `secret "${ref.name}": ${error.message}`, { cause: error });
+      throw error;
+    }
+  }
+  return keyring;
+}
+
+function toCredential({ key, entry }: KeyringMatch): RegistryCredential {
+  return { username: entry.username, password: entry.password, registry: key, source: entry.source };
+}
+
+function describeReadError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "no such file";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EISDIR") return "is a directory";
+  return code ?? "cannot be read";
+}
