@@ -13,10 +13,12 @@ import { CommandError, runCommand, streamCommand, type CommandResult, type RunOp
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
 import { buildLogsArgs, LogLineMerger, MERGE_HOLD_MS, MERGE_MAX_HELD, mergeTimestampedLogs, splitTimestamp } from "./logs.js";
 import { classifyPullError, PullError } from "./pull-errors.js";
+import { buildPullArgs, preparePullAuth } from "./pull-auth.js";
+import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
 import { buildFindNamedArgs, parseNamedContainers, parseNamedPods, type FindNamedRequest, type NamedObject } from "./find-named.js";
 import { findSandboxMembers } from "./sandbox-members.js";
 import { parseVolumeList } from "./volume-list.js";
-import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, LogLine, LogStreamOptions, RuntimeCommand, SandboxSpec, VolumeInfo } from "./types.js";
+import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, LogLine, LogStreamOptions, PullOptions, RuntimeCommand, SandboxSpec, VolumeInfo } from "./types.js";
 
 export interface CliRuntimeOptions {
   name: RuntimeName;
@@ -50,21 +52,35 @@ export class CliRuntime implements ContainerRuntime {
     return matchImages(this.dialect, unique, parseJsonObjects(result.stdout));
   }
 
-  async pullImage(ref: string, options: { signal?: AbortSignal } = {}): Promise<ImageInfo> {
-    const args = ["pull", "--quiet", ref];
-    if (this.record(args)) return { id: "", size: 0 };
+  async pullImage(ref: string, options: PullOptions = {}): Promise<ImageInfo> {
+    const { credential, signal } = options;
+    if (this.dryRun) {
+      // Nothing is written in dry-run mode: the plan names the credential by where it came from.
+      const placeholder = credential && `<credentials of ${credential.source}>`;
+      const args = buildPullArgs(ref, placeholder && this.dialect.pullCredentials === "authfile" ? ["--authfile", placeholder] : []);
+      this.dryRun.record({ binary: this.binary, args, ...(placeholder && this.dialect.pullCredentials === "docker-config" ? { env: { DOCKER_CONFIG: placeholder } } : {}) });
+      return { id: "", size: 0 };
+    }
+    const auth = credential ? await preparePullAuth({ dialect: this.dialect, image: ref, credential }) : undefined;
+    const args = buildPullArgs(ref, auth?.args);
     let result: CommandResult;
     try {
-      result = await this.run(args, { reject: false, ...(options.signal ? { signal: options.signal } : {}) });
+      result = await this.run(args, { reject: false, ...(auth ? { env: auth.env } : {}), ...(signal ? { signal } : {}) });
     } catch (error) {
       if (error instanceof CommandError && error.notInstalled) {
         throw new PullError(ref, { reason: "RuntimeUnavailable", kind: "engine-down", message: error.shortMessage }, { cause: error });
       }
       throw error; // canceled or killed: not a pull failure to classify
+    } finally {
+      // The engine has read the file by the time its pull ends, or will never read it.
+      await auth?.dispose();
     }
     if (result.exitCode !== 0) {
-      const classification = classifyPullError(result.stderr, { image: ref, credentialsGiven: false, runtime: this.name });
-      throw new PullError(ref, classification, { cause: toCommandError(this.binary, args, result) });
+      // A registry may quote what it was sent: nothing of the credential goes further than here.
+      const stderr = credential ? scrubSecrets(result.stderr, listSecretForms([credential])) : result.stderr;
+      const sources = credential ? [credential.source] : [];
+      const classification = classifyPullError(stderr, { image: ref, credentialsGiven: credential !== undefined, credentialSources: sources, runtime: this.name });
+      throw new PullError(ref, classification, { cause: toCommandError(this.binary, args, { ...result, stderr }), stderr });
     }
     const info = (await this.inspectImages([ref])).get(ref);
     if (!info) throw new PullError(ref, { reason: "ErrImagePull", kind: "other", message: `${ref} was pulled but ${this.name} does not list it` });

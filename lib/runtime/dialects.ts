@@ -63,6 +63,16 @@ export interface Dialect {
    * Values that do not are passed by name (`-e NAME`) through the CLI's own environment.
    */
   readonly envFileKeepsValue: (value: string) => boolean;
+  /**
+   * How a pull is given registry credentials (pull-auth.ts): docker and nerdctl read
+   * `$DOCKER_CONFIG/config.json` (nerdctl has no flag for it), podman takes `--authfile FILE`.
+   */
+  readonly pullCredentials: "docker-config" | "authfile";
+  /**
+   * The auths key the engine looks Docker Hub credentials up by: docker's (and nerdctl's, through
+   * docker's config package) legacy index address; podman normalises keys to `docker.io`.
+   */
+  readonly dockerHubAuthKey: string;
 }
 
 // docker: "No such container|image|object", "get <volume>: no such volume"; podman: "no such
@@ -98,6 +108,8 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeNoCopy: true,
     volumeRemoveFlags: ["-f"],
     volumeRemoveOneByOne: false,
+    pullCredentials: "docker-config",
+    dockerHubAuthKey: "https://index.docker.io/v1/",
   },
   podman: {
     name: "podman",
@@ -110,6 +122,8 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeNoCopy: true,
     volumeRemoveFlags: [],
     volumeRemoveOneByOne: false,
+    pullCredentials: "authfile",
+    dockerHubAuthKey: "docker.io",
   },
   nerdctl: {
     name: "nerdctl",
@@ -124,6 +138,8 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeNoCopy: false,
     volumeRemoveFlags: [],
     volumeRemoveOneByOne: true,
+    pullCredentials: "docker-config",
+    dockerHubAuthKey: "https://index.docker.io/v1/",
   },
 };
 

@@ -7,8 +7,8 @@ import { quoteArgument } from "./quote.js";
 export interface RunOptions {
   /** Written to the child's stdin. This is how secrets reach a runtime: never through argv. */
   input?: string;
-  /** Added to the inherited environment (it does not replace it). */
-  env?: Record<string, string>;
+  /** Added to the inherited environment (it does not replace it); an undefined value removes that variable. */
+  env?: Record<string, string | undefined>;
   /** Kill the child (SIGTERM, then SIGKILL 5 s later) when it runs longer than this. */
   timeoutMs?: number;
   signal?: AbortSignal;

@@ -23,8 +23,13 @@ export interface PullClassification {
 
 export interface ClassifyOptions {
   image: string;
-  /** Whether podrun gave the runtime credentials (imagePullSecrets) for this pull. */
+  /** Whether podrun gave the runtime credentials (imagePullSecrets, --authfile) for this pull. */
   credentialsGiven: boolean;
+  /**
+   * Where the credentials that were tried came from (`secret "regcred"`), for the hint: never a
+   * value. Empty or absent with credentials given: the hint names none.
+   */
+  credentialSources?: readonly string[];
   /** For the login hint; default docker. */
   runtime?: string;
 }
@@ -75,9 +80,12 @@ export function classifyPullError(stderr: string, options: ClassifyOptions): Pul
 
 function unauthorized(detail: string, options: ClassifyOptions): PullClassification {
   const login = `${options.runtime ?? "docker"} login ${registryOf(options.image)}`;
-  const hint = options.credentialsGiven
-    ? "the registry refused the credentials from imagePullSecrets: check them"
-    : `no credentials for this registry: add an imagePullSecret, or run \`${login}\``;
+  const sources = options.credentialSources ?? [];
+  const hint = !options.credentialsGiven
+    ? `no credentials for this registry: add an imagePullSecret, or run \`${login}\``
+    : sources.length === 0
+      ? "the registry refused the credentials from imagePullSecrets: check them"
+      : `the registry refused the credentials from ${formatList(sources)}: check ${sources.length === 1 ? "it" : "them"}`;
   return { reason: "ErrImagePull", kind: "unauthorized", message: `${detail} (${hint})` };
 }
 
@@ -85,13 +93,19 @@ function unauthorized(detail: string, options: ClassifyOptions): PullClassificat
 export class PullError extends PodrunError {
   declare readonly reason: PullReason;
   readonly kind: PullErrorKind;
+  /**
+   * The engine's stderr that was classified, credentials already scrubbed from it: a caller that
+   * tried several credentials classifies the last one again to name them all.
+   */
+  readonly stderr: string;
   constructor(
     readonly image: string,
     classification: PullClassification,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; stderr?: string },
   ) {
-    super(classification.reason, classification.message, options);
+    super(classification.reason, classification.message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.kind = classification.kind;
+    this.stderr = options?.stderr ?? "";
   }
 }
 
@@ -135,6 +149,11 @@ export function reduceErrorLine(line: string): string {
     .replace(/^Error:\s*/, "")
     .replace(/\.?\s*(?:Run|See) '[^']*--help'.*$/, "")
     .trim();
+}
+
+// `a`, `a and b`, `a, b and c`.
+function formatList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
 /** The registry part of a reference, for the login hint (`docker.io` for Docker Hub names). */

@@ -1,3 +1,4 @@
+import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
 import type { FindNamedRequest, NamedObject } from "./find-named.js";
 
@@ -185,6 +186,17 @@ export interface ExecResult {
 export interface RuntimeCommand {
   binary: string;
   args: string[];
+  /** Environment the command gets on top of podrun's own (a pull's DOCKER_CONFIG), as printed. */
+  env?: Record<string, string>;
+}
+
+export interface PullOptions {
+  signal?: AbortSignal;
+  /**
+   * Registry credentials for this one pull, handed to the engine in a temporary file (never
+   * argv, never a lasting environment). Absent: the engine uses the user's own login.
+   */
+  credential?: RegistryCredential;
 }
 
 /**
@@ -196,8 +208,8 @@ export interface ContainerRuntime {
   readonly binary: string;
   /** Local images among `refs`, inspected in one call; absent images are simply missing from the map. */
   inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>>;
-  /** Pulls one image; on failure throws PullError with the kubelet's classification. */
-  pullImage(ref: string, options?: { signal?: AbortSignal }): Promise<ImageInfo>;
+  /** Pulls one image; on failure throws PullError with the kubelet's classification, credentials scrubbed from it. */
+  pullImage(ref: string, options?: PullOptions): Promise<ImageInfo>;
   /**
    * Creates the sandbox, without starting it: containers can already be created in it while it
    * starts (network setup is the slowest step of a pod). Returns an ID or name to inspect it by.
