@@ -4,6 +4,8 @@ import { EventReason, EventType } from "../events/reasons.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { InvolvedObject } from "../events/types.js";
 import { applyDefaultImageTag } from "../image/reference.js";
+import type { RegistryCredential } from "../credentials/types.js";
+import { listSecretForms } from "../credentials/scrub.js";
 import type { ImageInfo } from "../runtime/types.js";
 import type { BackoffStore } from "../state/backoff-store.js";
 import { imagePullBackoffKey } from "../state/backoff.js";
@@ -25,6 +27,11 @@ export interface EnsureImageRequest {
   present: ReadonlyMap<string, ImageInfo>;
   /** Set when that inspect failed: policies that need it then fail with ImageInspectError. */
   inspectError?: unknown;
+  /**
+   * The registry credentials for this image, in the keyring's order; asked only when a pull is
+   * needed (step 6). Absent or empty: the engine uses the user's own login. A throw fails the pull.
+   */
+  pullCredentials?: () => readonly RegistryCredential[];
 }
 
 export interface ImageManagerDeps {
@@ -47,7 +54,7 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
   // Images this run pulled: a later container with IfNotPresent finds them, as on a node.
   const pulled = new Map<string, ImageInfo>();
 
-  const ensureImageExists = async ({ object, image, pullPolicy, present, inspectError }: EnsureImageRequest): Promise<string> => {
+  const ensureImageExists = async ({ object, image, pullPolicy, present, inspectError, pullCredentials }: EnsureImageRequest): Promise<string> => {
     const quoted = JSON.stringify(image);
     const fail = (type: EventType, eventReason: string, reason: Reason, message: string, cause?: unknown): never => {
       recorder.event(object, type, eventReason, message);
@@ -96,8 +103,11 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
 
     recorder.event(object, EventType.Normal, EventReason.Pulling, `Pulling image ${quoted}`);
     const progress = deps.startProgress?.(`Pulling image ${quoted}`);
+    let credentials: readonly RegistryCredential[] = [];
     try {
-      const result = await puller.pull(ref);
+      // 6. Credentials, once per pull and only for a pull.
+      credentials = pullCredentials?.() ?? [];
+      const result = await puller.pull(ref, credentials);
       pulled.set(ref, result.imageInfo);
       recorder.event(
         object,
@@ -110,7 +120,8 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
       return ref;
     } catch (error) {
       if (isAbort(error)) throw error; // Ctrl-C is not a registry failure
-      const failure = describePullFailure(error);
+      // Events, the back-off file and the error all take this text: none may quote a credential.
+      const failure = describePullFailure(error, listSecretForms(credentials));
       recorder.event(object, EventType.Warning, EventReason.Failed, `Failed to pull image ${quoted}: ${failure.message}`);
       // A container engine that is down says nothing about the registry: no back-off for it.
       if (failure.reason !== "RuntimeUnavailable") {

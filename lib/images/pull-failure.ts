@@ -1,3 +1,4 @@
+import { scrubSecrets } from "../credentials/scrub.js";
 import { PullError, type PullReason } from "../runtime/pull-errors.js";
 
 // What a failed pull means for the manager: the kubelet's reason and its message. The runtime
@@ -6,12 +7,13 @@ import { PullError, type PullReason } from "../runtime/pull-errors.js";
 
 export interface PullFailure {
   reason: PullReason;
-  /** One line, without credentials (PullError's message guarantees that). */
+  /** One line, without credentials. */
   message: string;
 }
 
-export function describePullFailure(error: unknown): PullFailure {
-  const message = firstLine(error instanceof Error ? error.message : String(error));
+/** The failure's reason and first line, with every one of `secrets` (the credentials tried) scrubbed from it. */
+export function describePullFailure(error: unknown, secrets: readonly string[] = []): PullFailure {
+  const message = firstLine(scrubSecrets(error instanceof Error ? error.message : String(error), secrets));
   return { reason: error instanceof PullError ? error.reason : "ErrImagePull", message };
 }
 

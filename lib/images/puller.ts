@@ -1,10 +1,15 @@
+import { createHash } from "node:crypto";
+import type { RegistryCredential } from "../credentials/types.js";
 import { abortError, throwIfAborted } from "../process/abort.js";
 import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
+import { pullWithCredentials } from "./pull-with-credentials.js";
 
 // The kubelet's pullers (kubelet.md §6): serialized by default (one worker, first come first
 // served), or up to `maxParallel` pulls at once. Both are one FIFO semaphore, with 1 or N slots.
-// Unlike the kubelet, an image requested twice in one run is pulled once: two containers of
-// a pod often share an image, and a second `pull` would only ask the registry again.
+// Unlike the kubelet, an image requested twice in one run with the same credentials is pulled
+// once: two containers of a pod often share an image, and a second `pull` would only ask the
+// registry again. With other credentials it is pulled again: a pod must not get an image through
+// another pod's secret.
 
 export interface PullResult {
   imageInfo: ImageInfo;
@@ -15,8 +20,11 @@ export interface PullResult {
 }
 
 export interface ImagePuller {
-  /** Pulls `ref` (already defaulted), or joins the pull of the same ref under way or done. */
-  pull(ref: string): Promise<PullResult>;
+  /**
+   * Pulls `ref` (already defaulted) with `credentials` tried in order (none: the engine's own
+   * login), or joins the pull of the same ref with the same credentials, under way or done.
+   */
+  pull(ref: string, credentials?: readonly RegistryCredential[]): Promise<PullResult>;
 }
 
 export interface ImagePullerOptions {
@@ -36,7 +44,7 @@ export function createImagePuller({ runtime, maxParallel = 1, clock = () => perf
   const slots = createSemaphore(maxParallel);
   const pulls = new Map<string, Promise<PullResult>>();
 
-  const pullOnce = async (ref: string): Promise<PullResult> => {
+  const pullOnce = async (ref: string, credentials: readonly RegistryCredential[]): Promise<PullResult> => {
     const requestedAt = clock();
     const release = await slots.acquire();
     try {
@@ -44,7 +52,7 @@ export function createImagePuller({ runtime, maxParallel = 1, clock = () => perf
       const startedAt = clock();
       // A pull cut short by Ctrl-C fails as canceled (or, when the CLI got the SIGINT too, as a
       // pull error): either way it is an abort, which the image manager must not count as a failure.
-      const imageInfo = await runtime.pullImage(ref, signal ? { signal } : undefined).catch((error: unknown) => {
+      const imageInfo = await pullWithCredentials({ runtime, ref, credentials, ...(signal ? { signal } : {}) }).catch((error: unknown) => {
         throw signal?.aborted ? abortError(signal, error) : error;
       });
       const finishedAt = clock();
@@ -55,16 +63,25 @@ export function createImagePuller({ runtime, maxParallel = 1, clock = () => perf
   };
 
   return {
-    pull(ref) {
-      const known = pulls.get(ref);
+    pull(ref, credentials = []) {
+      const key = formatPullKey(ref, credentials);
+      const known = pulls.get(key);
       if (known) return known;
-      const pull = pullOnce(ref);
-      pulls.set(ref, pull);
+      const pull = pullOnce(ref, credentials);
+      pulls.set(key, pull);
       // A failure is not kept: a later attempt (after back-off) must reach the registry again.
-      pull.catch(() => pulls.delete(ref));
+      pull.catch(() => pulls.delete(key));
       return pull;
     },
   };
+}
+
+// The ref and a digest of the credentials, in order: the key holds no password.
+function formatPullKey(ref: string, credentials: readonly RegistryCredential[]): string {
+  if (credentials.length === 0) return ref;
+  const hash = createHash("sha256");
+  for (const { registry, username, password } of credentials) hash.update(JSON.stringify([registry, username, password]));
+  return `${ref} ${hash.digest("hex")}`;
 }
 
 // A counting semaphore whose waiters are served in arrival order.
