@@ -32,7 +32,7 @@ Examples:
 
 Exit codes: 0 ok, 1 the pod or an operation on it failed, 2 usage or manifest error, 130 interrupted.
 Environment: NO_COLOR, FORCE_COLOR; PODRUN_RUNTIME (docker|podman|nerdctl); PODRUN_INFRA_IMAGE;
-  PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
+  REGISTRY_AUTH_FILE (up: as --authfile); PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
 
 // kubectl's --tail: a line count, or -1 for all of them (then undefined: no limit).
 const parseTail = (value: string): number | undefined => {
@@ -100,6 +100,7 @@ export function buildProgram(): Command {
     .option("-R, --recursive", RECURSIVE_HELP)
     .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
     .option("--infra-image <image>", "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)")
+    .option("--authfile <path>", "registry credentials (docker config.json or podman auth.json), tried after imagePullSecrets (default: $REGISTRY_AUTH_FILE)")
     .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
     .option("--parallel-pulls <n>", "pull up to n images at once (default 1: serialized, as the kubelet)", parsePositiveInteger)
     .option("--keep-on-failure", "keep what was created when the pod fails (default: remove it)")
@@ -110,7 +111,7 @@ export function buildProgram(): Command {
     .option("--timeout <duration>", "with --wait: how long to wait for each pod's readiness (default 5m; e.g. 90s, 2m30s)")
     .option("--rm-on-interrupt", "with --wait: Ctrl-C removes the pod (default: leave it running)")
     .option("--replace", "recreate the pod even if it is running and matches the manifest (default: keep what is unchanged)")
-    .addHelpText("after", "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up one after\nthe other, in file order (with --wait, each is Ready before the next starts); a pod that fails does not stop\nthe others, and the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --dry-run pod.yaml")
+    .addHelpText("after", "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up one after\nthe other, in file order (with --wait, each is Ready before the next starts); a pod that fails does not stop\nthe others, and the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml")
     .action(async (files: string[], options: Record<string, unknown>) => {
       const { up, parseWaitTimeout } = await import("./commands/up.js");
       const timeout = options.timeout as string | undefined;
@@ -119,6 +120,7 @@ export function buildProgram(): Command {
         recursive: options.recursive === true,
         runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
         infraImage: options.infraImage as string | undefined,
+        authFile: options.authfile as string | undefined,
         publishAll: options.publishAll === true,
         parallelPulls: (options.parallelPulls as number | undefined) ?? 1,
         keepOnFailure: options.keepOnFailure === true,

@@ -6,6 +6,7 @@ import { createJsonSink } from "../events/json-sink.js";
 import { parseDurationOption } from "../events/parse-duration.js";
 import { createRecorder, type EventSink } from "../events/recorder.js";
 import { containerNameOf } from "../events/types.js";
+import { readAuthFile, type AuthFileCredentials } from "../credentials/pod-credentials.js";
 import { createImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
 import { loadManifests } from "../manifest/load-manifest.js";
@@ -41,6 +42,8 @@ export interface UpOptions {
   recursive?: boolean;
   runtime?: RuntimeName;
   infraImage?: string;
+  /** `--authfile`: registry credentials tried after the pod's imagePullSecrets (default: $REGISTRY_AUTH_FILE). */
+  authFile?: string;
   publishAll: boolean;
   parallelPulls: number;
   keepOnFailure: boolean;
@@ -83,6 +86,9 @@ export async function up(options: UpOptions): Promise<void> {
   if (manifest.pods.length === 0) {
     throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }
+  // Read once, before anything is created: a missing or broken file is a usage error.
+  const authFilePath = options.authFile || env["REGISTRY_AUTH_FILE"];
+  const authFile = authFilePath ? await readAuthFile(authFilePath) : undefined;
 
   const detected = await chooseRuntime(options.runtime, env);
   const commands: RuntimeCommand[] = [];
@@ -129,7 +135,7 @@ export async function up(options: UpOptions): Promise<void> {
       // A Ctrl-C between two pods: the next one is not started.
       if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
       if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source})` });
-      const context = { pod, source, objects: manifest, runtime, stateDir, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) };
+      const context = { pod, source, objects: manifest, authFile, runtime, stateDir, recorder, images, infraImage, options, stdout, stderr, color, live, interrupt, lastPod: pod === manifest.pods.at(-1) };
       const ok = several ? await upPodOfSeveral(context) : (await upPod(context), true);
       if (ok) done.push({ name: pod.metadata!.name!, source });
       else failed.push(label);
@@ -153,7 +159,7 @@ export async function up(options: UpOptions): Promise<void> {
       stdout.write(`# (every image is assumed absent; environment values go through a file, never argv)\n`);
       commands.forEach((command, i) => {
         for (const mark of podMarks) if (mark.at === i) stdout.write(`${mark.line}\n`);
-        stdout.write(`${quoteCommand(command.binary, command.args)}\n`);
+        stdout.write(`${quoteCommand(command.binary, command.args, command.env)}\n`);
       });
     }
   }
@@ -186,6 +192,7 @@ async function upPod(context: {
   /** The file the pod came from (`<stdin>` for `-`). */
   source: string;
   objects: PodObjects;
+  authFile?: AuthFileCredentials | undefined;
   runtime: ContainerRuntime;
   recorder: ReturnType<typeof createRecorder>;
   images: ReturnType<typeof createImageManager>;
@@ -256,6 +263,7 @@ async function upPod(context: {
       {
         pod,
         objects: context.objects,
+        ...(context.authFile ? { authFile: context.authFile } : {}),
         identity,
         infraImage: context.infraImage,
         publishAll: options.publishAll,

@@ -1,4 +1,5 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import { findPullCredentials, type AuthFileCredentials } from "../credentials/pod-credentials.js";
 import { PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
@@ -27,6 +28,8 @@ export interface ContainerStepContext {
   pod: Pod;
   /** The ConfigMaps and Secrets the pod's env and volumes may read. */
   objects: PodObjects;
+  /** `--authfile` / `$REGISTRY_AUTH_FILE`, read once per run: credentials after the pod's pull secrets. */
+  authFile?: AuthFileCredentials;
   identity: PodIdentity;
   /** The pod hash label every container carries (container-spec.ts computePodHash). */
   podHash: string;
@@ -65,6 +68,7 @@ export async function startContainer(context: ContainerStepContext, container: C
       pullPolicy: container.imagePullPolicy as PullPolicy,
       present: context.present,
       inspectError: context.inspectError,
+      pullCredentials: () => findPullCredentials({ pod, objects: context.objects, ...(context.authFile ? { authFile: context.authFile } : {}), image: container.image! }),
     });
   } catch (error) {
     if (!(error instanceof PodrunError)) throw error;

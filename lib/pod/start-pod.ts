@@ -1,4 +1,5 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import { findPullCredentials, type AuthFileCredentials } from "../credentials/pod-credentials.js";
 import { PodrunError } from "../errors.js";
 import { applyDefaultImageTag } from "../image/reference.js";
 import type { EventRecorder } from "../events/recorder.js";
@@ -35,6 +36,8 @@ export interface StartPodOptions {
   pod: Pod;
   /** The ConfigMaps and Secrets the pod's env and volumes may read. */
   objects?: PodObjects;
+  /** `--authfile` / `$REGISTRY_AUTH_FILE`, read once per run: credentials after the pod's pull secrets. */
+  authFile?: AuthFileCredentials;
   identity: PodIdentity;
   infraImage: string;
   publishAll: boolean;
@@ -160,7 +163,16 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     let sandboxStarted: Promise<void> = Promise.resolve();
     if (!hostNetwork && !keptPod) {
       const sandbox = buildSandboxSpec({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll, podHash });
-      const infraRef = await deps.images.ensureImageExists({ object: podObject, image: options.infraImage, pullPolicy: "IfNotPresent", present, inspectError });
+      // The sandbox image is the node's business, not the pod's: its pull secrets are not used for
+      // it (the kubelet's runtime pulls it with the node's own credentials), only the auth file.
+      const infraRef = await deps.images.ensureImageExists({
+        object: podObject,
+        image: options.infraImage,
+        pullPolicy: "IfNotPresent",
+        present,
+        inspectError,
+        pullCredentials: () => (options.authFile ? findPullCredentials({ pod: withoutPullSecrets(pod), objects: NO_OBJECTS, authFile: options.authFile, image: options.infraImage }) : []),
+      });
       throwIfAborted(signal);
       sandboxCreating = sandbox.name;
       const sandboxFailed = (error: unknown): never => {
@@ -184,6 +196,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       ...deps,
       pod,
       objects: options.objects ?? NO_OBJECTS,
+      ...(options.authFile ? { authFile: options.authFile } : {}),
       identity,
       podHash,
       present,
@@ -258,6 +271,10 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describeError(error), { cause: error });
     throw new StartPodError(cause, created);
   }
+}
+
+function withoutPullSecrets(pod: Pod): Pod {
+  return { ...pod, spec: { ...pod.spec!, imagePullSecrets: [] } };
 }
 
 /** Removes what a failed run created: containers (newest first), then the sandbox, then the volumes and the pod directory. */
