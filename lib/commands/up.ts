@@ -156,7 +156,7 @@ export async function up(options: UpOptions): Promise<void> {
     await log?.close();
     if (options.dryRun) {
       stdout.write(`# podrun up --dry-run: the ${detected.name} commands podrun would run, in order; none was run.\n`);
-      stdout.write(`# (every image is assumed absent; environment values go through a file, never argv)\n`);
+      stdout.write(`# (every image is assumed absent; environment values and registry credentials go through files, never argv)\n`);
       commands.forEach((command, i) => {
         for (const mark of podMarks) if (mark.at === i) stdout.write(`${mark.line}\n`);
         stdout.write(`${quoteCommand(command.binary, command.args, command.env)}\n`);
