@@ -82,7 +82,7 @@ function unauthorized(detail: string, options: ClassifyOptions): PullClassificat
   const login = `${options.runtime ?? "docker"} login ${registryOf(options.image)}`;
   const sources = options.credentialSources ?? [];
   const hint = !options.credentialsGiven
-    ? `no credentials for this registry: add an imagePullSecret, or run \`${login}\``
+    ? `no credentials for this registry: add an imagePullSecret, pass --authfile, or run \`${login}\``
     : sources.length === 0
       ? "the registry refused the credentials from imagePullSecrets: check them"
       : `the registry refused the credentials from ${formatList(sources)}: check ${sources.length === 1 ? "it" : "them"}`;

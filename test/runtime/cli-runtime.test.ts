@@ -181,7 +181,7 @@ for (const runtime of RUNTIMES) {
     t.ok(missing instanceof PullError, "a missing tag is a PullError");
     t.match(missing, { reason: "ErrImagePull", kind: "not-found", message: /manifest unknown/ });
     t.match(await failure(`127.0.0.1:5199/podrun-test/busybox:1.36`), { reason: "RegistryUnavailable", kind: "unavailable", message: /^image pull failed for 127\.0\.0\.1:5199\/podrun-test\/busybox:1\.36 because the registry is unavailable: .*connection refused/ });
-    t.match(await failure(env.images.privateBusybox), { reason: "ErrImagePull", kind: "unauthorized", message: new RegExp(`\\(no credentials for this registry: add an imagePullSecret, or run \`${runtime} login ${env.registries.auth}\`\\)$`) });
+    t.match(await failure(env.images.privateBusybox), { reason: "ErrImagePull", kind: "unauthorized", message: new RegExp(`\\(no credentials for this registry: add an imagePullSecret, pass --authfile, or run \`${runtime} login ${env.registries.auth}\`\\)$`) });
   });
 
   t.test(`${runtime}: Kubernetes command/args over an image with ENTRYPOINT and CMD`, async (t) => {

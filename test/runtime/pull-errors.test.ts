@@ -87,9 +87,12 @@ t.test("messages: the runtime's text reduced, the kubelet's wording for an unava
   );
   t.equal(
     classifyPullError(fixture("docker-auth-no-creds"), { ...opts(PRIVATE), runtime: "podman" }).message,
-    `Head "http://127.0.0.1:5101/v2/podrun-test/private-busybox/manifests/1.36": no basic auth credentials (no credentials for this registry: add an imagePullSecret, or run \`podman login 127.0.0.1:5101\`)`,
+    `Head "http://127.0.0.1:5101/v2/podrun-test/private-busybox/manifests/1.36": no basic auth credentials (no credentials for this registry: add an imagePullSecret, pass --authfile, or run \`podman login 127.0.0.1:5101\`)`,
   );
   t.match(classifyPullError(fixture("podman-auth-wrong-password"), opts(PRIVATE, true)).message, /unauthorized: authentication required \(the registry refused the credentials from imagePullSecrets: check them\)$/);
+  // The hint names where the refused credentials came from, never what they are.
+  t.match(classifyPullError(fixture("podman-auth-wrong-password"), { ...opts(PRIVATE, true), credentialSources: ['secret "regcred"'] }).message, /\(the registry refused the credentials from secret "regcred": check it\)$/);
+  t.match(classifyPullError(fixture("docker-auth-no-creds"), { ...opts(PRIVATE, true), credentialSources: ['secret "a"', "--authfile /ci/auth.json"] }).message, /\(the registry refused the credentials from secret "a" and --authfile \/ci\/auth\.json: check them\)$/);
   t.match(classifyPullError(fixture("nerdctl-access-denied"), opts("x:1")).message, /^failed to resolve reference "docker\.io\/library\/no-such-image:1": pull access denied/);
   t.equal(
     classifyPullError(fixture("nerdctl-containerd-down"), opts(OPEN)).message,
