@@ -19,7 +19,17 @@ const DEFAULT_REGISTRY_HOST = "index.docker.io";
 
 export class Keyring {
   readonly #entries = new Map<string, TrackedEntry[]>();
+  readonly #hubKeys: readonly string[];
   #index: string[] = [];
+
+  /**
+   * `hubKeys`: the keys a Docker Hub image falls back to when no key matches it; the kubelet's
+   * is `index.docker.io` alone. An auth file written by `podman login` files Docker Hub under
+   * `docker.io`, so the auth file's keyring adds that.
+   */
+  constructor(options: { hubKeys?: readonly string[] } = {}) {
+    this.#hubKeys = options.hubKeys ?? [DEFAULT_REGISTRY_HOST];
+  }
 
   /** Files each entry of `config` under its normalised key; an entry whose key is no URL is skipped, as the kubelet does. */
   add(config: DockerConfig, source: string): void {
@@ -41,7 +51,7 @@ export class Keyring {
       if (urlsMatch(key, image)) for (const entry of this.#entries.get(key) ?? []) matches.push({ key, entry });
     }
     if (matches.length > 0 || !isDefaultRegistryMatch(image)) return matches;
-    return (this.#entries.get(DEFAULT_REGISTRY_HOST) ?? []).map((entry) => ({ key: DEFAULT_REGISTRY_HOST, entry }));
+    return this.#hubKeys.flatMap((key) => (this.#entries.get(key) ?? []).map((entry) => ({ key, entry })));
   }
 }
 

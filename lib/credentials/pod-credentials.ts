@@ -10,6 +10,9 @@ import type { RegistryCredential } from "./types.js";
 // pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring): one keyring of all the pod's
 // pull secrets, then, as the node's own keyring, the auth file given to this run.
 
+// Docker writes Docker Hub's credentials under `https://index.docker.io/v1/`, podman under `docker.io`.
+const AUTH_FILE_HUB_KEYS = ["index.docker.io", "docker.io"];
+
 /** `--authfile PATH` / `$REGISTRY_AUTH_FILE` read once per run (docker config.json, or podman auth.json: same `auths` shape). */
 export interface AuthFileCredentials {
   path: string;
@@ -36,7 +39,7 @@ export async function readAuthFile(path: string): Promise<AuthFileCredentials> {
   } catch (error) {
     throw new UsageError(`auth file ${path}: ${describeReadError(error)}`);
   }
-  const entries = new Keyring();
+  const entries = new Keyring({ hubKeys: AUTH_FILE_HUB_KEYS });
   try {
     entries.add(parseDockerConfigJson(text), `--authfile ${path}`);
   } catch (error) {
