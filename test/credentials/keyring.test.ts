@@ -170,6 +170,9 @@ t.test("normaliseRegistryKey", async (t) => {
     ["user@registry.example.com", "registry.example.com"],
     ["registry.example.com:port", undefined],
     ["[::1", undefined],
+    ["bad host.example.com", undefined],
+    ["registry{1}.example.com", undefined],
+    ["registry.example.com/a\tb", undefined],
     // only a lower-case scheme is recognised: the rest is read as host "HTTPS:" and a path
     ["HTTPS://registry.example.com", "HTTPS://registry.example.com"],
   ];

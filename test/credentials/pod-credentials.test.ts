@@ -48,6 +48,16 @@ t.test("secrets of the pod's namespace only, and no match means no credentials",
   t.same(findPullCredentials({ pod: podWith(["absent"]), objects: { configMaps: [], secrets }, image: PRIVATE }), []);
 });
 
+t.test("a pair found twice is given once; an entry without credentials is skipped", async (t) => {
+  const secrets = [
+    jsonSecret("a", { "127.0.0.1:5101/podrun-test": ["same", "pw"], "127.0.0.1:5101": ["same", "pw"] }),
+    jsonSecret("b", { "https://127.0.0.1:5101": ["same", "pw"] }),
+    { metadata: { name: "helper" }, type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": '{"auths": {"127.0.0.1:5101": {}}, "credsStore": "desktop"}' } },
+  ];
+  const credentials = findPullCredentials({ pod: podWith(["a", "b", "helper"]), objects: { configMaps: [], secrets }, image: PRIVATE });
+  t.same(summary(credentials), ['same@127.0.0.1:5101/podrun-test from secret "a"']);
+});
+
 t.test("legacy dockercfg secrets, from data", async (t) => {
   const secret: Secret = { metadata: { name: "old" }, type: "kubernetes.io/dockercfg", data: { ".dockercfg": b64(JSON.stringify({ "127.0.0.1:5101": { username: "u", password: "p" } })) } };
   t.same(summary(findPullCredentials({ pod: podWith(["old"]), objects: { configMaps: [], secrets: [secret] }, image: PRIVATE })), ['u@127.0.0.1:5101 from secret "old"']);
