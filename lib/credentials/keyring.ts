@@ -70,6 +70,20 @@ export function normaliseRegistryKey(registry: string): string | undefined {
   return path.length > 0 && path !== "/" ? url.host + path : url.host;
 }
 
+/**
+ * The key under which docker's config.json must hold the credentials for `image`: its registry
+ * host, as docker looks credentials up by host alone (never by the keyring key that matched,
+ * which may carry a path or a glob), and for Docker Hub the key docker itself writes.
+ */
+export function toDockerConfigKey(image: string): string {
+  // Docker's own reference rule (distribution/reference splitDockerDomain), which unlike the
+  // kubelet's counts `localhost` and a name with upper case as a registry host.
+  const slash = image.indexOf("/");
+  const first = slash < 0 ? "" : image.slice(0, slash);
+  const isHost = /[.:]/.test(first) || first === "localhost" || first !== first.toLowerCase();
+  return !isHost || first === "docker.io" || first === "index.docker.io" ? "https://index.docker.io/v1/" : first;
+}
+
 /** Whether the kubelet would pull `image` from Docker Hub, judging by its name alone. */
 export function isDefaultRegistryMatch(image: string): boolean {
   const slash = image.indexOf("/");
