@@ -48,20 +48,20 @@ export function readSecretDockerConfig(secret: Pick<Secret, "type" | "data" | "s
 export function parseDockerConfigJson(text: string): DockerConfig {
   const parsed = parseJson(text);
   if (parsed === null) return [];
-  const object = expectObject(parsed, "DockerConfigJSON");
+  const object = expectObject(parsed, "Go value of type credentialprovider.DockerConfigJSON");
   // encoding/json matches struct fields case-insensitively; the last such key wins.
   let auths: unknown = null;
   for (const [key, value] of Object.entries(object)) {
     if (key.toLowerCase() === "auths") auths = value;
     else if (key.toLowerCase() === "httpheaders" && value !== null) checkHeaders(value);
   }
-  return auths === null ? [] : readEntries(auths);
+  return auths === null ? [] : readEntries(auths, "Go struct field DockerConfigJSON.auths of type credentialprovider.DockerConfig");
 }
 
 /** The legacy `.dockercfg`: the `auths` map alone. */
 export function parseDockercfg(text: string): DockerConfig {
   const parsed = parseJson(text);
-  return parsed === null ? [] : readEntries(parsed);
+  return parsed === null ? [] : readEntries(parsed, "Go value of type credentialprovider.DockerConfig");
 }
 
 /**
@@ -75,9 +75,9 @@ export function decodeAuthField(field: string): { username: string; password: st
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-function readEntries(value: unknown): DockerConfig {
+function readEntries(value: unknown, target: string): DockerConfig {
   const entries: [string, DockerConfigEntry][] = [];
-  for (const [registry, raw] of Object.entries(expectObject(value, "credentialprovider.DockerConfig"))) {
+  for (const [registry, raw] of Object.entries(expectObject(value, target))) {
     entries.push([registry, readEntry(raw)]);
   }
   return entries;
@@ -87,7 +87,7 @@ function readEntry(value: unknown): DockerConfigEntry {
   const entry: DockerConfigEntry = { username: "", password: "", email: "" };
   if (value === null) return entry;
   let auth = "";
-  for (const [key, field] of Object.entries(expectObject(value, "credentialprovider.dockerConfigEntryWithAuth"))) {
+  for (const [key, field] of Object.entries(expectObject(value, "Go value of type credentialprovider.dockerConfigEntryWithAuth"))) {
     const name = key.toLowerCase();
     if (name !== "username" && name !== "password" && name !== "email" && name !== "auth") continue;
     if (field === null) continue;
@@ -101,7 +101,7 @@ function readEntry(value: unknown): DockerConfigEntry {
 }
 
 function checkHeaders(value: unknown): void {
-  for (const [key, header] of Object.entries(expectObject(value, "map[string]string"))) {
+  for (const [key, header] of Object.entries(expectObject(value, "Go struct field DockerConfigJSON.HttpHeaders of type map[string]string"))) {
     if (header !== null && typeof header !== "string") {
       throw new DockerConfigError(`json: cannot unmarshal ${goKind(header)} into Go struct field DockerConfigJSON.HttpHeaders.${key} of type string`);
     }
@@ -117,9 +117,10 @@ function parseJson(text: string): unknown {
   }
 }
 
-function expectObject(value: unknown, goType: string): Record<string, unknown> {
+// `target` as encoding/json names it: `Go value of type T` or `Go struct field S.f of type T`.
+function expectObject(value: unknown, target: string): Record<string, unknown> {
   if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  throw new DockerConfigError(`json: cannot unmarshal ${goKind(value)} into Go value of type ${goType}`);
+  throw new DockerConfigError(`json: cannot unmarshal ${goKind(value)} into ${target}`);
 }
 
 function goKind(value: unknown): string {
@@ -136,7 +137,7 @@ function decodeGoBase64(text: string, padded: boolean): string {
   if (bad >= 0) throw new DockerConfigError(`illegal base64 data at input byte ${bad}`);
   const length = compact.length;
   if (padded ? length % 4 !== 0 : length % 4 === 1) {
-    throw new DockerConfigError(`illegal base64 data at input byte ${padded ? length - (length % 4) : length - 1}`);
+    throw new DockerConfigError(`illegal base64 data at input byte ${padded ? length : length - 1}`);
   }
   return Buffer.from(compact, "base64").toString("utf8");
 }

@@ -19,7 +19,17 @@ const DEFAULT_REGISTRY_HOST = "index.docker.io";
 
 export class Keyring {
   readonly #entries = new Map<string, TrackedEntry[]>();
+  readonly #hubKeys: readonly string[];
   #index: string[] = [];
+
+  /**
+   * `hubKeys`: the keys a Docker Hub image falls back to when no key matches it; the kubelet's
+   * is `index.docker.io` alone. An auth file written by `podman login` files Docker Hub under
+   * `docker.io`, so the auth file's keyring adds that.
+   */
+  constructor(options: { hubKeys?: readonly string[] } = {}) {
+    this.#hubKeys = options.hubKeys ?? [DEFAULT_REGISTRY_HOST];
+  }
 
   /** Files each entry of `config` under its normalised key; an entry whose key is no URL is skipped, as the kubelet does. */
   add(config: DockerConfig, source: string): void {
@@ -41,7 +51,7 @@ export class Keyring {
       if (urlsMatch(key, image)) for (const entry of this.#entries.get(key) ?? []) matches.push({ key, entry });
     }
     if (matches.length > 0 || !isDefaultRegistryMatch(image)) return matches;
-    return (this.#entries.get(DEFAULT_REGISTRY_HOST) ?? []).map((entry) => ({ key: DEFAULT_REGISTRY_HOST, entry }));
+    return this.#hubKeys.flatMap((key) => (this.#entries.get(key) ?? []).map((entry) => ({ key, entry })));
   }
 }
 
@@ -58,6 +68,20 @@ export function normaliseRegistryKey(registry: string): string | undefined {
   // Docker's ResolveAuthConfig treats /v1/ and /v2/ as the bare host.
   if (path.startsWith("/v2/") || path.startsWith("/v1/")) path = path.slice(3);
   return path.length > 0 && path !== "/" ? url.host + path : url.host;
+}
+
+/**
+ * The key under which docker's config.json must hold the credentials for `image`: its registry
+ * host, as docker looks credentials up by host alone (never by the keyring key that matched,
+ * which may carry a path or a glob), and for Docker Hub the key docker itself writes.
+ */
+export function toDockerConfigKey(image: string): string {
+  // Docker's own reference rule (distribution/reference splitDockerDomain), which unlike the
+  // kubelet's counts `localhost` and a name with upper case as a registry host.
+  const slash = image.indexOf("/");
+  const first = slash < 0 ? "" : image.slice(0, slash);
+  const isHost = /[.:]/.test(first) || first === "localhost" || first !== first.toLowerCase();
+  return !isHost || first === "docker.io" || first === "index.docker.io" ? "https://index.docker.io/v1/" : first;
 }
 
 /** Whether the kubelet would pull `image` from Docker Hub, judging by its name alone. */
@@ -93,6 +117,7 @@ interface SchemelessUrl {
 
 // What Go's url.Parse("https://" + text) yields for Host and Path; undefined where it fails.
 function parseUrl(text: string): SchemelessUrl | undefined {
+  if (/[\x00-\x1f\x7f]/.test(text)) return undefined;
   const end = text.search(/[/?#]/);
   const authority = end < 0 ? text : text.slice(0, end);
   const rest = end < 0 ? "" : text.slice(end);
@@ -107,8 +132,10 @@ function parseUrl(text: string): SchemelessUrl | undefined {
   }
 }
 
-// Go rejects a port that is not all digits, and a bracketed IPv6 address with no closing bracket.
+// Go rejects a port that is not all digits, a bracketed IPv6 address with no closing bracket,
+// and a host with a character it would have to escape (a space, `{`, `|`, `\`, a control character).
 function isValidHost(host: string): boolean {
+  if (/[\x00-\x20\x7f{}|\\^`]/.test(host)) return false;
   if (host.startsWith("[")) {
     const close = host.indexOf("]");
     if (close < 0) return false;

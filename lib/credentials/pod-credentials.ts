@@ -10,6 +10,9 @@ import type { RegistryCredential } from "./types.js";
 // pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring): one keyring of all the pod's
 // pull secrets, then, as the node's own keyring, the auth file given to this run.
 
+// Docker writes Docker Hub's credentials under `https://index.docker.io/v1/`, podman under `docker.io`.
+const AUTH_FILE_HUB_KEYS = ["index.docker.io", "docker.io"];
+
 /** `--authfile PATH` / `$REGISTRY_AUTH_FILE` read once per run (docker config.json, or podman auth.json: same `auths` shape). */
 export interface AuthFileCredentials {
   path: string;
@@ -19,13 +22,26 @@ export interface AuthFileCredentials {
 /**
  * The credentials for `image` (as written in the manifest), in the kubelet's order: the pod's
  * imagePullSecrets as one keyring (keys most specific first; for one key, the secrets in the
- * order the pod lists them), then the auth file's. Empty: let the engine use the user's own login.
+ * order the pod lists them), then the auth file's; a username and password found twice is given
+ * once, an entry with neither is skipped. Empty: let the engine use the user's own login.
  * Throws PodrunError(ErrImagePull) when a pull secret cannot be decoded, as the kubelet fails the pull.
  */
 export function findPullCredentials(options: { pod: Pod; objects: PodObjects; authFile?: AuthFileCredentials; image: string }): RegistryCredential[] {
   const { pod, objects, authFile, image } = options;
   const matches = [...buildSecretKeyring(pod, objects).lookup(image), ...(authFile?.entries.lookup(image) ?? [])];
-  return matches.map(toCredential);
+  const seen = new Set<string>();
+  const credentials: RegistryCredential[] = [];
+  for (const match of matches) {
+    const { username, password } = match.entry;
+    // An entry without either is a credential helper's placeholder (docker's `credsStore`
+    // leaves `{}`): the engine's own login serves it. The same pair under a second key would
+    // only repeat a refused pull.
+    const pair = JSON.stringify([username, password]);
+    if ((!username && !password) || seen.has(pair)) continue;
+    seen.add(pair);
+    credentials.push(toCredential(match));
+  }
+  return credentials;
 }
 
 /** Reads an auth file; its errors are one line naming the file, never a value. */
@@ -36,7 +52,7 @@ export async function readAuthFile(path: string): Promise<AuthFileCredentials> {
   } catch (error) {
     throw new UsageError(`auth file ${path}: ${describeReadError(error)}`);
   }
-  const entries = new Keyring();
+  const entries = new Keyring({ hubKeys: AUTH_FILE_HUB_KEYS });
   try {
     entries.add(parseDockerConfigJson(text), `--authfile ${path}`);
   } catch (error) {

@@ -18,6 +18,9 @@ export const HONOURED_POD_FIELDS = [
   "spec.restartPolicy",
   "spec.hostNetwork",
   "spec.terminationGracePeriodSeconds",
+  // Read by the kubelet's keyring rules (lib/credentials/pod-credentials.ts) and handed to the
+  // engine for the pull only, never the user's own login overwritten.
+  "spec.imagePullSecrets",
   // A volume of another type is named in a warning at its source (`spec.volumes[0].nfs`); so is a
   // projection podrun cannot make (serviceAccountToken, clusterTrustBundle, podCertificate: no API server).
   "spec.volumes[*].name",

@@ -2,7 +2,7 @@
 // ported to tables, plus the ordering and normalisation podrun relies on.
 import t from "tap";
 import type { DockerConfig, DockerConfigEntry } from "../../lib/credentials/docker-config.js";
-import { isDefaultRegistryMatch, Keyring, matchGlob, normaliseRegistryKey, urlsMatch } from "../../lib/credentials/keyring.js";
+import { isDefaultRegistryMatch, Keyring, matchGlob, normaliseRegistryKey, toDockerConfigKey, urlsMatch } from "../../lib/credentials/keyring.js";
 
 const foo: DockerConfigEntry = { username: "foo", password: "bar", email: "foo@bar.baz" };
 const keyringOf = (...configs: DockerConfig[]) => {
@@ -170,6 +170,9 @@ t.test("normaliseRegistryKey", async (t) => {
     ["user@registry.example.com", "registry.example.com"],
     ["registry.example.com:port", undefined],
     ["[::1", undefined],
+    ["bad host.example.com", undefined],
+    ["registry{1}.example.com", undefined],
+    ["registry.example.com/a\tb", undefined],
     // only a lower-case scheme is recognised: the rest is read as host "HTTPS:" and a path
     ["HTTPS://registry.example.com", "HTTPS://registry.example.com"],
   ];
@@ -192,4 +195,19 @@ t.test("matchGlob follows path/filepath.Match", async (t) => {
     ["ab\\", "ab", false],
   ];
   for (const [pattern, name, match] of cases) t.equal(matchGlob(pattern, name), match, `${pattern} ~ ${name}`);
+});
+
+t.test("toDockerConfigKey: the host docker looks credentials up by", async (t) => {
+  const cases: [image: string, expected: string][] = [
+    ["127.0.0.1:5101/podrun-test/private-busybox:1.36", "127.0.0.1:5101"],
+    ["registry.example.com/team/app@sha256:abc", "registry.example.com"],
+    ["busybox", "https://index.docker.io/v1/"],
+    ["library/busybox:1.36", "https://index.docker.io/v1/"],
+    ["docker.io/library/busybox", "https://index.docker.io/v1/"],
+    ["index.docker.io/library/busybox", "https://index.docker.io/v1/"],
+    ["localhost/app", "localhost"],
+    ["Registry/app", "Registry"],
+    ["localhost:5000/app", "localhost:5000"],
+  ];
+  for (const [image, expected] of cases) t.equal(toDockerConfigKey(image), expected, image);
 });

@@ -17,6 +17,7 @@ t.test("fields podrun acts on give no warning", async (t) => {
       spec: {
         restartPolicy: "Never",
         hostNetwork: false,
+        imagePullSecrets: [{ name: "regcred" }],
         initContainers: [{ name: "i", image: "x", command: ["true"] }],
         containers: [{ name: "a", image: "x", args: ["-v"], env: [{ name: "A", value: "1" }], ports: [{ containerPort: 80, name: "http" }], lifecycle: { postStart: { exec: { command: ["true"] } } } }],
       },

@@ -343,6 +343,13 @@ const envRows: Row[] = [
   ["envFrom without source", withContainer({ envFrom: [{ prefix: "X_" }] }), ['spec.containers[0].envFrom[0]: Invalid value: "": must specify one of: `configMapRef` or `secretRef`']],
   ["envFrom prefix", withContainer({ envFrom: [{ prefix: "A=", configMapRef: { name: "app-config" } }] }), [`spec.containers[0].envFrom[0].prefix: Invalid value: "A=": ${ENV_NAME_MSG}`]],
   ["imagePullSecrets missing", withSpec({ imagePullSecrets: [{ name: "regcred" }, { name: "other" }] }), ['spec.imagePullSecrets[1].name: Not found: "other"']],
+  ["imagePullSecrets name empty", withSpec({ imagePullSecrets: [{ name: "" }] }), ["spec.imagePullSecrets[0].name: Required value"]],
+  [
+    "imagePullSecrets of another type",
+    withSpec({ imagePullSecrets: [{ name: "regcred" }, { name: "creds" }, { name: "legacy" }] }),
+    ['spec.imagePullSecrets[1].name: Invalid value: "creds": Secret "creds" is of type "Opaque": a pull reads only kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg secrets'],
+    [...DEFAULT_OBJECTS, secret("legacy", { ".dockercfg": b64("{}") }, { type: "kubernetes.io/dockercfg" })],
+  ],
 ];
 
 const probe = (extra: Raw = {}): Raw => ({ exec: { command: ["true"] }, ...extra });
@@ -513,6 +520,29 @@ t.test("Secret rules", async (t) => {
     ],
     ["dockerconfigjson in stringData", secret("s", {}, { type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": '{"auths":{}}' } }), []],
     ["dockercfg", secret("s", {}, { type: "kubernetes.io/dockercfg" }), ["data[.dockercfg]: Required value"]],
+    [
+      "dockerconfigjson auths not a map",
+      secret("s", { ".dockerconfigjson": b64('{"auths": ["r"]}') }, { type: "kubernetes.io/dockerconfigjson" }),
+      [
+        'data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": the kubelet cannot read it to pull: json: cannot unmarshal array into Go struct field DockerConfigJSON.auths of type credentialprovider.DockerConfig',
+      ],
+    ],
+    [
+      "dockerconfigjson auth field without a colon",
+      secret("s", {}, { type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": `{"auths": {"r": {"auth": "${b64("nocolon")}"}}}` } }),
+      [
+        'stringData[.dockerconfigjson]: Invalid value: "<secret contents redacted>": the kubelet cannot read it to pull: unable to parse auth field, must be formatted as base64(username:password)',
+      ],
+    ],
+    [
+      "dockercfg entry password not a string",
+      secret("s", { ".dockercfg": b64('{"r": {"username": "u", "password": 1234}}') }, { type: "kubernetes.io/dockercfg" }),
+      [
+        'data[.dockercfg]: Invalid value: "<secret contents redacted>": the kubelet cannot read it to pull: json: cannot unmarshal number into Go struct field dockerConfigEntryWithAuth.password of type string',
+      ],
+    ],
+    ["dockercfg valid, unpadded auth", secret("s", { ".dockercfg": b64(`{"r": {"auth": "${b64("u:pw").replace(/=+$/, "")}"}}`) }, { type: "kubernetes.io/dockercfg" }), []],
+    ["dockerconfigjson empty", secret("s", { ".dockerconfigjson": "" }, { type: "kubernetes.io/dockerconfigjson" }), ['data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": must be valid JSON']],
     ["basic-auth", secret("s", {}, { type: "kubernetes.io/basic-auth" }), ["data[username]: Required value", "data[password]: Required value"]],
     ["basic-auth username only", secret("s", { username: "" }, { type: "kubernetes.io/basic-auth" }), []],
     ["ssh-auth", secret("s", { "ssh-privatekey": "" }, { type: "kubernetes.io/ssh-auth" }), ["data[ssh-privatekey]: Required value"]],

@@ -10,6 +10,8 @@ export interface ObjectIndex {
   configMapKeys?: ReadonlyMap<string, ReadonlySet<string>>;
   /** The keys (data and stringData) of each Secret; no entry means its keys are unknown. */
   secretKeys?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The type of each Secret (`Opaque` when unset); no entry means its type is unknown. */
+  secretTypes?: ReadonlyMap<string, string>;
   /** The files the objects were read from: named when a reference resolves in none of them. */
   files?: readonly string[];
   /** Where each object is defined (`cm.yaml:4:9`), by `Kind:namespace/name`. */

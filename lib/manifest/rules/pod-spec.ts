@@ -1,6 +1,6 @@
 import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
-import { DEFAULT_GRACE_PERIOD_SECONDS, reportInvalid, type PodContext } from "./context.js";
+import { DEFAULT_GRACE_PERIOD_SECONDS, reportInvalid, toObjectKey, type PodContext } from "./context.js";
 import { findDns1123LabelErrors, formatRangeError } from "./names.js";
 import { checkHostNetworkPorts } from "./ports.js";
 import { asArray, asInteger, asString, isBlank, listObjectItems, type RawObject } from "./raw.js";
@@ -45,13 +45,31 @@ export function validatePodFields(ctx: PodContext, spec: RawObject): void {
 
 /**
  * A cluster only warns (FailedToRetrieveImagePullSecret) about a missing pull secret; podrun
- * has nowhere else to find one, and there is no `optional` to say it may be absent.
+ * has nowhere else to find one, and there is no `optional` to say it may be absent. The kubelet
+ * silently skips a pull secret of another type (an Opaque Secret holding `.dockerconfigjson` is
+ * the usual slip) and the pull then fails for want of credentials: podrun says so first.
  */
 function checkPullSecrets(ctx: PodContext, spec: RawObject): void {
   for (const [i, ref] of listObjectItems(spec.imagePullSecrets)) {
     const namePath = specPath.child("imagePullSecrets").index(i).child("name");
     const name = asString(ref.name);
     if (isBlank(ref.name)) ctx.report({ type: "Required", path: namePath });
-    else if (name !== undefined) checkObjectRef(ctx, { kind: "Secret", name, namePath, optional: false });
+    else if (name !== undefined) {
+      checkObjectRef(ctx, { kind: "Secret", name, namePath, optional: false });
+      checkPullSecretType(ctx, name, namePath);
+    }
   }
+}
+
+const PULL_SECRET_TYPES = ["kubernetes.io/dockerconfigjson", "kubernetes.io/dockercfg"];
+
+function checkPullSecretType(ctx: PodContext, name: string, namePath: FieldPath): void {
+  if (ctx.index.partial) return;
+  const key = toObjectKey(ctx.namespace, name);
+  const type = ctx.index.secretTypes?.get(key);
+  if (type === undefined || PULL_SECRET_TYPES.includes(type)) return;
+  const place = ctx.index.places?.get(`Secret:${key}`);
+  const secret = place === undefined ? `Secret "${name}"` : `Secret "${name}" (${place})`;
+  const detail = `${secret} is of type "${type}": a pull reads only ${PULL_SECRET_TYPES.join(" and ")} secrets`;
+  ctx.report({ type: "Invalid", path: namePath, value: name, detail });
 }

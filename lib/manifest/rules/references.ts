@@ -23,6 +23,7 @@ export function buildObjectIndex(objects: readonly IndexedObject[], options: { f
   const secrets = new Set<string>();
   const configMapKeys = new Map<string, Set<string>>();
   const secretKeys = new Map<string, Set<string>>();
+  const secretTypes = new Map<string, string>();
   const places = new Map<string, string>();
   for (const { kind, value, place } of objects) {
     const object = asObject(value);
@@ -36,10 +37,11 @@ export function buildObjectIndex(objects: readonly IndexedObject[], options: { f
     } else if (kind === "Secret") {
       secrets.add(key);
       secretKeys.set(key, collectKeys(object.data, object.stringData));
+      secretTypes.set(key, asString(object.type) || "Opaque");
     } else continue;
     if (place !== undefined && !places.has(`${kind}:${key}`)) places.set(`${kind}:${key}`, place);
   }
-  return { configMaps, secrets, configMapKeys, secretKeys, places, ...(options.files ? { files: options.files } : {}), ...(options.partial ? { partial: true } : {}) };
+  return { configMaps, secrets, configMapKeys, secretKeys, secretTypes, places, ...(options.files ? { files: options.files } : {}), ...(options.partial ? { partial: true } : {}) };
 }
 
 function collectKeys(...maps: unknown[]): Set<string> {

@@ -5,6 +5,15 @@ import { decodeBase64, MAX_DATA_SIZE, REDACTED, TOO_LONG_DETAIL } from "./config
 import { validateObjectMeta } from "./metadata.js";
 import { findConfigMapKeyErrors } from "./names.js";
 import { asObject, asString } from "./raw.js";
+import {
+  DOCKER_CONFIG_JSON_KEY,
+  DOCKER_CONFIG_JSON_TYPE,
+  DOCKERCFG_KEY,
+  DOCKERCFG_TYPE,
+  DockerConfigError,
+  parseDockercfg,
+  parseDockerConfigJson,
+} from "../../credentials/docker-config.js";
 
 // ValidateSecret. No message may carry a value of `data` or `stringData`: errors about contents
 // show a placeholder, never the text.
@@ -60,10 +69,10 @@ function checkType(object: Record<string, unknown>, entries: Map<string, Entry>,
       }
       return;
     }
-    case "kubernetes.io/dockercfg":
-      return checkJsonKey(entries, ".dockercfg", dataPath, report);
-    case "kubernetes.io/dockerconfigjson":
-      return checkJsonKey(entries, ".dockerconfigjson", dataPath, report);
+    case DOCKERCFG_TYPE:
+      return checkJsonKey(entries, DOCKERCFG_KEY, dataPath, report, parseDockercfg);
+    case DOCKER_CONFIG_JSON_TYPE:
+      return checkJsonKey(entries, DOCKER_CONFIG_JSON_KEY, dataPath, report, parseDockerConfigJson);
     case "kubernetes.io/basic-auth":
       // Either may be empty, but one of them must be there.
       if (!entries.has("username") && !entries.has("password")) require("username", "password");
@@ -77,17 +86,35 @@ function checkType(object: Record<string, unknown>, entries: Map<string, Entry>,
   }
 }
 
-/** The key must hold a JSON object, as the kubelet reads registry credentials from it. */
-function checkJsonKey(entries: Map<string, Entry>, key: string, dataPath: FieldPath, report: Reporter): void {
+/**
+ * The key must hold a JSON object, as the API server checks. Beyond it, podrun checks what the
+ * kubelet decodes when it pulls (the `auths` map, its entries, each `auth` field): a cluster
+ * would accept such a Secret and then fail every pull that names it.
+ */
+function checkJsonKey(entries: Map<string, Entry>, key: string, dataPath: FieldPath, report: Reporter, decode: (text: string) => unknown): void {
   const entry = entries.get(key);
   if (!entry) {
     report({ type: "Required", path: dataPath.key(key) });
     return;
   }
   if (!entry.bytes) return;
-  const problem = describeJsonProblem(entry.bytes.toString("utf8"));
+  const text = entry.bytes.toString("utf8");
+  const problem = describeJsonProblem(text) ?? describeDecodeProblem(text, decode);
   // The API server's own placeholder for this value.
   if (problem) report({ type: "Invalid", path: entry.path, value: "<secret contents redacted>", detail: problem });
+}
+
+// The decoder's messages name fields and Go types, never a value.
+function describeDecodeProblem(text: string, decode: (text: string) => unknown): string | undefined {
+  // The kubelet skips an empty key: nothing to decode.
+  if (text.length === 0) return undefined;
+  try {
+    decode(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof DockerConfigError) return `the kubelet cannot read it to pull: ${error.message}`;
+    throw error;
+  }
 }
 
 // Never the parser's message: V8's quotes the text it could not parse.
