@@ -7,8 +7,11 @@ import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promise
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RegistryCredential } from "../credentials/types.js";
-import { parseImageReference } from "../image/reference.js";
+import { toDockerConfigKey } from "../credentials/keyring.js";
 import type { Dialect } from "./dialects.js";
+
+/** The key docker's config.json holds Docker Hub credentials under (toDockerConfigKey's). */
+const DOCKER_HUB_KEY = "https://index.docker.io/v1/";
 
 /** Where the temporary credential directories go (`<tmpdir>/podrun-auth-XXXXXX`). */
 export const PULL_AUTH_PREFIX = "podrun-auth-";
@@ -37,10 +40,8 @@ export interface DockerClientSettings {
  * one entry goes under that. Docker Hub has its own key per engine (dialect.dockerHubAuthKey).
  */
 export function formatAuthKey(dialect: Dialect, image: string): string {
-  const parsed = parseImageReference(image);
-  const domain = parsed.ok ? parsed.reference.domain : undefined;
-  if (domain === undefined || domain === "docker.io" || domain === "index.docker.io") return dialect.dockerHubAuthKey;
-  return domain;
+  const key = toDockerConfigKey(image);
+  return key === DOCKER_HUB_KEY ? dialect.dockerHubAuthKey : key;
 }
 
 /**
