@@ -3,18 +3,20 @@
 // the pull. docker and nerdctl read `$DOCKER_CONFIG/config.json`, podman takes `--authfile FILE`;
 // the file lives in a fresh 0700 directory, is 0600, names this one registry only, and goes as
 // soon as the pull ends, however it ends.
-import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RegistryCredential } from "../credentials/types.js";
 import { toDockerConfigKey } from "../credentials/keyring.js";
+import { isProcessAlive } from "../process/process-alive.js";
 import type { Dialect } from "./dialects.js";
 
 /** The key docker's config.json holds Docker Hub credentials under (toDockerConfigKey's). */
 const DOCKER_HUB_KEY = "https://index.docker.io/v1/";
 
-/** Where the temporary credential directories go (`<tmpdir>/podrun-auth-XXXXXX`). */
+/** Where the temporary credential directories go (`<tmpdir>/podrun-auth-<pid>-XXXXXX`). */
 export const PULL_AUTH_PREFIX = "podrun-auth-";
+const LEFT_BEHIND = /^podrun-auth-(\d+)-/;
 
 /** What one pull needs to use a credential: arguments before the image, environment for the CLI. */
 export interface PullAuth {
@@ -97,8 +99,10 @@ export async function readDockerClientSettings(env: NodeJS.ProcessEnv = process.
 export async function preparePullAuth(options: { dialect: Dialect; image: string; credential: RegistryCredential; env?: NodeJS.ProcessEnv }): Promise<PullAuth> {
   const { dialect } = options;
   const settings = dialect.pullCredentials === "docker-config" ? await readDockerClientSettings(options.env) : {};
+  sweep ??= removeLeftBehind(tmpdir());
+  await sweep;
   // mkdtemp makes the directory 0700: only this user can even list it.
-  const dir = await mkdtemp(join(tmpdir(), PULL_AUTH_PREFIX));
+  const dir = await mkdtemp(join(tmpdir(), `${PULL_AUTH_PREFIX}${process.pid}-`));
   const dispose = () => rm(dir, { recursive: true, force: true });
   try {
     const content = `${JSON.stringify(buildAuthConfig({ ...options, settings }))}\n`;
@@ -114,5 +118,23 @@ export async function preparePullAuth(options: { dialect: Dialect; image: string
   } catch (error) {
     await dispose();
     throw error;
+  }
+}
+
+let sweep: Promise<void> | undefined;
+
+/**
+ * Removes the credential directories of podrun processes that are gone: `finally` cannot run
+ * after a SIGKILL. A directory must also be a minute old, as a pid means nothing to a process on
+ * another host (or in another pid namespace) sharing the directory. Once per process.
+ */
+export async function removeLeftBehind(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = LEFT_BEHIND.exec(name)?.[1];
+    if (pid === undefined || isProcessAlive(Number(pid))) continue;
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info?.isDirectory() && Date.now() - info.mtimeMs > 60_000) await rm(path, { recursive: true, force: true }).catch(() => undefined);
   }
 }

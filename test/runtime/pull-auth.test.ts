@@ -2,13 +2,13 @@
 // environment (goldens), the file's modes and content, the user's docker context carried over,
 // and nothing left behind: after a failure, an abort, or in dry-run mode (where nothing is written).
 import t, { type Test } from "tap";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, utimesSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RegistryCredential } from "../../lib/credentials/types.js";
 import { CliRuntime } from "../../lib/runtime/cli-runtime.js";
 import { getDialect } from "../../lib/runtime/dialects.js";
-import { buildAuthConfig, buildPullArgs, buildPullEnv, formatAuthKey, preparePullAuth, PULL_AUTH_PREFIX } from "../../lib/runtime/pull-auth.js";
+import { buildAuthConfig, buildPullArgs, buildPullEnv, formatAuthKey, preparePullAuth, PULL_AUTH_PREFIX, removeLeftBehind } from "../../lib/runtime/pull-auth.js";
 import { PullError } from "../../lib/runtime/pull-errors.js";
 import type { RuntimeCommand } from "../../lib/runtime/types.js";
 
@@ -57,7 +57,7 @@ t.test("docker: a 0700 DOCKER_CONFIG with a 0600 config.json of this one registr
   const user = makeUserDockerConfig(t);
   const auth = await preparePullAuth({ dialect: getDialect("docker"), image: "127.0.0.1:5101/podrun-test/private-busybox:1.36", credential, env: { DOCKER_CONFIG: user } });
   const dir = auth.env["DOCKER_CONFIG"]!;
-  t.match(dir, new RegExp(`/${PULL_AUTH_PREFIX}[^/]+$`));
+  t.match(dir, new RegExp(`/${PULL_AUTH_PREFIX}${process.pid}-[^/]+$`));
   t.same(auth.args, [], "nothing in argv");
   t.same(Object.keys(auth.env).sort(), ["DOCKER_AUTH_CONFIG", "DOCKER_CONFIG"]);
   t.equal(statSync(dir).mode & 0o777, 0o700);
@@ -136,11 +136,11 @@ for (const name of ["docker", "podman", "nerdctl"] as const) {
     t.notMatch(record.split("\n")[0]!, PASSWORD, "not in argv");
     t.match(record, AUTH, "the engine got the credential");
     if (name === "podman") {
-      t.match(record, /^ARGS pull --quiet --authfile \S+\/podrun-auth-\w+\/auth\.json 127\.0\.0\.1:5101\/x:1$/m);
+      t.match(record, /^ARGS pull --quiet --authfile \S+\/podrun-auth-[\w-]+\/auth\.json 127\.0\.0\.1:5101\/x:1$/m);
       t.match(record, /^DOCKER_CONFIG $/m);
     } else {
       t.match(record, /^ARGS pull --quiet 127\.0\.0\.1:5101\/x:1$/m);
-      t.match(record, /^DOCKER_CONFIG \S+\/podrun-auth-\w+$/m);
+      t.match(record, /^DOCKER_CONFIG \S+\/podrun-auth-[\w-]+$/m);
     }
     t.same(listAuthDirs().filter((d) => !before.includes(d)), [], "the temporary credentials are gone");
   });
@@ -176,4 +176,18 @@ t.test("dry run: the credential is named by its source, nothing is written", asy
     );
   }
   t.same(listAuthDirs().filter((d) => !before.includes(d)), []);
+});
+
+t.test("directories left by a podrun that was killed are removed; those of live processes, and fresh ones, stay", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "podrun-test-sweep-"));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dead = 2 ** 22 + 12345; // above pid_max's default: no such process
+  const old = new Date(Date.now() - 5 * 60_000);
+  for (const name of [`podrun-auth-${dead}-old`, `podrun-auth-${dead}-fresh`, `podrun-auth-${process.pid}-mine`, "podrun-env-x", "other"]) {
+    mkdirSync(join(dir, name));
+    writeFileSync(join(dir, name, "config.json"), "{}");
+    if (!name.endsWith("fresh")) utimesSync(join(dir, name), old, old);
+  }
+  await removeLeftBehind(dir);
+  t.same(readdirSync(dir).sort(), [`podrun-auth-${dead}-fresh`, `podrun-auth-${process.pid}-mine`, "other", "podrun-env-x"].sort());
 });
