@@ -13,7 +13,7 @@ import { CommandError, runCommand, streamCommand, type CommandResult, type RunOp
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
 import { buildLogsArgs, LogLineMerger, MERGE_HOLD_MS, MERGE_MAX_HELD, mergeTimestampedLogs, splitTimestamp } from "./logs.js";
 import { classifyPullError, PullError } from "./pull-errors.js";
-import { buildPullArgs, preparePullAuth } from "./pull-auth.js";
+import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
 import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
 import { buildFindNamedArgs, parseNamedContainers, parseNamedPods, type FindNamedRequest, type NamedObject } from "./find-named.js";
 import { findSandboxMembers } from "./sandbox-members.js";
@@ -55,10 +55,7 @@ export class CliRuntime implements ContainerRuntime {
   async pullImage(ref: string, options: PullOptions = {}): Promise<ImageInfo> {
     const { credential, signal } = options;
     if (this.dryRun) {
-      // Nothing is written in dry-run mode: the plan names the credential by where it came from.
-      const placeholder = credential && `<credentials of ${credential.source}>`;
-      const args = buildPullArgs(ref, placeholder && this.dialect.pullCredentials === "authfile" ? ["--authfile", placeholder] : []);
-      this.dryRun.record({ binary: this.binary, args, ...(placeholder && this.dialect.pullCredentials === "docker-config" ? { env: { DOCKER_CONFIG: placeholder } } : {}) });
+      this.dryRun.record({ binary: this.binary, ...planPull(this.dialect, ref, credential) });
       return { id: "", size: 0 };
     }
     const auth = credential ? await preparePullAuth({ dialect: this.dialect, image: ref, credential }) : undefined;

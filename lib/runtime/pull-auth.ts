@@ -64,6 +64,17 @@ export function buildPullArgs(ref: string, authArgs: readonly string[] = []): st
 }
 
 /**
+ * A pull as `--dry-run` prints it: nothing is written, the credential is named by where it came
+ * from, where the file's path (podman) or directory (docker, nerdctl) would go.
+ */
+export function planPull(dialect: Dialect, ref: string, credential?: RegistryCredential): { args: string[]; env?: Record<string, string> } {
+  if (!credential) return { args: buildPullArgs(ref) };
+  const placeholder = `<credentials of ${credential.source}>`;
+  if (dialect.pullCredentials === "authfile") return { args: buildPullArgs(ref, ["--authfile", placeholder]) };
+  return { args: buildPullArgs(ref), env: { DOCKER_CONFIG: placeholder } };
+}
+
+/**
  * The environment of a docker or nerdctl pull that reads `dir`. DOCKER_AUTH_CONFIG (docker 28.3+)
  * is read before config.json: a login of the user's there must not shadow the pod's credential.
  * DOCKER_HOST and DOCKER_CONTEXT are inherited as they are.
