@@ -1,9 +1,10 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
+import { readAuthFile } from "../../lib/credentials/pod-credentials.js";
 import { PodrunError } from "../../lib/errors.js";
 import type { InvolvedObject } from "../../lib/events/types.js";
 import type { EnsureImageRequest } from "../../lib/images/manager.js";
@@ -413,4 +414,30 @@ t.test("a hostPath type check or a missing ConfigMap fails the pod before anythi
     t.same(error.created, { containerIds: [] });
     t.notOk(existsSync(join(stateDir, "pods", "docker", "default_web")), "no pod directory left");
   }
+});
+
+t.test("pull credentials: a container's image gets the pod's secrets then the auth file; the sandbox image only the auth file", async (t) => {
+  const h = harness();
+  const asked = new Map<string, string[]>();
+  const ensure = h.deps.images.ensureImageExists;
+  h.deps.images.ensureImageExists = async (request: EnsureImageRequest) => {
+    asked.set(request.image, (request.pullCredentials?.() ?? []).map((c) => `${c.username} from ${c.source}`));
+    return ensure(request);
+  };
+  const dir = await mkdtemp(join(tmpdir(), "podrun-test-authfile-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, "auth.json");
+  const b64 = (text: string) => Buffer.from(text).toString("base64");
+  await writeFile(file, JSON.stringify({ auths: { "registry.example.com": { auth: b64("fromfile:p1") } } }), { mode: 0o600 });
+  const secret = { metadata: { name: "regcred", namespace: "default" }, type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": JSON.stringify({ auths: { "registry.example.com": { auth: b64("fromsecret:p2") } } }) } };
+  await startPod(h.deps, {
+    pod: pod({ imagePullSecrets: [{ name: "regcred" }], containers: [{ name: "a", image: "registry.example.com/app:1" }] }),
+    objects: { configMaps: [], secrets: [secret] },
+    authFile: await readAuthFile(file),
+    identity,
+    infraImage: "registry.example.com/pause:3.10",
+    publishAll: false,
+  });
+  t.same(asked.get("registry.example.com/app:1"), ['fromsecret from secret "regcred"', `fromfile from --authfile ${file}`]);
+  t.same(asked.get("registry.example.com/pause:3.10"), [`fromfile from --authfile ${file}`]);
 });
