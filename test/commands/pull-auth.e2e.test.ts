@@ -8,7 +8,8 @@ import { PULL_AUTH_PREFIX } from "../../lib/runtime/pull-auth.js";
 import { runCli, type CliResult } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { requireImage, requireRegistry, requireTestEnv } from "../harness/engine.js";
-import { readRegistryPassword } from "../harness/env.js";
+import { createTempCredentials } from "../harness/credentials.js";
+import { readRegistryPassword, type TestEnv } from "../harness/env.js";
 import { countRegistryRequests, registryLogMark } from "../harness/registry-log.js";
 
 // Pulls from the htpasswd registry of scripts/test-env.sh with the credentials of a pod's
@@ -40,9 +41,38 @@ interface Sandbox {
   name: string;
 }
 
+const pushed = new Map<Runtime, Promise<string>>();
+
+/**
+ * This file's own private image, pushed once per engine: other test files remove the shared
+ * private image when they please, which could pull it from under a `create`.
+ */
+function pushPrivateImage(runtime: Runtime, env: TestEnv): Promise<string> {
+  let image = pushed.get(runtime);
+  if (!image) pushed.set(runtime, (image = pushAs(runtime, env)));
+  return image;
+}
+
+async function pushAs(runtime: Runtime, env: TestEnv): Promise<string> {
+  const image = `${env.registries.auth}/podrun-test/pull-auth-e2e:${runtime}-${process.pid}`;
+  t.teardown(() => runCommand(runtime, ["rmi", "-f", image], { reject: false }).then(() => undefined));
+  const creds = createTempCredentials([{ registry: env.registries.auth, username: env.auth.username, password: readRegistryPassword(env) }]);
+  try {
+    await runCommand(runtime, ["tag", env.images.busybox, image]);
+    if (runtime === "podman") await runCommand(runtime, ["push", "-q", "--authfile", creds.file, image]);
+    else await runCommand(runtime, ["push", "-q", image], { env: { DOCKER_CONFIG: creds.dir } });
+  } finally {
+    creds.remove();
+  }
+  return image;
+}
+
 async function setUp(t: Test, runtime: Runtime): Promise<Sandbox | undefined> {
   const env = requireTestEnv(t);
-  if (!env || !(await requireImage(t, runtime, PAUSE)) || !(await requireRegistry(t, "auth"))) return undefined;
+  if (!env || !(await requireImage(t, runtime, PAUSE)) || !(await requireImage(t, runtime, env.images.busybox)) || !(await requireRegistry(t, "auth"))) return undefined;
+  const image = await pushPrivateImage(runtime, env);
+  // Absent locally: the pull transfers it, with the credentials under test.
+  await runCommand(runtime, ["rmi", "-f", image], { reject: false });
   const password = readRegistryPassword(env);
   const username = env.auth.username;
   const dir = mkdtempSync(join(tmpdir(), "podrun-pull-auth-e2e-"));
@@ -54,7 +84,7 @@ async function setUp(t: Test, runtime: Runtime): Promise<Sandbox | undefined> {
     await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
     rmSync(dir, { recursive: true, force: true });
   });
-  return { runtime, registry: env.registries.auth, image: env.images.privateBusybox, username, password, secrets: [password, base64(`${username}:${password}`)], dir, tmp, stateDir, name };
+  return { runtime, registry: env.registries.auth, image, username, password, secrets: [password, base64(`${username}:${password}`)], dir, tmp, stateDir, name };
 }
 
 /** An `auths` object with one entry per login, each keyed `registry`. */
@@ -73,7 +103,7 @@ function secretYaml(name: string, type: "dockerconfigjson" | "dockercfg", payloa
 function podYaml(s: Sandbox, pullSecrets: string[]): string {
   const secrets = pullSecrets.length === 0 ? "" : `  imagePullSecrets:\n${pullSecrets.map((n) => `    - name: ${n}\n`).join("")}`;
   // Always: the registry is asked (and must accept the credentials) even when the image is
-  // already local, whatever other test files running meanwhile did with it.
+  // already local, as it is after the first pull of a test.
   return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${s.name}\nspec:\n  terminationGracePeriodSeconds: 1\n  restartPolicy: Never\n${secrets}  containers:\n    - name: app\n      image: ${s.image}\n      imagePullPolicy: Always\n      command: ["sleep", "30"]\n`;
 }
 
@@ -227,7 +257,7 @@ for (const runtime of RUNTIMES) {
     t.equal(again.exitCode, 1);
     t.match(again.stdout, new RegExp(`Normal +BackOff +pod/${s.name}\\[app\\] +Back-off pulling image "${s.image}"`));
     t.match(again.stderr, /Error: ImagePullBackOff: .*ErrImagePull: .*secret "badcred"/);
-    t.equal(countRegistryRequests(env, "auth", { since: mark, match: /\/v2\/podrun-test\/private-busybox\// }), 0, "the registry was not asked");
+    t.equal(countRegistryRequests(env, "auth", { since: mark, match: /\/v2\/podrun-test\/pull-auth-e2e\// }), 0, "the registry was not asked");
     t.match(readTree(s.stateDir), /"lastError": "ErrImagePull: .*secret \\"badcred\\"/, "the back-off file says why");
     assertNoLeak(t, s, again, { pulled: false });
   });
@@ -247,7 +277,7 @@ for (const runtime of RUNTIMES) {
     t.equal(run.exitCode, 0, run.stderr);
     t.match(run.stdout, /Successfully pulled image/);
     t.notMatch(run.stdout, /Warning/, "one Pulling, one Pulled: the refused attempt is not a failed pull");
-    const refused = countRegistryRequests(env, "auth", { since: mark, match: /\/v2\/podrun-test\/private-busybox\/manifests\// });
+    const refused = countRegistryRequests(env, "auth", { since: mark, match: /\/v2\/podrun-test\/pull-auth-e2e\/manifests\// });
     t.ok(refused >= 2, "the registry was asked twice (once per credential)");
     assertNoLeak(t, s, run);
   });
