@@ -1,3 +1,4 @@
+import { DOCKER_CONFIG_JSON_TYPE, DOCKERCFG_TYPE } from "../../credentials/docker-config.js";
 import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
 import { DEFAULT_GRACE_PERIOD_SECONDS, reportInvalid, toObjectKey, type PodContext } from "./context.js";
@@ -61,7 +62,7 @@ function checkPullSecrets(ctx: PodContext, spec: RawObject): void {
   }
 }
 
-const PULL_SECRET_TYPES = ["kubernetes.io/dockerconfigjson", "kubernetes.io/dockercfg"];
+const PULL_SECRET_TYPES = [DOCKER_CONFIG_JSON_TYPE, DOCKERCFG_TYPE];
 
 function checkPullSecretType(ctx: PodContext, name: string, namePath: FieldPath): void {
   if (ctx.index.partial) return;
