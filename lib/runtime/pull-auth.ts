@@ -3,12 +3,12 @@
 // the pull. docker and nerdctl read `$DOCKER_CONFIG/config.json`, podman takes `--authfile FILE`;
 // the file lives in a fresh 0700 directory, is 0600, names this one registry only, and goes as
 // soon as the pull ends, however it ends.
-import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RegistryCredential } from "../credentials/types.js";
 import { toDockerConfigKey } from "../credentials/keyring.js";
-import { isProcessAlive } from "../process/process-alive.js";
+import { removeDeadTempFiles } from "../state/dead-temp-files.js";
 import type { Dialect } from "./dialects.js";
 
 /** The key docker's config.json holds Docker Hub credentials under (toDockerConfigKey's). */
@@ -140,12 +140,5 @@ let sweep: Promise<void> | undefined;
  * another host (or in another pid namespace) sharing the directory. Once per process.
  */
 export async function removeLeftBehind(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  for (const name of names) {
-    const pid = LEFT_BEHIND.exec(name)?.[1];
-    if (pid === undefined || isProcessAlive(Number(pid))) continue;
-    const path = join(dir, name);
-    const info = await stat(path).catch(() => undefined);
-    if (info?.isDirectory() && Date.now() - info.mtimeMs > 60_000) await rm(path, { recursive: true, force: true }).catch(() => undefined);
-  }
+  await removeDeadTempFiles(dir, LEFT_BEHIND);
 }
