@@ -32,7 +32,7 @@ import { LABEL_CONTAINER_NAME, type ContainerRuntime, type RuntimeCommand } from
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
 import { resolveStateDir } from "../state/paths.js";
 
-/** The kubelet's default sandbox image (kubelet.md §9). */
+/** The kubelet's default sandbox image (cmd/kubelet/app/options/container_runtime.go). */
 export const DEFAULT_INFRA_IMAGE = "registry.k8s.io/pause:3.10";
 
 export interface UpOptions {

@@ -5,7 +5,7 @@ import { timeOf } from "./event-time.js";
 import type { FoldedRow } from "./fold.js";
 import type { KubeEvent } from "./types.js";
 
-// Folded events as `kubectl get events` prints them (kubelet.md §11): LAST SEEN TYPE REASON
+// Folded events as `kubectl get events` prints them (pkg/printers/internalversion/printers.go): LAST SEEN TYPE REASON
 // OBJECT MESSAGE, `-o wide` adding SUBOBJECT SOURCE … FIRST SEEN COUNT NAME in kubectl's own
 // order, and LAST SEEN in `kubectl events`' form `2m (x3 over 10m)` for a repeated event.
 // Alignment is kubectl's text/tabwriter (minwidth 10, padding 3): each column but the last as wide

@@ -1,4 +1,4 @@
-// The kubelet's event vocabulary (pkg/kubelet/events/event.go, kubelet.md §14): reasons are the
+// The kubelet's event vocabulary (pkg/kubelet/events/event.go): reasons are the
 // exact strings a cluster shows, so users can compare podrun's output with `kubectl events`.
 // Several situations share one reason (`Failed` covers pull, create and start failures); the
 // message tells them apart.

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { EventType } from "./reasons.js";
 import type { InvolvedObject, KubeEvent } from "./types.js";
 
-// client-go's event recorder (tools/record, kubelet.md §12) reduced to what one podrun run
+// client-go's event recorder (staging/src/k8s.io/client-go/tools/record) reduced to what one podrun run
 // needs: build the Event, de-duplicate repeats (the "observe" step), and hand it on. The
 // aggregation and spam-filter steps are left out: a run emits a few dozen events at most.
 

@@ -13,7 +13,7 @@ import { shouldPullImage, type PullPolicy } from "./policy.js";
 import { describePullFailure } from "./pull-failure.js";
 import type { ImagePuller } from "./puller.js";
 
-// The kubelet's EnsureImageExists (kubelet.md §1), step for step. Each branch records one event
+// The kubelet's EnsureImageExists (pkg/kubelet/images/image_manager.go), step for step. Each branch records one event
 // and returns the ref or throws one PodrunError whose reason is the kubelet's. Every message
 // quotes the image as written (`"busybox"`, never `"busybox:latest"`).
 

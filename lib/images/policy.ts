@@ -1,4 +1,5 @@
-// The pull decision (kubelet.md §4), apart from any mechanism so it can be table-tested.
+// The pull decision (the kubelet's shouldPullImage, pkg/kubelet/images/image_manager.go), apart
+// from any mechanism so it can be table-tested.
 
 export type PullPolicy = "Always" | "IfNotPresent" | "Never";
 

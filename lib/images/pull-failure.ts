@@ -2,7 +2,7 @@ import { scrubSecrets } from "../credentials/scrub.js";
 import { PullError, type PullReason } from "../runtime/pull-errors.js";
 
 // What a failed pull means for the manager: the kubelet's reason and its message. The runtime
-// throws PullError, already classified as the kubelet does (kubelet.md §3); anything else is an
+// throws PullError, already classified as the kubelet does (pkg/kubelet/images/types.go); anything else is an
 // ErrImagePull carrying its own text, as the kubelet treats errors it does not recognise.
 
 export interface PullFailure {

@@ -4,7 +4,7 @@ import { abortError, throwIfAborted } from "../process/abort.js";
 import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
 import { pullWithCredentials } from "./pull-with-credentials.js";
 
-// The kubelet's pullers (kubelet.md §6): serialized by default (one worker, first come first
+// The kubelet's pullers (pkg/kubelet/images/puller.go): serialized by default (one worker, first come first
 // served), or up to `maxParallel` pulls at once. Both are one FIFO semaphore, with 1 or N slots.
 // Unlike the kubelet, an image requested twice in one run with the same credentials is pulled
 // once: two containers of a pod often share an image, and a second `pull` would only ask the

@@ -90,7 +90,7 @@ export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; inf
   return {
     name: sandboxRuntimeName(identity),
     image: infraImage,
-    // The kubelet gives the sandbox the pod's own labels too (kubelet.md §8).
+    // The kubelet gives the sandbox the pod's own labels too (pkg/kubelet/kuberuntime/labels.go).
     labels: {
       ...(pod.metadata?.labels ?? {}),
       ...containerLabels(identity, INFRA_CONTAINER_NAME, "infra"),

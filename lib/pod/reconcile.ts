@@ -6,7 +6,7 @@ import type { PodObjects } from "./pod-objects.js";
 import { LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 
 // What `podrun up` does with a pod that is already there: the kubelet's computePodActions
-// (kubelet.md §10) reduced to one machine, with the hash labels of spec-hash.ts as the record of
+// (pkg/kubelet/kuberuntime/kuberuntime_manager.go) reduced to one machine, with the hash labels of spec-hash.ts as the record of
 // what each container was made from. Pure: the engine's answer and the manifest go in, a plan
 // comes out, and lib/commands/up.ts carries it out.
 

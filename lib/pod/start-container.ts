@@ -16,7 +16,7 @@ import { resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type Cont
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "./field-ref.js";
 import { describeError } from "../runtime/choose-runtime.js";
 
-// One container of a pod, the kubelet's startContainer (kubelet.md §7): image → create → start →
+// One container of a pod, the kubelet's startContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): image → create → start →
 // postStart, each step one event, a failure one PodrunError named after the kubelet's reason.
 // start-pod.ts decides when each container goes; this module only does one.
 

@@ -18,7 +18,7 @@ import { prepareVolumes } from "./prepare-volumes.js";
 import { removePodDirectory } from "./pod-dir.js";
 import type { MountSourceContext } from "./mount-sources.js";
 
-// The kubelet's SyncPod for a new pod, in its order (kubelet.md §7, §10): the sandbox, then each
+// The kubelet's SyncPod for a new pod, in its order (pkg/kubelet/kuberuntime/kuberuntime_manager.go): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
 // start → postStart (start-container.ts). A sidecar (an init container with `restartPolicy:
 // Always`) is started in its place among the init containers and left running; the next one
@@ -215,7 +215,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     // The pod's address, for a sidecar's startup probe: asked once the sandbox runs, and only then.
     let probeIP: Promise<string> | undefined;
     const resolveProbeIP = () => (probeIP ??= findPodIP(deps.runtime, { ...(sandboxId !== undefined ? { sandboxId } : {}), containers: [] }, hostNetwork));
-    // Init containers: one at a time, each to a zero exit before the next (kubelet.md §10). A
+    // Init containers: one at a time, each to a zero exit before the next (computePodActions). A
     // kept pod's completed already, and are not run again; its sidecars run (or the engine
     // restarts them).
     for (const container of keptPod ? [] : spec.initContainers ?? []) {

@@ -2,7 +2,7 @@ import type { Container, LifecycleHandler, PodSpec } from "kubernetes-types/core
 import { LABEL_PRESTOP_HANDLER, LABEL_TERMINATION_GRACE_PERIOD } from "../runtime/types.js";
 
 // What `down` needs to stop a container as the kubelet would, kept on the container itself: the
-// kubelet stores the same two things as annotations (kubelet.md §8), so that a pod can be killed
+// kubelet stores the same two things as annotations (pkg/kubelet/kuberuntime/labels.go), so that a pod can be killed
 // without its spec. `podrun down NAME` has no manifest; these labels are its spec.
 
 /** Labels for a container: the pod's grace period, and the preStop handler of an app container or sidecar. */

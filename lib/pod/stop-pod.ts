@@ -9,7 +9,7 @@ import { removePodDirectory } from "./pod-dir.js";
 import { readStopLabels } from "./stop-labels.js";
 import { describeError } from "../runtime/choose-runtime.js";
 
-// The kubelet's killPod (kuberuntime_container.go killContainer, kubelet.md §7) for `podrun down`:
+// The kubelet's killPod (kuberuntime_container.go killContainer) for `podrun down`:
 // each running container gets `Killing` ("Stopping container NAME"), then its preStop hook, then
 // the stop signal with what is left of the grace period (at least 2 s, the kubelet's minimum,
 // unless --grace-period says otherwise), then SIGKILL. Then what the kubelet's garbage collector

@@ -1,7 +1,7 @@
-// Classifies a failed pull from the runtime's stderr, in the order of the shared reference
-// (runtimes-and-conventions.md §4): engine down, rate limit, auth, not found, unavailable,
-// ambiguous. Engines give only text, so matching text is all there is (the kubelet does the same
-// with CRI errors). The same patterns serve docker, podman and nerdctl/containerd.
+// Classifies a failed pull from the runtime's stderr, most specific first: engine down, rate
+// limit, auth, not found, unavailable, ambiguous (the engines' texts are captured in
+// test/fixtures/pull-errors/, each fixture saying how). Engines give only text, so matching text
+// is all there is (the kubelet does the same with CRI errors). The same patterns serve docker, podman and nerdctl/containerd.
 import { PodrunError } from "../errors.js";
 
 export type PullReason = "ErrImagePull" | "RegistryUnavailable" | "RuntimeUnavailable";

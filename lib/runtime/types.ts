@@ -24,7 +24,7 @@ export const INFRA_CONTAINER_NAME = "POD";
 /** On an emptyDir's engine volume: the Kubernetes volume name (with the pod's three labels and LABEL_MANAGED). */
 export const LABEL_VOLUME = "io.podrun.volume";
 /**
- * The kubelet's annotations (kubelet.md §8), as labels since docker has no annotations: `down` of
+ * The kubelet's annotations (pkg/kubelet/kuberuntime/labels.go), as labels since docker has no annotations: `down` of
  * a pod given by name knows its preStop hook (JSON) and grace period (seconds) from them.
  */
 export const LABEL_PRESTOP_HANDLER = "io.kubernetes.container.preStopHandler";

@@ -1,4 +1,4 @@
-// Exponential back-off as client-go's flowcontrol.Backoff computes it (kubelet.md §5), without
+// Exponential back-off as client-go's flowcontrol.Backoff computes it (staging/src/k8s.io/client-go/util/flowcontrol/backoff.go), without
 // jitter, as both kubelet back-offs are built. Pure arithmetic: time comes in as arguments (the
 // injected clock), and loading and saving the entries is backoff-store.ts's job.
 

@@ -2,7 +2,7 @@ import t from "tap";
 import { formatAge } from "../../lib/events/event-table.js";
 import { formatHumanDuration } from "../../lib/output/human-duration.js";
 
-// The age column of `kubectl get events` (kubelet.md §11: apimachinery's HumanDuration): one
+// The age column of `kubectl get events` (apimachinery's util/duration HumanDuration): one
 // case on each side of every boundary of the table.
 const s = 1000;
 const m = 60 * s;

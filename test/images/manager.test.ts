@@ -13,7 +13,7 @@ import type { ImageInfo } from "../../lib/runtime/types.js";
 import { createFileBackoffStore, createMemoryBackoffStore, type BackoffStore } from "../../lib/state/backoff-store.js";
 import { imagePullBackoffKey } from "../../lib/state/backoff.js";
 
-// The image manager as timelines (STYLE.md guideline 12): a fake clock in seconds, a fake runtime
+// The image manager as timelines, as the kubelet's image_manager_test.go tests it: a fake clock in seconds, a fake runtime
 // that records calls and fails on cue, and per step the runtime calls, the thrown reason and the
 // event reasons. Each step is a new `podrun up` (new manager, puller and recorder) sharing the
 // back-off store, which is what persists between runs.

@@ -1,7 +1,7 @@
 import t from "tap";
 import { shouldPullImage, type PullPolicy } from "../../lib/images/policy.js";
 
-t.test("the pull decision (kubelet.md §4)", async (t) => {
+t.test("the pull decision", async (t) => {
   const table: [PullPolicy, boolean, boolean][] = [
     ["Always", true, true],
     ["Always", false, true],
