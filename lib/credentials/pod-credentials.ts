@@ -25,10 +25,12 @@ export interface AuthFileCredentials {
  * order the pod lists them), then the auth file's; a username and password found twice is given
  * once, an entry with neither is skipped. Empty: let the engine use the user's own login.
  * Throws PodrunError(ErrImagePull) when a pull secret cannot be decoded, as the kubelet fails the pull.
+ * Without a pod (the sandbox image, the node's business), only the auth file counts.
  */
-export function findPullCredentials(options: { pod: Pod; objects: PodObjects; authFile?: AuthFileCredentials; image: string }): RegistryCredential[] {
+export function findPullCredentials(options: { pod?: Pod; objects?: PodObjects; authFile?: AuthFileCredentials; image: string }): RegistryCredential[] {
   const { pod, objects, authFile, image } = options;
-  const matches = [...buildSecretKeyring(pod, objects).lookup(image), ...(authFile?.entries.lookup(image) ?? [])];
+  const fromSecrets = pod && objects ? buildSecretKeyring(pod, objects).lookup(image) : [];
+  const matches = [...fromSecrets, ...(authFile?.entries.lookup(image) ?? [])];
   const seen = new Set<string>();
   const credentials: RegistryCredential[] = [];
   for (const match of matches) {

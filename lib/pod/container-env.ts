@@ -202,4 +202,5 @@ export function resolveHashEnv(options: { pod: Pod; identity: PodIdentity; conta
   return resolveContainerEnv({ ...options, fields, node: usesResources(container) ? readNodeCapacity() : NO_CAPACITY, lenient: true }).env;
 }
 
-const NO_CAPACITY: NodeCapacity = { cpuCores: 0, memoryBytes: 0, ephemeralStorageBytes: 0 };
+/** For an env that reads no resource: the node's capacity is never looked up. */
+export const NO_CAPACITY: NodeCapacity = { cpuCores: 0, memoryBytes: 0, ephemeralStorageBytes: 0 };

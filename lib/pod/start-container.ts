@@ -12,7 +12,7 @@ import { HookError, runLifecycleHandler } from "./hooks.js";
 import type { PodIdentity } from "./identity.js";
 import type { PodObjects } from "./pod-objects.js";
 import { resolveMountSources, type MountSourceContext } from "./mount-sources.js";
-import { resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "./container-env.js";
+import { NO_CAPACITY, resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "./container-env.js";
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "./field-ref.js";
 import { describeError } from "../runtime/choose-runtime.js";
 
@@ -165,7 +165,7 @@ async function resolveRunEnv(context: ContainerStepContext, container: Container
     }
   }
   const fields: PodFieldContext = { pod, identity, nodeName: usesPodFields(container) ? readNodeName(pod) : "", hostIPs, podIPs };
-  const node = usesResources(container) ? readNodeCapacity() : { cpuCores: 0, memoryBytes: 0, ephemeralStorageBytes: 0 };
+  const node = usesResources(container) ? readNodeCapacity() : NO_CAPACITY;
   return resolveContainerEnv({ pod, container, objects, fields, node });
 }
 

@@ -171,7 +171,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
         pullPolicy: "IfNotPresent",
         present,
         inspectError,
-        pullCredentials: () => (options.authFile ? findPullCredentials({ pod: withoutPullSecrets(pod), objects: NO_OBJECTS, authFile: options.authFile, image: options.infraImage }) : []),
+        pullCredentials: () => findPullCredentials({ ...(options.authFile ? { authFile: options.authFile } : {}), image: options.infraImage }),
       });
       throwIfAborted(signal);
       sandboxCreating = sandbox.name;
@@ -271,10 +271,6 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describeError(error), { cause: error });
     throw new StartPodError(cause, created);
   }
-}
-
-function withoutPullSecrets(pod: Pod): Pod {
-  return { ...pod, spec: { ...pod.spec!, imagePullSecrets: [] } };
 }
 
 /** Removes what a failed run created: containers (newest first), then the sandbox, then the volumes and the pod directory. */
