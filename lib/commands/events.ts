@@ -1,5 +1,5 @@
 import { createEventFilter } from "../events/event-filter.js";
-import { EventTable, namespaceOf } from "../events/event-table.js";
+import { EventTable, namespaceOf } from "../output/event-table.js";
 import { EventFolder, toFoldedEvent, type FoldedRow } from "../events/fold.js";
 import { foldAppended } from "../events/fold-lines.js";
 import { createScannedLine } from "../events/line-scan.js";

@@ -1,8 +1,8 @@
 import { once } from "node:events";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { parseDurationOption } from "../events/parse-duration.js";
-import { findPods } from "../pod/find-pods.js";
-import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/log-targets.js";
+import { findPods } from "../pod/status/find-pods.js";
+import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/status/log-targets.js";
 import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
 import { createRuntime } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";

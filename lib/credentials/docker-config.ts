@@ -1,5 +1,5 @@
 import type { Secret } from "kubernetes-types/core/v1.js";
-import { readSecretData } from "../pod/pod-objects.js";
+import { readSecretData } from "../pod/spec/pod-objects.js";
 
 // Reads registry credentials the way the kubelet decodes a pull secret
 // (kubernetes/kubernetes pkg/credentialprovider/config.go, secrets/secrets.go): the entries of

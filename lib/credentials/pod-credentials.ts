@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { PodrunError, UsageError } from "../errors.js";
-import { findSecret, type PodObjects } from "../pod/pod-objects.js";
+import { findSecret, type PodObjects } from "../pod/spec/pod-objects.js";
 import { DockerConfigError, parseDockerConfigJson, readSecretDockerConfig } from "./docker-config.js";
 import { Keyring, type KeyringMatch } from "./keyring.js";
 import type { RegistryCredential } from "./types.js";

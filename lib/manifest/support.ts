@@ -1,5 +1,5 @@
 import type { PodSpec } from "kubernetes-types/core/v1.js";
-import { findMemoryVolumesOnDisk } from "../pod/volume-plan.js";
+import { findMemoryVolumesOnDisk } from "../pod/volumes/volume-plan.js";
 import { FieldPath } from "./field-path.js";
 import type { FieldError } from "./field-error.js";
 

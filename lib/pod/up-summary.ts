@@ -1,4 +1,4 @@
-import type { PodPlan, RecreateCause } from "./reconcile.js";
+import type { PodPlan, RecreateCause } from "./reconcile/reconcile-plan.js";
 import { plural } from "../output/plural.js";
 
 // The last line of `podrun up` (pure): what happened to the pod, how long it took, on which engine.

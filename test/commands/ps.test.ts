@@ -1,9 +1,9 @@
 import t from "tap";
 import { Chalk } from "chalk";
 import { formatPodTable } from "../../lib/commands/ps.js";
-import type { PodRecord } from "../../lib/pod/find-pods.js";
-import { toPodList } from "../../lib/pod/pod-object.js";
-import { summarizePod } from "../../lib/pod/pod-status.js";
+import type { PodRecord } from "../../lib/pod/status/find-pods.js";
+import { toPodList } from "../../lib/pod/status/pod-object.js";
+import { summarizePod } from "../../lib/pod/status/pod-status.js";
 import type { ContainerState } from "../../lib/runtime/types.js";
 
 // The `ps` table and its --json List from fixed engine states (pure). The engines themselves:

@@ -1,5 +1,5 @@
 import t from "tap";
-import { formatAge } from "../../lib/events/event-table.js";
+import { formatAge } from "../../lib/output/event-table.js";
 import { formatHumanDuration } from "../../lib/output/human-duration.js";
 
 // The age column of `kubectl get events` (apimachinery's util/duration HumanDuration): one

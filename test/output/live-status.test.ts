@@ -97,7 +97,7 @@ t.test("the renderer: hidden cursor, lines above the block, a last frame without
 });
 
 t.test("with a live view, the console sink's lines go above it and it shows no spinner of its own", async (t) => {
-  const { createConsoleSink } = await import("../../lib/events/console-sink.js");
+  const { createConsoleSink } = await import("../../lib/output/console-sink.js");
   const { createRecorder } = await import("../../lib/events/recorder.js");
   const { toInvolvedObject } = await import("../../lib/events/types.js");
   const stream = Object.assign(new Capture(), { isTTY: true });

@@ -1,5 +1,5 @@
 import t from "tap";
-import type { PodPlan } from "../../lib/pod/reconcile.js";
+import type { PodPlan } from "../../lib/pod/reconcile/reconcile-plan.js";
 import { formatUpSummary } from "../../lib/pod/up-summary.js";
 
 const plan = (fields: Partial<PodPlan>): PodPlan => ({ action: "keep", keep: [], recreate: [], notRunning: [], create: [], remove: [], ...fields });

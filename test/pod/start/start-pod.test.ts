@@ -1,0 +1,443 @@
+import type { Pod } from "kubernetes-types/core/v1.js";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import t from "tap";
+import { readAuthFile } from "../../../lib/credentials/pod-credentials.js";
+import { PodrunError } from "../../../lib/errors.js";
+import type { InvolvedObject } from "../../../lib/events/types.js";
+import type { EnsureImageRequest } from "../../../lib/images/manager.js";
+import { defaultPod } from "../../../lib/manifest/defaults.js";
+import type { PodIdentity } from "../../../lib/pod/identity.js";
+import { startPod, StartPodError, undoStart } from "../../../lib/pod/start/start-pod.js";
+import type { ContainerRuntime, ContainerSpec, ImageInfo, SandboxSpec } from "../../../lib/runtime/types.js";
+
+// The order of SyncPod's steps and what a failure leaves for undoing, with a fake runtime:
+// pure logic only. The real engines are driven by test/commands/up.e2e.test.ts.
+
+const identity: PodIdentity = { name: "web", namespace: "default", uid: "00000000-0000-0000-0000-000000000001" };
+
+function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCodes?: Record<string, number>; execExit?: number; failVolume?: string; exited?: string } = {}) {
+  const calls: string[] = [];
+  const names = new Map<string, string>();
+  const specs = new Map<string, ContainerSpec>();
+  let next = 0;
+  const runtime: ContainerRuntime = {
+    name: "docker",
+    binary: "docker",
+    inspectImages: async (refs) => {
+      calls.push(`inspectImages ${refs.join(",")}`);
+      return new Map(refs.map((r) => [r, { id: "sha256:x", size: 1 } as ImageInfo]));
+    },
+    pullImage: async () => ({ id: "sha256:x", size: 1 }),
+    createSandbox: async (spec: SandboxSpec) => {
+      calls.push(`createSandbox ${spec.name}`);
+      return "sandbox-id";
+    },
+    startSandbox: async (name) => {
+      calls.push(`startSandbox ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      calls.push("sandbox running");
+    },
+    removeSandbox: async (name) => void calls.push(`removeSandbox ${name}`),
+    createContainer: async (spec: ContainerSpec) => {
+      const container = spec.labels["io.kubernetes.container.name"]!;
+      calls.push(`create ${container}`);
+      for (const mount of spec.mounts ?? []) if (mount.source !== undefined) calls.push(`bind ${mount.source} ${mount.target}${mount.readOnly ? " ro" : ""}`);
+      if (script.failCreate === container) throw new Error("Conflict. The container name is already in use");
+      const id = `id-${++next}`;
+      names.set(id, container);
+      specs.set(container, spec);
+      return id;
+    },
+    startContainer: async (id) => {
+      calls.push(`start ${names.get(id)}`);
+      if (script.failStart === names.get(id)) throw new Error("OCI runtime create failed");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+    waitContainer: async (id) => {
+      calls.push(`wait ${names.get(id)}`);
+      return script.exitCodes?.[names.get(id)!] ?? 0;
+    },
+    execInContainer: async (id) => {
+      calls.push(`exec ${names.get(id)}`);
+      return { exitCode: script.execExit ?? 0, stdout: "", stderr: "token=hunter2" };
+    },
+    stopContainer: async (id) => void calls.push(`stop ${names.get(id)}`),
+    removeContainers: async (ids) => void calls.push(`remove ${ids.map((id) => names.get(id)).join(",")}`),
+    listContainers: async () => [],
+    findNamed: async () => [],
+    inspectContainers: async (ids) => [
+      { id: "sandbox-id", name: "s", status: "running", running: true, exitCode: 0, startedAt: "", finishedAt: "", createdAt: "", restartCount: 0, ip: "10.0.0.2", labels: {}, image: "pause" },
+      // The pod's own containers, for a sidecar's startup probe: running, unless the script says it exited.
+      ...ids.filter((id) => names.has(id)).map((id) => {
+        const exited = script.exited === names.get(id);
+        return { id, name: names.get(id)!, status: exited ? "exited" : "running", running: !exited, exitCode: exited ? 1 : 0, startedAt: new Date().toISOString(), finishedAt: "", createdAt: "", restartCount: 0, labels: {}, image: "x" };
+      }),
+    ],
+    logs: async () => "line 1\nboom\n",
+    streamLogs: async function* () {},
+    createVolume: async (name) => {
+      calls.push(`createVolume ${name}`);
+      if (script.failVolume === name) throw new Error("volume create failed: disk full");
+    },
+    removeVolumes: async (volumes) => void calls.push(`removeVolumes ${volumes.join(",")}`),
+    listVolumes: async () => [],
+    inspectVolumeMountpoint: async (name) => {
+      calls.push(`inspectVolume ${name}`);
+      return `/mnt/${name}`;
+    },
+  };
+  return { runtime, calls, specs };
+}
+
+function harness(script: Parameters<typeof fakeRuntime>[0] = {}, failImage?: string) {
+  const { runtime, calls, specs } = fakeRuntime(script);
+  const events: string[] = [];
+  const recorder = { event: (object: InvolvedObject, type: string, reason: string, message: string) => {
+    events.push(`${object.fieldPath ?? "pod"} ${type} ${reason}: ${message}`);
+    return undefined as never;
+  } };
+  const images = {
+    ensureImageExists: async (request: EnsureImageRequest) => {
+      calls.push(`ensure ${request.image}`);
+      if (request.image === failImage) {
+        recorder.event(request.object, "Warning", "Failed", `Failed to pull image "${request.image}": not found`);
+        throw new PodrunError("ErrImagePull", `Failed to pull image "${request.image}": not found`);
+      }
+      return request.image.includes(":") ? request.image : `${request.image}:latest`;
+    },
+  };
+  return { deps: { runtime, recorder, images }, calls, events, specs };
+}
+
+const pod = (spec: Partial<Pod["spec"]>): Pod =>
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+
+t.test("sandbox, then init containers one at a time to completion, then app containers", async (t) => {
+  // The sandbox starts while the first container is created; a start waits for it.
+  const h = harness();
+  const started = await startPod(h.deps, {
+    pod: pod({
+      initContainers: [{ name: "i1", image: "busybox:1" }, { name: "i2", image: "busybox:1" }],
+      containers: [{ name: "a", image: "busybox" }, { name: "b", image: "busybox:1" }],
+    }),
+    identity,
+    infraImage: "pause:3.10",
+    publishAll: false,
+  });
+  t.ok(h.calls.indexOf("sandbox running") < h.calls.indexOf("start i1"), "no container starts before its sandbox runs");
+  h.calls.splice(h.calls.indexOf("sandbox running"), 1);
+  t.same(h.calls.slice(0, 13), [
+    "inspectImages pause:3.10,busybox:1,busybox:latest",
+    "ensure pause:3.10",
+    "createSandbox default_web",
+    "startSandbox default_web",
+    "ensure busybox:1",
+    "create i1",
+    "start i1",
+    "wait i1",
+    "ensure busybox:1",
+    "create i2",
+    "start i2",
+    "wait i2",
+    "ensure busybox",
+  ]);
+  t.strictSame(started, {
+    sandboxId: "sandbox-id",
+    containerIds: ["id-1", "id-2", "id-3", "id-4"],
+    containers: [
+      { name: "i1", id: "id-1", kind: "init" },
+      { name: "i2", id: "id-2", kind: "init" },
+      { name: "a", id: "id-3", kind: "app" },
+      { name: "b", id: "id-4", kind: "app" },
+    ],
+    initContainers: 2,
+    appContainers: 2,
+  });
+  t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")), [
+    "spec.containers{a} Normal Created: Created container: a",
+    "spec.containers{a} Normal Started: Started container a",
+  ]);
+});
+
+t.test("a failing init container stops the pod before any app container, with its log", async (t) => {
+  const h = harness({ exitCodes: { i1: 3 } });
+  const error = await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "i1", image: "x:1" }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "pause:3.10",
+    publishAll: false,
+  }).catch((e: unknown) => e);
+  t.type(error, StartPodError);
+  const failure = error as StartPodError;
+  t.equal(failure.reason, "InitContainerFailed");
+  t.equal(failure.message, "init container i1 exited with code 3");
+  t.match(failure.details, /boom/);
+  t.same(failure.created, { sandbox: "default_web", containerIds: ["id-1"] });
+  t.notOk(h.calls.some((c) => c === "create a"));
+});
+
+t.test("app containers are independent: all are attempted, the first failure is reported", async (t) => {
+  const h = harness({}, "broken:1");
+  const error = (await startPod(h.deps, {
+    pod: pod({ containers: [{ name: "a", image: "broken:1" }, { name: "b", image: "ok:1" }] }),
+    identity,
+    infraImage: "pause:3.10",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "ErrImagePull");
+  t.equal(error.message, 'container a: Failed to pull image "broken:1": not found');
+  t.ok(h.calls.includes("start b"), "b still started");
+  t.same(error.created.containerIds, ["id-1"], "b's container is recorded for undoing");
+  t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")), [
+    'spec.containers{a} Warning Failed: Failed to pull image "broken:1": not found',
+    "spec.containers{a} Warning Failed: Error: ErrImagePull",
+  ]);
+  await undoStart(h.deps.runtime, error.created);
+  t.same(h.calls.slice(-2), ["remove b", "removeSandbox default_web"]);
+});
+
+t.test("create and start failures carry the kubelet's reasons", async (t) => {
+  for (const [script, reason] of [[{ failCreate: "a" }, "CreateContainerError"], [{ failStart: "a" }, "RunContainerError"]] as const) {
+    const h = harness(script);
+    const error = (await startPod(h.deps, { pod: pod({ containers: [{ name: "a", image: "x:1" }] }), identity, infraImage: "p:1", publishAll: false }).catch((e: unknown) => e)) as StartPodError;
+    t.equal(error.reason, reason);
+    t.match(h.events.at(-1), /Warning Failed: Error: /);
+  }
+});
+
+t.test("a failing postStart hook: FailedPostStartHook, Killing, no hook output anywhere", async (t) => {
+  const h = harness({ execExit: 2 });
+  const error = (await startPod(h.deps, {
+    pod: pod({ containers: [{ name: "a", image: "x:1", lifecycle: { postStart: { exec: { command: ["false"] } } } }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "PostStartHookError");
+  t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")).slice(-2), [
+    "spec.containers{a} Warning FailedPostStartHook: PostStartHook failed",
+    "spec.containers{a} Normal Killing: FailedPostStartHook",
+  ]);
+  t.ok(h.calls.includes("stop a"));
+  t.notMatch(JSON.stringify(h.events) + error.message, "hunter2");
+});
+
+t.test("hostNetwork: no sandbox, no infra image", async (t) => {
+  const h = harness();
+  const started = await startPod(h.deps, { pod: pod({ hostNetwork: true, containers: [{ name: "a", image: "x:1" }] }), identity, infraImage: "p:1", publishAll: false });
+  t.equal(started.sandboxId, undefined);
+  t.notOk(h.calls.some((c) => c.startsWith("createSandbox") || c === "ensure p:1"));
+});
+
+t.test("emptyDir volumes: made empty before any container is created, removed by undo", async (t) => {
+  const h = harness({ exitCodes: { i1: 1 } });
+  const error = (await startPod(h.deps, {
+    pod: pod({
+      volumes: [{ name: "data", emptyDir: {} }, { name: "unused", emptyDir: {} }, { name: "mem", emptyDir: { medium: "Memory" } }],
+      initContainers: [{ name: "i1", image: "x:1", volumeMounts: [{ name: "data", mountPath: "/data" }] }],
+      containers: [{ name: "a", image: "x:1", volumeMounts: [{ name: "data", mountPath: "/data" }, { name: "mem", mountPath: "/mem" }] }],
+    }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  // A mounted disk emptyDir only: an unmounted one is not made, a single-mount Memory one is a tmpfs.
+  t.ok(h.calls.indexOf("removeVolumes default_web_data") < h.calls.indexOf("createVolume default_web_data"), "a leftover is removed first");
+  t.ok(h.calls.indexOf("createVolume default_web_data") < h.calls.indexOf("create i1"), "the volume exists before the first create");
+  t.notOk(h.calls.some((c) => c.includes("unused") || c.includes("default_web_mem")));
+  t.same(error.created.volumes, ["default_web_data"]);
+  await undoStart(h.deps.runtime, error.created);
+  t.same(h.calls.slice(-3), ["remove i1", "removeSandbox default_web", "removeVolumes default_web_data"], "volumes last, once nothing uses them");
+});
+
+t.test("a volume that cannot be made: FailedMount, no container created", async (t) => {
+  const h = harness({ failVolume: "default_web_data" });
+  const error = (await startPod(h.deps, {
+    pod: pod({ volumes: [{ name: "data", emptyDir: {} }], containers: [{ name: "a", image: "x:1", volumeMounts: [{ name: "data", mountPath: "/d" }] }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "FailedMount");
+  t.match(error.message, 'MountVolume.SetUp failed for volume "data" : volume create failed: disk full');
+  t.ok(h.events.includes('pod Warning FailedMount: MountVolume.SetUp failed for volume "data" : volume create failed: disk full'));
+  t.notOk(h.calls.includes("create a"));
+  t.same(error.created.volumes, ["default_web_data"], "undo removes what may have been made");
+});
+
+t.test("a sidecar is started in init order and not waited for; it runs under restart policy always", async (t) => {
+  const h = harness();
+  const started = await startPod(h.deps, {
+    pod: pod({
+      restartPolicy: "Never",
+      initContainers: [{ name: "i1", image: "x:1" }, { name: "s", image: "x:1", restartPolicy: "Always" }, { name: "i2", image: "x:1" }],
+      containers: [{ name: "a", image: "x:1" }],
+    }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  });
+  const steps = h.calls.filter((c) => /^(create|start|wait) /.test(c));
+  t.same(steps, ["create i1", "start i1", "wait i1", "create s", "start s", "create i2", "start i2", "wait i2", "create a", "start a"]);
+  t.same(started.containers.map((c) => `${c.name}:${c.kind}`), ["i1:init", "s:sidecar", "i2:init", "a:app"]);
+  t.equal(started.initContainers, 2);
+  t.equal(started.sidecars, 1);
+  t.equal(h.specs.get("s")!.restartPolicy, "always", "sidecars always restart, whatever the pod's policy");
+  t.equal(h.specs.get("s")!.labels["io.podrun.container.kind"], "sidecar");
+  t.equal(h.specs.get("a")!.restartPolicy, "no");
+  t.same(h.events.filter((e) => e.includes("{s}")), [
+    "spec.initContainers{s} Normal Created: Created container: s",
+    "spec.initContainers{s} Normal Started: Started container s",
+  ]);
+});
+
+t.test("the next init container waits for the sidecar's startup probe", async (t) => {
+  const h = harness();
+  const probe = { exec: { command: ["true"] }, periodSeconds: 1, failureThreshold: 1 };
+  await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }, { name: "i2", image: "x:1" }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  });
+  const steps = h.calls.filter((c) => /^(create|start|exec) /.test(c));
+  t.same(steps.slice(0, 4), ["create s", "start s", "exec s", "create i2"], "probed before the next init container is created");
+});
+
+t.test("a sidecar that fails its startup probe fails the pod like a failing init container", async (t) => {
+  const h = harness({ execExit: 1 });
+  const probe = { exec: { command: ["false"] }, periodSeconds: 1, failureThreshold: 1 };
+  const error = (await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }, { name: "i2", image: "x:1" }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.type(error, StartPodError);
+  t.equal(error.reason, "StartupProbeFailed");
+  t.match(error.message, /container s failed its startup probe 1 times/);
+  t.same(error.created.containerIds, ["id-1"], "the sidecar is undone with the rest");
+  t.notOk(h.calls.includes("create i2"));
+  t.ok(h.events.some((e) => e.startsWith("spec.initContainers{s} Warning Unhealthy: Startup probe failed")), "the probe's event names the init container");
+});
+
+t.test("a sidecar that exits before its startup probe passed fails the pod", async (t) => {
+  const h = harness({ exited: "s" });
+  const probe = { exec: { command: ["true"] }, initialDelaySeconds: 5, periodSeconds: 1 };
+  const error = (await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "ContainerTerminated");
+  t.equal(error.message, "container s exited with code 1 before its startup probe passed");
+  t.notOk(h.calls.includes("create a"));
+});
+
+t.test("dry run: a sidecar's startup probe is not run", async (t) => {
+  const h = harness();
+  const probe = { exec: { command: ["true"] }, periodSeconds: 1 };
+  await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+    runHooks: false,
+  });
+  t.notOk(h.calls.includes("exec s"));
+});
+
+t.test("file volumes: written in the pod directory before anything is created, bound read-only; undo removes the directory", async (t) => {
+  const stateDir = await mkdtemp(join(tmpdir(), "podrun-state-"));
+  t.teardown(() => rm(stateDir, { recursive: true, force: true }));
+  const h = harness({ failStart: "a" });
+  const engineDir = join(stateDir, "engine");
+  h.deps.runtime.inspectVolumeMountpoint = async (name) => {
+    h.calls.push(`inspectVolume ${name}`);
+    await mkdir(join(engineDir, name), { recursive: true });
+    return join(engineDir, name);
+  };
+  const error = (await startPod(h.deps, {
+    pod: pod({
+      volumes: [{ name: "conf", configMap: { name: "cfg" } }, { name: "data", emptyDir: {} }],
+      containers: [{ name: "a", image: "x:1", env: [{ name: "DIR", value: "logs" }], volumeMounts: [
+        { name: "conf", mountPath: "/etc/conf" },
+        { name: "conf", mountPath: "/etc/one.txt", subPath: "one" },
+        { name: "data", mountPath: "/logs", subPathExpr: "$(DIR)" },
+      ] }],
+    }),
+    objects: { configMaps: [{ metadata: { name: "cfg" }, data: { one: "1" } }], secrets: [] },
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+    stateDir,
+  }).catch((e: unknown) => e)) as StartPodError;
+  const podDir = join(stateDir, "pods", "docker", "default_web");
+  t.equal(error.created.podDir, podDir);
+  t.equal(await readFile(join(podDir, "volumes/conf/one"), "utf8"), "1");
+  t.equal((await stat(podDir)).mode & 0o777, 0o700, "the pod directory is private");
+  t.equal((await stat(join(stateDir, "pods"))).mode & 0o777, 0o700);
+  t.same(h.calls.filter((c) => c.startsWith("bind") || c.startsWith("inspectVolume")), [
+    "inspectVolume default_web_data",
+    `bind ${podDir}/volumes/conf /etc/conf ro`,
+    `bind ${podDir}/volumes/conf/one /etc/one.txt ro`,
+    `bind ${engineDir}/default_web_data/logs /logs`,
+  ]);
+  await undoStart(h.deps.runtime, error.created);
+  t.notOk(existsSync(podDir), "undo removes the pod directory");
+});
+
+t.test("a hostPath type check or a missing ConfigMap fails the pod before anything is made: FailedMount", async (t) => {
+  const stateDir = await mkdtemp(join(tmpdir(), "podrun-state-"));
+  t.teardown(() => rm(stateDir, { recursive: true, force: true }));
+  for (const [volume, message] of [
+    [{ name: "h", hostPath: { path: "/dev/null", type: "Directory" } }, 'MountVolume.SetUp failed for volume "h" : hostPath type check failed: /dev/null is not a directory, it\'s a CharDevice'],
+    [{ name: "c", configMap: { name: "absent" } }, 'MountVolume.SetUp failed for volume "c" : configmap "absent" not found'],
+  ] as const) {
+    const h = harness();
+    const error = (await startPod(h.deps, {
+      pod: pod({ volumes: [{ name: "conf", configMap: { name: "cfg" } }, volume], containers: [{ name: "a", image: "x:1" }] }),
+      objects: { configMaps: [{ metadata: { name: "cfg" }, data: { one: "1" } }], secrets: [] },
+      identity,
+      infraImage: "p:1",
+      publishAll: false,
+      stateDir,
+    }).catch((e: unknown) => e)) as StartPodError;
+    t.equal(error.reason, "FailedMount");
+    t.equal(error.message, message);
+    t.same(h.events, [`pod Warning FailedMount: ${message}`]);
+    t.same(h.calls.filter((c) => !c.startsWith("inspectImages")), [], "no engine call but the image inspect");
+    t.same(error.created, { containerIds: [] });
+    t.notOk(existsSync(join(stateDir, "pods", "docker", "default_web")), "no pod directory left");
+  }
+});
+
+t.test("pull credentials: a container's image gets the pod's secrets then the auth file; the sandbox image only the auth file", async (t) => {
+  const h = harness();
+  const asked = new Map<string, string[]>();
+  const ensure = h.deps.images.ensureImageExists;
+  h.deps.images.ensureImageExists = async (request: EnsureImageRequest) => {
+    asked.set(request.image, (request.pullCredentials?.() ?? []).map((c) => `${c.username} from ${c.source}`));
+    return ensure(request);
+  };
+  const dir = await mkdtemp(join(tmpdir(), "podrun-test-authfile-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, "auth.json");
+  const b64 = (text: string) => Buffer.from(text).toString("base64");
+  await writeFile(file, JSON.stringify({ auths: { "registry.example.com": { auth: b64("fromfile:p1") } } }), { mode: 0o600 });
+  const secret = { metadata: { name: "regcred", namespace: "default" }, type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": JSON.stringify({ auths: { "registry.example.com": { auth: b64("fromsecret:p2") } } }) } };
+  await startPod(h.deps, {
+    pod: pod({ imagePullSecrets: [{ name: "regcred" }], containers: [{ name: "a", image: "registry.example.com/app:1" }] }),
+    objects: { configMaps: [], secrets: [secret] },
+    authFile: await readAuthFile(file),
+    identity,
+    infraImage: "registry.example.com/pause:3.10",
+    publishAll: false,
+  });
+  t.same(asked.get("registry.example.com/app:1"), ['fromsecret from secret "regcred"', `fromfile from --authfile ${file}`]);
+  t.same(asked.get("registry.example.com/pause:3.10"), [`fromfile from --authfile ${file}`]);
+});

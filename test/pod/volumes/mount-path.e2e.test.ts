@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import t from "tap";
+import { runCommand } from "../../../lib/runtime/exec.js";
+import { runCli } from "../../harness/cli.js";
+import { removeManagedContainers } from "../../harness/cleanup.js";
+import { requireEngine, requireImage } from "../../harness/engine.js";
+
+// A relative mountPath passes the API server and the kubelet roots it at `/`: the container sees
+// the volume at /data for `mountPath: data/`, on docker and on podman.
+
+const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: a relative mountPath is mounted at / + the path`, async (t) => {
+    if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+    const name = `relmount-${randomBytes(3).toString("hex")}`;
+    const stateDir = await mkdtemp(join(tmpdir(), "podrun-mount-state-"));
+    const env = { PODRUN_STATE_DIR: stateDir };
+    t.teardown(async () => {
+      await runCli(["down", "--runtime", runtime, name], { env });
+      await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
+    });
+    const file = join(await mkdtemp(join(tmpdir(), "podrun-mount-")), "pod.yaml");
+    await writeFile(
+      file,
+      `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  volumes:
+    - name: scratch
+      emptyDir: {}
+  containers:
+    - name: app
+      image: ${BUSYBOX}
+      command: ["sh", "-c", "grep -q ' /data ' /proc/mounts && touch /data/x && echo mounted-at-/data"]
+      volumeMounts:
+        - name: scratch
+          mountPath: data/
+`,
+    );
+    const up = await runCli(["up", "--runtime", runtime, file], { env });
+    t.equal(up.exitCode, 0, up.stderr);
+    let logs = "";
+    for (let i = 0; i < 50 && !logs.includes("mounted"); i++) {
+      logs = (await runCommand(runtime, ["logs", `default_${name}_app`], { reject: false })).stdout;
+      if (!logs.includes("mounted")) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    t.match(logs, "mounted-at-/data", "the container sees the volume at /data");
+  });
+}
