@@ -12,7 +12,7 @@ import { findPods, kubeContainerName, type PodRecord } from "../pod/status/find-
 import { identifyPod } from "../pod/identity.js";
 import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
-import { createRuntime } from "../runtime/cli-runtime.js";
+import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
@@ -25,6 +25,8 @@ import { plural } from "../output/plural.js";
 // them; stop-pod.ts does one pod.
 
 export interface DownOptions {
+  /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
+  createRuntime?: RuntimeFactory;
   /** Manifest files and directories (`-` for standard input) and pod names, in any mix. */
   targets: string[];
   /** Manifest files, directories or `-` given with -f: never pod names. */
@@ -79,7 +81,7 @@ export async function down(options: DownOptions): Promise<void> {
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
   const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace });
 
-  const runtime = createRuntime(await chooseRuntime(options.runtime, env));
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env));
   const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;

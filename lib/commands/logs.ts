@@ -4,7 +4,7 @@ import { parseDurationOption } from "../events/parse-duration.js";
 import { findPods } from "../pod/status/find-pods.js";
 import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/status/log-targets.js";
 import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
-import { createRuntime } from "../runtime/cli-runtime.js";
+import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import type { ContainerRuntime, LogLine } from "../runtime/types.js";
 import { stopSignal } from "../process/stop-signal.js";
@@ -18,6 +18,8 @@ import { watchOutputClosed } from "../output/output-closed.js";
 // container ends.
 
 export interface LogsOptions {
+  /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
+  createRuntime?: RuntimeFactory;
   pod: string;
   container?: string;
   follow: boolean;
@@ -44,7 +46,7 @@ export async function logs(options: LogsOptions): Promise<void> {
   if (options.container !== undefined && options.allContainers) {
     throw new UsageError(`--all-containers=true should not be specified with container name ${options.container}`);
   }
-  const runtime = createRuntime(await chooseRuntime(options.runtime, env));
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env));
   const namespace = options.namespace ?? "default";
   const [record] = await findPods(runtime, { namespace, name: options.pod }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   if (!record) return fail(stderr, `Error from server (NotFound): pods "${options.pod}" not found`);

@@ -7,7 +7,7 @@ import { findPods } from "../pod/status/find-pods.js";
 import { toPodList } from "../pod/status/pod-object.js";
 import { formatRestarts, summarizePod, type PodSummary } from "../pod/status/pod-status.js";
 import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
-import { createRuntime } from "../runtime/cli-runtime.js";
+import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 
 // `podrun ps`: the pods podrun runs, read from the engine by label on every call (no cache, so
@@ -16,6 +16,8 @@ import type { RuntimeName } from "../runtime/detect.js";
 // business, the engine knows nothing of them.
 
 export interface PsOptions {
+  /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
+  createRuntime?: RuntimeFactory;
   /** Only these pods (kubectl get pods NAME…); one that is not there is an error, exit 1. */
   names?: string[];
   /** Only this namespace (default "default"), unless allNamespaces. */
@@ -32,7 +34,7 @@ export interface PsOptions {
 
 export async function ps(options: PsOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
-  const runtime = createRuntime(await chooseRuntime(options.runtime, env));
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env));
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
   const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   const wanted = options.names && options.names.length > 0 ? new Set(options.names) : undefined;

@@ -25,7 +25,7 @@ import { podDirectory } from "../pod/volumes/pod-dir.js";
 import { findPodIP, waitForPodReady, WaitInterruptedError } from "../readiness/wait-ready.js";
 import { watchInterrupt, type Interrupt } from "../process/interrupt.js";
 import { chooseRuntime, EngineCommandError, explainEngineFailure as explainCommandFailure } from "../runtime/choose-runtime.js";
-import { createRuntime } from "../runtime/cli-runtime.js";
+import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { quoteCommand } from "../runtime/quote.js";
 import { LABEL_CONTAINER_NAME, type ContainerRuntime, type RuntimeCommand } from "../runtime/types.js";
@@ -36,6 +36,8 @@ import { resolveStateDir } from "../state/paths.js";
 export const DEFAULT_INFRA_IMAGE = "registry.k8s.io/pause:3.10";
 
 export interface UpOptions {
+  /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
+  createRuntime?: RuntimeFactory;
   /** Manifest files, directories, and `-` for standard input, read as one set. */
   files: readonly string[];
   /** Read the subdirectories of a directory too (-R). */
@@ -94,7 +96,7 @@ export async function up(options: UpOptions): Promise<void> {
   const commands: RuntimeCommand[] = [];
   // With several pods, the dry run says where each pod's commands begin.
   const podMarks: { at: number; line: string }[] = [];
-  const runtime = createRuntime(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : {});
+  const runtime = (options.createRuntime ?? createRuntime)(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : {});
   const stateDir = options.stateDir ?? resolveStateDir(env);
 
   // Every object label known up front keeps the event columns aligned from the first line.

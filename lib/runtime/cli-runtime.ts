@@ -27,6 +27,9 @@ export interface CliRuntimeOptions {
   dryRun?: { record(command: RuntimeCommand): void };
 }
 
+/** How a command gets its engine: the CLI below, or a fake in engine-free tests (test/harness/fake-runtime.ts). */
+export type RuntimeFactory = (detected: DetectedRuntime, options?: Omit<CliRuntimeOptions, "name" | "binary">) => ContainerRuntime;
+
 export function createRuntime(detected: DetectedRuntime, options: Omit<CliRuntimeOptions, "name" | "binary"> = {}): CliRuntime {
   return new CliRuntime({ name: detected.name, binary: detected.binary, ...options });
 }
