@@ -52,7 +52,7 @@ export function createImagePuller({ runtime, maxParallel = 1, clock = () => perf
       const startedAt = clock();
       // A pull cut short by Ctrl-C fails as canceled (or, when the CLI got the SIGINT too, as a
       // pull error): either way it is an abort, which the image manager must not count as a failure.
-      const imageInfo = await pullWithCredentials({ runtime, ref, credentials, ...(signal ? { signal } : {}) }).catch((error: unknown) => {
+      const imageInfo = await pullWithCredentials({ runtime, ref, credentials, signal }).catch((error: unknown) => {
         throw signal?.aborted ? abortError(signal, error) : error;
       });
       const finishedAt = clock();

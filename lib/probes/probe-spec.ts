@@ -41,8 +41,8 @@ export function normalizeProbe(type: ProbeType, probe: Probe, container: Pick<Co
 /** The container's startup and readiness probes (liveness is not acted on). */
 export function containerProbes(container: Container): { startup?: ProbeSpec; readiness?: ProbeSpec } {
   return {
-    ...(container.startupProbe ? { startup: normalizeProbe("Startup", container.startupProbe, container) } : {}),
-    ...(container.readinessProbe ? { readiness: normalizeProbe("Readiness", container.readinessProbe, container) } : {}),
+    startup: container.startupProbe ? normalizeProbe("Startup", container.startupProbe, container) : undefined,
+    readiness: container.readinessProbe ? normalizeProbe("Readiness", container.readinessProbe, container) : undefined,
   };
 }
 
@@ -54,16 +54,16 @@ function toAction(probe: Probe, container: Pick<Container, "ports">): ProbeActio
       return {
         kind: "httpGet",
         scheme: (httpGet.scheme ?? "HTTP").toLowerCase(),
-        ...(httpGet.host ? { host: httpGet.host } : {}),
+        host: httpGet.host || undefined,
         port: resolveContainerPort(httpGet.port, container),
         path: httpGet.path || "/",
         headers: (httpGet.httpHeaders ?? []).map(({ name, value }) => ({ name, value })),
       };
     }
     if (probe.tcpSocket) {
-      return { kind: "tcpSocket", ...(probe.tcpSocket.host ? { host: probe.tcpSocket.host } : {}), port: resolveContainerPort(probe.tcpSocket.port, container) };
+      return { kind: "tcpSocket", host: probe.tcpSocket.host || undefined, port: resolveContainerPort(probe.tcpSocket.port, container) };
     }
-    if (probe.grpc) return { kind: "grpc", port: probe.grpc.port, ...(probe.grpc.service ? { service: probe.grpc.service } : {}) };
+    if (probe.grpc) return { kind: "grpc", port: probe.grpc.port, service: probe.grpc.service || undefined };
   } catch (error) {
     return { kind: "invalid", error: (error as Error).message };
   }

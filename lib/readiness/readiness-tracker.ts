@@ -39,8 +39,8 @@ export function createTracker(name: string, id: string, container: Container): C
   return {
     name,
     id,
-    ...(probes.startup ? { startupProbe: probes.startup } : {}),
-    ...(probes.readiness ? { readinessProbe: probes.readiness } : {}),
+    startupProbe: probes.startup,
+    readinessProbe: probes.readiness,
     running: false,
     startedAtMs: 0,
     startupPassed: probes.startup === undefined,

@@ -257,7 +257,7 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
     case "failed": {
       if (result.logsOf) reportFinal([result.logsOf], (t) => (result.error.reason === "StartupProbeFailed" ? "Failed: startup probe" : `Failed: exited with code ${t.state?.exitCode ?? "?"}`));
       const details = result.logsOf ? await collectLogs(runtime, [result.logsOf], options.logTail ?? 10) : undefined;
-      throw new PodrunError(result.error.reason, result.error.message, { cause: result.error.cause, ...(details ? { details } : {}) });
+      throw new PodrunError(result.error.reason, result.error.message, { cause: result.error.cause, details });
     }
   }
 }

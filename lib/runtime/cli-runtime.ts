@@ -65,7 +65,7 @@ export class CliRuntime implements ContainerRuntime {
     const args = buildPullArgs(ref, auth?.args);
     let result: CommandResult;
     try {
-      result = await this.run(args, { reject: false, ...(auth ? { env: auth.env } : {}), ...(signal ? { signal } : {}) });
+      result = await this.run(args, { reject: false, env: auth?.env, signal });
     } catch (error) {
       if (error instanceof CommandError && error.notInstalled) {
         throw new PullError(ref, { reason: "RuntimeUnavailable", kind: "engine-down", message: error.shortMessage }, { cause: error });

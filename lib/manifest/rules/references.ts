@@ -41,7 +41,7 @@ export function buildObjectIndex(objects: readonly IndexedObject[], options: { f
     } else continue;
     if (place !== undefined && !places.has(`${kind}:${key}`)) places.set(`${kind}:${key}`, place);
   }
-  return { configMaps, secrets, configMapKeys, secretKeys, secretTypes, places, ...(options.files ? { files: options.files } : {}), ...(options.partial ? { partial: true } : {}) };
+  return { configMaps, secrets, configMapKeys, secretKeys, secretTypes, places, files: options.files, partial: options.partial };
 }
 
 function collectKeys(...maps: unknown[]): Set<string> {

@@ -63,10 +63,10 @@ export function describeDesiredPod(options: { pod: Pod; identity: PodIdentity; i
     podHash: computePodHash(options),
     hostNetwork: spec.hostNetwork === true,
     restartPolicy: (spec.restartPolicy ?? "Always") as RestartPolicy,
-    ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}),
+    uid: pod.metadata?.uid || undefined,
     containers: spec.containers.map((container) => ({
       name: container.name,
-      hash: buildContainerSpec({ pod, identity, container, kind: "app", imageRef: container.image!, ...(objects ? { objects } : {}) }).labels[LABEL_SPEC_HASH]!,
+      hash: buildContainerSpec({ pod, identity, container, kind: "app", imageRef: container.image!, objects }).labels[LABEL_SPEC_HASH]!,
     })),
     initContainers: (spec.initContainers ?? []).map((container) => container.name),
     sidecars: (spec.initContainers ?? []).filter(isSidecar).map((container) => container.name),

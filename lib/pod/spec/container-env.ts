@@ -151,8 +151,8 @@ export function expandCommandAndArgs(
   const values = envLookup(env);
   const lookup = (name: string) => (hidden.has(name) ? undefined : values(name));
   return {
-    ...(container.command ? { command: container.command.map((part) => expandVars(part, lookup)) } : {}),
-    ...(container.args ? { args: container.args.map((part) => expandVars(part, lookup)) } : {}),
+    command: container.command?.map((part) => expandVars(part, lookup)),
+    args: container.args?.map((part) => expandVars(part, lookup)),
   };
 }
 

@@ -109,7 +109,7 @@ export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; inf
 export function computePodHash(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean; objects?: PodObjects }): string {
   const { pod, identity, objects } = options;
   const initContainerHashes = (pod.spec!.initContainers ?? []).map(
-    (container) => buildContainerSpec({ pod, identity, container, kind: initContainerKind(container), imageRef: container.image!, ...(objects ? { objects } : {}) }).labels[LABEL_SPEC_HASH]!,
+    (container) => buildContainerSpec({ pod, identity, container, kind: initContainerKind(container), imageRef: container.image!, objects }).labels[LABEL_SPEC_HASH]!,
   );
   return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes });
 }
@@ -126,7 +126,7 @@ function collectPublishedPorts(pod: Pod, publishAll: boolean): PortMapping[] {
         containerPort: port.containerPort,
         hostPort,
         protocol: (port.protocol ?? "TCP") as PortMapping["protocol"],
-        ...(port.hostIP ? { hostIP: port.hostIP } : {}),
+        hostIP: port.hostIP || undefined,
       });
     }
   }

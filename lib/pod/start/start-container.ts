@@ -68,7 +68,7 @@ export async function startContainer(context: ContainerStepContext, container: C
       pullPolicy: container.imagePullPolicy as PullPolicy,
       present: context.present,
       inspectError: context.inspectError,
-      pullCredentials: () => findPullCredentials({ pod, objects: context.objects, ...(context.authFile ? { authFile: context.authFile } : {}), image: container.image! }),
+      pullCredentials: () => findPullCredentials({ pod, objects: context.objects, authFile: context.authFile, image: container.image! }),
     });
   } catch (error) {
     if (!(error instanceof PodrunError)) throw error;

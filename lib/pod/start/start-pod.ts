@@ -95,7 +95,7 @@ export class StartPodError extends PodrunError {
     cause: PodrunError,
     readonly created: CreatedByRun,
   ) {
-    super(cause.reason, cause.message, { cause, ...(cause.details ? { details: cause.details } : {}) });
+    super(cause.reason, cause.message, { cause, details: cause.details });
   }
 }
 
@@ -117,7 +117,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
   const podObject = toInvolvedObject(identity);
   const emit = (object: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string) =>
     deps.recorder.event(object, type, reason, message);
-  const podHash = computePodHash({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll, ...(options.objects ? { objects: options.objects } : {}) });
+  const podHash = computePodHash({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll, objects: options.objects });
   try {
     const hostNetwork = spec.hostNetwork === true;
     // One inspect for every image of the pod; if it fails, each policy that needs it reports it.
@@ -134,7 +134,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       pod,
       identity,
       objects: options.objects ?? NO_OBJECTS,
-      ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
+      stateDir: options.stateDir,
       engine: deps.runtime.name,
       dryRun: options.dryRun === true,
       kept: keptPod !== undefined,
@@ -143,7 +143,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     if (podDir !== undefined && !keptPod && !options.dryRun) created.podDir = podDir;
     const mountpoints = new Map<string, Promise<string>>();
     const mountSources: MountSourceContext = {
-      ...(podDir !== undefined ? { podDir } : {}),
+      podDir,
       mountpoint: (name) => {
         let found = mountpoints.get(name);
         if (!found) mountpoints.set(name, (found = deps.runtime.inspectVolumeMountpoint(name)));
@@ -171,7 +171,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
         pullPolicy: "IfNotPresent",
         present,
         inspectError,
-        pullCredentials: () => findPullCredentials({ ...(options.authFile ? { authFile: options.authFile } : {}), image: options.infraImage }),
+        pullCredentials: () => findPullCredentials({ authFile: options.authFile, image: options.infraImage }),
       });
       throwIfAborted(signal);
       sandboxCreating = sandbox.name;
@@ -196,7 +196,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       ...deps,
       pod,
       objects: options.objects ?? NO_OBJECTS,
-      ...(options.authFile ? { authFile: options.authFile } : {}),
+      authFile: options.authFile,
       identity,
       podHash,
       present,
@@ -206,7 +206,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       sandboxStarted,
       resolvePodIP,
       runHooks: options.runHooks !== false,
-      ...(signal ? { signal } : {}),
+      signal,
       created: { containerIds: created.containerIds, creating },
     };
     const startOne = (container: Container, kind: ContainerKind) => startContainer(context, container, kind);
@@ -214,7 +214,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const containers: StartedPod["containers"] = [];
     // The pod's address, for a sidecar's startup probe: asked once the sandbox runs, and only then.
     let probeIP: Promise<string> | undefined;
-    const resolveProbeIP = () => (probeIP ??= findPodIP(deps.runtime, { ...(sandboxId !== undefined ? { sandboxId } : {}), containers: [] }, hostNetwork));
+    const resolveProbeIP = () => (probeIP ??= findPodIP(deps.runtime, { sandboxId, containers: [] }, hostNetwork));
     // Init containers: one at a time, each to a zero exit before the next (computePodActions). A
     // kept pod's completed already, and are not run again; its sidecars run (or the engine
     // restarts them).
@@ -235,8 +235,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
             podIP: await resolveProbeIP(),
             timeoutMs: Infinity,
             untilStarted: true,
-            ...(signal ? { signal } : {}),
-            ...(options.logTail !== undefined ? { logTail: options.logTail } : {}),
+            signal,
+            logTail: options.logTail,
           });
         }
         continue;

@@ -88,7 +88,7 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
     if (hasSubPath(mount)) return [{ ...base, bind: { from: "engine-volume", ...subPath } }];
     if (!isOwnTmpfs(spec, mount.name, mounts)) return [base];
     const size = emptyDir.sizeLimit === undefined ? undefined : parseQuantityBytes(emptyDir.sizeLimit);
-    return [{ ...base, tmpfs: true, ...(size !== undefined ? { tmpfsSizeBytes: size } : {}) }];
+    return [{ ...base, tmpfs: true, tmpfsSizeBytes: size }];
   });
 }
 
