@@ -265,7 +265,7 @@ async function refineWithValidators(
       // Unwrap lists and maps down to the scalar the probe replaces.
       const wrappers: Step[] = [];
       let leaf = expr;
-      while (Array.isArray(leaf)) {
+      while (typeof leaf !== "string") {
         wrappers.push(leaf[0] === "[]" ? "[]" : "{}");
         leaf = leaf[1];
       }
@@ -306,7 +306,7 @@ function render(schema: CompactSchema): string {
     `// ${schema.source}. Do not edit by hand. Format: see CompactSchema in schema.ts.`,
     'import type { CompactSchema } from "./schema.js";',
     "",
-    `export const SCHEMA: CompactSchema = JSON.parse(\`${literal}\`);`,
+    `export const SCHEMA = JSON.parse(\`${literal}\`) as CompactSchema;`,
     "",
   ].join("\n");
 }

@@ -117,6 +117,7 @@ interface SchemelessUrl {
 
 // What Go's url.Parse("https://" + text) yields for Host and Path; undefined where it fails.
 function parseUrl(text: string): SchemelessUrl | undefined {
+  // eslint-disable-next-line no-control-regex -- Go's url.Parse refuses control characters; so must we.
   if (/[\x00-\x1f\x7f]/.test(text)) return undefined;
   const end = text.search(/[/?#]/);
   const authority = end < 0 ? text : text.slice(0, end);
@@ -135,6 +136,7 @@ function parseUrl(text: string): SchemelessUrl | undefined {
 // Go rejects a port that is not all digits, a bracketed IPv6 address with no closing bracket,
 // and a host with a character it would have to escape (a space, `{`, `|`, `\`, a control character).
 function isValidHost(host: string): boolean {
+  // eslint-disable-next-line no-control-regex -- as above: characters Go would have to escape.
   if (/[\x00-\x20\x7f{}|\\^`]/.test(host)) return false;
   if (host.startsWith("[")) {
     const close = host.indexOf("]");

@@ -73,7 +73,7 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
     // 3–5. Presence, unless Always (which pulls whatever is local).
     if (pullPolicy !== "Always") {
       if (inspectError !== undefined) {
-        const detail = inspectError instanceof Error ? inspectError.message.split("\n")[0] : String(inspectError);
+        const detail = inspectError instanceof Error ? inspectError.message.split("\n")[0] : typeof inspectError === "string" ? inspectError : "unknown error";
         return fail(EventType.Warning, EventReason.InspectFailed, "ImageInspectError", `Failed to inspect image ${quoted}: ${detail}`, inspectError);
       }
       const local = present.get(ref) ?? pulled.get(ref);

@@ -11,8 +11,9 @@ interface LexerInternals {
   buffer: string;
   flowLevel: number;
   indentNext: number;
-  continueScalar(offset: number): number;
-  parseQuotedScalar(): Generator<string, string>;
+  // Function-typed properties, not methods: they are taken off the lexer and called with .call(this).
+  continueScalar: (this: LexerInternals, offset: number) => number;
+  parseQuotedScalar: (this: LexerInternals) => Generator<string, string>;
 }
 
 const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?:[ \t\r\n]|$)/;

@@ -138,7 +138,7 @@ export function useGoYamlScalars(tags: Tags): Tags {
   const out: Tags = [];
   let added = false;
   for (const tag of tags) {
-    const scalar = typeof tag === "object" && !tag.collection ? (tag as ScalarTag) : undefined;
+    const scalar = typeof tag === "object" && !tag.collection ? (tag) : undefined;
     if (scalar?.tag === BINARY_TAG) continue;
     if (scalar && (scalar.tag === INT_TAG || (scalar.tag === FLOAT_TAG && !isInfOrNaNTag(scalar)))) {
       if (!added) out.push(goInt, goFloat);

@@ -137,11 +137,11 @@ export function checkManifests(
     for (const object of check.objects) {
       if (object.kind === "Pod") {
         findIgnoredFields(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
-        const pod = defaultPod(object.value as Pod);
+        const pod = defaultPod(object.value);
         file.pods.push(pod);
         podSources.set(pod, file.source);
-      } else if (object.kind === "ConfigMap") file.configMaps.push(defaultConfigMap(object.value as ConfigMap));
-      else file.secrets.push(defaultSecret(object.value as Secret));
+      } else if (object.kind === "ConfigMap") file.configMaps.push(defaultConfigMap(object.value));
+      else file.secrets.push(defaultSecret(object.value));
     }
     manifest.files.push(file);
     manifest.pods.push(...file.pods);

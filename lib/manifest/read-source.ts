@@ -43,7 +43,7 @@ async function readCapped(stream: NodeJS.ReadableStream, name: string): Promise<
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {
-    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk);
     total += buffer.length;
     if (total > MAX_MANIFEST_BYTES) {
       (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();

@@ -2,7 +2,7 @@
 // kubernetes-models@5.1.0 + @kubernetes-models/apimachinery@3.0.2. Do not edit by hand. Format: see CompactSchema in schema.ts.
 import type { CompactSchema } from "./schema.js";
 
-export const SCHEMA: CompactSchema = JSON.parse(`{"source":"kubernetes-models@5.1.0 + @kubernetes-models/apimachinery@3.0.2",
+export const SCHEMA = JSON.parse(`{"source":"kubernetes-models@5.1.0 + @kubernetes-models/apimachinery@3.0.2",
 "roots":{"Pod":"io.k8s.api.core.v1.Pod","ConfigMap":"io.k8s.api.core.v1.ConfigMap","Secret":"io.k8s.api.core.v1.Secret"},
 "types":{
 "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource":{"f":{"fsType":"string","partition":"int32","readOnly":"boolean","volumeID":"string"},"r":["volumeID"]},
@@ -137,4 +137,4 @@ export const SCHEMA: CompactSchema = JSON.parse(`{"source":"kubernetes-models@5.
 "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry":{"f":{"apiVersion":"string","fieldsType":"string","fieldsV1":"object","manager":"string","operation":"string","subresource":"string","time":"time"}},
 "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":{"f":{"annotations":["{}","string"],"creationTimestamp":"time","deletionGracePeriodSeconds":"integer","deletionTimestamp":"time","finalizers":["[]","string"],"generateName":"string","generation":"integer","labels":["{}","string"],"managedFields":["[]","io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"],"name":"string","namespace":"string","ownerReferences":["[]","io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"],"resourceVersion":"string","selfLink":"string","uid":"string"}},
 "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference":{"f":{"apiVersion":"string","blockOwnerDeletion":"boolean","controller":"boolean","kind":"string","name":"string","uid":"string"},"r":["apiVersion","kind","name","uid"]}
-}}`);
+}}`) as CompactSchema;

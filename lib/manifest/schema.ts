@@ -55,12 +55,12 @@ export function checkSchema(value: unknown, kind: SchemaKind, report: Reporter, 
 export function isKnownField(kind: SchemaKind, segments: readonly (string | number)[]): boolean {
   let type: TypeExpr = schema.roots[kind];
   for (const segment of segments) {
-    if (Array.isArray(type)) {
+    if (typeof type !== "string") {
       if ((type[0] === "[]") !== (typeof segment === "number")) return false;
       type = type[1];
       continue;
     }
-    const struct = structOf(type as string);
+    const struct = structOf(type);
     if (!struct || typeof segment !== "string" || !Object.hasOwn(struct.f, segment)) return false;
     type = struct.f[segment]!;
   }

@@ -1,4 +1,3 @@
-import type { PodSpec } from "kubernetes-types/core/v1.js";
 import { findMemoryVolumesOnDisk } from "../pod/volumes/volume-plan.js";
 import { FieldPath } from "./field-path.js";
 import type { FieldError } from "./field-error.js";
@@ -113,7 +112,7 @@ export function findIgnoredFields(pod: unknown, report: (warning: FieldError) =>
 function findApproximatedFields(pod: unknown, report: (warning: FieldError) => void): void {
   const spec = (pod as { spec?: unknown } | null)?.spec;
   if (spec === null || typeof spec !== "object") return;
-  for (const index of findMemoryVolumesOnDisk(spec as Partial<PodSpec>)) {
+  for (const index of findMemoryVolumesOnDisk(spec)) {
     const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
     report({ type: "Forbidden", path, detail: "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath", atKey: true });
   }

@@ -59,7 +59,8 @@ export function createFileBackoffStore(dir: string, options: BackoffFileOptions 
 /** Back-off kept in memory only (tests, `--dry-run`). */
 export function createMemoryBackoffStore(policy: BackoffPolicy = IMAGE_PULL_BACKOFF): BackoffStore {
   const backoff = new Backoff(policy);
-  return { update: async (mutate) => mutate(backoff) };
+  // A throwing mutate rejects, as the file store's does.
+  return { update: (mutate) => new Promise((resolve) => resolve(mutate(backoff))) };
 }
 
 interface Loaded {

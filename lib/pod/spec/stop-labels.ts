@@ -23,7 +23,7 @@ export function readStopLabels(labels: Record<string, string>): { gracePeriodSec
   if (handler !== undefined) {
     try {
       const parsed: unknown = JSON.parse(handler);
-      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) out.preStop = parsed as LifecycleHandler;
+      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) out.preStop = parsed;
     } catch {
       // A label edited by hand: no hook rather than a wrong one.
     }
