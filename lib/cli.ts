@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { ExitCode, ExitError, ManifestError, PodrunError, UsageError } from "./errors.js";
+import { EngineCommandError, ExitCode, ExitError, ManifestError, PodrunError, StateAccessError, UsageError } from "./errors.js";
+import { formatErrorLine } from "./output/error-line.js";
 import { KUBERNETES_API_VERSION } from "./manifest/kubernetes-version.js";
 
 // This module only declares the commands: each action lazy-imports the one module that does the
@@ -299,17 +300,9 @@ function exitCodeFor(error: unknown): number {
     process.stderr.write(`error: ${error.message}\n`);
     return ExitCode.Usage;
   }
-  if (error instanceof PodrunError) {
-    if (error.details) process.stderr.write(`${error.details}\n`);
-    process.stderr.write(`Error: ${error.reason}: ${error.message}\n`);
-    return ExitCode.Failed;
-  }
-  if (error instanceof Error && error.name === "EngineCommandError") {
-    process.stderr.write(`Error: ${error.message}\n`);
-    return ExitCode.Failed;
-  }
-  if (error instanceof Error && error.name === "StateAccessError") {
-    process.stderr.write(`Error: ${error.message}\n`);
+  if (error instanceof PodrunError || error instanceof EngineCommandError || error instanceof StateAccessError) {
+    if (error instanceof PodrunError && error.details) process.stderr.write(`${error.details}\n`);
+    process.stderr.write(`${formatErrorLine(error)}\n`);
     return ExitCode.Failed;
   }
   process.stderr.write(`Unexpected error. Please report it as a bug:\n${(error as Error)?.stack ?? String(error)}\n`);
