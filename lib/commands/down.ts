@@ -125,7 +125,7 @@ export async function down(options: DownOptions): Promise<void> {
         const record: PodRecord = pod ?? { name: target.name, namespace: target.namespace, uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "", initContainers: [], appContainers: [] };
         const result = await stopPod(
           { runtime, recorder },
-          { pod: record, volumes: podVolumes, ...(hasPodDir ? { podDir } : {}), ...(target.manifest ? { manifest: target.manifest } : {}), ...(options.gracePeriod !== undefined ? { gracePeriodOverride: options.gracePeriod } : {}) },
+          { pod: record, volumes: podVolumes, podDir: hasPodDir ? podDir : undefined, manifest: target.manifest, gracePeriodOverride: options.gracePeriod },
         );
         for (const hook of result.hookFailures) stderr.write(`${color.yellow(`Warning: ${label}: container ${hook.container}: preStop hook failed: ${hook.message}`)}\n`);
         if (result.failures.length > 0) {
@@ -188,7 +188,7 @@ async function resolveTargets(input: { args: readonly string[]; filenames: reado
     const problems = findObjectNameErrors(arg);
     if (problems.length > 0) throw new UsageError(`"${arg}" is neither a manifest file nor a valid pod name: ${problems[0]}`);
     const isDirectory = (await stat(arg).catch(() => undefined))?.isDirectory() === true;
-    names.push({ name: arg, namespace: namespace ?? "default", ...(isDirectory ? { alsoDirectory: true } : {}) });
+    names.push({ name: arg, namespace: namespace ?? "default", alsoDirectory: isDirectory });
   }
   manifestPaths.push(...input.filenames);
   if (manifestPaths.length > 0) {

@@ -62,8 +62,8 @@ export async function logs(options: LogsOptions): Promise<void> {
   const prefixed = options.prefix || concurrent;
   const request = {
     follow: options.follow,
-    ...(options.tail !== undefined ? { tail: options.tail } : {}),
-    ...(sinceMs !== undefined ? { since: new Date(now() - sinceMs) } : {}),
+    tail: options.tail,
+    since: sinceMs === undefined ? undefined : new Date(now() - sinceMs),
     signal: stop.signal,
   };
   const copy = (target: LogTarget) =>

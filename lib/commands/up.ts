@@ -114,7 +114,8 @@ export async function up(options: UpOptions): Promise<void> {
     backoff,
     puller: createImagePuller({ runtime, maxParallel: options.parallelPulls, signal: interrupt?.signal }),
     clock: Date.now,
-    startProgress: consoleSink?.startProgress,
+    // The console sink's spinner while a pull runs (none with --json).
+    startProgress: consoleSink && ((text: string) => consoleSink.startProgress(text)),
   });
   const infraImage = options.infraImage || env.PODRUN_INFRA_IMAGE || DEFAULT_INFRA_IMAGE;
 
