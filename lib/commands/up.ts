@@ -123,8 +123,8 @@ export async function up(options: UpOptions): Promise<void> {
   // A line on standard output, above the live block when there is one.
   const say = (line: string) => (live ? live.print(line) : stdout.write(`${line}\n`));
   const printOutcome = (outcome: PodOutcome, lastPod: boolean) => {
-    // Ready: the summary goes below the live block's final frame. Failed or interrupted:
-    // standard error from here on, and the live block must not be redrawn over it.
+    // Ready: the summary goes below the live block's final frame. Failed or interrupted: as for
+    // "ending" (a pod whose reconciliation failed is told by its outcome alone).
     if (outcome.status === "ready" ? lastPod : outcome.status === "failed" || outcome.status === "interrupted") live?.stop();
     const lines = formatPodOutcome(outcome, { color, json: options.json });
     for (const line of lines.stdout) say(line);
@@ -156,7 +156,9 @@ export async function up(options: UpOptions): Promise<void> {
           signal: interrupt?.signal,
           onProgress: (progress) => {
             for (const line of formatPodProgress(progress, { color, json: options.json, live: live !== undefined })) say(line);
-            if (live) showPodProgress(live, pod, progress);
+            // Ending: standard error from here on, and the live block must not be redrawn over it.
+            if (progress.kind === "ending") live?.stop();
+            else if (live) showPodProgress(live, pod, progress);
           },
         },
       );

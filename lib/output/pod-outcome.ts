@@ -61,6 +61,7 @@ export function formatPodProgress(progress: PodProgress, options: PodLinesOption
       return [color.dim(`${progress.label}: ${plural(started.appContainers, "container")}${sidecars} started; waiting up to ${formatHumanDuration(progress.timeoutMs)} for readiness`)];
     }
     case "containers":
+    case "ending":
       return [];
   }
 }

@@ -61,7 +61,9 @@ export type PodProgress =
   /** `--wait`: the containers are started and the wait for readiness begins. */
   | { kind: "waiting"; label: string; started: StartedPod; timeoutMs: number }
   /** `--wait`: each container's state, whenever one changes. */
-  | { kind: "containers"; label: string; containers: readonly ContainerProgress[] };
+  | { kind: "containers"; label: string; containers: readonly ContainerProgress[] }
+  /** The pod will not come up (it failed, or Ctrl-C): told before what it made is undone. */
+  | { kind: "ending"; label: string };
 
 /** How one pod's run ended. `label` is `pod/<name>`. */
 export type PodOutcome =
@@ -141,8 +143,9 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
       keptPod,
     });
   } catch (error) {
+    if (!(error instanceof StartPodInterrupted || error instanceof StartPodError)) throw error;
+    options.onProgress?.({ kind: "ending", label });
     if (error instanceof StartPodInterrupted) return { status: "interrupted", label, notes: [await undoInterruptedStart(runtime, error.created)] };
-    if (!(error instanceof StartPodError)) throw error;
     const notes = await undoFailedStart(runtime, error.created, { label, keep: options.keepOnFailure || options.dryRun });
     return { status: "failed", label, notes, error };
   }
@@ -211,13 +214,14 @@ async function waitUntilReady(
     });
     return { status: "ready", label, containers: ready.containers, seconds: (Date.now() - options.since) / 1000 };
   } catch (error) {
+    if (!(error instanceof WaitInterruptedError || error instanceof PodrunError)) throw error;
+    options.onProgress?.({ kind: "ending", label });
     if (error instanceof WaitInterruptedError) {
       const note = options.wait.rmOnInterrupt
         ? await removeInterruptedPod(runtime, { pod, identity, started, stateDir: options.stateDir })
         : `podrun: interrupted; ${label} left running (podrun down ${downTarget(options.source, identity)} removes it)`;
       return { status: "interrupted", label, notes: [note] };
     }
-    if (!(error instanceof PodrunError)) throw error;
     // Left running on purpose: its logs and state are what the user needs to look at next.
     return { status: "failed", label, notes: [`podrun: ${label} left as it is (podrun down ${downTarget(options.source, identity)} removes it)`], error };
   }
