@@ -69,14 +69,14 @@ const collectFilename = (value: string, previous: string[] | undefined): string[
 const RUNTIME_CHOICES = ["docker", "podman", "nerdctl"] as const satisfies readonly RuntimeName[];
 const runtimeOption = () => new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(RUNTIME_CHOICES);
 
-// What commander gives each command's action: its options, typed once here. A command whose
-// options are named as its flags takes them as they are (FlagsOf): an option added to both the
-// command and its declaration below needs no other line.
+// What commander gives each command's action, typed once here. A command whose options are
+// named as its flags (events, ps, logs, backoff) takes them as they are, through FlagsOf: an
+// option added to the command's options interface then needs one .option() line below, no more.
 
 /** Options that callers of a command give and the command line never does. */
 type CallerOnly = "createRuntime" | "env" | "stdout" | "stderr" | "now" | "signal";
-/** A command's options as flags: each one absent unless given. */
-type FlagsOf<T, Renamed extends keyof T = never> = { [K in Exclude<keyof T, CallerOnly | Renamed>]?: T[K] };
+/** A command's options as flags, each one absent unless given; `NotFlags` come from arguments or are mapped. */
+type FlagsOf<T, NotFlags extends keyof T = never> = { [K in Exclude<keyof T, CallerOnly | NotFlags>]?: T[K] };
 
 /** -f and -R, for the commands that read manifests. */
 interface ManifestFlags {
