@@ -65,10 +65,10 @@ export function parseWaitTimeout(value: string): number {
 }
 
 /**
- * `podrun up`: picks the output, the engine and the state, then brings each pod of the files up,
- * one after the other in file order (with `--wait`, each is waited for before the next starts).
- * A pod that fails does not stop those after it: the exit code is 1 if any failed. Ctrl-C stops
- * the whole run (exit 130).
+ * `podrun up`: picks the output, the engine and the state, then brings each pod of the files up
+ * (pod/run-pod.ts), one after the other in file order (with `--wait`, each is waited for before
+ * the next starts), and prints how each went (output/pod-outcome.ts). A pod that fails does not
+ * stop those after it: the exit code is 1 if any failed. Ctrl-C stops the whole run (exit 130).
  */
 export async function up(options: UpOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr } = options;
