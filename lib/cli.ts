@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { ExitCode, ExitError, ManifestError, PodrunError, UsageError } from "./errors.js";
+import { EngineCommandError, ExitCode, ExitError, ManifestError, PodrunError, StateAccessError, UsageError } from "./errors.js";
+import { formatErrorLine } from "./output/error-line.js";
+import type { ClearBackoffOptions, ListBackoffOptions } from "./commands/backoff.js";
+import type { EventsOptions } from "./commands/events.js";
+import type { LogsOptions } from "./commands/logs.js";
+import type { PsOptions } from "./commands/ps.js";
+import type { RuntimeName } from "./runtime/detect.js";
 import { KUBERNETES_API_VERSION } from "./manifest/kubernetes-version.js";
 
 // This module only declares the commands: each action lazy-imports the one module that does the
@@ -34,10 +40,14 @@ Exit codes: 0 ok, 1 the pod or an operation on it failed, 2 usage or manifest er
 Environment: NO_COLOR, FORCE_COLOR; PODRUN_RUNTIME (docker|podman|nerdctl); PODRUN_INFRA_IMAGE;
   REGISTRY_AUTH_FILE (up: as --authfile); PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
 
-// kubectl's --tail: a line count, or -1 for all of them (then undefined: no limit).
-const parseTail = (value: string): number | undefined => {
-  if (!/^(?:-1|0|[1-9]\d*)$/.test(value)) throw new InvalidArgumentError("expected a number of lines (or -1 for all)");
-  return value === "-1" ? undefined : Number(value);
+// Option values are parsed here, one function per kind, as commander reads them (a bad value is
+// exit 2 before anything runs). Durations are read by parseDurationOption (events/parse-duration.ts)
+// in the command's own module, loaded only when the command runs.
+
+// Numbers are never cast silently: "--parallel-pulls 2x" is a usage error, not 2.
+const parsePositiveInteger = (value: string): number => {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError("expected a positive integer");
+  return Number(value);
 };
 
 // A number of seconds, 0 included (`--grace-period 0`: kill at once).
@@ -46,25 +56,86 @@ const parseSeconds = (value: string): number => {
   return Number(value);
 };
 
+// kubectl's --tail: a line count, or -1 for all of them (then undefined: no limit).
+const parseTail = (value: string): number | undefined => {
+  if (!/^(?:-1|0|[1-9]\d*)$/.test(value)) throw new InvalidArgumentError("expected a number of lines (or -1 for all)");
+  return value === "-1" ? undefined : Number(value);
+};
+
 // -f may be repeated, as kubectl's: each one adds a file, a directory or -.
 const collectFilename = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
+// The engines of runtime/detect.ts, listed here so that building the program loads no engine code.
+const RUNTIME_CHOICES = ["docker", "podman", "nerdctl"] as const satisfies readonly RuntimeName[];
+const runtimeOption = () => new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(RUNTIME_CHOICES);
+
+// What commander gives each command's action, typed once here. A command whose options are
+// named as its flags (events, ps, logs, backoff) takes them as they are, through FlagsOf: an
+// option added to the command's options interface then needs one .option() line below, no more.
+
+/** Options that callers of a command give and the command line never does. */
+type CallerOnly = "createRuntime" | "env" | "stdout" | "stderr" | "now" | "signal";
+/** A command's options as flags, each one absent unless given; `NotFlags` come from arguments or are mapped. */
+type FlagsOf<T, NotFlags extends keyof T = never> = { [K in Exclude<keyof T, CallerOnly | NotFlags>]?: T[K] };
+
+/** -f and -R, for the commands that read manifests. */
+interface ManifestFlags {
+  filename?: string[];
+  recursive?: true;
+}
+
 /** The manifests of a command: its FILE arguments, then those of -f, in the order given. */
-function manifestArguments(files: readonly string[], options: Record<string, unknown>): string[] {
-  const all = [...files, ...((options.filename as string[] | undefined) ?? [])];
+function manifestArguments(files: readonly string[], flags: ManifestFlags): string[] {
+  const all = [...files, ...(flags.filename ?? [])];
   if (all.length === 0) throw new UsageError("no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE)");
   return all;
 }
 
+interface ValidateFlags extends ManifestFlags {
+  json?: true;
+}
+
+interface UpFlags extends ManifestFlags {
+  runtime?: RuntimeName;
+  infraImage?: string;
+  authfile?: string;
+  publishAll?: true;
+  parallelPulls?: number;
+  keepOnFailure?: true;
+  dryRun?: true;
+  json?: true;
+  stateDir?: string;
+  wait?: true;
+  timeout?: string;
+  rmOnInterrupt?: true;
+  replace?: true;
+}
+
+/** `-o wide` stands for the command's `wide`. */
+interface OutputFlag {
+  output?: "wide";
+}
+
+type EventsFlags = FlagsOf<EventsOptions, "wide"> & OutputFlag;
+type PsFlags = FlagsOf<PsOptions, "wide" | "names"> & OutputFlag;
+type LogsFlags = FlagsOf<LogsOptions, "pod">;
+
+interface DownFlags extends ManifestFlags {
+  all?: true;
+  namespace?: string;
+  gracePeriod?: number;
+  timeout?: number;
+  runtime?: RuntimeName;
+  json?: true;
+  stateDir?: string;
+}
+
+type BackoffFlags = FlagsOf<ListBackoffOptions>;
+type BackoffClearFlags = FlagsOf<ClearBackoffOptions, "keys">;
+
 const FILES_HELP = "manifest files or directories (their *.yaml, *.yml, *.json), or - for standard input";
 const FILENAME_HELP = "a manifest file, directory or - (may be repeated, as kubectl's -f)";
 const RECURSIVE_HELP = "also read the subdirectories of the directories given";
-
-// Numbers are never cast silently: "--parallel-pulls 2x" is a usage error, not 2.
-const parsePositiveInteger = (value: string): number => {
-  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError("expected a positive integer");
-  return Number(value);
-};
 
 export function buildProgram(): Command {
   const program = new Command("podrun")
@@ -87,9 +158,9 @@ export function buildProgram(): Command {
       "after",
       "\nThe files are checked as one set, as one kubectl apply -f: a Pod may use the ConfigMaps and Secrets of any of them.\n\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate cm.yaml pod.yaml\n  $ podrun validate -R k8s/\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'",
     )
-    .action(async (files: string[], options: Record<string, unknown>) => {
+    .action(async (files: string[], flags: ValidateFlags) => {
       const { validate } = await import("./commands/validate.js");
-      await validate({ files: manifestArguments(files, options), recursive: options.recursive === true, json: options.json === true });
+      await validate({ files: manifestArguments(files, flags), recursive: flags.recursive === true, json: flags.json === true });
     });
 
   program
@@ -98,7 +169,7 @@ export function buildProgram(): Command {
     .argument("[file...]", FILES_HELP)
     .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
-    .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
+    .addOption(runtimeOption())
     .option("--infra-image <image>", "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)")
     .option("--authfile <path>", "registry credentials (docker config.json or podman auth.json), tried after imagePullSecrets (default: $REGISTRY_AUTH_FILE)")
     .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
@@ -112,25 +183,24 @@ export function buildProgram(): Command {
     .option("--rm-on-interrupt", "with --wait: Ctrl-C removes the pod (default: leave it running)")
     .option("--replace", "recreate the pod even if it is running and matches the manifest (default: keep what is unchanged)")
     .addHelpText("after", "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up one after\nthe other, in file order (with --wait, each is Ready before the next starts); a pod that fails does not stop\nthe others, and the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml")
-    .action(async (files: string[], options: Record<string, unknown>) => {
+    .action(async (files: string[], flags: UpFlags) => {
       const { up, parseWaitTimeout } = await import("./commands/up.js");
-      const timeout = options.timeout as string | undefined;
       await up({
-        files: manifestArguments(files, options),
-        recursive: options.recursive === true,
-        runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
-        infraImage: options.infraImage as string | undefined,
-        authFile: options.authfile as string | undefined,
-        publishAll: options.publishAll === true,
-        parallelPulls: (options.parallelPulls as number | undefined) ?? 1,
-        keepOnFailure: options.keepOnFailure === true,
-        dryRun: options.dryRun === true,
-        json: options.json === true,
-        stateDir: options.stateDir as string | undefined,
-        wait: options.wait === true,
-        ...(timeout !== undefined ? { timeoutMs: parseWaitTimeout(timeout) } : {}),
-        rmOnInterrupt: options.rmOnInterrupt === true,
-        replace: options.replace === true,
+        files: manifestArguments(files, flags),
+        recursive: flags.recursive === true,
+        runtime: flags.runtime,
+        infraImage: flags.infraImage,
+        authFile: flags.authfile,
+        publishAll: flags.publishAll === true,
+        parallelPulls: flags.parallelPulls ?? 1,
+        keepOnFailure: flags.keepOnFailure === true,
+        dryRun: flags.dryRun === true,
+        json: flags.json === true,
+        stateDir: flags.stateDir,
+        wait: flags.wait === true,
+        timeoutMs: flags.timeout === undefined ? undefined : parseWaitTimeout(flags.timeout),
+        rmOnInterrupt: flags.rmOnInterrupt === true,
+        replace: flags.replace === true,
       });
     });
 
@@ -149,20 +219,9 @@ export function buildProgram(): Command {
     .option("-w, --watch", "after the list, follow new events as they are recorded, until Ctrl-C or SIGTERM (then exit 0)")
     .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
     .addHelpText("after", "\nExamples:\n  $ podrun events\n  $ podrun events web --type Warning\n  $ podrun events --reason BackOff --since 1h -o wide\n  $ podrun events -w --json")
-    .action(async (pod: string | undefined, options: Record<string, unknown>) => {
+    .action(async (pod: string | undefined, flags: EventsFlags) => {
       const { events } = await import("./commands/events.js");
-      await events({
-        pod: (options.pod as string | undefined) ?? pod,
-        namespace: options.namespace as string | undefined,
-        type: options.type as "Normal" | "Warning" | undefined,
-        reason: options.reason as string | undefined,
-        since: options.since as string | undefined,
-        limit: options.limit as number | undefined,
-        wide: options.output === "wide",
-        json: options.json === true,
-        watch: options.watch === true,
-        stateDir: options.stateDir as string | undefined,
-      });
+      await events({ ...flags, pod: flags.pod ?? pod, wide: flags.output === "wide", json: flags.json === true, watch: flags.watch === true });
     });
 
   program
@@ -173,18 +232,11 @@ export function buildProgram(): Command {
     .option("-A, --all-namespaces", "pods of every namespace, with a NAMESPACE column")
     .addOption(new Option("-o, --output <format>", "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS").choices(["wide"]))
     .option("--json", "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…)")
-    .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
+    .addOption(runtimeOption())
     .addHelpText("after", "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'")
-    .action(async (names: string[], options: Record<string, unknown>) => {
+    .action(async (names: string[], flags: PsFlags) => {
       const { ps } = await import("./commands/ps.js");
-      await ps({
-        names,
-        namespace: options.namespace as string | undefined,
-        allNamespaces: options.allNamespaces === true,
-        wide: options.output === "wide",
-        json: options.json === true,
-        runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
-      });
+      await ps({ ...flags, names, allNamespaces: flags.allNamespaces === true, wide: flags.output === "wide", json: flags.json === true });
     });
 
   program
@@ -199,21 +251,17 @@ export function buildProgram(): Command {
     .option("--all-containers", "every container of the pod, init containers first (with -f: at once, each line prefixed)")
     .option("--prefix", "start each line with [pod/NAME/CONTAINER]")
     .option("-n, --namespace <ns>", "the pod's namespace (default: default)")
-    .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
+    .addOption(runtimeOption())
     .addHelpText("after", "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix")
-    .action(async (pod: string, options: Record<string, unknown>) => {
+    .action(async (pod: string, flags: LogsFlags) => {
       const { logs } = await import("./commands/logs.js");
       await logs({
+        ...flags,
         pod,
-        container: options.container as string | undefined,
-        follow: options.follow === true,
-        tail: options.tail as number | undefined,
-        timestamps: options.timestamps === true,
-        since: options.since as string | undefined,
-        allContainers: options.allContainers === true,
-        prefix: options.prefix === true,
-        namespace: options.namespace as string | undefined,
-        runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
+        follow: flags.follow === true,
+        timestamps: flags.timestamps === true,
+        allContainers: flags.allContainers === true,
+        prefix: flags.prefix === true,
       });
     });
 
@@ -227,26 +275,25 @@ export function buildProgram(): Command {
     .option("-n, --namespace <ns>", "namespace of the pods named (default: default)")
     .option("--grace-period <seconds>", "seconds between the stop signal and SIGKILL, instead of the pod's terminationGracePeriodSeconds (0: kill at once, no preStop)", parseSeconds)
     .option("-t, --timeout <seconds>", "same as --grace-period", parseSeconds)
-    .addOption(new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(["docker", "podman", "nerdctl"]))
+    .addOption(runtimeOption())
     .option("--json", "print one JSON result per pod (NDJSON) instead of events and lines")
     .option("--state-dir <dir>", "state directory (event log)")
     .addHelpText("after", "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml")
-    .action(async (targets: string[], options: Record<string, unknown>) => {
+    .action(async (targets: string[], flags: DownFlags) => {
       const { down } = await import("./commands/down.js");
-      const gracePeriod = (options.gracePeriod as number | undefined) ?? (options.timeout as number | undefined);
-      if (options.gracePeriod !== undefined && options.timeout !== undefined && options.gracePeriod !== options.timeout) {
+      if (flags.gracePeriod !== undefined && flags.timeout !== undefined && flags.gracePeriod !== flags.timeout) {
         throw new UsageError("--grace-period and --timeout are the same option: give one");
       }
       await down({
         targets,
-        filenames: (options.filename as string[] | undefined) ?? [],
-        recursive: options.recursive === true,
-        all: options.all === true,
-        namespace: options.namespace as string | undefined,
-        gracePeriod,
-        runtime: options.runtime as "docker" | "podman" | "nerdctl" | undefined,
-        json: options.json === true,
-        stateDir: options.stateDir as string | undefined,
+        filenames: flags.filename ?? [],
+        recursive: flags.recursive === true,
+        all: flags.all === true,
+        namespace: flags.namespace,
+        gracePeriod: flags.gracePeriod ?? flags.timeout,
+        runtime: flags.runtime,
+        json: flags.json === true,
+        stateDir: flags.stateDir,
       });
     });
 
@@ -256,9 +303,9 @@ export function buildProgram(): Command {
     .option("--json", "print the entries as JSON")
     .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
     .addHelpText("after", "\nExamples:\n  $ podrun backoff\n  $ podrun backoff clear default/web_busybox:1.36\n  $ podrun backoff clear --all")
-    .action(async (options: Record<string, unknown>) => {
+    .action(async (flags: BackoffFlags) => {
       const { listBackoff } = await import("./commands/backoff.js");
-      await listBackoff({ json: options.json === true, stateDir: options.stateDir as string | undefined });
+      await listBackoff({ ...flags, json: flags.json === true });
     });
   backoff
     .command("clear")
@@ -266,10 +313,10 @@ export function buildProgram(): Command {
     .argument("[key...]", "entries to forget (as `podrun backoff` lists them)")
     .option("--all", "forget every entry")
     .option("--state-dir <dir>", "state directory")
-    .action(async (keys: string[], options: Record<string, unknown>, command: Command) => {
+    .action(async (keys: string[], flags: BackoffClearFlags) => {
       const { clearBackoff } = await import("./commands/backoff.js");
-      const parentStateDir = command.parent?.opts().stateDir as string | undefined;
-      await clearBackoff({ keys, all: options.all === true, stateDir: (options.stateDir as string | undefined) ?? parentStateDir });
+      // --state-dir may come before `clear`, as an option of `backoff`.
+      await clearBackoff({ ...flags, keys, all: flags.all === true, stateDir: flags.stateDir ?? backoff.opts<BackoffFlags>().stateDir });
     });
 
   return program;
@@ -299,19 +346,11 @@ function exitCodeFor(error: unknown): number {
     process.stderr.write(`error: ${error.message}\n`);
     return ExitCode.Usage;
   }
-  if (error instanceof PodrunError) {
-    if (error.details) process.stderr.write(`${error.details}\n`);
-    process.stderr.write(`Error: ${error.reason}: ${error.message}\n`);
+  if (error instanceof PodrunError || error instanceof EngineCommandError || error instanceof StateAccessError) {
+    if (error instanceof PodrunError && error.details) process.stderr.write(`${error.details}\n`);
+    process.stderr.write(`${formatErrorLine(error)}\n`);
     return ExitCode.Failed;
   }
-  if (error instanceof Error && error.name === "EngineCommandError") {
-    process.stderr.write(`Error: ${error.message}\n`);
-    return ExitCode.Failed;
-  }
-  if (error instanceof Error && error.name === "StateAccessError") {
-    process.stderr.write(`Error: ${error.message}\n`);
-    return ExitCode.Failed;
-  }
-  process.stderr.write(`Unexpected error. Please report it as a bug:\n${(error as Error)?.stack ?? String(error)}\n`);
+  process.stderr.write(`Unexpected error. Please report it as a bug:\n${(error instanceof Error ? error.stack : undefined) ?? String(error)}\n`);
   return ExitCode.Failed;
 }

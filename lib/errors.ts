@@ -75,3 +75,23 @@ export class ExitError extends Error {
     super(`exit ${code}`);
   }
 }
+
+/** An engine command failed while the engine itself answers: exit 1, message ready to print. */
+export class EngineCommandError extends Error {
+  override readonly name = "EngineCommandError";
+}
+
+/**
+ * A state file or directory (back-off file, event log, lock) could not be used: exit 1.
+ * `message` is one line naming the path.
+ */
+export class StateAccessError extends Error {
+  override readonly name = "StateAccessError";
+  constructor(
+    readonly path: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { configureColor } from "../output/color.js";
 import { formatHumanDuration } from "../output/human-duration.js";
+import { formatErrorLine } from "../output/error-line.js";
 import { formatTable } from "../output/table.js";
 import { escapeControlCharacters, toOneLine } from "../output/terminal-text.js";
 import { updateBackoff } from "../state/backoff-store.js";
@@ -98,7 +99,7 @@ export async function clearBackoff(options: ClearBackoffOptions): Promise<void> 
   for (const key of cleared) stdout.write(`cleared ${escapeControlCharacters(key)}\n`);
   if (options.all && cleared.length === 0) stderr.write("No back-off entries.\n");
   if (missing.length === 0) return;
-  for (const key of missing) stderr.write(`Error: no back-off entry ${escapeControlCharacters(key)} (\`podrun backoff\` lists them)\n`);
+  for (const key of missing) stderr.write(`${formatErrorLine({ message: `no back-off entry ${escapeControlCharacters(key)} (\`podrun backoff\` lists them)` })}\n`);
   throw new ExitError(ExitCode.Failed);
 }
 

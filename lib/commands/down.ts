@@ -13,11 +13,13 @@ import { identifyPod } from "../pod/identity.js";
 import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
-import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
+import { chooseRuntime } from "../runtime/choose-runtime.js";
+import { explainEngineFailure } from "../runtime/engine-error.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
 import { plural } from "../output/plural.js";
+import { formatErrorLine } from "../output/error-line.js";
 
 // `podrun down FILE|POD... | --all`: the pods are read back from the engine by label (never from
 // a cache), so `down` removes what is there, and a pod that is not there is "not found", exit 0:
@@ -123,7 +125,7 @@ export async function down(options: DownOptions): Promise<void> {
         const record: PodRecord = pod ?? { name: target.name, namespace: target.namespace, uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "", initContainers: [], appContainers: [] };
         const result = await stopPod(
           { runtime, recorder },
-          { pod: record, volumes: podVolumes, ...(hasPodDir ? { podDir } : {}), ...(target.manifest ? { manifest: target.manifest } : {}), ...(options.gracePeriod !== undefined ? { gracePeriodOverride: options.gracePeriod } : {}) },
+          { pod: record, volumes: podVolumes, podDir: hasPodDir ? podDir : undefined, manifest: target.manifest, gracePeriodOverride: options.gracePeriod },
         );
         for (const hook of result.hookFailures) stderr.write(`${color.yellow(`Warning: ${label}: container ${hook.container}: preStop hook failed: ${hook.message}`)}\n`);
         if (result.failures.length > 0) {
@@ -132,7 +134,7 @@ export async function down(options: DownOptions): Promise<void> {
           recorder.event(toInvolvedObject(record), "Warning", "FailedKillPod", `error killing pod: ${first.object}: ${first.message}`);
           for (const failure of result.failures) {
             const what = failure.object === "sandbox" || failure.object === "pod directory" || failure.object.startsWith("volume ") ? failure.object : `container ${failure.object}`;
-            stderr.write(`${color.red(`Error: FailedKillPod: ${label}: ${what}: could not ${failure.step} it: ${failure.message}`)}\n`);
+            stderr.write(`${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${what}: could not ${failure.step} it: ${failure.message}` }, label))}\n`);
           }
         }
         const status = result.failures.length > 0 ? "Failed" : "Deleted";
@@ -186,7 +188,7 @@ async function resolveTargets(input: { args: readonly string[]; filenames: reado
     const problems = findObjectNameErrors(arg);
     if (problems.length > 0) throw new UsageError(`"${arg}" is neither a manifest file nor a valid pod name: ${problems[0]}`);
     const isDirectory = (await stat(arg).catch(() => undefined))?.isDirectory() === true;
-    names.push({ name: arg, namespace: namespace ?? "default", ...(isDirectory ? { alsoDirectory: true } : {}) });
+    names.push({ name: arg, namespace: namespace ?? "default", alsoDirectory: isDirectory });
   }
   manifestPaths.push(...input.filenames);
   if (manifestPaths.length > 0) {

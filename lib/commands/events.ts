@@ -10,7 +10,8 @@ import { textLines, type AppendedLines, type LogFileReader } from "../events/log
 import { parseDurationOption } from "../events/parse-duration.js";
 import { configureColor } from "../output/color.js";
 import { resolveStateDir } from "../state/paths.js";
-import { describeFsError, StateAccessError } from "../state/state-error.js";
+import { StateAccessError } from "../errors.js";
+import { describeFsError } from "../state/state-error.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { watchOutputClosed } from "../output/output-closed.js";
 

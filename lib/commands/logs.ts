@@ -3,7 +3,8 @@ import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { parseDurationOption } from "../events/parse-duration.js";
 import { findPods } from "../pod/status/find-pods.js";
 import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/status/log-targets.js";
-import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
+import { chooseRuntime } from "../runtime/choose-runtime.js";
+import { explainEngineFailure } from "../runtime/engine-error.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import type { ContainerRuntime, LogLine } from "../runtime/types.js";
@@ -61,8 +62,8 @@ export async function logs(options: LogsOptions): Promise<void> {
   const prefixed = options.prefix || concurrent;
   const request = {
     follow: options.follow,
-    ...(options.tail !== undefined ? { tail: options.tail } : {}),
-    ...(sinceMs !== undefined ? { since: new Date(now() - sinceMs) } : {}),
+    tail: options.tail,
+    since: sinceMs === undefined ? undefined : new Date(now() - sinceMs),
     signal: stop.signal,
   };
   const copy = (target: LogTarget) =>

@@ -6,7 +6,8 @@ import { formatTable } from "../output/table.js";
 import { findPods } from "../pod/status/find-pods.js";
 import { toPodList } from "../pod/status/pod-object.js";
 import { formatRestarts, summarizePod, type PodSummary } from "../pod/status/pod-status.js";
-import { chooseRuntime, explainEngineFailure } from "../runtime/choose-runtime.js";
+import { chooseRuntime } from "../runtime/choose-runtime.js";
+import { explainEngineFailure } from "../runtime/engine-error.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 

@@ -1,6 +1,7 @@
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { ensureStateDir } from "../state/paths.js";
-import { describeFsError, StateAccessError } from "../state/state-error.js";
+import { StateAccessError } from "../errors.js";
+import { describeFsError } from "../state/state-error.js";
 import { DEFAULT_KEPT_FILES, DEFAULT_MAX_BYTES, logFilePath, openLogFiles, rotateEventLog } from "./log-files.js";
 import { linesOf } from "./log-file-reader.js";
 import { parseEventLine } from "./parse-event.js";

@@ -95,7 +95,7 @@ export function createLiveStatus(options: {
   let drawn = 0;
   let stopped = false;
   const restoreCursor = () => stream.write(SHOW_CURSOR);
-  const frameLines = () => renderStatusFrame(rows, { frame, chalk, columns: stream.columns ?? 80, ...(stream.rows ? { maxLines: stream.rows } : {}) });
+  const frameLines = () => renderStatusFrame(rows, { frame, chalk, columns: stream.columns ?? 80, maxLines: stream.rows || undefined });
   const draw = (above = "") => {
     const lines = frameLines();
     stream.write(redrawSequence(drawn, lines, above));

@@ -14,15 +14,18 @@ const CAUSES: Record<RecreateCause, string> = {
   "init-incomplete": "an init container had not completed",
 };
 
-export function formatUpSummary(options: {
+/** What the last line of `podrun up` says about one pod. */
+export interface UpSummary {
   label: string;
   /** Undefined: a new pod (no reconciliation, e.g. --dry-run). */
-  plan?: PodPlan;
+  plan?: PodPlan | undefined;
   /** App and init containers this run started (and sidecars, which keep running). */
-  started: { appContainers: number; initContainers: number; sidecars?: number };
+  started: { appContainers: number; initContainers: number; sidecars?: number | undefined };
   seconds: number;
   runtime: string;
-}): string {
+}
+
+export function formatUpSummary(options: UpSummary): string {
   const { label, plan, started } = options;
   const tail = `(${options.seconds.toFixed(1)}s, ${options.runtime})`;
   const sidecars = started.sidecars ? ` and ${plural(started.sidecars, "sidecar")}` : "";

@@ -4,7 +4,8 @@ import { removeLeftoverTempFiles, writeFileAtomic } from "./atomic-write.js";
 import { Backoff, IMAGE_PULL_BACKOFF, type BackoffEntry, type BackoffPolicy } from "./backoff.js";
 import { withLock } from "./lock.js";
 import { ensureStateDir } from "./paths.js";
-import { describeFsError, StateAccessError } from "./state-error.js";
+import { StateAccessError } from "../errors.js";
+import { describeFsError } from "./state-error.js";
 
 // Pull back-off persisted between runs in `<state dir>/backoff.json`:
 //   {"version": 1, "entries": {"default/web_busybox": {"backoffMs": 20000, "lastUpdate": "…Z", "lastError": "…"}}}

@@ -3,7 +3,8 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { describeFsError, StateAccessError } from "./state-error.js";
+import { StateAccessError } from "../errors.js";
+import { describeFsError } from "./state-error.js";
 import { isProcessAlive } from "../process/process-alive.js";
 
 // A small lock between podrun processes for read-modify-write of a state file. The lock is a

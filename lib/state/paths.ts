@@ -2,7 +2,8 @@ import { constants } from "node:fs";
 import { access, mkdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { describeFsError, StateAccessError } from "./state-error.js";
+import { StateAccessError } from "../errors.js";
+import { describeFsError } from "./state-error.js";
 
 /**
  * Where podrun keeps state that should survive a run (pull back-off, the event log):

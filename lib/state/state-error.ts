@@ -1,18 +1,5 @@
-// The state directory (back-off file, event log) could not be read or written. It is a plain
-// Error so that state/ does not depend on the CLI's error classes; the CLI maps it to exit 1
-// (ExitCode.Failed) and prints its one-line message.
-
-/** A state file or directory could not be used. `message` is one line naming the path. */
-export class StateAccessError extends Error {
-  override readonly name = "StateAccessError";
-  constructor(
-    readonly path: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+// Why a state file could not be used, in a few words. The error itself is StateAccessError
+// (lib/errors.ts), which the CLI maps to exit 1 like every other error class.
 
 const ERRNO_TEXT: Readonly<Record<string, string>> = {
   EACCES: "permission denied",

@@ -4,7 +4,7 @@ import { formatUpSummary } from "../../lib/pod/up-summary.js";
 
 const plan = (fields: Partial<PodPlan>): PodPlan => ({ action: "keep", keep: [], recreate: [], notRunning: [], create: [], remove: [], ...fields });
 const line = (p: PodPlan | undefined, started = { appContainers: 0, initContainers: 0 }) =>
-  formatUpSummary({ label: "pod/web", ...(p ? { plan: p } : {}), started, seconds: 0.42, runtime: "docker" });
+  formatUpSummary({ label: "pod/web", plan: p, started, seconds: 0.42, runtime: "docker" });
 
 t.test("a new pod: what started", async (t) => {
   t.equal(line(undefined, { appContainers: 2, initContainers: 1 }), "pod/web: 2 containers started, 1 init container completed (0.4s, docker)");

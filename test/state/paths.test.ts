@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { ensureStateDir, resolveStateDir } from "../../lib/state/paths.js";
-import { StateAccessError } from "../../lib/state/state-error.js";
+import { StateAccessError } from "../../lib/errors.js";
 
 t.test("resolveStateDir: PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun", async (t) => {
   const home = "/home/u";

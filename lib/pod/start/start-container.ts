@@ -14,7 +14,7 @@ import type { PodObjects } from "../spec/pod-objects.js";
 import { resolveMountSources, type MountSourceContext } from "../volumes/mount-sources.js";
 import { NO_CAPACITY, resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "../spec/container-env.js";
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "../spec/field-ref.js";
-import { describeError } from "../../runtime/choose-runtime.js";
+import { describeError } from "../../runtime/engine-error.js";
 
 // One container of a pod, the kubelet's startContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): image → create → start →
 // postStart, each step one event, a failure one PodrunError named after the kubelet's reason.

@@ -9,7 +9,7 @@ import { throwIfAborted } from "../../process/abort.js";
 import type { ContainerRuntime, ImageInfo } from "../../runtime/types.js";
 import { buildSandboxSpec, computePodHash, isSidecar, type ContainerKind } from "../spec/container-spec.js";
 import type { PodIdentity } from "../identity.js";
-import { describeError } from "../../runtime/choose-runtime.js";
+import { describeError } from "../../runtime/engine-error.js";
 import { startContainer, type ContainerStepContext } from "./start-container.js";
 import { planPodVolumes } from "../volumes/volume-plan.js";
 import { NO_OBJECTS, type PodObjects } from "../spec/pod-objects.js";

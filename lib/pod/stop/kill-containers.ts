@@ -6,7 +6,7 @@ import type { ContainerRuntime, ContainerState } from "../../runtime/types.js";
 import { isSidecarState, kubeContainerName } from "../status/find-pods.js";
 import { runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
-import { describeError } from "../../runtime/choose-runtime.js";
+import { describeError } from "../../runtime/engine-error.js";
 import { readStopLabels } from "../spec/stop-labels.js";
 import { DEFAULT_GRACE_PERIOD_SECONDS, MIN_GRACE_PERIOD_SECONDS } from "./stop-pod.js";
 

@@ -7,7 +7,7 @@ import { HookError, runLifecycleHandler } from "../hooks.js";
 import { sandboxRuntimeName } from "../identity.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
 import { readStopLabels } from "../spec/stop-labels.js";
-import { describeError } from "../../runtime/choose-runtime.js";
+import { describeError } from "../../runtime/engine-error.js";
 
 // The kubelet's killPod (kuberuntime_container.go killContainer) for `podrun down`:
 // each running container gets `Killing` ("Stopping container NAME"), then its preStop hook, then

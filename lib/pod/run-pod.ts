@@ -1,0 +1,233 @@
+import type { Pod } from "kubernetes-types/core/v1.js";
+import type { AuthFileCredentials } from "../credentials/pod-credentials.js";
+import { EngineCommandError, PodrunError } from "../errors.js";
+import type { EventRecorder } from "../events/recorder.js";
+import type { ImageManager } from "../images/manager.js";
+import { findPodIP, waitForPodReady, WaitInterruptedError, type ContainerProgress } from "../readiness/wait-ready.js";
+import { explainEngineFailure } from "../runtime/engine-error.js";
+import { LABEL_CONTAINER_NAME, type ContainerRuntime } from "../runtime/types.js";
+import { identifyPod, type PodIdentity } from "./identity.js";
+import { reconcilePod, type ReconcileResult } from "./reconcile/apply-plan.js";
+import { initContainerKind } from "./spec/container-spec.js";
+import type { PodObjects } from "./spec/pod-objects.js";
+import { inspectPodImages, startPod, StartPodError, StartPodInterrupted, type StartedPod } from "./start/start-pod.js";
+import { removeInterruptedPod, undoFailedStart, undoInterruptedStart } from "./undo-pod.js";
+import type { UpSummary } from "./up-summary.js";
+
+// One pod of `podrun up`, as the kubelet's SyncPod takes it: reconcile what the engine has with
+// the manifest (keep, change in part, or recreate), start what the plan says, then, with --wait,
+// wait for readiness. A pod that does not come up is undone as the flags say. The answer is an
+// outcome for the command to print; nothing is printed here, and a pod's failure is not thrown.
+
+export interface RunPodDeps {
+  runtime: ContainerRuntime;
+  recorder: Pick<EventRecorder, "event">;
+  images: ImageManager;
+}
+
+export interface RunPodOptions {
+  pod: Pod;
+  /** The file the pod came from (`<stdin>` for `-`): what `podrun down` is told to take. */
+  source: string;
+  /** The ConfigMaps and Secrets of every file of the run. */
+  objects: PodObjects;
+  /** `--authfile` / `$REGISTRY_AUTH_FILE`, read once per run. */
+  authFile?: AuthFileCredentials | undefined;
+  infraImage: string;
+  /** podrun's state directory: volume files go in its pod directory. */
+  stateDir: string;
+  publishAll: boolean;
+  /** Recreate the whole pod even when its containers match the manifest. */
+  replace: boolean;
+  /** A failed start leaves what it created. */
+  keepOnFailure: boolean;
+  /** Plan only: the engine is asked nothing, and the pod is planned as new. */
+  dryRun: boolean;
+  /** `--wait`: readiness within `timeoutMs`; Ctrl-C removes the pod when `rmOnInterrupt`. */
+  wait?: { timeoutMs: number; rmOnInterrupt: boolean } | undefined;
+  /** Ctrl-C: aborts pulls and the wait; what is under way is then undone (or left, during the wait). */
+  signal?: AbortSignal | undefined;
+  /** Told as the flow goes, for the terminal (these are not events: see PodProgress). */
+  onProgress?: ((progress: PodProgress) => void) | undefined;
+}
+
+/** What the flow tells while it runs; the command decides what to show. */
+export type PodProgress =
+  /**
+   * The pod is kept: `unchanged` are the containers left alone (the kubelet records no event for
+   * them). Told before anything of the plan is carried out.
+   */
+  | { kind: "kept"; label: string; unchanged: readonly string[] }
+  /** `--wait`: the containers are started and the wait for readiness begins. */
+  | { kind: "waiting"; label: string; started: StartedPod; timeoutMs: number }
+  /** `--wait`: each container's state, whenever one changes. */
+  | { kind: "containers"; label: string; containers: readonly ContainerProgress[] }
+  /** The pod will not come up (it failed, or Ctrl-C): told before what it made is undone. */
+  | { kind: "ending"; label: string };
+
+/** How one pod's run ended. `label` is `pod/<name>`. */
+export type PodOutcome =
+  /** `--dry-run`: the commands were recorded; nothing ran. */
+  | { status: "planned"; label: string }
+  /** Created, changed or kept, and started; `summary` is the data of the last line. */
+  | { status: "started"; label: string; summary: UpSummary }
+  /** `--wait`: every app container and sidecar is Ready. */
+  | { status: "ready"; label: string; containers: number; seconds: number }
+  /**
+   * The pod did not come up. `notes` say what was undone or left (printed before the error);
+   * an EngineCommandError is an engine command that failed while reconciling.
+   */
+  | { status: "failed"; label: string; notes: string[]; error: PodrunError | EngineCommandError }
+  /** Ctrl-C: `notes` say what was removed or left running. */
+  | { status: "interrupted"; label: string; notes: string[] };
+
+/**
+ * Brings one pod up and says how it went. Throws only what ends the whole run: an engine that
+ * does not answer (PodrunError RuntimeUnavailable) and bugs.
+ */
+export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<PodOutcome> {
+  const { runtime } = deps;
+  const { pod } = options;
+  const started = Date.now();
+  let identity = identifyPod(pod);
+  const label = `pod/${identity.name}`;
+
+  // Which images are local is asked while the pod is read back: a new pod needs the answer first.
+  const presentImages = inspectPodImages(runtime, pod, options.infraImage);
+  presentImages.catch(() => undefined); // startPod reports it, if it gets that far
+  // A pod that is already there is reconciled with the manifest: kept, changed in part, or
+  // recreated (reconcile-plan.ts). A dry run asks the engine nothing and plans a new pod.
+  let reconciled: ReconcileResult | undefined;
+  if (!options.dryRun) {
+    try {
+      reconciled = await reconcilePod(
+        { runtime, recorder: deps.recorder },
+        {
+          pod,
+          objects: options.objects,
+          identity,
+          infraImage: options.infraImage,
+          publishAll: options.publishAll,
+          replace: options.replace,
+          onPlan: (plan) => {
+            if (plan.action === "keep") options.onProgress?.({ kind: "kept", label, unchanged: plan.keep });
+          },
+        },
+      );
+    } catch (error) {
+      // An engine that is down is thrown on (RuntimeUnavailable); an engine command that failed is this pod's failure.
+      const failure = error instanceof PodrunError ? error : await explainEngineFailure(runtime.name, error).catch(keepEngineCommandError);
+      return { status: "failed", label, notes: [], error: failure };
+    }
+    identity = reconciled.identity;
+  }
+  const plan = reconciled?.plan;
+  const keptPod = plan?.action === "keep" ? { sandboxId: reconciled!.infra?.id, create: [...plan.recreate, ...plan.create] } : undefined;
+
+  let created: StartedPod;
+  try {
+    // Even with every container unchanged, startPod runs: it rewrites the kept pod's volume files in
+    // place (a ConfigMap that changed), as the kubelet updates them in a running pod.
+    created = await startPod(deps, {
+      pod,
+      objects: options.objects,
+      authFile: options.authFile,
+      identity,
+      infraImage: options.infraImage,
+      publishAll: options.publishAll,
+      runHooks: !options.dryRun,
+      stateDir: options.stateDir,
+      dryRun: options.dryRun,
+      presentImages,
+      signal: options.signal,
+      keptPod,
+    });
+  } catch (error) {
+    if (!(error instanceof StartPodInterrupted || error instanceof StartPodError)) throw error;
+    options.onProgress?.({ kind: "ending", label });
+    if (error instanceof StartPodInterrupted) return { status: "interrupted", label, notes: [await undoInterruptedStart(runtime, error.created)] };
+    const notes = await undoFailedStart(runtime, error.created, { label, keep: options.keepOnFailure || options.dryRun });
+    return { status: "failed", label, notes, error };
+  }
+  if (options.dryRun) return { status: "planned", label };
+  if (!options.wait) return { status: "started", label, summary: { label, plan, started: created, seconds: (Date.now() - started) / 1000, runtime: runtime.name } };
+  const startedPod = keptPod ? withKeptContainers(created, pod, reconciled!) : created;
+  return waitUntilReady(deps, { ...options, wait: options.wait, identity, started: startedPod, since: started });
+}
+
+/** An EngineCommandError is returned as the pod's failure; anything else goes on up. */
+function keepEngineCommandError(error: unknown): EngineCommandError {
+  if (error instanceof EngineCommandError) return error;
+  throw error;
+}
+
+/**
+ * A kept pod as StartedPod: the containers it kept (init containers that completed, sidecars,
+ * unchanged app containers) with those this run created, in start order, so that `--wait` looks
+ * at all of them (sidecars included: they count in the pod's readiness).
+ */
+function withKeptContainers(created: StartedPod | undefined, pod: Pod, reconciled: ReconcileResult): StartedPod {
+  const ids = new Map(reconciled.existing.map((state) => [state.labels[LABEL_CONTAINER_NAME] ?? state.name, state.id]));
+  const fresh = new Map((created?.containers ?? []).map((c) => [c.name, c.id]));
+  const containers: StartedPod["containers"] = [];
+  for (const c of pod.spec!.initContainers ?? []) {
+    const id = ids.get(c.name);
+    if (id !== undefined) containers.push({ name: c.name, id, kind: initContainerKind(c) });
+  }
+  for (const c of pod.spec!.containers) {
+    const id = fresh.get(c.name) ?? ids.get(c.name);
+    if (id !== undefined) containers.push({ name: c.name, id, kind: "app" });
+  }
+  return {
+    sandboxId: reconciled.infra?.id,
+    containerIds: created?.containerIds ?? [],
+    containers,
+    initContainers: created?.initContainers ?? 0,
+    appContainers: created?.appContainers ?? 0,
+  };
+}
+
+/** `--wait`: the pod's readiness; or why not (the pod is left for the user to look at), or what Ctrl-C left. */
+async function waitUntilReady(
+  deps: RunPodDeps,
+  options: RunPodOptions & { wait: NonNullable<RunPodOptions["wait"]>; identity: PodIdentity; started: StartedPod; since: number },
+): Promise<PodOutcome> {
+  const { runtime } = deps;
+  const { pod, identity, started, signal } = options;
+  const { timeoutMs } = options.wait;
+  const label = `pod/${identity.name}`;
+  try {
+    // A Ctrl-C while the pod was starting is answered now, before any wait.
+    if (signal?.aborted) throw new WaitInterruptedError("interrupted");
+    const podIP = await findPodIP(runtime, started, pod.spec!.hostNetwork === true);
+    options.onProgress?.({ kind: "waiting", label, started, timeoutMs });
+    const ready = await waitForPodReady({
+      runtime,
+      recorder: deps.recorder,
+      pod,
+      identity,
+      containers: started.containers,
+      podIP,
+      timeoutMs,
+      signal,
+      onProgress: (containers) => options.onProgress?.({ kind: "containers", label, containers }),
+    });
+    return { status: "ready", label, containers: ready.containers, seconds: (Date.now() - options.since) / 1000 };
+  } catch (error) {
+    if (!(error instanceof WaitInterruptedError || error instanceof PodrunError)) throw error;
+    options.onProgress?.({ kind: "ending", label });
+    if (error instanceof WaitInterruptedError) {
+      const note = options.wait.rmOnInterrupt
+        ? await removeInterruptedPod(runtime, { pod, identity, started, stateDir: options.stateDir })
+        : `podrun: interrupted; ${label} left running (podrun down ${downTarget(options.source, identity)} removes it)`;
+      return { status: "interrupted", label, notes: [note] };
+    }
+    // Left running on purpose: its logs and state are what the user needs to look at next.
+    return { status: "failed", label, notes: [`podrun: ${label} left as it is (podrun down ${downTarget(options.source, identity)} removes it)`], error };
+  }
+}
+
+// What to give `podrun down`: the pod's file, unless it was standard input.
+function downTarget(source: string, identity: PodIdentity): string {
+  return source === "<stdin>" ? identity.name : source;
+}
