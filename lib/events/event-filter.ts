@@ -15,14 +15,14 @@ export interface EventFilter {
   /** Whether any filter was asked for (else every event matches). */
   active: boolean;
   /**
-   * A cheap necessary condition on the raw line, to skip scanning lines that cannot match: every
+   * A cheap necessary condition on the raw line, to skip parsing lines that cannot match: every
    * wanted value must appear in it as a JSON string. Lines are written by JSON.stringify, which
    * writes these values (names, reasons) the same way every time.
    */
   mayMatchLine(line: string): boolean;
   /**
    * Whether the event's row is wanted. Asked once per fold key (fold.ts), since every field it
-   * looks at is part of the key; values are read as line-scan.ts keys them (a missing namespace
+   * looks at is part of the key; values are read as event-key.ts keys them (a missing namespace
    * is the event's own, then "default").
    */
   matches(event: KubeEvent): boolean;
