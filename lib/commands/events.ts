@@ -93,13 +93,13 @@ export async function events(options: EventsOptions): Promise<void> {
     return;
   }
 
-  const { signal, release } = stopSignal(options.signal, output.closed);
+  const stop = stopSignal(options.signal, output.closed);
   try {
     await followEventLog({
       dir,
       reader: current,
       seenInos,
-      signal,
+      signal: stop.signal,
       onLines: (lines) => {
         changed = new Set();
         addLines(lines);
@@ -107,7 +107,7 @@ export async function events(options: EventsOptions): Promise<void> {
       },
     }).catch((error: unknown) => failRead(dir, error));
   } finally {
-    release();
+    stop.release();
   }
 }
 

@@ -17,11 +17,16 @@ export function eventKey(object: Pick<InvolvedObject, "kind" | "namespace" | "na
  */
 export function eventKeyOf(event: KubeEvent): string {
   const object: Partial<InvolvedObject> = event.involvedObject ?? {};
-  const text = (value: unknown) => (value === undefined || value === null ? "" : String(value));
   return eventKey(
-    { kind: text(object.kind) as "Pod", namespace: text(object.namespace || event.metadata.namespace || "default"), name: text(object.name), fieldPath: text(object.fieldPath) },
-    text(event.type),
-    text(event.reason),
-    text(event.message),
+    { kind: fieldText(object.kind) as "Pod", namespace: fieldText(object.namespace || event.metadata.namespace || "default"), name: fieldText(object.name), fieldPath: fieldText(object.fieldPath) },
+    fieldText(event.type),
+    fieldText(event.reason),
+    fieldText(event.message),
   );
+}
+
+/** A field of a logged event as text: "" if missing, JSON if not a string (a foreign line). */
+export function fieldText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return typeof value === "string" ? value : JSON.stringify(value);
 }

@@ -1,4 +1,4 @@
-import { eventKeyOf } from "./event-key.js";
+import { eventKeyOf, fieldText } from "./event-key.js";
 import { timeOf } from "./event-time.js";
 import { parseEventLine } from "./parse-event.js";
 import { toApiTime } from "./recorder.js";
@@ -16,8 +16,14 @@ import type { KubeEvent } from "./types.js";
 // had not yet counted, which also makes a line read twice count once.
 
 export interface FoldedRow {
-  /** The row's latest event as logged; the row's own count and times replace its (toFoldedEvent). */
+  /**
+   * The row's first event. Its other events differ only in name, uid, count and times, which the
+   * row keeps itself: the row holds no event object but this one, however many lines it folds.
+   */
   event: KubeEvent;
+  /** metadata.name and involvedObject.uid of the latest run. */
+  latestName: string;
+  latestUid: string;
   count: number;
   firstMs: number;
   lastMs: number;
@@ -54,11 +60,12 @@ export class EventFold {
   /** Adds one logged event; returns its row if it changed, undefined for an event already counted or not wanted. */
   add(event: KubeEvent): FoldedRow | undefined {
     this.sequence++;
-    const firstMs = timeOf(event.firstTimestamp || event.lastTimestamp);
     const lastMs = timeOf(event.lastTimestamp || event.firstTimestamp);
+    // Once-only events (most) have one time: read once.
+    const firstMs = event.firstTimestamp === event.lastTimestamp ? lastMs : timeOf(event.firstTimestamp || event.lastTimestamp);
     // An event of unknown time cannot be said to be expired: the size limits drop it in the end.
     if (this.options.notBeforeMs !== undefined && lastMs !== Number.NEGATIVE_INFINITY && lastMs < this.options.notBeforeMs) return undefined;
-    const name = String(event.metadata.name);
+    const name = event.metadata.name;
     const count = typeof event.count === "number" && event.count > 0 ? event.count : 1; // the newer API leaves 0 for "once"
     const key = eventKeyOf(event);
     const row = this.rows.get(key);
@@ -68,7 +75,7 @@ export class EventFold {
         this.rows.set(key, null);
         return undefined;
       }
-      const created: FoldedRow = { event, count, firstMs, lastMs, sequence: this.sequence, names: new Map([[name, count]]) };
+      const created: FoldedRow = { event, latestName: name, latestUid: fieldText(event.involvedObject.uid), count, firstMs, lastMs, sequence: this.sequence, names: new Map([[name, count]]) };
       this.rows.set(key, created);
       return created;
     }
@@ -76,7 +83,11 @@ export class EventFold {
     if (count <= counted) return undefined;
     row.names.set(name, count);
     row.count += count - counted;
-    row.event = event;
+    if (counted === 0) {
+      // A new name: a new run (or an event of it) is the latest.
+      row.latestName = name;
+      row.latestUid = fieldText(event.involvedObject.uid);
+    }
     if (firstMs < row.firstMs) row.firstMs = firstMs;
     if (lastMs > row.lastMs) row.lastMs = lastMs;
     row.sequence = this.sequence;
@@ -99,11 +110,13 @@ export function foldEvents(events: Iterable<KubeEvent>, options?: EventFoldOptio
   return fold.sortedRows();
 }
 
-/** A row as a core/v1 Event: its latest event, with the folded count and the earliest and latest times. */
+/** A row as a core/v1 Event: its latest name and uid, the folded count, the earliest and latest times. */
 export function toFoldedEvent(row: FoldedRow): KubeEvent {
   const { event } = row;
   return {
     ...event,
+    metadata: { ...event.metadata, name: row.latestName },
+    involvedObject: { ...event.involvedObject, uid: row.latestUid },
     count: row.count,
     firstTimestamp: Number.isFinite(row.firstMs) ? toApiTime(row.firstMs) : event.firstTimestamp,
     lastTimestamp: Number.isFinite(row.lastMs) ? toApiTime(row.lastMs) : event.lastTimestamp,

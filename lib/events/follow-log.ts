@@ -17,7 +17,7 @@ export interface FollowOptions {
   /** The current file where the listing stopped reading; undefined if there was none. */
   reader: LogFileReader | undefined;
   /** Whole lines, in log order (a torn line too, once its file is given up: it fails to parse). */
-  onLines(lines: string[]): void;
+  onLines: (lines: string[]) => void;
   signal: AbortSignal;
   pollMs?: number;
   graceMs?: number;
@@ -84,7 +84,8 @@ export async function followEventLog({ dir, reader, onLines, signal, pollMs = 25
     }
   } finally {
     waker.close();
-    await Promise.all([current, ...retired.map((old) => old.reader)].map((open) => open?.close()));
+    const open = [current, ...retired.map((old) => old.reader)].filter((reader) => reader !== undefined);
+    await Promise.all(open.map((reader) => reader.close()));
   }
 }
 

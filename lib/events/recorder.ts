@@ -40,7 +40,7 @@ export function createRecorder({ sinks, log, clock = Date.now, host = hostname()
   const seen = new Map<string, KubeEvent>();
   let lastNanos = 0n;
   let pending: Promise<void> = Promise.resolve();
-  let logError: unknown;
+  let logError: Error | undefined;
 
   // Event names are `<pod>.<hex unix nanos>`; a millisecond clock would repeat, so keep them increasing.
   const nextNanos = (ms: number): bigint => {
@@ -77,7 +77,7 @@ export function createRecorder({ sinks, log, clock = Date.now, host = hostname()
     if (log) {
       // One chain for all appends keeps the log in recording order, hence each container's too.
       pending = pending.then(() => log.append(recorded)).catch((error: unknown) => {
-        logError ??= error;
+        logError ??= error instanceof Error ? error : new Error(String(error));
       });
     }
     return recorded;

@@ -168,7 +168,7 @@ t.test("a state directory that cannot be read: exit 1, one line naming the log",
 t.test("events last seen before the retention are hidden: 72h by default, --retention, $PODRUN_EVENTS_RETENTION", async (t) => {
   const old = makeEvent({ pod: "web", name: "web.old", reason: "Old", first: ago(73 * 60) });
   const dir = await stateDir(t, [old, ...BASIC]);
-  const run = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+  const run = async (args: string[], env: Record<string, string> = {}) => {
     const result = await runCli(["events", "--state-dir", dir, ...args], { env });
     t.equal(result.exitCode, 0, `${args.join(" ")} ${JSON.stringify(env)}`);
     return reasonsOf(result.stdout);

@@ -1,7 +1,7 @@
 import t, { type Test } from "tap";
 import { execFile } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -149,10 +149,11 @@ async function agedLog(t: Test, hoursAgo: readonly number[]): Promise<{ dir: str
 }
 
 // The log's files and their lines (not the lock's directories).
-const contentsOf = async (dir: string) => {
+async function contentsOf(dir: string): Promise<Record<string, string>> {
   const files = (await readdir(dir)).filter((file) => /^events\.ndjson(\.\d+)?$/.test(file)).sort();
-  return Object.fromEntries(await Promise.all(files.map(async (file) => [file, (await readFile(join(dir, file), "utf8")).trim()])));
-};
+  const entries = await Promise.all(files.map(async (file): Promise<[string, string]> => [file, (await readFile(join(dir, file), "utf8")).trim()]));
+  return Object.fromEntries(entries);
+}
 
 t.test("at rotation, old files last written before the retention are deleted; the rest shift as before", async (t) => {
   const { dir, ino, now } = await agedLog(t, [1, 80, 100]);
@@ -174,7 +175,7 @@ t.test("pruning happens under the lock: a rotation waits for the holder, then pr
   const { dir, ino, now } = await agedLog(t, [1, 100]);
   // Another process holds the lock (a live owner: this one).
   await mkdir(logLockPath(dir));
-  await writeFile(join(logLockPath(dir), "owner.json"), JSON.stringify({ pid: process.pid, host: (await import("node:os")).hostname(), token: "other", sinceMs: Date.now() }));
+  await writeFile(join(logLockPath(dir), "owner.json"), JSON.stringify({ pid: process.pid, host: hostname(), token: "other", sinceMs: Date.now() }));
   const rotating = rotateEventLog(dir, ino, { maxBytes: 1, retentionMs: 72 * HOUR, now: () => now });
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.same(Object.keys(await contentsOf(dir)), ["events.ndjson", "events.ndjson.1", "events.ndjson.2"], "nothing moved or deleted while the lock is held");

@@ -54,7 +54,7 @@ t.test("anything but the uid and name keeps rows apart: object, container, names
     makeEvent({ ...base, name: "i", uid: "another-run", host: "another-host" }), // folds into a
   ]);
   t.equal(rows.length, 8);
-  t.equal(rows.find((row) => row.event.metadata.name === "i")?.count, 2);
+  t.equal(rows.find((row) => row.latestName === "i")?.count, 2);
 });
 
 t.test("the recorder counts repeats by the key the fold folds by, with the pod's uid", async (t) => {

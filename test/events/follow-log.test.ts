@@ -22,7 +22,7 @@ async function listedLog(t: Test): Promise<{ dir: string; file: string; reader: 
   const file = logFilePath(dir);
   await writeFile(file, "listed\n");
   const reader = (await openLogFile(file))!;
-  for await (const _ of reader.readLines()); // what the listing read
+  for await (const lines of reader.readLines()) void lines; // what the listing read
   return { dir, file, reader };
 }
 
