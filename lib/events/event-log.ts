@@ -13,13 +13,13 @@ import type { KubeEvent } from "./types.js";
 // under the same metadata.name: readers keep the last line of each name (fold.ts).
 //
 // Rotation (log-files.ts): the writer that finds the file past the size limit rotates it under
-// the lock, and deletes the old files past the retention (retention.ts). Every other writer still holds the old file open, so before each append a writer
-// stat()s the path and reopens when the inode there is no longer its own. The other way, open,
-// write and close per event, costs more (bench/event-append.ts, a loaded 2-core machine: 70 µs
-// an event with the stat, 95 µs with open-write-close, 31 µs for a bare write) and would check
-// the file's last byte on every open; a run writes a few dozen events, so either is noise next
-// to one engine command, and the cheaper one wins. A write that races a rotation (stat, someone
-// rotates, write) lands at the end of `.1`: late, not lost, and readers read `.1` too.
+// the lock, and deletes the old files past the retention (retention.ts). Every other writer
+// still holds the old file open, so before each append a writer stat()s the path and reopens
+// when the inode there is no longer its own. The other way, open, write and close per event,
+// costs more (bench/event-append.ts) and would check the file's last byte on every open; a run
+// writes a few dozen events, so either is noise next to one engine command, and the cheaper one
+// wins. A write that races a rotation (stat, someone rotates, write) lands at the end of `.1`:
+// late, not lost, and readers read `.1` too.
 
 export { EVENT_LOG_FILE } from "./log-files.js";
 

@@ -6,7 +6,7 @@ import { StringDecoder } from "node:string_decoder";
 // its "\n" is there; the unfinished rest (a line being written, or torn by a crash) waits until
 // it is completed or the caller gives up on it (takePending).
 
-const CHUNK_BYTES = 1024 * 1024;
+const CHUNK_BYTES = 256 * 1024;
 // An event is a few hundred bytes; a "line" past this is junk (a file that is not a log) and is
 // dropped as it comes rather than held in memory until a newline shows up.
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
@@ -18,6 +18,7 @@ export class LogFileReader {
   position = 0;
   private pending = "";
   private oversized = false;
+  private buffer: Buffer | undefined;
   // Keeps a UTF-8 character cut by a chunk's end for the next chunk.
   private readonly decoder = new StringDecoder("utf8");
 
@@ -30,7 +31,7 @@ export class LogFileReader {
 
   /** Whole lines appended since the last call, a chunk's worth at a time, up to the end of the file now. */
   async *readLines(): AsyncGenerator<string[]> {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const buffer = (this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
     for (;;) {
       const { bytesRead } = await this.handle.read(buffer, 0, CHUNK_BYTES, this.position);
       if (bytesRead === 0) return;
@@ -49,6 +50,7 @@ export class LogFileReader {
   }
 
   async close(): Promise<void> {
+    this.buffer = undefined;
     await this.handle.close().catch(() => undefined);
   }
 
