@@ -13,16 +13,12 @@ export function eventKey(object: Pick<InvolvedObject, "kind" | "namespace" | "na
 
 /**
  * The key of a logged event, read as leniently as the log is: a line written by hand or by
- * another version may lack fields (read as ""), or leave the object's namespace to the event's.
+ * another version may lack fields, or leave the object's namespace to the event's.
  */
 export function eventKeyOf(event: KubeEvent): string {
   const object: Partial<InvolvedObject> = event.involvedObject ?? {};
-  return eventKey(
-    { kind: fieldText(object.kind) as "Pod", namespace: fieldText(object.namespace || event.metadata.namespace || "default"), name: fieldText(object.name), fieldPath: fieldText(object.fieldPath) },
-    fieldText(event.type),
-    fieldText(event.reason),
-    fieldText(event.message),
-  );
+  const namespace = object.namespace || event.metadata.namespace || "default";
+  return eventKey({ kind: object.kind!, namespace, name: object.name!, fieldPath: object.fieldPath }, event.type, event.reason, event.message);
 }
 
 /** A field of a logged event as text: "" if missing, JSON if not a string (a foreign line). */

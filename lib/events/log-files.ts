@@ -15,7 +15,7 @@ export const EVENT_LOG_FILE = "events.ndjson";
 /** Old files kept by rotation (the issue's "keep 3 old files"). */
 export const DEFAULT_KEPT_FILES = 3;
 /** Size past which the next writer rotates the log. */
-export const DEFAULT_MAX_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_BYTES = 256 * 1024;
 
 /** `events.ndjson` for 0, `events.ndjson.N` for the N-th old file. */
 export function logFilePath(dir: string, generation = 0): string {

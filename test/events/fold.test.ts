@@ -70,12 +70,13 @@ t.test("the recorder counts repeats by the key the fold folds by, with the pod's
   t.same(foldLines(logged).map((row) => [row.event.message, row.count]), [["Back-off pulling image", 5], ["another message", 1]], "the fold counts 3 + 2");
 });
 
-t.test("a foreign line is read leniently: a missing namespace is the event's, missing fields are empty", async (t) => {
+t.test("a foreign line is read leniently: a missing namespace is the event's, missing fields are keyed too", async (t) => {
   const full = makeEvent({ name: "full" });
   const sparse = { ...full, metadata: { name: "sparse", namespace: "default" }, involvedObject: { kind: "Pod", name: "web", uid: "x", fieldPath: undefined } };
   t.equal(eventKeyOf(sparse as unknown as KubeEvent), eventKeyOf(full), "the object's namespace comes from the event's");
   const bare = { kind: "Event", metadata: { name: "n" }, involvedObject: {} } as unknown as KubeEvent;
-  t.equal(eventKeyOf(bare), JSON.stringify(["", "default", "", "", "", "", ""]));
+  t.equal(eventKeyOf(bare), JSON.stringify([null, "default", null, "", null, null, null]));
+  t.same(foldEvents([bare, { ...bare, metadata: { name: "m" } }]).map((row) => row.count), [2], "two such events fold together");
 });
 
 t.test("a line read twice (a rotation during a read) counts once; a name first seen at count n counts n", async (t) => {
