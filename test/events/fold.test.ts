@@ -76,7 +76,8 @@ t.test("a foreign line is read leniently: a missing namespace is the event's, mi
   t.equal(eventKeyOf(sparse as unknown as KubeEvent), eventKeyOf(full), "the object's namespace comes from the event's");
   const bare = { kind: "Event", metadata: { name: "n" }, involvedObject: {} } as unknown as KubeEvent;
   t.equal(eventKeyOf(bare), JSON.stringify([null, "default", null, "", null, null, null]));
-  t.same(foldEvents([bare, { ...bare, metadata: { name: "m" } }]).map((row) => row.count), [2], "two such events fold together");
+  const other = { ...bare, metadata: { name: "m" } } as unknown as KubeEvent;
+  t.same(foldEvents([bare, other]).map((row) => row.count), [2], "two such events fold together");
 });
 
 t.test("a line read twice (a rotation during a read) counts once; a name first seen at count n counts n", async (t) => {
