@@ -11,7 +11,7 @@
 // Usage: npm run build && npx tsx bench/events.ts [runs]
 // (PODRUN_BENCH_KEEP=1 keeps the two state directories, to profile a listing by hand; runs 0: only write them.)
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -95,6 +95,7 @@ function measureOnce(argv: string[]): { ms: number; rssKb: number; outBytes: num
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`node ${argv.join(" ")}: exit ${result.status}: ${String(result.stderr)}`);
   const rssKb = Number(readFileSync(out, "utf8").trim().split("\n").pop());
+  rmSync(out, { force: true });
   return { ms, rssKb, outBytes: result.stdout.length };
 }
 
