@@ -214,6 +214,7 @@ export function buildProgram(): Command {
     .option("--reason <reason>", "only events with this reason (e.g. BackOff)")
     .option("--since <duration>", "only events last seen within this duration (e.g. 10m, 1h, 90s)")
     .option("--limit <n>", "at most n rows (the most recent)", parsePositiveInteger)
+    .option("--retention <duration>", "hide events last seen longer ago; 0 or none: hide none (default: $PODRUN_EVENTS_RETENTION, else 72h)")
     .addOption(new Option("-o, --output <format>", "wide adds SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME").choices(["wide"]))
     .option("--json", "print the (folded) Event objects as NDJSON")
     .option("-w, --watch", "after the list, follow new events as they are recorded, until Ctrl-C or SIGTERM (then exit 0)")

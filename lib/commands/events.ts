@@ -1,13 +1,13 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { createEventFilter } from "../events/event-filter.js";
 import { EventTable, namespaceOf } from "../output/event-table.js";
-import { EventFolder, toFoldedEvent, type FoldedRow } from "../events/fold.js";
-import { foldAppended } from "../events/fold-lines.js";
-import { createScannedLine } from "../events/line-scan.js";
+import { EventFold, toFoldedEvent, type FoldedRow } from "../events/fold.js";
 import { followEventLog } from "../events/follow-log.js";
-import { identify, readCheckpointAfterBytes, restoreCheckpoint, saveCheckpoint, type FileIdentity } from "../events/fold-checkpoint.js";
 import { logFilePath, openLogFiles } from "../events/log-files.js";
-import { textLines, type AppendedLines, type LogFileReader } from "../events/log-file-reader.js";
+import type { LogFileReader } from "../events/log-file-reader.js";
 import { parseDurationOption } from "../events/parse-duration.js";
+import { resolveRetention } from "../events/retention.js";
 import { configureColor } from "../output/color.js";
 import { resolveStateDir } from "../state/paths.js";
 import { StateAccessError } from "../errors.js";
@@ -15,11 +15,14 @@ import { describeFsError } from "../state/state-error.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { watchOutputClosed } from "../output/output-closed.js";
 
-// `podrun events`: the event log, rotated files included, streamed line by line into folded rows
-// (fold.ts: one row per distinct event, so memory follows the number of distinct events, not
-// the size of the log), filtered, sorted by last seen, printed as kubectl prints events. With
-// --watch the newest file stays open where the listing stopped and follow-log.ts carries on.
-// SIGINT and SIGTERM end a watch normally: exit 0, since stopping is the only way a watch ends.
+// `podrun events`: the event log, rotated files included (oldest first), read line by line into
+// folded rows (fold.ts), events past the retention left out, filtered, sorted by last seen,
+// printed as kubectl prints events. With --watch the newest file stays open where the listing
+// stopped and follow-log.ts carries on. SIGINT and SIGTERM end a watch normally: exit 0, since
+// stopping is the only way a watch ends.
+
+/** What podrun before this layout of the log left beside it (a cache of folded rows): deleted. */
+const LEFTOVER_CHECKPOINT = "events.folded";
 
 export interface EventsOptions {
   pod?: string;
@@ -30,6 +33,8 @@ export interface EventsOptions {
   since?: string;
   /** Only the `limit` most recent rows. */
   limit?: number;
+  /** Hide events last seen longer ago (`72h`, `7d`; `0` or `none`: hide none). Default: $PODRUN_EVENTS_RETENTION, else 72h. */
+  retention?: string;
   wide: boolean;
   json: boolean;
   watch: boolean;
@@ -46,20 +51,26 @@ export interface EventsOptions {
 export async function events(options: EventsOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
   const sinceMs = parseSince(options.since);
+  const retentionMs = resolveRetention(options.retention, env);
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
   const filter = createEventFilter(options);
-  const folder = new EventFolder(filter.active ? filter.matches : undefined);
+  const startMs = now();
+  const fold = new EventFold({ accept: filter.active ? filter.matches : undefined, notBeforeMs: Number.isFinite(retentionMs) ? startMs - retentionMs : undefined });
   // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.
   let changed: Set<FoldedRow> | undefined;
-  const scanned = createScannedLine();
-  const addLines = (lines: AppendedLines): void => foldAppended(folder, filter, scanned, lines, (row) => changed?.add(row));
+  const addLines = (lines: readonly string[]): void => {
+    for (const line of lines) {
+      if (line === "" || !filter.mayMatchLine(line)) continue;
+      const row = fold.addLine(line);
+      if (row) changed?.add(row);
+    }
+  };
 
-  const log = await readLog(dir, folder, addLines, { keepCurrentOpen: options.watch, checkpointAfterBytes: readCheckpointAfterBytes(env), mayMatchLine: filter.mayMatchLine });
-  const { kept: current, seenInos } = log;
-  const startMs = now();
+  await rm(join(dir, LEFTOVER_CHECKPOINT), { force: true }).catch(() => undefined);
+  const { kept: current, seenInos } = await readLog(dir, addLines, options.watch);
   const isRecent = (row: FoldedRow) => sinceMs === undefined || row.lastMs >= startMs - sinceMs;
-  let rows = folder.sortedRows().filter(isRecent);
+  let rows = fold.sortedRows().filter(isRecent);
   if (options.limit !== undefined) rows = rows.slice(-options.limit);
 
   const namespaces = new Set(rows.map((row) => namespaceOf(row.event)));
@@ -78,21 +89,18 @@ export async function events(options: EventsOptions): Promise<void> {
 
   if (rows.length === 0) stderr.write("No events found.\n");
   else output.write(formatRows(rows, startMs));
-  // After the output, which need not wait for it.
-  try {
-    await log.saveCheckpoint();
-  } finally {
-    if (!options.watch || output.closed.aborted) await current?.close();
+  if (!options.watch || output.closed.aborted) {
+    await current?.close();
+    return;
   }
-  if (!options.watch || output.closed.aborted) return;
 
-  const { signal, release } = stopSignal(options.signal, output.closed);
+  const stop = stopSignal(options.signal, output.closed);
   try {
     await followEventLog({
       dir,
       reader: current,
       seenInos,
-      signal,
+      signal: stop.signal,
       onLines: (lines) => {
         changed = new Set();
         addLines(lines);
@@ -100,64 +108,31 @@ export async function events(options: EventsOptions): Promise<void> {
       },
     }).catch((error: unknown) => failRead(dir, error));
   } finally {
-    release();
+    stop.release();
   }
 }
 
 /**
- * Feeds every line of the log to `onLines`, oldest file first, or, if the checkpoint of an
- * earlier listing still covers the log's start (fold-checkpoint.ts), puts its rows into `folder`
- * and feeds only the lines after it. A torn last line is handed on as it is (it fails to parse),
- * except with `keepCurrentOpen`: then the current file's reader is returned open, its unfinished
- * line kept, for --watch to complete. `seenInos`: the files read. `saveCheckpoint` leaves a
- * checkpoint for the next listing when this one folded enough lines (and had no filter).
+ * Feeds every line of the log to `onLines`, oldest file first. A torn last line is handed on as
+ * it is (it fails to parse), except with `keepCurrentOpen`: then the current file's reader is
+ * returned open, its unfinished line kept, for --watch to complete. `seenInos`: the files read.
  */
-async function readLog(
-  dir: string,
-  folder: EventFolder,
-  onLines: (lines: AppendedLines) => void,
-  { keepCurrentOpen, checkpointAfterBytes, mayMatchLine }: { keepCurrentOpen: boolean; checkpointAfterBytes: number; mayMatchLine: (line: string) => boolean },
-): Promise<{ kept?: LogFileReader; seenInos: number[]; saveCheckpoint(): Promise<void> }> {
+async function readLog(dir: string, onLines: (lines: readonly string[]) => void, keepCurrentOpen: boolean): Promise<{ kept?: LogFileReader; seenInos: number[] }> {
   const readers = await openLogFiles(dir).catch((error: unknown) => failRead(dir, error));
-  const seenInos = readers.map((reader) => reader.ino);
   const current = readers.find((reader) => reader.path === logFilePath(dir));
   let kept: LogFileReader | undefined;
-  let foldedBytes = 0;
-  let rotated: FileIdentity[] = [];
-  let complete = true; // every rotated file read to the size it had when identified
-  let currentEnd: number | undefined;
   try {
-    // Identified before reading: a line appended meanwhile must make the checkpoint not match.
-    const old = readers.filter((reader) => reader !== current);
-    rotated = await Promise.all(old.map(identify));
-    const restored = await restoreCheckpoint(dir, folder, rotated, current, mayMatchLine);
     for (const reader of readers) {
-      if (restored && reader !== current) continue;
-      const start = reader.position;
-      for await (const lines of reader.readAppended()) onLines(lines);
-      foldedBytes += reader.position - start;
-      if (reader !== current && reader.position !== rotated[old.indexOf(reader)]?.size) complete = false;
-      if (reader === current) currentEnd = reader.wholeLinesEnd;
+      for await (const lines of reader.readLines()) onLines(lines);
       if (keepCurrentOpen && reader === current) kept = reader;
-      else onLines(textLines([reader.takePending()]));
+      else onLines([reader.takePending()]);
     }
   } catch (error) {
     await Promise.all(readers.map((reader) => reader.close()));
     failRead(dir, error);
   }
-  // The current file stays open until the checkpoint has read the bytes it ends with.
-  await Promise.all(readers.filter((reader) => reader !== kept && reader !== current).map((reader) => reader.close()));
-  return {
-    kept,
-    seenInos,
-    async saveCheckpoint() {
-      try {
-        if (current && currentEnd !== undefined && complete && foldedBytes >= checkpointAfterBytes) await saveCheckpoint(dir, folder, rotated, current, currentEnd);
-      } finally {
-        if (current !== kept) await current?.close();
-      }
-    },
-  };
+  await Promise.all(readers.filter((reader) => reader !== kept).map((reader) => reader.close()));
+  return { kept, seenInos: readers.map((reader) => reader.ino) };
 }
 
 // A file-system error becomes one line naming the log (exit 1); anything else is a bug.

@@ -1,3 +1,4 @@
+import { fieldText } from "./event-key.js";
 import type { KubeEvent } from "./types.js";
 
 // The filters of `podrun events` (--pod, --namespace, --type, --reason). They are all fields of
@@ -15,33 +16,32 @@ export interface EventFilter {
   /** Whether any filter was asked for (else every event matches). */
   active: boolean;
   /**
-   * A cheap necessary condition on the raw line, to skip scanning lines that cannot match: every
+   * A cheap necessary condition on the raw line, to skip parsing lines that cannot match: every
    * wanted value must appear in it as a JSON string. Lines are written by JSON.stringify, which
    * writes these values (names, reasons) the same way every time.
    */
-  mayMatchLine(line: string): boolean;
+  mayMatchLine: (line: string) => boolean;
   /**
    * Whether the event's row is wanted. Asked once per fold key (fold.ts), since every field it
-   * looks at is part of the key; values are read as line-scan.ts keys them (a missing namespace
+   * looks at is part of the key; values are read as event-key.ts keys them (a missing namespace
    * is the event's own, then "default").
    */
-  matches(event: KubeEvent): boolean;
+  matches: (event: KubeEvent) => boolean;
 }
 
 export function createEventFilter(options: EventFilterOptions): EventFilter {
   const { pod, namespace, type, reason } = options;
   const wanted = [pod, namespace, type, reason].filter((value): value is string => value !== undefined).map((value) => JSON.stringify(value));
-  const text = (value: unknown) => (value === undefined || value === null ? "" : String(value));
   return {
     active: wanted.length > 0,
     mayMatchLine: wanted.length === 0 ? () => true : (line) => wanted.every((needle) => line.includes(needle)),
     matches: (event) => {
       const object = event.involvedObject ?? {};
       return (
-        (pod === undefined || text(object.name) === pod) &&
-        (namespace === undefined || text(object.namespace || event.metadata.namespace || "default") === namespace) &&
-        (type === undefined || text(event.type) === type) &&
-        (reason === undefined || text(event.reason) === reason)
+        (pod === undefined || fieldText(object.name) === pod) &&
+        (namespace === undefined || fieldText(object.namespace || event.metadata.namespace || "default") === namespace) &&
+        (type === undefined || fieldText(event.type) === type) &&
+        (reason === undefined || fieldText(event.reason) === reason)
       );
     },
   };

@@ -3,9 +3,9 @@ import { ensureStateDir } from "../state/paths.js";
 import { StateAccessError } from "../errors.js";
 import { describeFsError } from "../state/state-error.js";
 import { DEFAULT_KEPT_FILES, DEFAULT_MAX_BYTES, logFilePath, openLogFiles, rotateEventLog } from "./log-files.js";
-import { linesOf } from "./log-file-reader.js";
 import { parseEventLine } from "./parse-event.js";
 import type { EventLogWriter } from "./recorder.js";
+import { DEFAULT_RETENTION_MS, RETENTION_ENV, parseRetention } from "./retention.js";
 import type { KubeEvent } from "./types.js";
 
 // The event log: `<state dir>/events.ndjson`, one Event per line, appended by every podrun run.
@@ -14,13 +14,13 @@ import type { KubeEvent } from "./types.js";
 // under the same metadata.name: readers keep the last line of each name (fold.ts).
 //
 // Rotation (log-files.ts): the writer that finds the file past the size limit rotates it under
-// the lock. Every other writer still holds the old file open, so before each append a writer
-// stat()s the path and reopens when the inode there is no longer its own. The other way, open,
-// write and close per event, costs more (bench/event-append.ts, a loaded 2-core machine: 70 µs
-// an event with the stat, 95 µs with open-write-close, 31 µs for a bare write) and would check
-// the file's last byte on every open; a run writes a few dozen events, so either is noise next
-// to one engine command, and the cheaper one wins. A write that races a rotation (stat, someone
-// rotates, write) lands at the end of `.1`: late, not lost, and readers read `.1` too.
+// the lock, and deletes the old files past the retention (retention.ts). Every other writer
+// still holds the old file open, so before each append a writer stat()s the path and reopens
+// when the inode there is no longer its own. The other way, open, write and close per event,
+// costs more (bench/event-append.ts) and would check the file's last byte on every open; a run
+// writes a few dozen events, so either is noise next to one engine command, and the cheaper one
+// wins. A write that races a rotation (stat, someone rotates, write) lands at the end of `.1`:
+// late, not lost, and readers read `.1` too.
 
 export { EVENT_LOG_FILE } from "./log-files.js";
 
@@ -29,11 +29,13 @@ export interface EventLog extends EventLogWriter {
 }
 
 export interface EventLogOptions {
-  /** Rotate once the file is this large (default: $PODRUN_EVENT_LOG_MAX_BYTES, else 10 MiB). */
+  /** Rotate once the file is this large (default: $PODRUN_EVENT_LOG_MAX_BYTES, else DEFAULT_MAX_BYTES). */
   maxBytes?: number;
   /** Old files kept (default 3). */
   keep?: number;
-  /** For PODRUN_EVENT_LOG_MAX_BYTES (default process.env). */
+  /** At rotation, delete old files last written longer ago (default: $PODRUN_EVENTS_RETENTION, else 72h). */
+  retentionMs?: number;
+  /** For PODRUN_EVENT_LOG_MAX_BYTES and PODRUN_EVENTS_RETENTION (default process.env). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -48,8 +50,10 @@ interface OpenFile {
 export async function openEventLog(dir: string, options: EventLogOptions = {}): Promise<EventLog> {
   await ensureStateDir(dir);
   const file = logFilePath(dir);
-  const maxBytes = options.maxBytes ?? readMaxBytes(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const maxBytes = options.maxBytes ?? readMaxBytes(env);
   const keep = options.keep ?? DEFAULT_KEPT_FILES;
+  const retentionMs = options.retentionMs ?? readWriterRetention(env);
   const fail = (what: string, error: unknown): never => {
     throw new StateAccessError(file, `cannot ${what} event log ${file}: ${describeFsError(error)}`, { cause: error });
   };
@@ -61,7 +65,7 @@ export async function openEventLog(dir: string, options: EventLogOptions = {}): 
     if (info && info.size >= maxBytes) {
       // Best effort: if the lock cannot be had, the event still goes into the big file, and the
       // next append tries again. Losing an event would be worse than a file past its size.
-      await rotateEventLog(dir, info.ino, { maxBytes, keep }).catch(() => false);
+      await rotateEventLog(dir, info.ino, { maxBytes, keep, retentionMs }).catch(() => false);
       info = await stat(file).catch(() => undefined);
     }
     if (info?.ino === current.ino) return;
@@ -102,10 +106,22 @@ async function openForAppend(file: string): Promise<OpenFile> {
   }
 }
 
-/** PODRUN_EVENT_LOG_MAX_BYTES when it is a positive integer, else the default (10 MiB). */
+/** PODRUN_EVENT_LOG_MAX_BYTES when it is a positive integer, else DEFAULT_MAX_BYTES. */
 export function readMaxBytes(env: NodeJS.ProcessEnv): number {
   const value = env.PODRUN_EVENT_LOG_MAX_BYTES;
   return value && /^[1-9]\d*$/.test(value) ? Number(value) : DEFAULT_MAX_BYTES;
+}
+
+// A writer keeps the default for a value that is not a duration: pruning is housekeeping, and
+// must not fail a run (`podrun events` reports the value as a usage error).
+function readWriterRetention(env: NodeJS.ProcessEnv): number {
+  const value = env[RETENTION_ENV];
+  if (value === undefined || value === "") return DEFAULT_RETENTION_MS;
+  try {
+    return parseRetention(value, `$${RETENTION_ENV}`);
+  } catch {
+    return DEFAULT_RETENTION_MS;
+  }
 }
 
 export interface ReadEventLogOptions {
@@ -117,8 +133,7 @@ export interface ReadEventLogOptions {
 
 /**
  * The events of `dir`'s log, the rotated files first (oldest first), streamed; a missing log has
- * none; lines that are not events are skipped. For speed, `podrun events` reads the files
- * directly (commands/events.ts); this is the plain way.
+ * none; lines that are not events are skipped. Every event on disk, expired or not.
  */
 export async function* readEventLog(dir: string, options: ReadEventLogOptions = {}): AsyncGenerator<KubeEvent> {
   const readers = await openLogFiles(dir, options.keep).catch((error: unknown) => {
@@ -137,7 +152,7 @@ export async function* readEventLog(dir: string, options: ReadEventLogOptions = 
           else options.onInvalidLine?.(lineNumber, file);
         }
       };
-      for await (const appended of reader.readAppended()) yield* parse(linesOf(appended));
+      for await (const lines of reader.readLines()) yield* parse(lines);
       yield* parse([reader.takePending()]);
     }
   } finally {

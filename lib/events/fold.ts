@@ -1,38 +1,26 @@
+import { eventKeyOf, fieldText } from "./event-key.js";
+import { timeOf } from "./event-time.js";
+import { parseEventLine } from "./parse-event.js";
 import { toApiTime } from "./recorder.js";
-import { createScannedLine, keyBucketOf, scanEvent, type ScannedLine } from "./line-scan.js";
-import { NameCounts } from "./name-counts.js";
 import type { KubeEvent } from "./types.js";
 
 // From the logged stream of events to `kubectl events`-like rows, in two steps:
 // 1. Within a run, a repeat is logged again under the same metadata.name with count + 1: the
 //    line with the highest count of a name is the one that counts (the API server would have
 //    patched the object in place).
-// 2. Across runs, every `podrun up` gives the pod a new UID, so the recorder cannot fold
-//    "Pulled … already present" of run 2 into run 1's. Rows fold them here: same involved object
-//    (kind, namespace, name, field path — not uid), type, reason and message; counts add up, the
-//    earliest firstTimestamp and the latest lastTimestamp are kept.
-// Memory is one row per distinct key, however long the log. To turn step 1 into sums, each row
-// remembers the highest count of its few most recent names (a run lasts minutes, so a name
-// stops growing long before it falls out); a line then adds only what its name had not yet
-// counted, which also makes a line read twice count once.
+// 2. Across runs, every `podrun up` gives the pod a new uid, so the recorder cannot fold
+//    "Pulled … already present" of run 2 into run 1's. Rows fold them here, by the recorder's
+//    key without the uid (event-key.ts); counts add up, the earliest firstTimestamp and the
+//    latest lastTimestamp are kept.
+// Each row remembers the highest count of each of its names: a line adds only what its name
+// had not yet counted, which also makes a line read twice count once.
 
 export interface FoldedRow {
   /**
-   * The row's first event. Its other events differ only in name, uid, count and times, which
-   * the row keeps itself: holding on to each new line instead made the garbage collector copy
-   * every one of them out of the young generation, a cost larger than reading them.
+   * The row's first event. Its other events differ only in name, uid, count and times, which the
+   * row keeps itself: the row holds no event object but this one, however many lines it folds.
    */
   event: KubeEvent;
-  /**
-   * The line `event` was read from, when it was read from one: a checkpoint stores it as it is
-   * (fold-checkpoint.ts), where writing the event out again cost more than the rest of saving.
-   */
-  line: string | undefined;
-  /** The key's hash (line-scan.ts): 53 bits, and 11 more. */
-  keyHash: number;
-  keyCheck: number;
-  /** The next row whose key has the same low 30 bits (see EventFolder.rows). */
-  sameBucket: FoldedRow | undefined;
   /** metadata.name and involvedObject.uid of the latest run. */
   latestName: string;
   latestUid: string;
@@ -41,66 +29,64 @@ export interface FoldedRow {
   lastMs: number;
   /** Position of the last update in the stream: orders rows last seen in the same second. */
   sequence: number;
-  names: NameCounts;
+  /** The highest count seen under each metadata.name. */
+  names: Map<string, number>;
 }
 
-/** What a key whose first event the filter rejected maps to: its later lines stop at the lookup. */
-function rejected(keyHash: number, keyCheck: number): FoldedRow {
-  return { keyHash, keyCheck, sameBucket: undefined } as FoldedRow; // no event: never a row
-}
-
-/** A row's key alone (fold-checkpoint.ts: a row the filter rejects). */
-export interface RowKey {
-  keyHash: number;
-  keyCheck: number;
-}
-
-/** Accumulates rows from scanned lines (line-scan.ts) in log order. Pure: no clock, no I/O. */
-export class EventFolder {
+export interface EventFoldOptions {
   /**
-   * Rows by the low 30 bits of their key's hash (line-scan.ts), then along `sameBucket` to the
-   * one with all 64 bits: a small integer maps without making a heap number per line, which the
-   * 53-bit number did (~8% of a listing).
+   * Which rows to keep (event-filter.ts), asked once per key with its first event: what it looks
+   * at must be part of the key.
    */
-  private readonly rows = new Map<number, FoldedRow>();
-  private readonly all: FoldedRow[] = [];
+  accept?: (event: KubeEvent) => boolean;
+  /** Events last seen before this (ms since the epoch) are left out: past the retention. */
+  notBeforeMs?: number;
+}
+
+/** Accumulates rows from logged events in log order. Pure: no clock, no I/O. */
+export class EventFold {
+  /** Rows by key; null for a key the filter rejected. */
+  private readonly rows = new Map<string, FoldedRow | null>();
   private sequence = 0;
 
-  /**
-   * `accept`: which rows to keep (event-filter.ts), asked once per key with its first event:
-   * what it looks at must be part of the key.
-   */
-  constructor(private readonly accept?: (event: KubeEvent) => boolean) {}
+  constructor(private readonly options: EventFoldOptions = {}) {}
 
-  /** Adds one logged event; returns its row if it changed, undefined for a line already counted or not wanted. */
-  add(scanned: ScannedLine): FoldedRow | undefined {
+  /** Adds the event on one log line; torn and foreign lines are skipped. See add. */
+  addLine(line: string): FoldedRow | undefined {
+    const event = parseEventLine(line);
+    return event && this.add(event);
+  }
+
+  /** Adds one logged event; returns its row if it changed, undefined for an event already counted or not wanted. */
+  add(event: KubeEvent): FoldedRow | undefined {
     this.sequence++;
-    const { keyHash, keyCheck, keyBucket, nameHash, count, firstMs, lastMs } = scanned;
-    const row = this.find(keyBucket, keyHash, keyCheck);
-    if (row && !row.event) return undefined; // rejected
-    if (!row) {
-      // Parsed in full once per row; a line the scan let through but JSON would not is no event.
-      const event = scanned.parsed();
-      if (!event) return undefined;
-      if (this.accept !== undefined && !this.accept(event)) {
-        this.put(keyBucket, rejected(keyHash, keyCheck));
+    const lastMs = timeOf(event.lastTimestamp || event.firstTimestamp);
+    // Once-only events (most) have one time: read once.
+    const firstMs = event.firstTimestamp === event.lastTimestamp ? lastMs : timeOf(event.firstTimestamp || event.lastTimestamp);
+    // An event of unknown time cannot be said to be expired: the size limits drop it in the end.
+    if (this.options.notBeforeMs !== undefined && lastMs !== Number.NEGATIVE_INFINITY && lastMs < this.options.notBeforeMs) return undefined;
+    const name = event.metadata.name;
+    const count = typeof event.count === "number" && event.count > 0 ? event.count : 1; // the newer API leaves 0 for "once"
+    const key = eventKeyOf(event);
+    const row = this.rows.get(key);
+    if (row === null) return undefined;
+    if (row === undefined) {
+      if (this.options.accept && !this.options.accept(event)) {
+        this.rows.set(key, null);
         return undefined;
       }
-      const names = new NameCounts();
-      names.raise(nameHash, count);
-      // Every field in one literal, so that every row has one shape (see restore).
-      const created: FoldedRow = { event, line: scanned.line(), keyHash, keyCheck, sameBucket: undefined, latestName: scanned.name(), latestUid: scanned.uid(), count, firstMs, lastMs, sequence: this.sequence, names };
-      this.put(keyBucket, created);
-      this.all.push(created);
+      const created: FoldedRow = { event, latestName: name, latestUid: fieldText(event.involvedObject.uid), count, firstMs, lastMs, sequence: this.sequence, names: new Map([[name, count]]) };
+      this.rows.set(key, created);
       return created;
     }
-    const counted = row.names.raise(nameHash, count);
+    const counted = row.names.get(name) ?? 0;
     if (count <= counted) return undefined;
+    row.names.set(name, count);
     row.count += count - counted;
     if (counted === 0) {
       // A new name: a new run (or an event of it) is the latest.
-      row.latestName = scanned.name();
-      row.latestUid = scanned.uid();
+      row.latestName = name;
+      row.latestUid = fieldText(event.involvedObject.uid);
     }
     if (firstMs < row.firstMs) row.firstMs = firstMs;
     if (lastMs > row.lastMs) row.lastMs = lastMs;
@@ -108,64 +94,20 @@ export class EventFolder {
     return row;
   }
 
-  private find(keyBucket: number, keyHash: number, keyCheck: number): FoldedRow | undefined {
-    let row = this.rows.get(keyBucket);
-    while (row !== undefined && (row.keyHash !== keyHash || row.keyCheck !== keyCheck)) row = row.sameBucket;
-    return row;
-  }
-
-  /** Adds a row whose key find() did not find. */
-  private put(keyBucket: number, row: FoldedRow): void {
-    row.sameBucket = this.rows.get(keyBucket);
-    this.rows.set(keyBucket, row);
-  }
-
-  /**
-   * Every row in the order first seen, and how many lines were folded: the whole state
-   * (fold-checkpoint.ts). Undefined for a folder with a filter, whose rejected keys hold no row.
-   */
-  snapshot(): { lineCount: number; rows: readonly FoldedRow[] } | undefined {
-    if (this.accept !== undefined) return undefined;
-    return { lineCount: this.sequence, rows: this.all };
-  }
-
-  /**
-   * Puts back a row of a snapshot, in the snapshot's order, then `resume(lineCount)` once: the
-   * folder is then as it was when the snapshot was taken, but for the filter, which is asked here.
-   * A row given by its key alone: one the caller already knows the filter rejects.
-   */
-  restore(row: FoldedRow | RowKey): void {
-    const { keyHash, keyCheck } = row;
-    const keyBucket = keyBucketOf(keyHash);
-    if (this.find(keyBucket, keyHash, keyCheck)) return; // a key twice (a hand-edited checkpoint): the first stands
-    if (!("event" in row) || (this.accept !== undefined && !this.accept(row.event))) {
-      this.put(keyBucket, rejected(keyHash, keyCheck));
-      return;
-    }
-    this.put(keyBucket, row);
-    this.all.push(row);
-  }
-
-  resume(lineCount: number): void {
-    this.sequence = lineCount;
-  }
-
-  /** The rows by last seen, oldest first (as kubectl sorts events). */
+  /** The rows by last seen, oldest first (as kubectl sorts events); equal times in log order. */
   sortedRows(): FoldedRow[] {
+    const rows: FoldedRow[] = [];
+    for (const row of this.rows.values()) if (row) rows.push(row);
     // -Infinity (no time) equals itself here, where a subtraction would give NaN.
-    return [...this.all].sort((a, b) => (a.lastMs === b.lastMs ? a.sequence - b.sequence : a.lastMs < b.lastMs ? -1 : 1));
+    return rows.sort((a, b) => (a.lastMs === b.lastMs ? a.sequence - b.sequence : a.lastMs < b.lastMs ? -1 : 1));
   }
 }
 
 /** Every event folded, oldest row first. */
-export function foldEvents(events: Iterable<KubeEvent>): FoldedRow[] {
-  const folder = new EventFolder();
-  const scanned = createScannedLine();
-  for (const event of events) {
-    scanEvent(event, scanned);
-    folder.add(scanned);
-  }
-  return folder.sortedRows();
+export function foldEvents(events: Iterable<KubeEvent>, options?: EventFoldOptions): FoldedRow[] {
+  const fold = new EventFold(options);
+  for (const event of events) fold.add(event);
+  return fold.sortedRows();
 }
 
 /** A row as a core/v1 Event: its latest name and uid, the folded count, the earliest and latest times. */

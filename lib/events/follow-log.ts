@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { stat } from "node:fs/promises";
 import { DEFAULT_KEPT_FILES, logFilePath, openLogFile } from "./log-files.js";
-import { textLines, type AppendedLines, type LogFileReader } from "./log-file-reader.js";
+import type { LogFileReader } from "./log-file-reader.js";
 
 // `podrun events --watch`: hands on every line appended to the log after the listing, until the
 // signal aborts. It wakes on fs.watch of the state directory (which also sees the renames of a
@@ -16,7 +16,8 @@ export interface FollowOptions {
   dir: string;
   /** The current file where the listing stopped reading; undefined if there was none. */
   reader: LogFileReader | undefined;
-  onLines(lines: AppendedLines): void;
+  /** Whole lines, in log order (a torn line too, once its file is given up: it fails to parse). */
+  onLines: (lines: string[]) => void;
   signal: AbortSignal;
   pollMs?: number;
   graceMs?: number;
@@ -34,12 +35,12 @@ export async function followEventLog({ dir, reader, onLines, signal, pollMs = 25
   const waker = createWaker(dir, signal);
 
   const drain = async (from: LogFileReader): Promise<void> => {
-    for await (const lines of from.readAppended()) onLines(lines);
+    for await (const lines of from.readLines()) onLines(lines);
   };
   const retire = async (old: LogFileReader): Promise<void> => {
     await drain(old);
     const torn = old.takePending();
-    if (torn !== "") onLines(textLines([torn]));
+    if (torn !== "") onLines([torn]);
     await old.close();
   };
 
@@ -83,7 +84,8 @@ export async function followEventLog({ dir, reader, onLines, signal, pollMs = 25
     }
   } finally {
     waker.close();
-    await Promise.all([current, ...retired.map((old) => old.reader)].map((open) => open?.close()));
+    const open = [current, ...retired.map((old) => old.reader)].filter((reader) => reader !== undefined);
+    await Promise.all(open.map((reader) => reader.close()));
   }
 }
 

@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { eventKey } from "./event-key.js";
 import type { EventType } from "./reasons.js";
 import type { InvolvedObject, KubeEvent } from "./types.js";
 
@@ -39,7 +40,7 @@ export function createRecorder({ sinks, log, clock = Date.now, host = hostname()
   const seen = new Map<string, KubeEvent>();
   let lastNanos = 0n;
   let pending: Promise<void> = Promise.resolve();
-  let logError: unknown;
+  let logError: Error | undefined;
 
   // Event names are `<pod>.<hex unix nanos>`; a millisecond clock would repeat, so keep them increasing.
   const nextNanos = (ms: number): bigint => {
@@ -51,7 +52,8 @@ export function createRecorder({ sinks, log, clock = Date.now, host = hostname()
   const event = (object: InvolvedObject, type: EventType, reason: string, message: string): KubeEvent => {
     const nowMs = clock();
     const now = toApiTime(nowMs);
-    const key = observeKey(host, object, type, reason, message);
+    // The pod's uid: one run's repeats. Across runs, `podrun events` folds by eventKey alone.
+    const key = `${object.uid} ${eventKey(object, type, reason, message)}`;
     const previous = seen.get(key);
     const recorded: KubeEvent = previous
       ? { ...previous, count: previous.count + 1, lastTimestamp: now }
@@ -75,7 +77,7 @@ export function createRecorder({ sinks, log, clock = Date.now, host = hostname()
     if (log) {
       // One chain for all appends keeps the log in recording order, hence each container's too.
       pending = pending.then(() => log.append(recorded)).catch((error: unknown) => {
-        logError ??= error;
+        logError ??= error instanceof Error ? error : new Error(String(error));
       });
     }
     return recorded;
@@ -91,12 +93,6 @@ export function createRecorder({ sinks, log, clock = Date.now, host = hostname()
   };
 
   return { event, flush };
-}
-
-// client-go's getEventKey: source, the whole involved object, type, reason and message.
-function observeKey(host: string, object: InvolvedObject, type: string, reason: string, message: string): string {
-  const { kind, namespace, name, fieldPath = "", uid, apiVersion } = object;
-  return JSON.stringify(["podrun", host, kind, namespace, name, fieldPath, uid, apiVersion, type, reason, message]);
 }
 
 // A small LRU: re-inserting moves a key to the end; the oldest goes first.

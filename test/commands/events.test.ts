@@ -165,13 +165,42 @@ t.test("a state directory that cannot be read: exit 1, one line naming the log",
   t.equal(result.stderr, `Error: cannot read event log ${join(file, EVENT_LOG_FILE)}: a component of the path is not a directory (ENOTDIR)\n`);
 });
 
-t.test("a node without WebAssembly (--jitless): exit 1, one line saying so", async (t) => {
+t.test("events last seen before the retention are hidden: 72h by default, --retention, $PODRUN_EVENTS_RETENTION", async (t) => {
+  const old = makeEvent({ pod: "web", name: "web.old", reason: "Old", first: ago(73 * 60) });
+  const dir = await stateDir(t, [old, ...BASIC]);
+  const run = async (args: string[], env: Record<string, string> = {}) => {
+    const result = await runCli(["events", "--state-dir", dir, ...args], { env });
+    t.equal(result.exitCode, 0, `${args.join(" ")} ${JSON.stringify(env)}`);
+    return reasonsOf(result.stdout);
+  };
+  t.same(await run([]), ["Pulled", "BackOff", "Failed"], "73 hours old: hidden by the default 72h");
+  t.same(await run(["--retention", "74h"]), ["Old", "Pulled", "BackOff", "Failed"]);
+  t.same(await run(["--retention", "none"]), ["Old", "Pulled", "BackOff", "Failed"]);
+  t.same(await run(["--retention", "0"]), ["Old", "Pulled", "BackOff", "Failed"]);
+  t.same(await run([], { PODRUN_EVENTS_RETENTION: "45m" }), ["BackOff", "Failed"], "BackOff was last seen 20m ago");
+  t.same(await run(["--retention", "4d"], { PODRUN_EVENTS_RETENTION: "45m" }), ["Old", "Pulled", "BackOff", "Failed"], "the option wins");
+
+  for (const [args, env, source] of [[["--retention", "3"], {}, "--retention"], [[], { PODRUN_EVENTS_RETENTION: "a week" }, "$PODRUN_EVENTS_RETENTION"]] as const) {
+    const bad = await runCli(["events", "--state-dir", dir, ...args], { env });
+    t.equal(bad.exitCode, 2, source);
+    t.match(bad.stderr, `invalid value `);
+    t.match(bad.stderr, ` for ${source}: expected a duration such as 72h or 7d`);
+  }
+});
+
+t.test("a repeat seen within the retention counts what its line says, even if its first lines are older", async (t) => {
+  const repeats = makeRepeats({ pod: "web", name: "web.r", reason: "BackOff", message: "m", first: ago(100), times: 3, everyMs: 40 * MIN });
+  const result = await runCli(["events", "--json", "--state-dir", await stateDir(t, repeats), "--retention", "90m"]);
+  const [event] = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as KubeEvent);
+  t.same([event!.count, event!.firstTimestamp], [3, repeats[0]!.firstTimestamp], "the API server keeps an updated event whole");
+});
+
+t.test("a checkpoint file left by an older podrun (events.folded) is deleted, never read", async (t) => {
   const dir = await stateDir(t, BASIC);
-  const result = await execa(process.execPath, ["--jitless", "--no-warnings", PODRUN_BIN, "events", "--state-dir", dir], { env: { NO_COLOR: "1" }, reject: false });
-  t.equal(result.exitCode, 1);
-  // Node itself may warn that --jitless turns WebAssembly off; podrun says one line.
-  const lines = result.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("Warning: disabling flag"));
-  t.same(lines, [`Error: cannot read event log ${join(dir, EVENT_LOG_FILE)}: it needs WebAssembly, which this node process lacks (started with --jitless?)`]);
+  await writeFile(join(dir, "events.folded"), '{"version":1}\nnot rows at all\n');
+  const result = await runCli(["events", "--state-dir", dir]);
+  t.same(reasonsOf(result.stdout), ["Pulled", "BackOff", "Failed"]);
+  t.notOk(existsSync(join(dir, "events.folded")));
 });
 
 // --watch: the CLI is started, lines are appended while it runs, and it is stopped with SIGINT.
@@ -213,20 +242,6 @@ t.test("--watch prints events appended after it started, and SIGINT ends it with
   t.match(lines[0], /^LAST SEEN {11}TYPE/);
   t.match(lines[2], /^\d+s {10,}Warning   Unhealthy   pod\/db    Readiness probe failed$/);
   t.match(lines[3], /^\d+s \(x2 over \d+s\)\s+Warning   Unhealthy   pod\/db    Readiness probe failed$/);
-});
-
-t.test("--watch from a checkpoint: the rows it covers, then a repeat of one of them counted on", async (t) => {
-  const dir = await stateDir(t, [PULLED, ...BACKOFF.slice(0, 2)]);
-  const env = { PODRUN_EVENTS_CHECKPOINT_BYTES: "0" };
-  await runCli(["events", "--state-dir", dir], { env });
-  t.ok(existsSync(join(dir, "events.folded")), "the listing left a checkpoint");
-  const watch = startWatch(t, ["--state-dir", dir], env);
-  await watch.waitFor(() => watch.stdout().includes("BackOff"), "the listing");
-  t.match(watch.stdout(), /\(x2 over 40m\)\s+Normal\s+BackOff/, "the checkpoint's count");
-  await appendFile(join(dir, EVENT_LOG_FILE), toLines([BACKOFF[2]!]));
-  await watch.waitFor(() => /\(x3 over 40m\)/.test(watch.stdout()), "the repeat, counted on from the checkpoint");
-  watch.process.kill("SIGINT");
-  t.equal((await watch.process).exitCode, 0);
 });
 
 t.test("--watch on a missing log waits for it; --json prints each new event as JSON", async (t) => {

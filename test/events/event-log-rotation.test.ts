@@ -1,12 +1,12 @@
 import t, { type Test } from "tap";
 import { execFile } from "node:child_process";
-import { appendFile, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { openEventLog, readEventLog, readMaxBytes } from "../../lib/events/event-log.js";
-import { logFilePath, rotateEventLog } from "../../lib/events/log-files.js";
+import { DEFAULT_MAX_BYTES, logFilePath, logLockPath, rotateEventLog } from "../../lib/events/log-files.js";
 import { createRecorder } from "../../lib/events/recorder.js";
 import { toInvolvedObject, type KubeEvent } from "../../lib/events/types.js";
 
@@ -127,7 +127,72 @@ t.test("a torn last line gets its newline back before the next event", async (t)
   t.equal(invalid, 1, "the torn line alone is lost");
 });
 
-t.test("PODRUN_EVENT_LOG_MAX_BYTES sets the limit; anything but a positive integer keeps 10 MiB", async (t) => {
+t.test("PODRUN_EVENT_LOG_MAX_BYTES sets the limit; anything but a positive integer keeps the default", async (t) => {
   t.equal(readMaxBytes({ PODRUN_EVENT_LOG_MAX_BYTES: "4096" }), 4096);
-  for (const value of [undefined, "", "0", "-1", "1e6", "10MB", " 5"]) t.equal(readMaxBytes({ PODRUN_EVENT_LOG_MAX_BYTES: value }), 10 * 1024 * 1024, String(value));
+  for (const value of [undefined, "", "0", "-1", "1e6", "10MB", " 5"]) t.equal(readMaxBytes({ PODRUN_EVENT_LOG_MAX_BYTES: value }), DEFAULT_MAX_BYTES, String(value));
+});
+
+const HOUR = 3_600_000;
+
+// Old files last written `hoursAgo` (by their mtime), and a full current file.
+async function agedLog(t: Test, hoursAgo: readonly number[]): Promise<{ dir: string; ino: number; now: number }> {
+  const dir = await tempDir(t);
+  const now = Date.now();
+  for (const [i, hours] of hoursAgo.entries()) {
+    const file = logFilePath(dir, i + 1);
+    await writeFile(file, `old ${i + 1}\n`);
+    const at = new Date(now - hours * HOUR);
+    await utimes(file, at, at);
+  }
+  await writeFile(logFilePath(dir), "current\n");
+  return { dir, ino: (await stat(logFilePath(dir))).ino, now };
+}
+
+// The log's files and their lines (not the lock's directories).
+async function contentsOf(dir: string): Promise<Record<string, string>> {
+  const files = (await readdir(dir)).filter((file) => /^events\.ndjson(\.\d+)?$/.test(file)).sort();
+  const entries = await Promise.all(files.map(async (file): Promise<[string, string]> => [file, (await readFile(join(dir, file), "utf8")).trim()]));
+  return Object.fromEntries(entries);
+}
+
+t.test("at rotation, old files last written before the retention are deleted; the rest shift as before", async (t) => {
+  const { dir, ino, now } = await agedLog(t, [1, 80, 100]);
+  t.equal(await rotateEventLog(dir, ino, { maxBytes: 1, retentionMs: 72 * HOUR, now: () => now }), true);
+  t.same(await contentsOf(dir), { "events.ndjson.1": "current", "events.ndjson.2": "old 1" }, ".2 (80h) moved to .3 and went with the old .3 (100h): both past 72h");
+
+  const kept = await agedLog(t, [1, 80, 100]);
+  await rotateEventLog(kept.dir, kept.ino, { maxBytes: 1, retentionMs: Number.POSITIVE_INFINITY, now: () => kept.now });
+  t.same(await contentsOf(kept.dir), { "events.ndjson.1": "current", "events.ndjson.2": "old 1", "events.ndjson.3": "old 2" }, "no retention: only the size limits drop files");
+});
+
+t.test("no rotation, no pruning: a log under its size limit keeps its old files whatever their age", async (t) => {
+  const { dir, ino, now } = await agedLog(t, [500]);
+  t.equal(await rotateEventLog(dir, ino, { maxBytes: 1000, retentionMs: HOUR, now: () => now }), false);
+  t.same(await contentsOf(dir), { "events.ndjson": "current", "events.ndjson.1": "old 1" });
+});
+
+t.test("pruning happens under the lock: a rotation waits for the holder, then prunes", async (t) => {
+  const { dir, ino, now } = await agedLog(t, [1, 100]);
+  // Another process holds the lock (a live owner: this one).
+  await mkdir(logLockPath(dir));
+  await writeFile(join(logLockPath(dir), "owner.json"), JSON.stringify({ pid: process.pid, host: hostname(), token: "other", sinceMs: Date.now() }));
+  const rotating = rotateEventLog(dir, ino, { maxBytes: 1, retentionMs: 72 * HOUR, now: () => now });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.same(Object.keys(await contentsOf(dir)), ["events.ndjson", "events.ndjson.1", "events.ndjson.2"], "nothing moved or deleted while the lock is held");
+  await rm(logLockPath(dir), { recursive: true });
+  t.equal(await rotating, true);
+  t.same(await contentsOf(dir), { "events.ndjson.1": "current", "events.ndjson.2": "old 1" }, "then rotated and pruned, the lock released");
+});
+
+t.test("a writer prunes with $PODRUN_EVENTS_RETENTION (a bad value: the default), and --retention is the listing's", async (t) => {
+  for (const [value, expected] of [
+    ["1h", ["events.ndjson", "events.ndjson.1"]],
+    ["not-a-duration", ["events.ndjson", "events.ndjson.1", "events.ndjson.2"]],
+  ] as const) {
+    const { dir } = await agedLog(t, [2]);
+    const log = await openEventLog(dir, { maxBytes: 1, env: { PODRUN_EVENTS_RETENTION: value } });
+    await appendNumbered(log, 0, 1); // rotates "current" into .1, the 2 h old file into .2
+    await log.close();
+    t.same((await readdir(dir)).sort(), expected, value);
+  }
 });

@@ -80,7 +80,8 @@ t.test("concurrent appends from several processes never interleave", async (t) =
   const child = fileURLToPath(new URL("./fixtures/append-events.ts", import.meta.url));
   const children = ["a", "b", "c", "d", "e", "f"];
   const perChild = 40;
-  await Promise.all(children.map((name) => promisify(execFile)(process.execPath, ["--import", "tsx", child, dir, name, String(perChild)], { timeout: 120_000 })));
+  // ~4 MB in all, under a size limit set high enough that the log does not rotate (rotation: event-log-rotation.test.ts).
+  await Promise.all(children.map((name) => promisify(execFile)(process.execPath, ["--import", "tsx", child, dir, name, String(perChild), String(64 * 1024 * 1024)], { timeout: 120_000 })));
   const invalid: number[] = [];
   const events = await readAll(dir, (n) => invalid.push(n));
   t.same(invalid, [], "every line is a whole event");

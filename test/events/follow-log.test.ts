@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { followEventLog } from "../../lib/events/follow-log.js";
-import { linesOf, type LogFileReader } from "../../lib/events/log-file-reader.js";
+import type { LogFileReader } from "../../lib/events/log-file-reader.js";
 import { logFilePath, openLogFile } from "../../lib/events/log-files.js";
 
 // The follower sees lines, not events: what it must get right is which file, from where, and
@@ -22,7 +22,7 @@ async function listedLog(t: Test): Promise<{ dir: string; file: string; reader: 
   const file = logFilePath(dir);
   await writeFile(file, "listed\n");
   const reader = (await openLogFile(file))!;
-  for await (const _ of reader.readAppended()); // what the listing read
+  for await (const lines of reader.readLines()) void lines; // what the listing read
   return { dir, file, reader };
 }
 
@@ -31,7 +31,7 @@ t.test("follows appends, partial lines, a rotation, and late writes to the rotat
 
   const seen: string[] = [];
   const controller = new AbortController();
-  const following = followEventLog({ dir, reader, signal: controller.signal, onLines: (lines) => seen.push(...linesOf(lines)), pollMs: 20, graceMs: 60_000 });
+  const following = followEventLog({ dir, reader, signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 20, graceMs: 60_000 });
 
   await appendFile(file, "one\npar");
   await until(() => seen.includes("one"), "one");
@@ -57,7 +57,7 @@ t.test("without a log yet: waits for the file; an abort ends it at once", async 
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const seen: string[] = [];
   const controller = new AbortController();
-  const following = followEventLog({ dir, reader: undefined, signal: controller.signal, onLines: (lines) => seen.push(...linesOf(lines)), pollMs: 10_000 });
+  const following = followEventLog({ dir, reader: undefined, signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 10_000 });
   await writeFile(logFilePath(dir), "first\n");
   await until(() => seen.includes("first"), "fs.watch to notice the new file well before the 10 s poll");
   const started = Date.now();
@@ -78,7 +78,7 @@ t.test("two rotations before it wakes: the file that was current in between is r
 
   const seen: string[] = [];
   const controller = new AbortController();
-  const following = followEventLog({ dir, reader, seenInos: [reader.ino], signal: controller.signal, onLines: (lines) => seen.push(...linesOf(lines)), pollMs: 20, graceMs: 0 });
+  const following = followEventLog({ dir, reader, seenInos: [reader.ino], signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 20, graceMs: 0 });
   await until(() => seen.includes("c1"), "the current file");
   await new Promise((resolve) => setTimeout(resolve, 100));
   controller.abort();
