@@ -124,8 +124,9 @@ export class FakeRuntime implements ContainerRuntime {
     this.binary = this.name;
     this.clock = options.clock ?? Date.now;
     this.volumeRoot = options.volumeRoot;
-    const images = options.images ?? [];
-    for (const [ref, info] of Array.isArray(images) ? images.map((ref) => [ref, imageInfo(ref)] as const) : Object.entries(images)) this.images.set(ref, info);
+    const images: readonly string[] | Record<string, ImageInfo> = options.images ?? [];
+    const entries: [string, ImageInfo][] = isList(images) ? images.map((ref) => [ref, imageInfo(ref)]) : Object.entries(images);
+    for (const [ref, info] of entries) this.images.set(ref, info);
     this.pull = options.pull ?? ((ref) => imageInfo(ref));
   }
 
@@ -480,6 +481,10 @@ export class FakeRuntime implements ContainerRuntime {
 /** A fake engine's factory for the commands' `createRuntime` option. */
 export function fakeRuntimeFactory(runtime: FakeRuntime): () => FakeRuntime {
   return () => runtime;
+}
+
+function isList(images: readonly string[] | Record<string, ImageInfo>): images is readonly string[] {
+  return Array.isArray(images);
 }
 
 function hasLabels(labels: Record<string, string>, wanted: Record<string, string>): boolean {
