@@ -5,10 +5,9 @@ import { join } from "node:path";
 import { clearBackoff, listBackoff } from "../../lib/commands/backoff.js";
 import { ExitError, UsageError } from "../../lib/errors.js";
 import { BACKOFF_FILE } from "../../lib/state/backoff-store.js";
-import { runCli } from "../harness/cli.js";
 
 // `podrun backoff` and `podrun backoff clear` on real files in a temp state directory, with a
-// fixed clock; the last tests go through the built CLI for exit codes and streams.
+// fixed clock. Exit codes and streams through the built CLI: backoff.cli.test.ts.
 
 const NOW = Date.parse("2025-03-01T12:00:00.000Z");
 const at = (secondsAgo: number) => new Date(NOW - secondsAgo * 1000).toISOString();
@@ -160,30 +159,6 @@ t.test("clear in a state dir that does not exist: --all is a no-op, a key is not
   t.equal(io.err(), "No back-off entries.\n");
   await t.rejects(clearBackoff({ keys: ["a/b_c"], all: false, stateDir: dir, ...io.streams }), ExitError);
   t.same(await readdir(join(dir, "..")), []);
-});
-
-t.test("CLI: exit codes and streams of backoff and backoff clear", async (t) => {
-  const dir = await stateDir(t, { "default/web_busybox:1.36": { backoffMs: 10_000, lastUpdate: new Date().toISOString(), lastError: "ErrImagePull: not found" } });
-  const env = { PODRUN_STATE_DIR: dir };
-  const list = await runCli(["backoff"], { env });
-  t.equal(list.exitCode, 0, list.stderr);
-  t.match(list.stdout, /^KEY +BACKOFF +NEXT RETRY IN +LAST FAILURE +LAST ERROR\ndefault\/web_busybox:1\.36 +10s +(10|9)s +[01]s +ErrImagePull: not found\n$/);
-
-  const neither = await runCli(["backoff", "clear"], { env });
-  t.same([neither.exitCode, neither.stdout, neither.stderr], [2, "", "error: give the key of an entry to clear (as `podrun backoff` lists it), or --all\n"]);
-  const both = await runCli(["backoff", "clear", "--all", "x"], { env });
-  t.equal(both.exitCode, 2);
-
-  const unknown = await runCli(["backoff", "clear", "default/nope"], { env });
-  t.same([unknown.exitCode, unknown.stdout, unknown.stderr], [1, "", "Error: no back-off entry default/nope (`podrun backoff` lists them)\n"]);
-
-  // --state-dir after `clear` as well as before it.
-  const cleared = await runCli(["backoff", "clear", "--state-dir", dir, "default/web_busybox:1.36"]);
-  t.same([cleared.exitCode, cleared.stdout, cleared.stderr], [0, "cleared default/web_busybox:1.36\n", ""]);
-  const empty = await runCli(["backoff", "--state-dir", dir, "--json"]);
-  t.same([empty.exitCode, empty.stdout], [0, "[]\n"]);
-  const none = await runCli(["backoff", "--state-dir", dir]);
-  t.same([none.exitCode, none.stdout, none.stderr], [0, "", "No back-off entries.\n"]);
 });
 
 function jsonError(text: string): string {
