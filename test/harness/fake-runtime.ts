@@ -70,6 +70,8 @@ export interface FakeRuntimeOptions {
   /** A host directory under which each volume gets a real directory (for bind mounts by subPath). */
   volumeRoot?: string;
   pull?: PullScript;
+  /** The IP address every sandbox gets once started. Default: 10.88.0.N, one per sandbox. */
+  podIP?: string;
 }
 
 interface FakeContainer {
@@ -114,6 +116,7 @@ export class FakeRuntime implements ContainerRuntime {
   private readonly hooks = new Map<FakeMethod, FakeHook[]>();
   private readonly clock: () => number;
   private readonly volumeRoot: string | undefined;
+  private readonly podIP: string | undefined;
   private lastTime = 0;
   private containerSeq = 0;
   private sandboxSeq = 0;
@@ -124,6 +127,7 @@ export class FakeRuntime implements ContainerRuntime {
     this.binary = this.name;
     this.clock = options.clock ?? Date.now;
     this.volumeRoot = options.volumeRoot;
+    this.podIP = options.podIP;
     const images: readonly string[] | Record<string, ImageInfo> = options.images ?? [];
     const entries: [string, ImageInfo][] = isList(images) ? images.map((ref) => [ref, imageInfo(ref)]) : Object.entries(images);
     for (const [ref, info] of entries) this.images.set(ref, info);
@@ -251,7 +255,7 @@ export class FakeRuntime implements ContainerRuntime {
     const fake = this.sandbox(name);
     if (!fake) throw engineError(`No such container: ${name}`, ["start", name]);
     this.run(fake);
-    fake.state.ip = `10.88.0.${this.sandboxSeq + 1}`;
+    fake.state.ip = this.podIP ?? `10.88.0.${this.sandboxSeq + 1}`;
   }
 
   async removeSandbox(name: string): Promise<void> {
