@@ -186,6 +186,14 @@ export class FakeRuntime implements ContainerRuntime {
     return { ...fake.state, labels: { ...fake.state.labels } };
   }
 
+  /** Places a running sandbox (a kept pod's) as if a previous run made it; returns its infra container's state. */
+  addSandbox(name: string, fields: { labels?: Record<string, string>; image?: string; ip?: string } = {}): ContainerState {
+    const fake = this.makeContainer(`sandbox-${++this.sandboxSeq}`, { name, image: fields.image ?? "registry.k8s.io/pause:3.10", labels: fields.labels ?? {}, ports: [], hostNetwork: false }, name);
+    this.run(fake);
+    fake.state.ip = fields.ip ?? this.podIP ?? `10.88.0.${this.sandboxSeq + 1}`;
+    return { ...fake.state, labels: { ...fake.state.labels } };
+  }
+
   /** Makes a running container exit with `code` (a crash, or the end of its work). */
   exit(idOrName: string, code: number): void {
     const fake = this.find(idOrName);
