@@ -101,7 +101,7 @@ export function pullError(ref: string, kind: PullErrorKind, message = `failed to
 export class FakeRuntime implements ContainerRuntime {
   readonly name: RuntimeName;
   readonly binary: string;
-  /** Every call, in the order received, as `"<method> <subject>"`, with the test's own notes among them. */
+  /** Every call, in the order received, as `"<method> <subject>"` (an exec's command, a stop's timeout after it), with the test's own notes among them. */
   readonly calls: string[] = [];
   /** The same calls with their arguments. */
   readonly callLog: FakeCall[] = [];
@@ -232,9 +232,9 @@ export class FakeRuntime implements ContainerRuntime {
     return this.callLog.filter((c) => c.method === "createContainer").map((c) => c.args[0] as ContainerSpec);
   }
 
-  /** Calls to `method`, as recorded (`"<method> <subject>"`). */
+  /** Calls to `method`, as recorded in `calls`. */
   callsOf(method: FakeMethod): string[] {
-    return this.callLog.filter((c) => c.method === method).map((c) => `${c.method} ${c.subject}`.trimEnd());
+    return this.calls.filter((c) => c === method || c.startsWith(`${method} `));
   }
 
   // --- ContainerRuntime ---------------------------------------------------------------------
@@ -316,7 +316,7 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   async execInContainer(id: string, command: readonly string[], options: { timeoutMs?: number } = {}): Promise<ExecResult> {
-    await this.enter("execInContainer", [id, command, options], `${this.subjectOf(id)} ${command.join(" ")}`);
+    await this.enter("execInContainer", [id, command, options], this.subjectOf(id), command.join(" "));
     const fake = this.find(id);
     if (!fake) throw engineError(`No such container: ${id}`, ["exec", id]);
     if (!fake.state.running) throw engineError(`Container ${id} is not running`, ["exec", id]);
@@ -324,7 +324,7 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
-    await this.enter("stopContainer", [id, timeoutSeconds], `${this.subjectOf(id)} ${timeoutSeconds}`);
+    await this.enter("stopContainer", [id, timeoutSeconds], this.subjectOf(id), String(timeoutSeconds));
     const fake = this.find(id);
     if (fake?.state.running) this.finish(fake, 137);
   }
@@ -417,10 +417,11 @@ export class FakeRuntime implements ContainerRuntime {
 
   // --- internals ----------------------------------------------------------------------------
 
-  private async enter(method: FakeMethod, args: readonly unknown[], subject: string): Promise<void> {
+  /** Records a call as `"<method> <subject> <detail>"` and runs its hooks. */
+  private async enter(method: FakeMethod, args: readonly unknown[], subject: string, detail = ""): Promise<void> {
     const call = { method, args, subject };
     this.callLog.push(call);
-    this.calls.push(`${method} ${subject}`.trimEnd());
+    this.calls.push(`${method} ${subject} ${detail}`.trimEnd());
     for (const hook of this.hooks.get(method) ?? []) await hook(call);
   }
 
