@@ -172,13 +172,13 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   /** Places a container as if a previous run (or someone else) made it; returns its state. */
-  addContainer(fields: { name: string; labels?: Record<string, string>; image?: string; running?: boolean; exitCode?: number; ip?: string; createdAt?: string; id?: string; logs?: readonly string[] }): ContainerState {
+  addContainer(fields: { name: string; labels?: Record<string, string>; image?: string; running?: boolean; exitCode?: number; ip?: string; createdAt?: string; startedAt?: string; id?: string; logs?: readonly string[] }): ContainerState {
     const spec: ContainerSpec = { name: fields.name, image: fields.image ?? "busybox:latest", labels: fields.labels ?? {}, hostNetwork: false, restartPolicy: "no" };
     const fake = this.makeContainer(fields.id ?? `id-${++this.containerSeq}`, spec);
     const at = this.tick();
     Object.assign(fake.state, {
       createdAt: fields.createdAt ?? at,
-      ...(fields.running === false ? { status: "exited", running: false, exitCode: fields.exitCode ?? 0, startedAt: at, finishedAt: at } : { status: "running", running: true, startedAt: at }),
+      ...(fields.running === false ? { status: "exited", running: false, exitCode: fields.exitCode ?? 0, startedAt: fields.startedAt ?? at, finishedAt: at } : { status: "running", running: true, startedAt: fields.startedAt ?? at }),
       ...(fields.ip !== undefined ? { ip: fields.ip } : {}),
     });
     if (fields.running === false) fake.markExited();
@@ -192,6 +192,20 @@ export class FakeRuntime implements ContainerRuntime {
     this.run(fake);
     fake.state.ip = fields.ip ?? this.podIP ?? `10.88.0.${this.sandboxSeq + 1}`;
     return { ...fake.state, labels: { ...fake.state.labels } };
+  }
+
+  /**
+   * Sets what the engine reports of a container (a restart under the engine's restart policy, a
+   * state read at a given time); an exit (not running) ends its waits and log follows.
+   */
+  setState(idOrName: string, state: Partial<Omit<ContainerState, "id" | "name" | "labels">>): void {
+    const fake = this.find(idOrName);
+    if (!fake) throw new Error(`fake runtime: no container ${idOrName}`);
+    Object.assign(fake.state, state);
+    if (!fake.state.running) {
+      fake.markExited();
+      for (const wake of fake.listeners) wake();
+    }
   }
 
   /** Makes a running container exit with `code` (a crash, or the end of its work). */
