@@ -505,11 +505,6 @@ export class FakeRuntime implements ContainerRuntime {
   }
 }
 
-/** A fake engine's factory for the commands' `createRuntime` option. */
-export function fakeRuntimeFactory(runtime: FakeRuntime): () => FakeRuntime {
-  return () => runtime;
-}
-
 function isList(images: readonly string[] | Record<string, ImageInfo>): images is readonly string[] {
   return Array.isArray(images);
 }
