@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { clearBackoff, listBackoff } from "../../lib/commands/backoff.js";
 import { ExitError, UsageError } from "../../lib/errors.js";
 import { BACKOFF_FILE } from "../../lib/state/backoff-store.js";
+import { readBackoffFile } from "../harness/state-files.js";
 
 // `podrun backoff` and `podrun backoff clear` on real files in a temp state directory, with a
 // fixed clock. Exit codes and streams through the built CLI: backoff.cli.test.ts.
@@ -52,7 +53,7 @@ t.test("list: a table of the live entries by key, ages as kubectl prints them", 
     ].join("\n"),
   );
   t.equal(io.err(), "");
-  const saved = JSON.parse(await readFile(join(dir, BACKOFF_FILE), "utf8"));
+  const saved = await readBackoffFile(dir);
   t.notOk("ci/old_busybox" in saved.entries, "the expired entry (older than 2 × 5m) was collected under the lock");
 });
 
@@ -68,7 +69,7 @@ t.test("list: a registry's control characters reach the terminal escaped, not as
   const io = capture();
   await listBackoff({ json: false, stateDir: dir, now: () => NOW, ...io.streams });
   t.match(io.out(), /ErrImagePull: \^\[\]0;owned\^G\^\[\[2J\n$/);
-  t.notMatch(io.out(), /\u001b/);
+  t.notOk(io.out().includes("\u001b"), "no escape character");
 });
 
 t.test("list --json: the entries as an array, with the full error and RFC 3339 times", async (t) => {
@@ -97,7 +98,7 @@ t.test("list: the state dir comes from PODRUN_STATE_DIR when --state-dir is not 
   const dir = await stateDir(t, { "a/b_c": { backoffMs: 10_000, lastUpdate: at(1) } });
   const io = capture();
   await listBackoff({ json: true, env: { PODRUN_STATE_DIR: dir }, now: () => NOW, ...io.streams });
-  t.same(JSON.parse(io.out()).map((e: { key: string }) => e.key), ["a/b_c"]);
+  t.same((JSON.parse(io.out()) as { key: string }[]).map((e) => e.key), ["a/b_c"]);
 });
 
 t.test("list: a corrupt file gives one Warning naming where it went, and an empty list", async (t) => {
@@ -116,7 +117,7 @@ t.test("clear KEY: removes exactly those entries and says so", async (t) => {
   await clearBackoff({ keys: ["ci/api_busybox", "ci/db_postgres", "ci/api_busybox"], all: false, stateDir: dir, now: () => NOW, ...io.streams });
   t.equal(io.out(), "cleared ci/api_busybox\ncleared ci/db_postgres\n");
   t.equal(io.err(), "");
-  const saved = JSON.parse(await readFile(join(dir, BACKOFF_FILE), "utf8"));
+  const saved = await readBackoffFile(dir);
   t.same(Object.keys(saved.entries).sort(), ["ci/old_busybox", "default/web_127.0.0.1:5100/podrun-test/missing:1"]);
 });
 
@@ -127,7 +128,7 @@ t.test("clear KEY: an unknown key is named, the known ones are still cleared, ex
   t.ok(error instanceof ExitError && error.code === 1, "exit 1");
   t.equal(io.out(), "cleared ci/api_busybox\n");
   t.equal(io.err(), "Error: no back-off entry ci/typo (`podrun backoff` lists them)\n");
-  const saved = JSON.parse(await readFile(join(dir, BACKOFF_FILE), "utf8"));
+  const saved = await readBackoffFile(dir);
   t.notOk("ci/api_busybox" in saved.entries);
 });
 
