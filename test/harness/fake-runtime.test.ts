@@ -57,6 +57,8 @@ t.test("init containers exit 0 by default, the others run; a script sets exit co
   t.match(fake.container(app), { status: "exited", running: false, exitCode: 3 });
   t.equal(await fake.logs(app, { tail: 1 }), "boom\n");
   t.equal(await fake.logs(app), "starting\nboom\n");
+  t.equal(await fake.logs(app, { tail: 0 }), "");
+  t.equal(await fake.logs(app, { tail: 5 }), "starting\nboom\n");
 });
 
 t.test("waitContainer waits for the exit, or rejects when its signal aborts", async (t) => {

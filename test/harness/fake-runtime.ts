@@ -374,7 +374,7 @@ export class FakeRuntime implements ContainerRuntime {
     await this.enter("logs", [id, options], this.subjectOf(id));
     const fake = this.find(id);
     if (!fake) throw engineError(`No such container: ${id}`, ["logs", id]);
-    const lines = options.tail === undefined ? fake.logs : fake.logs.slice(-options.tail || fake.logs.length);
+    const lines = options.tail === undefined ? fake.logs : fake.logs.slice(fake.logs.length - Math.min(options.tail, fake.logs.length));
     return lines.map((l) => `${l.text}\n`).join("");
   }
 
