@@ -24,8 +24,9 @@ import {
 // images, containers (labels, state, exit codes, logs), sandboxes and volumes, records every call
 // in order, and lets a test script what the engine does (a pull that fails, a create that is
 // refused, a container that exits with a code, an exec probe's answer, a call that waits).
-// It behaves as docker does: the sandbox is an infra container, a container in a sandbox cannot
-// start before the sandbox runs, a volume in use cannot be removed, "not found" on removal is
+// It behaves as docker does, whatever its `name` (podman's pods are not modelled): the sandbox is
+// an infra container, a container in a sandbox cannot start before the sandbox runs, removing the
+// sandbox removes what is in it, a volume in use cannot be removed, "not found" on removal is
 // success.
 
 /** The engine methods a test can hook, fail or hold. */
@@ -87,7 +88,12 @@ interface FakeContainer {
   listeners: Set<() => void>;
 }
 
-/** An engine failure as the CLI runtime reports it: a CommandError with the daemon's line. */
+/**
+ * An engine failure as the CLI runtime reports it: a CommandError with the daemon's line. A command
+ * that meets one where it explains engine failures (explainEngineFailure: a listing in `ps`,
+ * `logs`, `down`, the reconcile of `up`) probes the real engine to say why: script those with a
+ * plain Error, or a PodrunError.
+ */
 export function engineError(message: string, args: readonly string[] = []): CommandError {
   return new CommandError({ shortMessage: `Command failed with exit code 1: docker ${args.join(" ")}`.trimEnd(), binary: "docker", args, exitCode: 1, stdout: "", stderr: `Error response from daemon: ${message}\n` });
 }
