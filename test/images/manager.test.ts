@@ -11,6 +11,7 @@ import { createImagePuller } from "../../lib/images/puller.js";
 import { PullError, type PullErrorKind, type PullReason } from "../../lib/runtime/pull-errors.js";
 import type { ImageInfo } from "../../lib/runtime/types.js";
 import { FakeRuntime } from "../harness/fake-runtime.js";
+import { readBackoffFile } from "../harness/state-files.js";
 import { createFileBackoffStore, createMemoryBackoffStore, type BackoffStore } from "../../lib/state/backoff-store.js";
 import { imagePullBackoffKey } from "../../lib/state/backoff.js";
 
@@ -384,10 +385,9 @@ t.test("back-off carries over between runs through the state file, keyed by name
     { advance: 0, calls: ["inspectImages nope:latest", "pullImage nope:latest"], reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 },
     { advance: 3, calls: ["inspectImages nope:latest"], reason: "ImagePullBackOff", events: ["BackOff"] },
   ]);
-  const { readFile } = await import("node:fs/promises");
-  const saved = JSON.parse(await readFile(join(dir, "backoff.json"), "utf8"));
+  const saved = await readBackoffFile(dir);
   t.same(Object.keys(saved.entries), ["default/web_nope"]);
-  t.equal(saved.entries["default/web_nope"].lastError, 'ErrImagePull: failed to pull and unpack image "nope:latest": not found');
+  t.equal(saved.entries["default/web_nope"]?.lastError, 'ErrImagePull: failed to pull and unpack image "nope:latest": not found');
 });
 
 // Lets queued promise callbacks run (the manager awaits the store before it pulls).

@@ -48,7 +48,7 @@ function harness(script: { failCreate?: boolean } = {}) {
   };
 }
 
-const pod = (spec: Partial<Pod["spec"]>): Pod => defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+const pod = (spec: Partial<Pod["spec"]>): Pod => defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
 const objects: PodObjects = {
   configMaps: [{ metadata: { name: "cfg" }, data: { MODE: "fast", "bad=key": "x" } }],
   secrets: [{ metadata: { name: "creds" }, stringData: { PW: SECRET } }],

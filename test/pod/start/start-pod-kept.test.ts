@@ -33,7 +33,7 @@ function fake(options: { blockWait?: boolean; keptSandbox?: boolean } = {}) {
 }
 
 const pod = (spec: Partial<Pod["spec"]>): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
 
 const manifest = pod({
   volumes: [{ name: "data", emptyDir: {} }],

@@ -67,7 +67,7 @@ function harness(script: Script = {}, failImage?: string) {
 }
 
 const pod = (spec: Partial<Pod["spec"]>): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
 
 t.test("sandbox, then init containers one at a time to completion, then app containers", async (t) => {
   // The sandbox starts while the first container is created; a start waits for it.

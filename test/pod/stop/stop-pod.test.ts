@@ -1,4 +1,5 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { join } from "node:path";
 import t from "tap";
 import type { InvolvedObject } from "../../../lib/events/types.js";
 import { defaultPod } from "../../../lib/manifest/defaults.js";
@@ -37,7 +38,7 @@ const record = (overrides: Partial<PodRecord> = {}): PodRecord => ({
 });
 
 const manifest = (spec: Partial<Pod["spec"]>): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
 
 function harness(script: { failStop?: string; failRemove?: string; failBulkVolumes?: boolean; failVolume?: string; execExit?: number; execMs?: number } = {}) {
   const events: string[] = [];
@@ -234,7 +235,6 @@ t.test("a sidecar's preStop hook comes from the manifest's init container when `
 t.test("the pod directory goes last, with its volume files", async (t) => {
   const { mkdir, mkdtemp, rm, writeFile } = await import("node:fs/promises");
   const { existsSync } = await import("node:fs");
-  const { join } = await import("node:path");
   const { tmpdir } = await import("node:os");
   const base = await mkdtemp(join(tmpdir(), "podrun-stop-"));
   t.teardown(() => rm(base, { recursive: true, force: true }));
