@@ -1,12 +1,16 @@
 import t from "tap";
 import { Chalk } from "chalk";
-import { formatPodTable } from "../../lib/commands/ps.js";
+import { formatPodTable, ps } from "../../lib/commands/ps.js";
+import { up } from "../../lib/commands/up.js";
+import { ExitError } from "../../lib/errors.js";
+import { createCommandWorld } from "../harness/command-io.js";
 import type { PodRecord } from "../../lib/pod/status/find-pods.js";
 import { toPodList } from "../../lib/pod/status/pod-object.js";
 import { summarizePod } from "../../lib/pod/status/pod-status.js";
 import type { ContainerState } from "../../lib/runtime/types.js";
 
-// The `ps` table and its --json List from fixed engine states (pure). The engines themselves:
+// The `ps` table and its --json List from fixed engine states (pure), then the command against the
+// shared fake engine. The engines themselves:
 // ps-logs.e2e.test.ts.
 
 const NOW = Date.parse("2026-01-01T10:05:00Z");
@@ -99,4 +103,20 @@ t.test("--json: a kind: List of core/v1 Pods, as kubectl get pods -o json shows 
     started: true,
   });
   t.same(toPodList([]).items, [], "no pod: an empty List, not an error");
+});
+
+t.test("ps against the shared fake engine, after a real up: the table, a container that exited, a name not found", async (t) => {
+  const world = await createCommandWorld(t);
+  const manifest = "apiVersion: v1\nkind: Pod\nmetadata: { name: web }\nspec:\n  containers: [{ name: app, image: busybox:1.36 }]\n";
+  await up({ files: [await world.manifest("pod.yaml", manifest)], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io });
+  world.nextCommand();
+  await ps({ allNamespaces: false, wide: false, json: false, ...world.io });
+  t.match(world.stdout.lines(), [/^NAME +READY +STATUS +RESTARTS +AGE$/, /^web +1\/1 +Running +0 +\d+s$/]);
+  world.runtime.exit("app", 1);
+  world.nextCommand();
+  await ps({ allNamespaces: false, wide: false, json: false, ...world.io });
+  t.match(world.stdout.lines()[1], /^web +0\/1 +Error +0 +\d+s$/);
+  world.nextCommand();
+  await t.rejects(ps({ names: ["nope"], allNamespaces: false, wide: false, json: false, ...world.io }), ExitError);
+  t.same(world.stderr.lines(), ['Error from server (NotFound): pods "nope" not found']);
 });

@@ -34,9 +34,14 @@ export async function readEventLines(dir: string): Promise<{ events: LoggedEvent
   return { events, invalid, text };
 }
 
+export interface BackoffFile {
+  version: number;
+  entries: Record<string, { backoffMs: number; lastUpdate: string; lastError?: string }>;
+}
+
 /** `backoff.json` parsed (it throws if the file does not parse). */
-export async function readBackoffFile(dir: string): Promise<{ version: number; entries: Record<string, { backoffMs: number; lastUpdate: string; lastError?: string }> }> {
-  return JSON.parse(await readFile(join(dir, "backoff.json"), "utf8"));
+export async function readBackoffFile(dir: string): Promise<BackoffFile> {
+  return JSON.parse(await readFile(join(dir, "backoff.json"), "utf8")) as BackoffFile;
 }
 
 /** Names in the state directory that only a crash or a bug leaves: locks, their debris, temp files. */

@@ -10,11 +10,13 @@ import type { PullPolicy } from "../../lib/images/policy.js";
 import { createImagePuller } from "../../lib/images/puller.js";
 import { PullError, type PullErrorKind, type PullReason } from "../../lib/runtime/pull-errors.js";
 import type { ImageInfo } from "../../lib/runtime/types.js";
+import { FakeRuntime } from "../harness/fake-runtime.js";
+import { readBackoffFile } from "../harness/state-files.js";
 import { createFileBackoffStore, createMemoryBackoffStore, type BackoffStore } from "../../lib/state/backoff-store.js";
 import { imagePullBackoffKey } from "../../lib/state/backoff.js";
 
-// The image manager as timelines, as the kubelet's image_manager_test.go tests it: a fake clock in seconds, a fake runtime
-// that records calls and fails on cue, and per step the runtime calls, the thrown reason and the
+// The image manager as timelines, as the kubelet's image_manager_test.go tests it: a fake clock in seconds, the shared
+// fake engine (test/harness/fake-runtime.ts) that records calls and fails on cue, and per step the runtime calls, the thrown reason and the
 // event reasons. Each step is a new `podrun up` (new manager, puller and recorder) sharing the
 // back-off store, which is what persists between runs.
 
@@ -42,24 +44,17 @@ type PullScript = (ref: string, attempt: number) => PullOutcome | Deferred<Image
 
 function createWorld(options: { local?: Record<string, ImageInfo>; pull?: PullScript; store?: BackoffStore; maxParallel?: number } = {}) {
   const clock = { now: 1_700_000_000_000 };
-  const calls: string[] = [];
-  const local = new Map(Object.entries(options.local ?? {}));
-  let attempts = 0;
-  const runtime = {
-    async inspectImages(refs: readonly string[]) {
-      calls.push("inspectImages");
-      return new Map(refs.flatMap((ref) => (local.has(ref) ? [[ref, local.get(ref)!] as const] : [])));
-    },
-    async pullImage(ref: string) {
-      calls.push(`pullImage ${ref}`);
-      const outcome = (options.pull ?? ((): PullOutcome => ({ result: BUSYBOX })))(ref, attempts++);
+  const runtime = new FakeRuntime({
+    images: options.local ?? {},
+    // A pull takes `ms` of fake time, then the image or the error; or it waits for a deferred.
+    pull: (ref, _options, attempt) => {
+      const outcome = (options.pull ?? ((): PullOutcome => ({ result: BUSYBOX })))(ref, attempt);
       if ("promise" in outcome) return outcome.promise;
       clock.now += outcome.ms ?? 0;
-      if (outcome.result instanceof Error) throw outcome.result;
-      local.set(ref, outcome.result);
       return outcome.result;
     },
-  };
+  });
+  const calls = runtime.calls;
   const store = options.store ?? createMemoryBackoffStore();
 
   /** One `podrun up`: a fresh manager, puller and recorder, as a new process would have. */
@@ -123,7 +118,7 @@ t.test("present image, IfNotPresent: no pull, Pulled 'already present'", async (
   const world = createWorld({ local: { "busybox:1.36": BUSYBOX } });
   const run = world.startRun();
   t.equal(await world.ensure(run.manager, "busybox:1.36", "IfNotPresent"), "busybox:1.36");
-  t.same(world.calls, ["inspectImages"]);
+  t.same(world.calls, ["inspectImages busybox:1.36"]);
   t.same(run.events.map((e) => [e.type, e.reason, e.message]), [["Normal", "Pulled", 'Container image "busybox:1.36" already present on machine']]);
   t.equal(run.events[0]!.involvedObject.fieldPath, "spec.containers{app}");
   t.same(run.progress, [], "no spinner without a pull");
@@ -133,7 +128,7 @@ t.test("absent image, IfNotPresent: Pulling, then Pulled with durations and size
   const world = createWorld({ pull: () => ({ ms: 1234, result: BUSYBOX }) });
   const run = world.startRun();
   t.equal(await world.ensure(run.manager, "busybox", "IfNotPresent"), "busybox:latest", "returns the defaulted ref");
-  t.same(world.calls, ["inspectImages", "pullImage busybox:latest"]);
+  t.same(world.calls, ["inspectImages busybox:latest", "pullImage busybox:latest"]);
   t.same(
     run.events.map((e) => [e.type, e.reason, e.message]),
     [
@@ -147,8 +142,8 @@ t.test("absent image, IfNotPresent: Pulling, then Pulled with durations and size
 t.test("Always pulls even when the image is present", async (t) => {
   const world = createWorld({ local: { "busybox:latest": BUSYBOX }, pull: () => ({ ms: 812, result: BUSYBOX }) });
   await runTimeline(t, world, "busybox", "Always", [
-    { advance: 0, calls: ["inspectImages", "pullImage busybox:latest"], events: ["Pulling", "Pulled"] },
-    { advance: 1, calls: ["inspectImages", "pullImage busybox:latest"], events: ["Pulling", "Pulled"] },
+    { advance: 0, calls: ["inspectImages busybox:latest", "pullImage busybox:latest"], events: ["Pulling", "Pulled"] },
+    { advance: 1, calls: ["inspectImages busybox:latest", "pullImage busybox:latest"], events: ["Pulling", "Pulled"] },
   ]);
 });
 
@@ -190,8 +185,8 @@ t.test("a failed local inspect: Warning InspectFailed, ImageInspectError, unless
 
 t.test("failures back off 10s, 20s, 40s, 80s, 160s, then 300s, without contacting the registry", async (t) => {
   const world = createWorld({ pull: (ref) => ({ ms: 0, result: notFound(ref) }) });
-  const pull = ["inspectImages", "pullImage nope:1"];
-  const skip = ["inspectImages"];
+  const pull = ["inspectImages nope:1", "pullImage nope:1"];
+  const skip = ["inspectImages nope:1"];
   const failed = { reason: "ErrImagePull", events: ["Pulling", "Failed"] } as const;
   const backOff = { calls: skip, reason: "ImagePullBackOff", events: ["BackOff"] } as const;
   await runTimeline(t, world, "nope:1", "IfNotPresent", [
@@ -213,14 +208,14 @@ t.test("failures back off 10s, 20s, 40s, 80s, 160s, then 300s, without contactin
 
 t.test("back-off is forgotten after more than 600s without a failure, and starts again at 10s", async (t) => {
   const world = createWorld({ pull: (ref) => ({ result: notFound(ref) }) });
-  const pull = ["inspectImages", "pullImage nope:1"];
+  const pull = ["inspectImages nope:1", "pullImage nope:1"];
   await runTimeline(t, world, "nope:1", "IfNotPresent", [
     { advance: 0, calls: pull, reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 },
     { advance: 10, calls: pull, reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 20 },
     { advance: 20, calls: pull, reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 40 },
     { advance: 600, calls: pull, reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 80 }, // exactly 600s: still remembered
     { advance: 600.001, calls: pull, reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 }, // more than 600s: expired
-    { advance: 1, calls: ["inspectImages"], reason: "ImagePullBackOff", events: ["BackOff"], backoff: 10 },
+    { advance: 1, calls: ["inspectImages nope:1"], reason: "ImagePullBackOff", events: ["BackOff"], backoff: 10 },
   ]);
 });
 
@@ -250,8 +245,8 @@ t.test("a BackOff event has no suffix; the error carries the previous pull error
 t.test("a container engine that is down fails the pull but starts no back-off", async (t) => {
   const world = createWorld({ pull: (ref) => ({ result: pullError("RuntimeUnavailable", "engine-down", ref, "Cannot connect to the Docker daemon at unix:///var/run/docker.sock") }) });
   await runTimeline(t, world, "busybox:1.36", "IfNotPresent", [
-    { advance: 0, calls: ["inspectImages", "pullImage busybox:1.36"], reason: "RuntimeUnavailable", events: ["Pulling", "Failed"], backoff: undefined },
-    { advance: 1, calls: ["inspectImages", "pullImage busybox:1.36"], reason: "RuntimeUnavailable", events: ["Pulling", "Failed"], backoff: undefined },
+    { advance: 0, calls: ["inspectImages busybox:1.36", "pullImage busybox:1.36"], reason: "RuntimeUnavailable", events: ["Pulling", "Failed"], backoff: undefined },
+    { advance: 1, calls: ["inspectImages busybox:1.36", "pullImage busybox:1.36"], reason: "RuntimeUnavailable", events: ["Pulling", "Failed"], backoff: undefined },
   ]);
 });
 
@@ -268,13 +263,13 @@ t.test("success does not reset back-off; the entry ages out, and GC runs after a
   let fail = true;
   const world = createWorld({ pull: (ref) => ({ result: fail ? notFound(ref) : BUSYBOX }) });
   await runTimeline(t, world, "flaky:1", "Always", [
-    { advance: 0, calls: ["inspectImages", "pullImage flaky:1"], reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 },
+    { advance: 0, calls: ["inspectImages flaky:1", "pullImage flaky:1"], reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 },
   ]);
   // Another pod's stale entry, to see GC remove it.
   await world.store.update((state) => void state.next("default/old_x", world.clock.now - 700_000));
   fail = false;
   await runTimeline(t, world, "flaky:1", "Always", [
-    { advance: 10, calls: ["inspectImages", "pullImage flaky:1"], events: ["Pulling", "Pulled"], backoff: 10 },
+    { advance: 10, calls: ["inspectImages flaky:1", "pullImage flaky:1"], events: ["Pulling", "Pulled"], backoff: 10 },
   ]);
   t.equal(await world.store.update((state) => state.entries.has("default/old_x")), false, "expired entries are collected");
 });
@@ -287,7 +282,7 @@ t.test("the same image for two containers: pulled once", async (t) => {
     const ensure = (name: string) => run.manager.ensureImageExists({ object: toInvolvedObject(POD, { name }), image: "busybox", pullPolicy: "IfNotPresent", present });
     await ensure("a");
     await ensure("b");
-    t.same(world.calls, ["inspectImages", "pullImage busybox:latest"]);
+    t.same(world.calls, ["inspectImages busybox:latest", "pullImage busybox:latest"]);
     t.same(run.events.map((e) => [e.involvedObject.fieldPath, e.reason]), [
       ["spec.containers{a}", "Pulling"],
       ["spec.containers{a}", "Pulled"],
@@ -387,13 +382,12 @@ t.test("back-off carries over between runs through the state file, keyed by name
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const world = createWorld({ store: createFileBackoffStore(dir), pull: (ref) => ({ result: notFound(ref) }) });
   await runTimeline(t, world, "nope", "IfNotPresent", [
-    { advance: 0, calls: ["inspectImages", "pullImage nope:latest"], reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 },
-    { advance: 3, calls: ["inspectImages"], reason: "ImagePullBackOff", events: ["BackOff"] },
+    { advance: 0, calls: ["inspectImages nope:latest", "pullImage nope:latest"], reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 },
+    { advance: 3, calls: ["inspectImages nope:latest"], reason: "ImagePullBackOff", events: ["BackOff"] },
   ]);
-  const { readFile } = await import("node:fs/promises");
-  const saved = JSON.parse(await readFile(join(dir, "backoff.json"), "utf8"));
+  const saved = await readBackoffFile(dir);
   t.same(Object.keys(saved.entries), ["default/web_nope"]);
-  t.equal(saved.entries["default/web_nope"].lastError, 'ErrImagePull: failed to pull and unpack image "nope:latest": not found');
+  t.equal(saved.entries["default/web_nope"]?.lastError, 'ErrImagePull: failed to pull and unpack image "nope:latest": not found');
 });
 
 // Lets queued promise callbacks run (the manager awaits the store before it pulls).

@@ -13,6 +13,7 @@ import { pullWithCredentials } from "../../lib/images/pull-with-credentials.js";
 import { classifyPullError, PullError } from "../../lib/runtime/pull-errors.js";
 import type { ImageInfo, PullOptions } from "../../lib/runtime/types.js";
 import { createMemoryBackoffStore } from "../../lib/state/backoff-store.js";
+import { FakeRuntime } from "../harness/fake-runtime.js";
 
 const INFO: ImageInfo = { id: "sha256:x", size: 1 };
 const IMAGE = "registry.example.com/team/app:1";
@@ -25,19 +26,15 @@ function refused(credential: RegistryCredential | undefined, echo = ""): PullErr
   return new PullError(IMAGE, classification, { stderr });
 }
 
-/** A runtime that answers each pull from a script keyed by the credential's source ("none" without). */
-function scriptedRuntime(script: Record<string, ImageInfo | Error>) {
-  const calls: string[] = [];
-  return {
-    calls,
-    async pullImage(ref: string, options: PullOptions = {}) {
-      const key = options.credential?.source ?? "none";
-      calls.push(`${ref} ${key}`);
-      const outcome = script[key] ?? INFO;
-      if (outcome instanceof Error) throw outcome;
-      return outcome;
-    },
-  };
+/** The shared fake engine answering each pull from a script keyed by the credential's source ("none" without). */
+class ScriptedRuntime extends FakeRuntime {
+  /** Each pull as `<ref> <credential source>`. */
+  get pulls(): string[] {
+    return this.callLog.filter((c) => c.method === "pullImage").map((c) => `${c.args[0] as string} ${(c.args[1] as PullOptions).credential?.source ?? "none"}`);
+  }
+}
+function scriptedRuntime(script: Record<string, ImageInfo | Error>): ScriptedRuntime {
+  return new ScriptedRuntime({ pull: (_ref, options) => script[options.credential?.source ?? "none"] ?? INFO });
 }
 
 t.test("pullWithCredentials: the kubelet's order", async (t) => {
@@ -76,7 +73,7 @@ t.test("pullWithCredentials: the kubelet's order", async (t) => {
       (info) => info,
       (error: unknown) => error as Error,
     );
-    t.same(runtime.calls, c.calls, `${c.name}: calls`);
+    t.same(runtime.pulls, c.calls, `${c.name}: calls`);
     if (c.error) t.match(outcome instanceof Error ? outcome.message : "", c.error, `${c.name}: error`);
     else t.same(outcome, INFO, `${c.name}: pulled`);
   }
@@ -84,16 +81,14 @@ t.test("pullWithCredentials: the kubelet's order", async (t) => {
 
 t.test("pullWithCredentials: an abort stops at once", async (t) => {
   const controller = new AbortController();
-  const runtime = {
-    calls: 0,
-    async pullImage() {
-      runtime.calls++;
+  const runtime = new FakeRuntime({
+    pull: () => {
       controller.abort();
-      throw refused(cred("a"));
+      return refused(cred("a"));
     },
-  };
+  });
   await t.rejects(pullWithCredentials({ runtime, ref: IMAGE, credentials: [cred("a"), cred("b")], signal: controller.signal }));
-  t.equal(runtime.calls, 1);
+  t.equal(runtime.callsOf("pullImage").length, 1);
 });
 
 t.test("the puller shares a pull only between the same ref with the same credentials", async (t) => {
@@ -108,7 +103,7 @@ t.test("the puller shares a pull only between the same ref with the same credent
     puller.pull(IMAGE),
     puller.pull(IMAGE, []),
   ]);
-  t.same(runtime.calls.sort(), [`${IMAGE} none`, `${IMAGE} secret "a"`, `${IMAGE} secret "a"`, `${IMAGE} secret "b"`].sort());
+  t.same(runtime.pulls.sort(), [`${IMAGE} none`, `${IMAGE} secret "a"`, `${IMAGE} secret "a"`, `${IMAGE} secret "b"`].sort());
 });
 
 t.test("the manager asks for credentials only to pull, and scrubs them from the event, the back-off file and the error", async (t) => {
@@ -145,7 +140,7 @@ t.test("a credential lookup that throws fails the pull like any pull error, with
   };
   const object = toInvolvedObject({ name: "web", namespace: "default", uid: "u" }, { name: "app" });
   await t.rejects(manager.ensureImageExists({ object, image: IMAGE, pullPolicy: "Always", present: new Map(), pullCredentials }), { reason: "ErrImagePull", message: /secret "regcred"/ });
-  t.same(runtime.calls, [], "the engine was not asked");
+  t.same(runtime.pulls, [], "the engine was not asked");
   t.same(events.map((e) => e.reason), ["Pulling", "Failed"]);
   t.equal(await backoff.update((state) => state.entries.size), 1, "backs off");
 });

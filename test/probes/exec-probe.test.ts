@@ -2,18 +2,17 @@ import t from "tap";
 import { runExecProbe } from "../../lib/probes/exec-probe.js";
 import { CommandError } from "../../lib/runtime/exec.js";
 import type { ExecResult } from "../../lib/runtime/types.js";
+import { FakeRuntime } from "../harness/fake-runtime.js";
 
-// The classification of an exec probe's outcome; the command itself runs through the engine
+// The classification of an exec probe's outcome, the command answered by the shared fake engine
 // (real engines: test/commands/up-wait.e2e.test.ts).
 
 const probe = (answer: () => Promise<ExecResult>) => {
+  const runtime = new FakeRuntime();
+  runtime.addContainer({ id: "c1", name: "c1" });
+  runtime.script("c1", { exec: answer });
   const calls: unknown[] = [];
-  const runtime = {
-    execInContainer: (id: string, command: readonly string[], options?: { timeoutMs?: number }) => {
-      calls.push([id, command, options]);
-      return answer();
-    },
-  };
+  runtime.on("execInContainer", (call) => void calls.push(call.args));
   return { calls, result: runExecProbe({ runtime, containerId: "c1", command: ["cat", "/tmp/ready"], timeoutMs: 2000 }) };
 };
 

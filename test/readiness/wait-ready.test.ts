@@ -7,9 +7,10 @@ import type { PodIdentity } from "../../lib/pod/identity.js";
 import type { Clock } from "../../lib/readiness/wait-clock.js";
 import { resolveProbeAddress, waitForPodReady, WaitInterruptedError, type ContainerProgress } from "../../lib/readiness/wait-ready.js";
 import type { ContainerState, ExecResult } from "../../lib/runtime/types.js";
+import { FakeRuntime } from "../harness/fake-runtime.js";
 
-// The kubelet's probe timing and threshold arithmetic, as timelines on a fake clock: a fake
-// engine answers `inspect` and `exec` from the clock's time, so each case says at which second
+// The kubelet's probe timing and threshold arithmetic, as timelines on a fake clock: the shared
+// fake engine answers `inspect` and `exec` from the clock's time, so each case says at which second
 // each probe ran and when the pod became ready. Real probes against real engines are in
 // test/commands/up-wait.e2e.test.ts.
 
@@ -67,29 +68,21 @@ function harness(containers: Container[], script: Script = {}, podSpec: Partial<
   const events: string[] = [];
   const execs: string[] = [];
   const progress: ContainerProgress[][] = [];
-  const nameOf = (id: string) => id.replace(/^id-/, "");
-  const runtime = {
-    inspectContainers: async (ids: readonly string[]): Promise<ContainerState[]> =>
-      ids.map((id) => ({
-        id,
-        name: `default_web_${nameOf(id)}`,
-        status: "running",
-        running: true,
-        exitCode: 0,
-        startedAt: new Date(T0).toISOString(),
-        finishedAt: "",
-        createdAt: "",
-        restartCount: 0,
-        labels: {},
-        image: "busybox",
-        ...script.state?.(nameOf(id), clock.seconds),
-      })),
-    execInContainer: async (id: string, command: readonly string[], options?: { timeoutMs?: number }): Promise<ExecResult> => {
-      execs.push(`${clock.seconds}s ${nameOf(id)} ${command.join(" ")} timeout=${options?.timeoutMs}`);
-      return script.exec?.(nameOf(id), command, clock.seconds) ?? { exitCode: 0, stdout: "", stderr: "" };
-    },
-    logs: async (id: string) => `${nameOf(id)} line 1\n${nameOf(id)} line 2\n`,
-  };
+  const runtime = new FakeRuntime({ clock: () => clock.now() });
+  const names = [...(pod.spec!.initContainers ?? []).filter((c) => c.restartPolicy === "Always"), ...containers].map((c) => c.name);
+  const running: Partial<ContainerState> = { status: "running", running: true, exitCode: 0, startedAt: new Date(T0).toISOString(), finishedAt: "", restartCount: 0 };
+  for (const name of names) {
+    runtime.addContainer({ id: `id-${name}`, name: `default_web_${name}`, labels: { "io.kubernetes.container.name": name }, image: "busybox", startedAt: new Date(T0).toISOString(), logs: [`${name} line 1`, `${name} line 2`] });
+    runtime.script(name, { exec: (command) => script.exec?.(name, command, clock.seconds) ?? { exitCode: 0, stdout: "", stderr: "" } });
+  }
+  // The engine reports each container as the script says it is at the fake clock's time.
+  runtime.on("inspectContainers", () => {
+    for (const name of names) runtime.setState(`id-${name}`, { ...running, ...script.state?.(name, clock.seconds) });
+  });
+  runtime.on("execInContainer", (call) => {
+    const [id, command, options] = call.args as [string, readonly string[], { timeoutMs?: number } | undefined];
+    execs.push(`${clock.seconds}s ${id.replace(/^id-/, "")} ${command.join(" ")} timeout=${options?.timeoutMs}`);
+  });
   const recorder = {
     event: (object: InvolvedObject, type: string, reason: string, message: string) => {
       events.push(`${clock.seconds}s ${object.fieldPath} ${type} ${reason}: ${message}`);

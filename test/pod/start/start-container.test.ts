@@ -5,52 +5,50 @@ import type { InvolvedObject } from "../../../lib/events/types.js";
 import { defaultPod } from "../../../lib/manifest/defaults.js";
 import type { PodObjects } from "../../../lib/pod/spec/pod-objects.js";
 import { startPod, type StartPodError } from "../../../lib/pod/start/start-pod.js";
-import type { ContainerRuntime, ContainerSpec, ImageInfo } from "../../../lib/runtime/types.js";
+import type { ContainerSpec } from "../../../lib/runtime/types.js";
+import { FakeRuntime } from "../../harness/fake-runtime.js";
 
-// A container's environment on its way to `create`, with a fake runtime: when the pod's IP is
+// A container's environment on its way to `create`, on the shared fake engine: when the pod's IP is
 // asked, what fails before create, and where a secret never goes.
 
 const identity = { name: "web", namespace: "default", uid: "uid-1" };
 const SECRET = "hunter2-$(NOT)-\"q\"\nline";
 
 function harness(script: { failCreate?: boolean } = {}) {
-  const calls: string[] = [];
-  const created: ContainerSpec[] = [];
+  const runtime = new FakeRuntime({ podIP: "10.88.0.42" });
+  runtime.delay("startSandbox", 20).on("startSandbox", () => runtime.note("sandbox running"));
+  if (script.failCreate) {
+    runtime.failOn("createContainer", (call) => {
+      const spec = call.args[0] as ContainerSpec;
+      return new Error(`Command failed with exit code 125: docker create ${[...(spec.command ?? []), ...(spec.args ?? [])].join(" ")}`);
+    });
+  }
   const events: string[] = [];
-  const runtime = {
-    name: "docker",
-    binary: "docker",
-    inspectImages: async (refs: string[]) => new Map(refs.map((r) => [r, { id: "sha256:x", size: 1 } as ImageInfo])),
-    createSandbox: async () => "sandbox-id",
-    startSandbox: async () => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      calls.push("sandbox running");
-    },
-    createContainer: async (spec: ContainerSpec) => {
-      calls.push(`create ${spec.labels["io.kubernetes.container.name"]}`);
-      created.push(spec);
-      if (script.failCreate) throw new Error(`Command failed with exit code 125: docker create ${[...(spec.command ?? []), ...(spec.args ?? [])].join(" ")}`);
-      return `id-${created.length}`;
-    },
-    startContainer: async () => undefined,
-    inspectContainers: async () => {
-      calls.push("inspect sandbox");
-      return [{ id: "sandbox-id", ip: "10.88.0.42" }];
-    },
-    createVolume: async () => undefined,
-    removeVolumes: async () => undefined,
-  } as unknown as ContainerRuntime;
   const recorder = {
     event: (object: InvolvedObject, type: string, reason: string, message: string) => {
       events.push(`${object.fieldPath ?? "pod"} ${type} ${reason}: ${message}`);
       return undefined as never;
     },
   };
-  const images = { ensureImageExists: async (request: { image: string }) => request.image };
-  return { deps: { runtime, recorder, images } as unknown as Parameters<typeof startPod>[0], calls, created, events };
+  // The image manager is not the engine's: a stub that "pulls" into the fake engine.
+  const images = {
+    ensureImageExists: async (request: { image: string }) => {
+      runtime.images.set(request.image, { id: "sha256:x", size: 1 });
+      return request.image;
+    },
+  };
+  return {
+    deps: { runtime, recorder, images },
+    calls: runtime.calls,
+    /** The specs `create` was given, in order. */
+    get created() {
+      return runtime.createdSpecs;
+    },
+    events,
+  };
 }
 
-const pod = (spec: Partial<Pod["spec"]>): Pod => defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+const pod = (spec: Partial<Pod["spec"]>): Pod => defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
 const objects: PodObjects = {
   configMaps: [{ metadata: { name: "cfg" }, data: { MODE: "fast", "bad=key": "x" } }],
   secrets: [{ metadata: { name: "creds" }, stringData: { PW: SECRET } }],
@@ -82,8 +80,8 @@ t.test("env reaches create resolved, command and args expanded; the pod IP once 
   const a = h.created.find((s) => s.labels["io.kubernetes.container.name"] === "a")!;
   t.same(a.env, [{ name: "MODE", value: "fast" }, { name: "PW", value: SECRET }, { name: "IP", value: "10.88.0.42" }]);
   t.same(a.command, ["sh", "-c", "echo fast 10.88.0.42 $(NOPE) $(MODE)"]);
-  t.ok(h.calls.indexOf("create a") > h.calls.indexOf("inspect sandbox"), "a's create waits for the sandbox's address");
-  t.ok(h.calls.indexOf("create b") < h.calls.indexOf("sandbox running"), "b, which needs no address, does not wait");
+  t.ok(h.calls.indexOf("createContainer a") > h.calls.indexOf("inspectContainers default_web"), "a's create waits for the sandbox's address");
+  t.ok(h.calls.indexOf("createContainer b") < h.calls.indexOf("sandbox running"), "b, which needs no address, does not wait");
   t.same(h.events.filter((e) => e.includes("InvalidEnvironmentVariableNames")), [
     "pod Warning InvalidEnvironmentVariableNames: Keys [bad=key] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names.",
   ]);
@@ -101,7 +99,7 @@ t.test("hostNetwork: the pod's IP is the host's", async (t) => {
   });
   const env = h.created[0]!.env!;
   t.equal(env[0]!.value, env[1]!.value);
-  t.notOk(h.calls.includes("inspect sandbox"));
+  t.notOk(h.calls.some((c) => c.startsWith("inspectContainers")));
 });
 
 t.test("a missing reference: CreateContainerConfigError before create, the kubelet's event", async (t) => {
@@ -117,7 +115,7 @@ t.test("a missing reference: CreateContainerConfigError before create, the kubel
   t.equal(error.reason, "CreateContainerConfigError");
   t.equal(error.message, "container a: couldn't find key OTHER in Secret default/creds");
   t.same(h.events.filter((e) => e.includes("Failed")), ["spec.containers{a} Warning Failed: Error: couldn't find key OTHER in Secret default/creds"]);
-  t.notOk(h.calls.includes("create a"));
+  t.notOk(h.calls.includes("createContainer a"));
 });
 
 t.test("a Secret in args: printed unexpanded, and hidden from a failed create's message", async (t) => {

@@ -6,51 +6,34 @@ import { computePodHash } from "../../../lib/pod/spec/container-spec.js";
 import type { PodIdentity } from "../../../lib/pod/identity.js";
 import { LABEL_POD_HASH, LABEL_SPEC_HASH } from "../../../lib/pod/spec/spec-hash.js";
 import { startPod, StartPodInterrupted, undoStart } from "../../../lib/pod/start/start-pod.js";
-import type { ContainerRuntime, ContainerSpec } from "../../../lib/runtime/types.js";
+import { FakeRuntime } from "../../harness/fake-runtime.js";
 
-// startPod for a kept pod (reconcile) and under Ctrl-C, with a fake runtime: pure logic only.
+// startPod for a kept pod (reconcile) and under Ctrl-C, on the shared fake engine: pure logic only.
 // The real engines run both in test/commands/up-reconcile.e2e.test.ts.
 
 const identity: PodIdentity = { name: "web", namespace: "default", uid: "uid-kept" };
 
-function fake(options: { blockWait?: boolean } = {}) {
-  const calls: string[] = [];
-  const specs: ContainerSpec[] = [];
-  let next = 0;
-  const never = <T>(signal?: AbortSignal) =>
-    new Promise<T>((_, reject) => signal?.addEventListener("abort", () => reject(Object.assign(new Error("Command was canceled"), { name: "CommandError" }))));
-  const runtime = {
-    name: "docker",
-    binary: "docker",
-    inspectImages: async (refs: readonly string[]) => new Map(refs.map((r) => [r, { id: "sha256:x", size: 1 }])),
-    createSandbox: async (spec: { name: string }) => {
-      calls.push(`createSandbox ${spec.name}`);
-      return "sandbox-id";
+function fake(options: { blockWait?: boolean; keptSandbox?: boolean } = {}) {
+  const runtime = new FakeRuntime();
+  // A kept pod's sandbox runs already: its new containers join it.
+  if (options.keptSandbox) runtime.addSandbox("default_web");
+  // An init container that runs until stopped: its wait blocks (until Ctrl-C aborts it).
+  if (options.blockWait) runtime.script("init", { runs: true });
+  // The image manager is not the engine's: a stub that "pulls" into the fake engine.
+  const images = {
+    ensureImageExists: async (request: EnsureImageRequest) => {
+      runtime.images.set(request.image, { id: "sha256:x", size: 1 });
+      return request.image;
     },
-    startSandbox: async (name: string) => void calls.push(`startSandbox ${name}`),
-    removeSandbox: async (name: string) => void calls.push(`removeSandbox ${name}`),
-    createContainer: async (spec: ContainerSpec) => {
-      const name = spec.labels["io.kubernetes.container.name"]!;
-      calls.push(`create ${name}`);
-      specs.push(spec);
-      return `id-${++next}-${name}`;
-    },
-    startContainer: async (id: string) => void calls.push(`start ${id}`),
-    waitContainer: async (id: string, opts?: { signal?: AbortSignal }) => {
-      calls.push(`wait ${id}`);
-      return options.blockWait ? never<number>(opts?.signal) : 0;
-    },
-    removeContainers: async (ids: readonly string[]) => void calls.push(`remove ${ids.join(",")}`),
-    removeVolumes: async (names: readonly string[]) => void calls.push(`removeVolumes ${names.join(",")}`),
-    createVolume: async (name: string) => void calls.push(`createVolume ${name}`),
-  } as unknown as ContainerRuntime;
-  const images = { ensureImageExists: async (request: EnsureImageRequest) => request.image };
+  };
   const recorder = { event: () => undefined as never };
-  return { deps: { runtime, images, recorder }, calls, specs };
+  // What startPod asks the engine, without the one image inspect that every run begins with.
+  const engineCalls = () => runtime.calls.filter((c) => !c.startsWith("inspectImages"));
+  return { deps: { runtime, images, recorder }, runtime, calls: runtime.calls, engineCalls, specs: () => runtime.createdSpecs };
 }
 
 const pod = (spec: Partial<Pod["spec"]>): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
 
 const manifest = pod({
   volumes: [{ name: "data", emptyDir: {} }],
@@ -62,14 +45,14 @@ const manifest = pod({
 });
 
 t.test("a kept pod: only the named app containers, in the running sandbox; no sandbox, volume or init step", async (t) => {
-  const f = fake();
+  const f = fake({ keptSandbox: true });
   const started = await startPod(f.deps, { pod: manifest, identity, infraImage: "p:1", publishAll: false, keptPod: { sandboxId: "infra-id", create: ["b"] } });
-  t.same(f.calls, ["create b", "start id-1-b"]);
-  t.same(started.containers, [{ name: "b", id: "id-1-b", kind: "app" }]);
+  t.same(f.engineCalls(), ["createContainer b", "startContainer b"]);
+  t.same(started.containers, [{ name: "b", id: "id-1", kind: "app" }]);
   t.equal(started.sandboxId, "infra-id");
   t.equal(started.appContainers, 1);
   t.equal(started.initContainers, 0);
-  const [spec] = f.specs;
+  const [spec] = f.specs();
   t.equal(spec!.labels["io.kubernetes.pod.uid"], "uid-kept", "the kept pod's UID");
   t.equal(spec!.sandbox, "default_web", "joins the pod's sandbox");
   t.equal(spec!.labels[LABEL_POD_HASH], computePodHash({ pod: manifest, identity, infraImage: "p:1", publishAll: false }), "carries the pod hash");
@@ -79,45 +62,42 @@ t.test("a kept pod: only the named app containers, in the running sandbox; no sa
 t.test("a new pod: the sandbox and every container carry the pod hash", async (t) => {
   const f = fake();
   await startPod(f.deps, { pod: manifest, identity, infraImage: "p:1", publishAll: false });
-  const hashes = new Set(f.specs.map((s) => s.labels[LABEL_POD_HASH]));
+  const hashes = new Set(f.specs().map((s) => s.labels[LABEL_POD_HASH]));
   t.equal(hashes.size, 1);
-  t.same(f.specs.map((s) => s.labels["io.kubernetes.container.name"]), ["init", "a", "b"]);
+  t.same(f.specs().map((s) => s.labels["io.kubernetes.container.name"]), ["init", "a", "b"]);
 });
 
 t.test("Ctrl-C during an init container: the wait is aborted, and what was made is returned for undoing", async (t) => {
   const f = fake({ blockWait: true });
   const controller = new AbortController();
   const run = startPod(f.deps, { pod: manifest, identity, infraImage: "p:1", publishAll: false, signal: controller.signal });
-  while (!f.calls.some((c) => c.startsWith("wait"))) await new Promise((resolve) => setImmediate(resolve));
+  while (!f.calls.some((c) => c.startsWith("waitContainer"))) await new Promise((resolve) => setImmediate(resolve));
   controller.abort("SIGINT");
   const error = await run.catch((e: unknown) => e);
   t.type(error, StartPodInterrupted);
   const created = (error as StartPodInterrupted).created;
-  t.same(created, { containerIds: ["id-1-init"], sandbox: "default_web", volumes: ["default_web_data"] });
-  t.notOk(f.calls.some((c) => c.startsWith("create a") || c.startsWith("create b")), "no app container after Ctrl-C");
+  t.same(created, { containerIds: ["id-1"], sandbox: "default_web", volumes: ["default_web_data"] });
+  t.notOk(f.calls.some((c) => c.startsWith("createContainer a") || c.startsWith("createContainer b")), "no app container after Ctrl-C");
   await undoStart(f.deps.runtime, created);
-  t.same(f.calls.slice(-3), ["remove id-1-init", "removeSandbox default_web", "removeVolumes default_web_data"]);
+  t.same(f.calls.slice(-3), ["removeContainers init", "removeSandbox default_web", "removeVolumes default_web_data"]);
 });
 
 t.test("Ctrl-C while a create is under way: the container is undone by its name", async (t) => {
   // The terminal's Ctrl-C reaches the engine CLI too: `create` dies, maybe after the engine made it.
   let killCreate!: () => void;
-  const f = fake();
-  const runtime = f.deps.runtime as unknown as { createContainer: (spec: ContainerSpec) => Promise<string> };
-  const original = runtime.createContainer;
-  runtime.createContainer = (spec) => {
-    if (spec.labels["io.kubernetes.container.name"] !== "b") return original(spec);
-    f.calls.push("create b");
-    return new Promise<string>((_, reject) => (killCreate = () => reject(new Error("Command was killed with SIGINT"))));
-  };
+  const f = fake({ keptSandbox: true });
+  f.runtime.on("createContainer", (call) => {
+    if (call.subject !== "b") return;
+    return new Promise<void>((_, reject) => (killCreate = () => reject(new Error("Command was killed with SIGINT"))));
+  });
   const controller = new AbortController();
   const run = startPod(f.deps, { pod: manifest, identity, infraImage: "p:1", publishAll: false, signal: controller.signal, keptPod: { create: ["a", "b"] } });
-  while (!f.calls.includes("create b") || !f.calls.some((c) => c.startsWith("start id-"))) await new Promise((resolve) => setImmediate(resolve));
+  while (!f.calls.includes("createContainer b") || !f.calls.some((c) => c.startsWith("startContainer "))) await new Promise((resolve) => setImmediate(resolve));
   controller.abort("SIGINT");
   killCreate();
   const error = (await run.catch((e: unknown) => e)) as StartPodInterrupted;
   t.type(error, StartPodInterrupted);
-  t.same(error.created.containerIds, ["id-1-a", "default_web_b"], "the made one by ID, the one under way by name");
+  t.same(error.created.containerIds, ["id-1", "default_web_b"], "the made one by ID, the one under way by name");
   t.equal(error.created.sandbox, undefined, "a kept sandbox is not this run's to remove");
   t.equal(error.created.volumes, undefined, "nor are its volumes");
 });

@@ -1,6 +1,6 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -11,109 +11,63 @@ import type { EnsureImageRequest } from "../../../lib/images/manager.js";
 import { defaultPod } from "../../../lib/manifest/defaults.js";
 import type { PodIdentity } from "../../../lib/pod/identity.js";
 import { startPod, StartPodError, undoStart } from "../../../lib/pod/start/start-pod.js";
-import type { ContainerRuntime, ContainerSpec, ImageInfo, SandboxSpec } from "../../../lib/runtime/types.js";
+import type { ContainerSpec } from "../../../lib/runtime/types.js";
+import { FakeRuntime } from "../../harness/fake-runtime.js";
 
-// The order of SyncPod's steps and what a failure leaves for undoing, with a fake runtime:
-// pure logic only. The real engines are driven by test/commands/up.e2e.test.ts.
+// The order of SyncPod's steps and what a failure leaves for undoing, on the shared fake engine
+// (test/harness/fake-runtime.ts): pure logic only. The real engines are driven by test/commands/up.e2e.test.ts.
 
 const identity: PodIdentity = { name: "web", namespace: "default", uid: "00000000-0000-0000-0000-000000000001" };
 
-function fakeRuntime(script: { failCreate?: string; failStart?: string; exitCodes?: Record<string, number>; execExit?: number; failVolume?: string; exited?: string } = {}) {
-  const calls: string[] = [];
-  const names = new Map<string, string>();
-  const specs = new Map<string, ContainerSpec>();
-  let next = 0;
-  const runtime: ContainerRuntime = {
-    name: "docker",
-    binary: "docker",
-    inspectImages: async (refs) => {
-      calls.push(`inspectImages ${refs.join(",")}`);
-      return new Map(refs.map((r) => [r, { id: "sha256:x", size: 1 } as ImageInfo]));
-    },
-    pullImage: async () => ({ id: "sha256:x", size: 1 }),
-    createSandbox: async (spec: SandboxSpec) => {
-      calls.push(`createSandbox ${spec.name}`);
-      return "sandbox-id";
-    },
-    startSandbox: async (name) => {
-      calls.push(`startSandbox ${name}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      calls.push("sandbox running");
-    },
-    removeSandbox: async (name) => void calls.push(`removeSandbox ${name}`),
-    createContainer: async (spec: ContainerSpec) => {
-      const container = spec.labels["io.kubernetes.container.name"]!;
-      calls.push(`create ${container}`);
-      for (const mount of spec.mounts ?? []) if (mount.source !== undefined) calls.push(`bind ${mount.source} ${mount.target}${mount.readOnly ? " ro" : ""}`);
-      if (script.failCreate === container) throw new Error("Conflict. The container name is already in use");
-      const id = `id-${++next}`;
-      names.set(id, container);
-      specs.set(container, spec);
-      return id;
-    },
-    startContainer: async (id) => {
-      calls.push(`start ${names.get(id)}`);
-      if (script.failStart === names.get(id)) throw new Error("OCI runtime create failed");
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    },
-    waitContainer: async (id) => {
-      calls.push(`wait ${names.get(id)}`);
-      return script.exitCodes?.[names.get(id)!] ?? 0;
-    },
-    execInContainer: async (id) => {
-      calls.push(`exec ${names.get(id)}`);
-      return { exitCode: script.execExit ?? 0, stdout: "", stderr: "token=hunter2" };
-    },
-    stopContainer: async (id) => void calls.push(`stop ${names.get(id)}`),
-    removeContainers: async (ids) => void calls.push(`remove ${ids.map((id) => names.get(id)).join(",")}`),
-    listContainers: async () => [],
-    findNamed: async () => [],
-    inspectContainers: async (ids) => [
-      { id: "sandbox-id", name: "s", status: "running", running: true, exitCode: 0, startedAt: "", finishedAt: "", createdAt: "", restartCount: 0, ip: "10.0.0.2", labels: {}, image: "pause" },
-      // The pod's own containers, for a sidecar's startup probe: running, unless the script says it exited.
-      ...ids.filter((id) => names.has(id)).map((id) => {
-        const exited = script.exited === names.get(id);
-        return { id, name: names.get(id)!, status: exited ? "exited" : "running", running: !exited, exitCode: exited ? 1 : 0, startedAt: new Date().toISOString(), finishedAt: "", createdAt: "", restartCount: 0, labels: {}, image: "x" };
-      }),
-    ],
-    logs: async () => "line 1\nboom\n",
-    streamLogs: async function* () {},
-    createVolume: async (name) => {
-      calls.push(`createVolume ${name}`);
-      if (script.failVolume === name) throw new Error("volume create failed: disk full");
-    },
-    removeVolumes: async (volumes) => void calls.push(`removeVolumes ${volumes.join(",")}`),
-    listVolumes: async () => [],
-    inspectVolumeMountpoint: async (name) => {
-      calls.push(`inspectVolume ${name}`);
-      return `/mnt/${name}`;
-    },
-  };
-  return { runtime, calls, specs };
+interface Script {
+  failCreate?: string;
+  failStart?: string;
+  exitCodes?: Record<string, number>;
+  execExit?: number;
+  failVolume?: string;
+  exited?: string;
+  volumeRoot?: string;
 }
 
-function harness(script: Parameters<typeof fakeRuntime>[0] = {}, failImage?: string) {
-  const { runtime, calls, specs } = fakeRuntime(script);
+function harness(script: Script = {}, failImage?: string) {
+  const runtime = new FakeRuntime(script.volumeRoot !== undefined ? { volumeRoot: script.volumeRoot } : {});
+  // The sandbox takes a while to start: containers are created meanwhile, none starts before it runs.
+  runtime.delay("startSandbox", 20).on("startSandbox", () => runtime.note("sandbox running"));
+  runtime.on("createContainer", (call) => {
+    for (const mount of (call.args[0] as ContainerSpec).mounts ?? []) if (mount.source !== undefined) runtime.note(`bind ${mount.source} ${mount.target}${mount.readOnly ? " ro" : ""}`);
+  });
+  if (script.failCreate) runtime.failOn("createContainer", new Error("Conflict. The container name is already in use"), { subject: script.failCreate });
+  if (script.failStart) runtime.failOn("startContainer", new Error("OCI runtime create failed"), { subject: script.failStart });
+  if (script.failVolume) runtime.failOn("createVolume", new Error("volume create failed: disk full"), { subject: script.failVolume });
+  for (const [name, exitCode] of Object.entries(script.exitCodes ?? {})) runtime.script(name, { exitCode, logs: ["line 1", "boom"] });
+  // A sidecar that exits at once: before its startup probe can pass.
+  if (script.exited) runtime.script(script.exited, { exitCode: 1 });
+  for (const name of ["a", "s"]) runtime.script(name, { exec: () => ({ exitCode: script.execExit ?? 0, stdout: "", stderr: "token=hunter2" }) });
+  const calls = runtime.calls;
   const events: string[] = [];
   const recorder = { event: (object: InvolvedObject, type: string, reason: string, message: string) => {
     events.push(`${object.fieldPath ?? "pod"} ${type} ${reason}: ${message}`);
     return undefined as never;
   } };
+  // The image manager is not the engine's: a stub that "pulls" into the fake engine, or fails.
   const images = {
     ensureImageExists: async (request: EnsureImageRequest) => {
-      calls.push(`ensure ${request.image}`);
+      runtime.note(`ensure ${request.image}`);
       if (request.image === failImage) {
         recorder.event(request.object, "Warning", "Failed", `Failed to pull image "${request.image}": not found`);
         throw new PodrunError("ErrImagePull", `Failed to pull image "${request.image}": not found`);
       }
-      return request.image.includes(":") ? request.image : `${request.image}:latest`;
+      const ref = request.image.includes(":") ? request.image : `${request.image}:latest`;
+      runtime.images.set(ref, { id: "sha256:x", size: 1 });
+      return ref;
     },
   };
-  return { deps: { runtime, recorder, images }, calls, events, specs };
+  const spec = (name: string) => runtime.specOf(name) as ContainerSpec;
+  return { deps: { runtime, recorder, images }, runtime, calls, events, spec };
 }
 
 const pod = (spec: Partial<Pod["spec"]>): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } } as Pod);
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
 
 t.test("sandbox, then init containers one at a time to completion, then app containers", async (t) => {
   // The sandbox starts while the first container is created; a start waits for it.
@@ -127,7 +81,7 @@ t.test("sandbox, then init containers one at a time to completion, then app cont
     infraImage: "pause:3.10",
     publishAll: false,
   });
-  t.ok(h.calls.indexOf("sandbox running") < h.calls.indexOf("start i1"), "no container starts before its sandbox runs");
+  t.ok(h.calls.indexOf("sandbox running") < h.calls.indexOf("startContainer i1"), "no container starts before its sandbox runs");
   h.calls.splice(h.calls.indexOf("sandbox running"), 1);
   t.same(h.calls.slice(0, 13), [
     "inspectImages pause:3.10,busybox:1,busybox:latest",
@@ -135,17 +89,17 @@ t.test("sandbox, then init containers one at a time to completion, then app cont
     "createSandbox default_web",
     "startSandbox default_web",
     "ensure busybox:1",
-    "create i1",
-    "start i1",
-    "wait i1",
+    "createContainer i1",
+    "startContainer i1",
+    "waitContainer i1",
     "ensure busybox:1",
-    "create i2",
-    "start i2",
-    "wait i2",
+    "createContainer i2",
+    "startContainer i2",
+    "waitContainer i2",
     "ensure busybox",
   ]);
   t.strictSame(started, {
-    sandboxId: "sandbox-id",
+    sandboxId: "sandbox-1",
     containerIds: ["id-1", "id-2", "id-3", "id-4"],
     containers: [
       { name: "i1", id: "id-1", kind: "init" },
@@ -176,7 +130,7 @@ t.test("a failing init container stops the pod before any app container, with it
   t.equal(failure.message, "init container i1 exited with code 3");
   t.match(failure.details, /boom/);
   t.same(failure.created, { sandbox: "default_web", containerIds: ["id-1"] });
-  t.notOk(h.calls.some((c) => c === "create a"));
+  t.notOk(h.calls.some((c) => c === "createContainer a"));
 });
 
 t.test("app containers are independent: all are attempted, the first failure is reported", async (t) => {
@@ -189,14 +143,14 @@ t.test("app containers are independent: all are attempted, the first failure is 
   }).catch((e: unknown) => e)) as StartPodError;
   t.equal(error.reason, "ErrImagePull");
   t.equal(error.message, 'container a: Failed to pull image "broken:1": not found');
-  t.ok(h.calls.includes("start b"), "b still started");
+  t.ok(h.calls.includes("startContainer b"), "b still started");
   t.same(error.created.containerIds, ["id-1"], "b's container is recorded for undoing");
   t.same(h.events.filter((e) => e.startsWith("spec.containers{a}")), [
     'spec.containers{a} Warning Failed: Failed to pull image "broken:1": not found',
     "spec.containers{a} Warning Failed: Error: ErrImagePull",
   ]);
   await undoStart(h.deps.runtime, error.created);
-  t.same(h.calls.slice(-2), ["remove b", "removeSandbox default_web"]);
+  t.same(h.calls.slice(-2), ["removeContainers b", "removeSandbox default_web"]);
 });
 
 t.test("create and start failures carry the kubelet's reasons", async (t) => {
@@ -221,7 +175,7 @@ t.test("a failing postStart hook: FailedPostStartHook, Killing, no hook output a
     "spec.containers{a} Warning FailedPostStartHook: PostStartHook failed",
     "spec.containers{a} Normal Killing: FailedPostStartHook",
   ]);
-  t.ok(h.calls.includes("stop a"));
+  t.ok(h.calls.includes("stopContainer a 0"));
   t.notMatch(JSON.stringify(h.events) + error.message, "hunter2");
 });
 
@@ -246,11 +200,11 @@ t.test("emptyDir volumes: made empty before any container is created, removed by
   }).catch((e: unknown) => e)) as StartPodError;
   // A mounted disk emptyDir only: an unmounted one is not made, a single-mount Memory one is a tmpfs.
   t.ok(h.calls.indexOf("removeVolumes default_web_data") < h.calls.indexOf("createVolume default_web_data"), "a leftover is removed first");
-  t.ok(h.calls.indexOf("createVolume default_web_data") < h.calls.indexOf("create i1"), "the volume exists before the first create");
+  t.ok(h.calls.indexOf("createVolume default_web_data") < h.calls.indexOf("createContainer i1"), "the volume exists before the first create");
   t.notOk(h.calls.some((c) => c.includes("unused") || c.includes("default_web_mem")));
   t.same(error.created.volumes, ["default_web_data"]);
   await undoStart(h.deps.runtime, error.created);
-  t.same(h.calls.slice(-3), ["remove i1", "removeSandbox default_web", "removeVolumes default_web_data"], "volumes last, once nothing uses them");
+  t.same(h.calls.slice(-3), ["removeContainers i1", "removeSandbox default_web", "removeVolumes default_web_data"], "volumes last, once nothing uses them");
 });
 
 t.test("a volume that cannot be made: FailedMount, no container created", async (t) => {
@@ -264,7 +218,7 @@ t.test("a volume that cannot be made: FailedMount, no container created", async 
   t.equal(error.reason, "FailedMount");
   t.match(error.message, 'MountVolume.SetUp failed for volume "data" : volume create failed: disk full');
   t.ok(h.events.includes('pod Warning FailedMount: MountVolume.SetUp failed for volume "data" : volume create failed: disk full'));
-  t.notOk(h.calls.includes("create a"));
+  t.notOk(h.calls.includes("createContainer a"));
   t.same(error.created.volumes, ["default_web_data"], "undo removes what may have been made");
 });
 
@@ -280,14 +234,14 @@ t.test("a sidecar is started in init order and not waited for; it runs under res
     infraImage: "p:1",
     publishAll: false,
   });
-  const steps = h.calls.filter((c) => /^(create|start|wait) /.test(c));
-  t.same(steps, ["create i1", "start i1", "wait i1", "create s", "start s", "create i2", "start i2", "wait i2", "create a", "start a"]);
+  const steps = h.calls.filter((c) => /^(createContainer|startContainer|waitContainer) /.test(c));
+  t.same(steps, ["createContainer i1", "startContainer i1", "waitContainer i1", "createContainer s", "startContainer s", "createContainer i2", "startContainer i2", "waitContainer i2", "createContainer a", "startContainer a"]);
   t.same(started.containers.map((c) => `${c.name}:${c.kind}`), ["i1:init", "s:sidecar", "i2:init", "a:app"]);
   t.equal(started.initContainers, 2);
   t.equal(started.sidecars, 1);
-  t.equal(h.specs.get("s")!.restartPolicy, "always", "sidecars always restart, whatever the pod's policy");
-  t.equal(h.specs.get("s")!.labels["io.podrun.container.kind"], "sidecar");
-  t.equal(h.specs.get("a")!.restartPolicy, "no");
+  t.equal(h.spec("s").restartPolicy, "always", "sidecars always restart, whatever the pod's policy");
+  t.equal(h.spec("s").labels["io.podrun.container.kind"], "sidecar");
+  t.equal(h.spec("a").restartPolicy, "no");
   t.same(h.events.filter((e) => e.includes("{s}")), [
     "spec.initContainers{s} Normal Created: Created container: s",
     "spec.initContainers{s} Normal Started: Started container s",
@@ -303,8 +257,8 @@ t.test("the next init container waits for the sidecar's startup probe", async (t
     infraImage: "p:1",
     publishAll: false,
   });
-  const steps = h.calls.filter((c) => /^(create|start|exec) /.test(c));
-  t.same(steps.slice(0, 4), ["create s", "start s", "exec s", "create i2"], "probed before the next init container is created");
+  const steps = h.calls.filter((c) => /^(createContainer|startContainer|execInContainer) /.test(c));
+  t.same(steps.slice(0, 4), ["createContainer s", "startContainer s", "execInContainer s true", "createContainer i2"], "probed before the next init container is created");
 });
 
 t.test("a sidecar that fails its startup probe fails the pod like a failing init container", async (t) => {
@@ -320,7 +274,7 @@ t.test("a sidecar that fails its startup probe fails the pod like a failing init
   t.equal(error.reason, "StartupProbeFailed");
   t.match(error.message, /container s failed its startup probe 1 times/);
   t.same(error.created.containerIds, ["id-1"], "the sidecar is undone with the rest");
-  t.notOk(h.calls.includes("create i2"));
+  t.notOk(h.calls.includes("createContainer i2"));
   t.ok(h.events.some((e) => e.startsWith("spec.initContainers{s} Warning Unhealthy: Startup probe failed")), "the probe's event names the init container");
 });
 
@@ -335,7 +289,7 @@ t.test("a sidecar that exits before its startup probe passed fails the pod", asy
   }).catch((e: unknown) => e)) as StartPodError;
   t.equal(error.reason, "ContainerTerminated");
   t.equal(error.message, "container s exited with code 1 before its startup probe passed");
-  t.notOk(h.calls.includes("create a"));
+  t.notOk(h.calls.includes("createContainer a"));
 });
 
 t.test("dry run: a sidecar's startup probe is not run", async (t) => {
@@ -348,19 +302,14 @@ t.test("dry run: a sidecar's startup probe is not run", async (t) => {
     publishAll: false,
     runHooks: false,
   });
-  t.notOk(h.calls.includes("exec s"));
+  t.notOk(h.calls.some((c) => c.startsWith("execInContainer s")));
 });
 
 t.test("file volumes: written in the pod directory before anything is created, bound read-only; undo removes the directory", async (t) => {
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-state-"));
   t.teardown(() => rm(stateDir, { recursive: true, force: true }));
-  const h = harness({ failStart: "a" });
   const engineDir = join(stateDir, "engine");
-  h.deps.runtime.inspectVolumeMountpoint = async (name) => {
-    h.calls.push(`inspectVolume ${name}`);
-    await mkdir(join(engineDir, name), { recursive: true });
-    return join(engineDir, name);
-  };
+  const h = harness({ failStart: "a", volumeRoot: engineDir });
   const error = (await startPod(h.deps, {
     pod: pod({
       volumes: [{ name: "conf", configMap: { name: "cfg" } }, { name: "data", emptyDir: {} }],
@@ -382,7 +331,7 @@ t.test("file volumes: written in the pod directory before anything is created, b
   t.equal((await stat(podDir)).mode & 0o777, 0o700, "the pod directory is private");
   t.equal((await stat(join(stateDir, "pods"))).mode & 0o777, 0o700);
   t.same(h.calls.filter((c) => c.startsWith("bind") || c.startsWith("inspectVolume")), [
-    "inspectVolume default_web_data",
+    "inspectVolumeMountpoint default_web_data",
     `bind ${podDir}/volumes/conf /etc/conf ro`,
     `bind ${podDir}/volumes/conf/one /etc/one.txt ro`,
     `bind ${engineDir}/default_web_data/logs /logs`,

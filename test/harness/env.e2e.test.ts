@@ -72,7 +72,7 @@ t.test("the auth registry refuses an anonymous docker pull and accepts credentia
   const creds = createTempCredentials([
     { registry: env.registries.auth, username: env.auth.username, password: readRegistryPassword(env) },
   ]);
-  t.teardown(creds.remove);
+  t.teardown(() => creds.remove());
   const mark = registryLogMark(env, "auth");
   const pulled = await runCommand("docker", ["pull", image], { env: { DOCKER_CONFIG: creds.dir } });
   t.equal(pulled.exitCode, 0, "pull with credentials succeeds");
@@ -97,7 +97,7 @@ t.test("podman: the same with --authfile, over the insecure-registry drop-in", a
   const creds = createTempCredentials([
     { registry: env.registries.auth, username: env.auth.username, password: readRegistryPassword(env) },
   ]);
-  t.teardown(creds.remove);
+  t.teardown(() => creds.remove());
   const pulled = await runCommand("podman", ["pull", "-q", "--authfile", creds.file, image], { reject: false });
   t.equal(pulled.exitCode, 0, `pull with --authfile succeeds ${pulled.stderr}`);
 });
