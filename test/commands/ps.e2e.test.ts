@@ -34,7 +34,7 @@ for (const runtime of ["docker", "podman"] as const) {
     const table = await env.podrun("ps", "-n", namespace);
     t.equal(table.exitCode, 0, table.stderr);
     const lines = table.stdout.trimEnd().split("\n");
-    t.match(lines[0], /^NAME\s+READY   STATUS\s+RESTARTS   AGE$/);
+    t.match(lines[0], /^NAME\s+READY {3}STATUS\s+RESTARTS {3}AGE$/);
     const row = (name: string) => lines.find((line) => line.startsWith(`${name} `)) ?? "";
     t.match(row(web), new RegExp(`^${web}\\s+2/2\\s+Running\\s+0\\s+\\d+s$`));
     t.match(row(failed), new RegExp(`^${failed}\\s+0/1\\s+Error\\s+0\\s+\\d+s$`));

@@ -213,7 +213,7 @@ for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered:
       // Interrupt once the wait is under way: the first failed probe shows it.
       let output = "";
       await new Promise<void>((resolve) => {
-        child.stdout!.on("data", (chunk: Buffer) => {
+        child.stdout.on("data", (chunk: Buffer) => {
           output += chunk.toString();
           if (output.includes("Unhealthy")) resolve();
         });

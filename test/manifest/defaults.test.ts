@@ -3,7 +3,7 @@ import t from "tap";
 import { defaultConfigMap, defaultPod, defaultSecret } from "../../lib/manifest/defaults.js";
 
 const podWith = (spec: Partial<Pod["spec"]> & { containers?: unknown[] }, metadata: Pod["metadata"] = { name: "p" }): Pod =>
-  ({ apiVersion: "v1", kind: "Pod", metadata, spec: { containers: [{ name: "a", image: "busybox" }], ...spec } }) as Pod;
+  ({ apiVersion: "v1", kind: "Pod", metadata, spec: { containers: [{ name: "a", image: "busybox" }], ...spec } });
 
 t.test("imagePullPolicy follows the tag, as SetDefaults_Container", async (t) => {
   const table: [string, string][] = [

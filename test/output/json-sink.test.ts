@@ -36,7 +36,7 @@ t.test("NDJSON: one core/v1 Event per line, a repeat again with its count", asyn
 t.test("writes to standard output by default", async (t) => {
   const writes: string[] = [];
   const original = process.stdout.write;
-  process.stdout.write = ((chunk: string) => (writes.push(chunk), true)) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: string) => (writes.push(chunk), true));
   try {
     createJsonSink().write({ kind: "Event" } as never);
   } finally {

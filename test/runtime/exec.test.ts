@@ -99,7 +99,7 @@ t.test("a child killed by a signal says so", async (t) => {
 t.test("PODRUN_DEBUG=1 prints the command to stderr, never the input", async (t) => {
   const writes: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => (writes.push(String(chunk)), true)) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => (writes.push(String(chunk)), true));
   process.env["PODRUN_DEBUG"] = "1";
   t.teardown(() => {
     process.stderr.write = write;

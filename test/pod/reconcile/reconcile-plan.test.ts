@@ -15,7 +15,7 @@ const identity: PodIdentity = { name: "web", namespace: "default", uid: "uid-old
 const INFRA = "registry.k8s.io/pause:3.10";
 
 const pod = (spec: Partial<Pod["spec"]>, metadata: Partial<Pod["metadata"]> = {}): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", ...metadata }, spec: { containers: [], ...spec } } as Pod);
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", ...metadata }, spec: { containers: [], ...spec } });
 
 const base = pod({
   initContainers: [{ name: "init", image: "busybox:1.36", command: ["true"] }],
@@ -98,7 +98,7 @@ t.test("containers added to or dropped from the manifest are created or removed"
 t.test("pod-level changes recreate the whole pod with a new UID", async (t) => {
   const cases: [string, Pod][] = [
     ["hostPort", pod({ ...base.spec!, containers: [{ ...base.spec!.containers[0]!, ports: [{ containerPort: 80, hostPort: 8081 }] }, base.spec!.containers[1]!] })],
-    ["labels", pod(base.spec!, { labels: { tier: "web" } })],
+    ["labels", pod(base.spec, { labels: { tier: "web" } })],
     ["init container", pod({ ...base.spec!, initContainers: [{ name: "init", image: "busybox:1.36", command: ["sh", "-c", "true"] }] })],
     ["volumes", pod({ ...base.spec!, volumes: [{ name: "data", emptyDir: {} }] })],
   ];
@@ -147,7 +147,7 @@ t.test("containers of two runs mixed, or a label without the pod hash: recreated
 });
 
 t.test("metadata.uid: the same UID keeps the pod, another one is another pod", async (t) => {
-  const withUid = (uid: string) => pod(base.spec!, { uid });
+  const withUid = (uid: string) => pod(base.spec, { uid });
   const existing = running(withUid("11111111-1111-1111-1111-111111111111"), { uid: "11111111-1111-1111-1111-111111111111" });
   t.equal(planPod(existing, desired(withUid("11111111-1111-1111-1111-111111111111"))).action, "keep");
   t.equal(planPod(existing, desired(withUid("22222222-2222-2222-2222-222222222222"))).action, "recreate-pod");

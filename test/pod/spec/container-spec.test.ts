@@ -6,7 +6,7 @@ import { containerLabels, containerRuntimeName, sandboxRuntimeName } from "../..
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 const pod = (spec: Partial<Pod["spec"]>, labels?: Record<string, string>): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "ci", ...(labels ? { labels } : {}) }, spec: { containers: [], ...spec } } as Pod);
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "ci", ...(labels ? { labels } : {}) }, spec: { containers: [], ...spec } });
 
 t.test("names and labels", async (t) => {
   t.equal(containerRuntimeName(identity, "app"), "ci_web_app");

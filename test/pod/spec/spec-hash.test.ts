@@ -7,7 +7,7 @@ import { canonicalJson, hashContainer, LABEL_POD_HASH, LABEL_SPEC_HASH, shortHas
 
 const identity: PodIdentity = { name: "web", namespace: "ci", uid: "u-1" };
 const pod = (spec: Partial<Pod["spec"]>, labels?: Record<string, string>): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "ci", ...(labels ? { labels } : {}) }, spec: { containers: [], ...spec } } as Pod);
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "ci", ...(labels ? { labels } : {}) }, spec: { containers: [], ...spec } });
 
 const app = (extra: Partial<Container> = {}): Container => ({ name: "app", image: "busybox:1.36", command: ["sleep", "600"], ...extra });
 
