@@ -2,8 +2,10 @@ import t from "tap";
 import { formatFieldError, type FieldError } from "../../lib/manifest/field-error.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret, type ObjectIndex } from "../../lib/manifest/validate-objects.js";
 
-// Raw decoded YAML is untyped: the tests build it freely.
-type Raw = any;
+// Raw decoded YAML is untyped: the tests build it freely, as plain objects.
+type Raw = Record<string, unknown>;
+/** A top-level object: its kind is all the object index reads. */
+type RawObject = Raw & { kind: string };
 
 const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -20,13 +22,13 @@ const GRACE = "may not be set for init containers without restartPolicy=Always";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
-const configMap = (name: string, data: Record<string, string> = {}, namespace?: string): Raw => ({
+const configMap = (name: string, data: Record<string, string> = {}, namespace?: string): RawObject => ({
   apiVersion: "v1",
   kind: "ConfigMap",
   metadata: { name, ...(namespace ? { namespace } : {}) },
   data,
 });
-const secret = (name: string, data: Record<string, string> = {}, extra: Raw = {}): Raw => ({
+const secret = (name: string, data: Record<string, string> = {}, extra: Raw = {}): RawObject => ({
   apiVersion: "v1",
   kind: "Secret",
   metadata: { name },
@@ -40,7 +42,7 @@ const DEFAULT_OBJECTS = [
   secret("regcred", { ".dockerconfigjson": b64("{}") }, { type: "kubernetes.io/dockerconfigjson" }),
 ];
 
-function basePod(): Raw {
+function basePod(): { apiVersion: string; kind: string; metadata: { name: string }; spec: { containers: [Raw] } } {
   return { apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [{ name: "app", image: "busybox:1.36" }] } };
 }
 /** The base pod with fields of spec replaced. */
@@ -57,7 +59,7 @@ const withContainer = (patch: Raw): Raw => {
 };
 const ctr = (name: string, patch: Raw = {}): Raw => ({ name, image: "busybox:1.36", ...patch });
 
-function podLines(pod: unknown, objects: readonly Raw[] = DEFAULT_OBJECTS, index?: ObjectIndex): string[] {
+function podLines(pod: unknown, objects: readonly RawObject[] = DEFAULT_OBJECTS, index?: ObjectIndex): string[] {
   const lines: string[] = [];
   const report = (e: FieldError) => lines.push(formatFieldError(e));
   validatePod(pod, index ?? buildObjectIndex(objects.map((value) => ({ kind: value.kind, value }))), report);
@@ -69,7 +71,7 @@ const lines = (validate: (object: unknown, report: (e: FieldError) => void) => v
   return out;
 };
 
-type Row = [title: string, pod: Raw, expected: string[], objects?: Raw[]];
+type Row = [title: string, pod: Raw, expected: string[], objects?: RawObject[]];
 
 const metadataRows: Row[] = [
   ["name missing", { ...basePod(), metadata: {} }, ["metadata.name: Required value: name or generateName is required"]],
@@ -603,7 +605,7 @@ t.test("a realistic Pod with its ConfigMap and Secret is valid", async (t) => {
 
 t.test("no message ever carries a Secret's data", async (t) => {
   const values = ["hunter2!!", "{not-json-h2", "[\"h2-array\"]", "h2-string-data"];
-  const secrets: Raw[] = [
+  const secrets: RawObject[] = [
     secret("a", { password: values[0]!, good: b64("also-secret-h2") }),
     secret("b", { ".dockerconfigjson": b64(values[1]!) }, { type: "kubernetes.io/dockerconfigjson" }),
     secret("c", {}, { type: "kubernetes.io/dockercfg", stringData: { ".dockercfg": values[2]!, "bad key": values[3]! } }),
