@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { EVENT_LOG_FILE } from "../../lib/events/event-log.js";
 import type { KubeEvent } from "../../lib/events/types.js";
+import { stripColor } from "../harness/ansi.js";
 import { PODRUN_BIN, runCli } from "../harness/cli.js";
 import { makeEvent, makeRepeats, toLines } from "../events/fixtures/make-event.js";
 
@@ -57,7 +58,7 @@ t.test("Warning in yellow when colour is on (FORCE_COLOR), columns unchanged", a
   const plain = await runCli(["events", "--state-dir", dir]);
   const colored = await runCli(["events", "--state-dir", dir], { env: { NO_COLOR: "", FORCE_COLOR: "1" } });
   t.match(colored.stdout, "\u001b[33mWarning\u001b[39m   Failed");
-  t.equal(colored.stdout.replace(/\u001b\[\d+m/g, ""), plain.stdout);
+  t.equal(stripColor(colored.stdout), plain.stdout);
   t.notMatch(plain.stdout, "\u001b[");
 });
 
