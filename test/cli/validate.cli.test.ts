@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
+import type { Secret } from "kubernetes-types/core/v1.js";
 import { KUBERNETES_API_VERSION } from "../../lib/manifest/kubernetes-version.js";
 import { runCli } from "../harness/cli.js";
 
@@ -39,6 +40,12 @@ spec:
     - name: third
 `;
 
+/** The fields of a Pod that validate's defaulting fills in. */
+interface DefaultedPod {
+  metadata: { namespace: string };
+  spec: { restartPolicy: string; terminationGracePeriodSeconds: number; containers: { imagePullPolicy: string }[]; initContainers: [{ imagePullPolicy: string }] };
+}
+
 const write = async (name: string, text: string) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-cli-"));
   const file = join(dir, name);
@@ -47,7 +54,7 @@ const write = async (name: string, text: string) => {
 };
 
 t.test("--version and --help", async (t) => {
-  const { version } = JSON.parse(await (await import("node:fs/promises")).readFile(new URL("../../package.json", import.meta.url), "utf8"));
+  const { version } = JSON.parse(await (await import("node:fs/promises")).readFile(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   const v = await runCli(["--version"]);
   t.equal(v.exitCode, 0);
   t.equal(v.stdout.trim(), `${version} (Kubernetes API ${KUBERNETES_API_VERSION})`);
@@ -111,7 +118,7 @@ t.test("--json prints the defaulted objects as a List, secrets redacted", async 
   const r = await runCli(["validate", "--json", file]);
   t.equal(r.exitCode, 0, r.stderr);
   t.notMatch(r.stdout, "hunter2");
-  const list = JSON.parse(r.stdout);
+  const list = JSON.parse(r.stdout) as { kind: string; items: [Secret, DefaultedPod] };
   t.equal(list.kind, "List");
   const [sec, pod] = list.items;
   t.same(sec.stringData, { password: "<redacted>" });
@@ -170,7 +177,7 @@ t.test("several files and a directory are one set: references across files, a su
 
   const json = await runCli(["validate", "--json", dir]);
   t.equal(json.exitCode, 0, json.stderr);
-  const list = JSON.parse(json.stdout);
+  const list = JSON.parse(json.stdout) as { kind: string; items: { kind: string; metadata: { name: string } }[] };
   t.equal(list.kind, "List", "one List for the whole set");
   t.same(list.items.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`), ["ConfigMap/app-config", "Pod/web"]);
 

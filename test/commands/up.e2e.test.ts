@@ -202,7 +202,7 @@ for (const runtime of ["docker", "podman"] as const) {
       .filter((e) => e.reason === "Started")
       .map((e) => e.involvedObject.fieldPath);
     t.same(order, ["spec.initContainers{first}", "spec.initContainers{second}", "spec.containers{app}"]);
-    const state = JSON.parse((await runCommand(runtime, ["inspect", `default_${name}_first`])).stdout)[0].State;
+    const state = (JSON.parse((await runCommand(runtime, ["inspect", `default_${name}_first`])).stdout) as [{ State: { ExitCode: number; Status: string } }])[0].State;
     t.equal(state.ExitCode, 0);
     t.not(state.Status, "running", "the first init container had finished");
   });

@@ -163,7 +163,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.match(up.stderr, /spec\.volumes\[4\]\.projected\.sources\[3\]\.serviceAccountToken: not supported by podrun yet: ignored/, "no token: a warning");
     const container = `default_${name}_show`;
     const logs = await waitForLogs(runtime, container, "END");
-    const modes = Object.fromEntries([...logs.matchAll(/^MODE (\d+) (\S+)$/gm)].map((m) => [m[2], m[1]]));
+    const modes = Object.fromEntries([...logs.matchAll(/^MODE (\d+) (\S+)$/gm)].map((m) => [m[2]!, m[1]!] as const));
     t.same(modes, {
       "/cfg": "777", "/cfg/app.properties": "644", "/cfg/plain": "644",
       "/items/conf": "755", "/items/conf/nested/app.ini": "755", "/items/plain.txt": "600",

@@ -1,4 +1,5 @@
 import t from "tap";
+import type { Event } from "kubernetes-types/core/v1.js";
 import { Writable } from "node:stream";
 import { createJsonSink } from "../../lib/output/json-sink.js";
 import { createRecorder } from "../../lib/events/recorder.js";
@@ -6,7 +7,7 @@ import { toInvolvedObject } from "../../lib/events/types.js";
 
 t.test("NDJSON: one core/v1 Event per line, a repeat again with its count", async (t) => {
   let text = "";
-  const out = new Writable({ write: (chunk, _encoding, callback) => ((text += chunk.toString()), callback()) });
+  const out = new Writable({ write: (chunk: Buffer, _encoding, callback) => ((text += chunk.toString()), callback()) });
   const recorder = createRecorder({ sinks: [createJsonSink(out)], clock: () => Date.parse("2025-03-01T12:00:00Z"), host: "h" });
   const object = toInvolvedObject({ name: "web", namespace: "default", uid: "u" }, { name: "app" });
   recorder.event(object, "Normal", "Pulling", 'Pulling image "busybox"');
@@ -14,7 +15,7 @@ t.test("NDJSON: one core/v1 Event per line, a repeat again with its count", asyn
   const lines = text.split("\n");
   t.equal(lines.pop(), "", "ends with a newline");
   t.equal(lines.length, 2);
-  const [first, second] = lines.map((line) => JSON.parse(line));
+  const [first, second] = lines.map((line) => JSON.parse(line) as Event) as [Event, Event];
   t.match(first, {
     apiVersion: "v1",
     kind: "Event",
@@ -35,6 +36,7 @@ t.test("NDJSON: one core/v1 Event per line, a repeat again with its count", asyn
 
 t.test("writes to standard output by default", async (t) => {
   const writes: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back on process.stdout, where it came from
   const original = process.stdout.write;
   process.stdout.write = ((chunk: string) => (writes.push(chunk), true));
   try {

@@ -69,12 +69,12 @@ t.test("docker: a 0700 DOCKER_CONFIG with a 0600 config.json of this one registr
   await auth.dispose();
   t.notOk(existsSync(dir), "gone");
   t.ok(existsSync(join(user, "contexts", "meta", "abc", "meta.json")), "the user's contexts are untouched");
-  t.same(JSON.parse(readFileSync(join(user, "config.json"), "utf8")).auths, { "127.0.0.1:5101": { auth: "dXNlcjpvdGhlcg==" } }, "and so is the user's login");
+  t.same((JSON.parse(readFileSync(join(user, "config.json"), "utf8")) as { auths: unknown }).auths, { "127.0.0.1:5101": { auth: "dXNlcjpvdGhlcg==" } }, "and so is the user's login");
 });
 
 t.test("docker without a config of the user's: no context, no link", async (t) => {
   const auth = await preparePullAuth({ dialect: getDialect("nerdctl"), image: "busybox:1", credential, env: { DOCKER_CONFIG: join(tmpdir(), "podrun-test-none-here") } });
-  t.teardown(auth.dispose);
+  t.teardown(() => auth.dispose());
   const dir = auth.env["DOCKER_CONFIG"]!;
   t.same(readdirSync(dir), ["config.json"]);
   t.same(JSON.parse(readFileSync(join(dir, "config.json"), "utf8")), { auths: { "https://index.docker.io/v1/": { auth: AUTH } } });

@@ -188,7 +188,7 @@ t.test("volume inspect: the same argv on all three CLIs; the Mountpoint read fro
     // Prints the sample for the volume it knows, and the CLI's "no such volume" otherwise.
     await writeFile(binary, `#!/bin/sh\nif [ "$3" = ci_web_data ]; then cat "${join(dir, `${name}.json`)}"; else echo "Error: no such volume $3" >&2; echo "[]"; exit 1; fi\n`, { mode: 0o755 });
     const runtime = new CliRuntime({ name, binary });
-    t.equal(await runtime.inspectVolumeMountpoint("ci_web_data"), JSON.parse(output)[0].Mountpoint, name);
+    t.equal(await runtime.inspectVolumeMountpoint("ci_web_data"), (JSON.parse(output) as [{ Mountpoint: string }])[0].Mountpoint, name);
     await t.rejects(runtime.inspectVolumeMountpoint("gone"), /volume gone not found/, `${name}: a missing volume`);
   }
 });
