@@ -7,7 +7,7 @@ import { summarizePod } from "../../lib/pod/status/pod-status.js";
 import type { ContainerState } from "../../lib/runtime/types.js";
 
 // The `ps` table and its --json List from fixed engine states (pure). The engines themselves:
-// ps.e2e.test.ts.
+// ps-logs.e2e.test.ts.
 
 const NOW = Date.parse("2026-01-01T10:05:00Z");
 
