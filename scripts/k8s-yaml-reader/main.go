@@ -1,5 +1,5 @@
 // k8s-yaml-reader prints what kubectl decodes from the manifest on stdin, for podrun's
-// differential test (test/manifest/yaml-differential.test.ts).
+// differential test (test/manifest/yaml-differential.e2e.test.ts).
 //
 // kubectl reads `-f` files with k8s.io/cli-runtime's StreamVisitor: an
 // apimachinery YAMLOrJSONDecoder (a JSON stream when the input starts with `{`, else YAML
