@@ -10,14 +10,14 @@ export const EventType = {
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
 export const EventReason = {
-  // Images (§1)
+  // Images (image_manager.go)
   Pulling: "Pulling",
   Pulled: "Pulled",
   Failed: "Failed",
   BackOff: "BackOff",
   InspectFailed: "InspectFailed",
   ErrImageNeverPull: "ErrImageNeverPull",
-  // Containers (§7, §10)
+  // Containers (kuberuntime_container.go)
   Created: "Created",
   Started: "Started",
   Killing: "Killing",
@@ -27,7 +27,7 @@ export const EventReason = {
   // Probes
   Unhealthy: "Unhealthy",
   ProbeWarning: "ProbeWarning",
-  // Sandbox (§9)
+  // Sandbox and pod
   SandboxChanged: "SandboxChanged",
   FailedCreatePodSandBox: "FailedCreatePodSandBox",
   FailedPodSandBoxStatus: "FailedPodSandBoxStatus",

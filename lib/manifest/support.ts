@@ -34,11 +34,11 @@ export const HONOURED_POD_FIELDS = [
   "spec.volumes[*].projected.sources[*].downwardAPI",
   ...containerFields("spec.initContainers[*]"),
   ...containerFields("spec.containers[*]"),
-  // `up --wait` runs them (lib/pod/wait-ready.ts); livenessProbe stays a warning.
+  // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe stays a warning.
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",
   // Native sidecars (`restartPolicy: Always`, the only value the API server allows): started in
-  // init order and left running (lib/pod/start-pod.ts); the next init container waits for the
+  // init order and left running (lib/pod/start/start-pod.ts); the next init container waits for the
   // startup probe, `up --wait` for the readiness probe. Only sidecars may have probes and hooks.
   "spec.initContainers[*].restartPolicy",
   "spec.initContainers[*].readinessProbe",

@@ -71,7 +71,7 @@ export function classifyPullError(stderr: string, options: ClassifyOptions): Pul
   }
   if (AMBIGUOUS.test(text)) {
     // The text cannot tell a missing repository from a private one; with credentials given,
-    // the shared reference's rule reports it as the credentials being refused.
+    // it is reported as the credentials being refused: the first thing such a user must check.
     if (options.credentialsGiven) return unauthorized(detail, options);
     return { reason: "ErrImagePull", kind: "not-found-or-unauthorized", message: detail };
   }

@@ -94,7 +94,7 @@ export interface ContainerSpec {
 /**
  * One volumeMount: an engine volume, a tmpfs of the container's own, or a bind mount of a host
  * path. A bind is planned as `bind` (what it is, the same on every run: it goes into the spec hash)
- * and made concrete as `source` just before create (lib/pod/mount-sources.ts); the argv needs `source`.
+ * and made concrete as `source` just before create (lib/pod/volumes/mount-sources.ts); the argv needs `source`.
  */
 export interface VolumeMount {
   /** Runtime volume name (createVolume); for a tmpfs or a bind, the name it stands for, for messages. */

@@ -1,5 +1,5 @@
 // The pull-error classifier on stderr captured from docker and podman on the test machine, and on
-// nerdctl/containerd texts written from the shared reference (test/fixtures/pull-errors/README.md).
+// nerdctl/containerd texts written by hand from their sources (test/fixtures/pull-errors/README.md).
 import t from "tap";
 import { readFileSync } from "node:fs";
 import { classifyPullError, PullError, reduceErrorLine, type PullErrorKind, type PullReason } from "../../lib/runtime/pull-errors.js";

@@ -12,7 +12,7 @@ import { stopPod } from "../stop/stop-pod.js";
 import type { PodObjects } from "../spec/pod-objects.js";
 
 // The first half of an idempotent `up` (the kubelet's SyncPod steps 1–3): read the pod back from
-// the engine, plan (reconcile.ts), make sure no name it needs belongs to someone else, then kill
+// the engine, plan (reconcile-plan.ts), make sure no name it needs belongs to someone else, then kill
 // what must go: the whole pod, or the containers that changed or left the manifest. startPod
 // then creates what the plan says.
 

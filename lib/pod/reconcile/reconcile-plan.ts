@@ -8,7 +8,7 @@ import { LABEL_POD_HASH, LABEL_SPEC_HASH } from "../spec/spec-hash.js";
 // What `podrun up` does with a pod that is already there: the kubelet's computePodActions
 // (pkg/kubelet/kuberuntime/kuberuntime_manager.go) reduced to one machine, with the hash labels of spec-hash.ts as the record of
 // what each container was made from. Pure: the engine's answer and the manifest go in, a plan
-// comes out, and lib/commands/up.ts carries it out.
+// comes out; apply-plan.ts and start-pod.ts carry it out.
 
 export type RestartPolicy = "Always" | "OnFailure" | "Never";
 

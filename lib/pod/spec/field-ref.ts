@@ -4,7 +4,7 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import { divideRoundingUp, isZeroQuantity, parseQuantity, quantityMilliValue, quantityValue, type Quantity } from "../../resources/quantity.js";
 import type { PodIdentity } from "../identity.js";
 
-// The values of fieldRef and resourceFieldRef, for env (lib/pod/container-env.ts) and for
+// The values of fieldRef and resourceFieldRef, for env (lib/pod/spec/container-env.ts) and for
 // downwardAPI volumes, as the kubelet computes them: kubernetes/kubernetes
 // pkg/kubelet/kubelet_pods.go podFieldSelectorRuntimeValue, pkg/fieldpath/fieldpath.go and
 // pkg/api/v1/resource/helpers.go. What a cluster takes from its node, podrun takes from this machine:

@@ -56,7 +56,7 @@ export interface StartPodOptions {
    */
   signal?: AbortSignal;
   /**
-   * A pod that is kept (reconcile.ts): its sandbox runs, its volumes exist and its init containers
+   * A pod that is kept (reconcile-plan.ts): its sandbox runs, its volumes exist and its init containers
    * completed. Only the app containers named in `create` are created, in that sandbox.
    */
   keptPod?: { sandboxId?: string; create: readonly string[] };

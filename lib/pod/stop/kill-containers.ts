@@ -10,7 +10,7 @@ import { describeError } from "../../runtime/engine-error.js";
 import { readStopLabels } from "../spec/stop-labels.js";
 import { DEFAULT_GRACE_PERIOD_SECONDS, MIN_GRACE_PERIOD_SECONDS } from "./stop-pod.js";
 
-// Some app containers of a pod that stays (reconcile.ts "keep"), killed the way the kubelet's
+// Some app containers of a pod that stays (reconcile-plan.ts "keep"), killed the way the kubelet's
 // killContainer kills one (pkg/kubelet/kuberuntime/kuberuntime_container.go): `Killing` with the reason, the preStop hook, the
 // stop signal with what is left of the grace period (at least the kubelet's 2 s), then removal.
 // The whole pod's teardown is stop-pod.ts; this is the same thing for a few of its containers.

@@ -6,7 +6,7 @@ import { toPodObject } from "../../../lib/pod/status/pod-object.js";
 import type { ContainerState } from "../../../lib/runtime/types.js";
 
 // The kubelet's container states, its pod phase and kubectl's STATUS column, from engine states
-// (fixtures shaped as inspect.ts reads docker and podman). The real engines: ps-logs.e2e.test.ts.
+// (fixtures shaped as inspect.ts reads docker and podman). The real engines: test/commands/ps.e2e.test.ts.
 
 const T0 = "2026-01-01T10:00:00.123456789Z";
 let serial = 0;
