@@ -11,7 +11,7 @@ import type { ContainerState } from "../../lib/runtime/types.js";
 
 // The `ps` table and its --json List from fixed engine states (pure), then the command against the
 // shared fake engine. The engines themselves:
-// ps-logs.e2e.test.ts.
+// ps.e2e.test.ts.
 
 const NOW = Date.parse("2026-01-01T10:05:00Z");
 

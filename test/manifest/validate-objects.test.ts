@@ -306,7 +306,7 @@ const envRows: Row[] = [
     ['spec.containers[0].env[2].valueFrom.configMapKeyRef.name: Not found: "other"'],
   ],
   [
-    "configMapKeyRef of the brief",
+    "configMapKeyRef to a ConfigMap given in no file",
     withContainer({ env: [{ name: "A", value: "1" }, { name: "B", value: "2" }, { name: "C", valueFrom: { configMapKeyRef: { name: "app-config", key: "K" } } }] }),
     ['spec.containers[0].env[2].valueFrom.configMapKeyRef.name: Not found: "app-config"'],
     [],
