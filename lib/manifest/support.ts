@@ -73,6 +73,12 @@ function containerFields(prefix: string): string[] {
     "volumeMounts[*].subPathExpr",
     "terminationMessagePath",
     "terminationMessagePolicy",
+    // Resources: cpu and memory as cgroup settings (lib/runtime/resource-args.ts); ephemeral-storage,
+    // hugepages, extended resources, claims and resizePolicy stay warnings.
+    "resources.limits.cpu",
+    "resources.limits.memory",
+    "resources.requests.cpu",
+    "resources.requests.memory",
   ].map((field) => `${prefix}.${field}`);
 }
 

@@ -33,7 +33,7 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
       spec: {
         nodeSelector: { disk: "ssd" },
         containers: [
-          { name: "a", image: "x", resources: { limits: { cpu: "1" } }, env: [{ name: "A", valueFrom: { fileKeyRef: { volumeName: "e", path: "p", key: "k" } } }, { name: "B", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }], envFrom: [{ configMapRef: { name: "c" } }] },
+          { name: "a", image: "x", resources: { limits: { cpu: "1", "ephemeral-storage": "1Gi" } }, env: [{ name: "A", valueFrom: { fileKeyRef: { volumeName: "e", path: "p", key: "k" } } }, { name: "B", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }], envFrom: [{ configMapRef: { name: "c" } }] },
           { name: "b", image: "x", livenessProbe: { tcpSocket: { port: 80 } }, volumeMounts: [{ name: "v", mountPath: "/v", mountPropagation: "HostToContainer" }] },
         ],
         volumes: [{ name: "e", emptyDir: {} }, { name: "v", nfs: { server: "s", path: "/" } }],
@@ -43,7 +43,7 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
     [
       "metadata.ownerReferences: not supported by podrun yet: ignored",
       "spec.nodeSelector: not supported by podrun yet: ignored",
-      "spec.containers[0].resources: not supported by podrun yet: ignored",
+      "spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
       "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by podrun yet: ignored",
       "spec.containers[1].livenessProbe: not supported by podrun yet: ignored",
       "spec.containers[1].volumeMounts[0].mountPropagation: not supported by podrun yet: ignored",
@@ -59,6 +59,31 @@ t.test("readiness and startup probes of app containers and sidecars are acted on
   t.same(
     ignored({ spec: { initContainers: [sidecar], containers: [{ name: "a", image: "x", readinessProbe: probe, startupProbe: probe, livenessProbe: probe }] } }),
     ["spec.initContainers[0].livenessProbe: not supported by podrun yet: ignored", "spec.containers[0].livenessProbe: not supported by podrun yet: ignored"],
+  );
+});
+
+t.test("cpu and memory limits and requests are acted on, for containers and init containers; other resources are not", async (t) => {
+  const resources = {
+    limits: { cpu: "500m", memory: "64Mi", "ephemeral-storage": "1Gi", "hugepages-2Mi": "4Mi" },
+    requests: { cpu: "250m", memory: "32Mi", "ephemeral-storage": "1Gi", "example.com/gpu": "1" },
+    claims: [{ name: "gpu" }],
+  };
+  t.same(
+    ignored({ spec: { resources: { limits: { cpu: "1" } }, initContainers: [{ name: "i", image: "x", resources }], containers: [{ name: "a", image: "x", resources, resizePolicy: [{ resourceName: "cpu", restartPolicy: "NotRequired" }] }] } }),
+    [
+      "spec.resources: not supported by podrun yet: ignored",
+      "spec.initContainers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
+      "spec.initContainers[0].resources.limits.hugepages-2Mi: not supported by podrun yet: ignored",
+      "spec.initContainers[0].resources.requests.ephemeral-storage: not supported by podrun yet: ignored",
+      "spec.initContainers[0].resources.requests.example.com/gpu: not supported by podrun yet: ignored",
+      "spec.initContainers[0].resources.claims: not supported by podrun yet: ignored",
+      "spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
+      "spec.containers[0].resources.limits.hugepages-2Mi: not supported by podrun yet: ignored",
+      "spec.containers[0].resources.requests.ephemeral-storage: not supported by podrun yet: ignored",
+      "spec.containers[0].resources.requests.example.com/gpu: not supported by podrun yet: ignored",
+      "spec.containers[0].resources.claims: not supported by podrun yet: ignored",
+      "spec.containers[0].resizePolicy: not supported by podrun yet: ignored",
+    ],
   );
 });
 
