@@ -6,6 +6,7 @@ import { validateVolumeMounts } from "./mounts.js";
 import { findDns1123LabelErrors } from "./names.js";
 import { checkHostPortConflicts, collectPortNames, validateContainerPorts } from "./ports.js";
 import { validateProbesAndHooks } from "./probes.js";
+import { validateContainerResources } from "./resources.js";
 import { asArray, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
 
 // validateContainers and validateInitContainers, with the checks common to both.
@@ -71,6 +72,7 @@ function validateContainerCommon(ctx: PodContext, container: RawObject, path: Fi
   validateEnv(ctx, container, path);
   validateEnvFrom(ctx, container, path);
   validateVolumeMounts(ctx, container, path);
+  validateContainerResources(ctx.report, container, path);
 }
 
 function checkImage(ctx: PodContext, container: RawObject, path: FieldPath): void {

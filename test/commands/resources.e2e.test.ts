@@ -1,0 +1,97 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import t from "tap";
+import { runCommand } from "../../lib/runtime/exec.js";
+import { runCli } from "../harness/cli.js";
+import { removeManagedContainers } from "../harness/cleanup.js";
+import { requireEngine, requireImage } from "../harness/engine.js";
+
+// Container resources end to end: what the container itself reads from its cgroup (v2:
+// memory.max, cpu.max; v1: memory.limit_in_bytes, cpu.cfs_quota_us/cfs_period_us, cpu.shares),
+// and the engine's own record of the CPU weight.
+
+const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
+const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
+// grep -H prints `file:value` for the files of whichever cgroup version the engine gives.
+const PRINT_CGROUP = "cd /sys/fs/cgroup && grep -H . memory.max cpu.max memory/memory.limit_in_bytes cpu/cpu.cfs_quota_us cpu/cpu.cfs_period_us cpu/cpu.shares 2>/dev/null";
+
+/** The cgroup files a container printed, as `{ file: value }`. */
+function readCgroup(log: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const line of log.split("\n")) {
+    const at = line.indexOf(":");
+    if (at > 0) found[line.slice(0, at)] = line.slice(at + 1).trim();
+  }
+  return found;
+}
+
+/** Memory limit and "quota period" as the container sees them, whatever the cgroup version. */
+function limitsSeen(cgroup: Record<string, string>): { memory?: string; cpu?: string } {
+  if (cgroup["memory.max"] !== undefined) return { memory: cgroup["memory.max"], cpu: cgroup["cpu.max"] };
+  return { memory: cgroup["memory/memory.limit_in_bytes"], cpu: `${cgroup["cpu/cpu.cfs_quota_us"]} ${cgroup["cpu/cpu.cfs_period_us"]}` };
+}
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: limits and requests reach the container's cgroup; an init container has its own`, async (t) => {
+    if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+    const stateDir = await mkdtemp(join(tmpdir(), "podrun-res-state-"));
+    const dir = await mkdtemp(join(tmpdir(), "podrun-res-"));
+    const name = unique("res");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const yaml = `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  initContainers:
+    - name: init
+      image: ${BUSYBOX}
+      command: ["sh", "-c", "${PRINT_CGROUP}; true"]
+      resources:
+        limits: { memory: 32Mi, cpu: "1" }
+  containers:
+    - name: app
+      image: ${BUSYBOX}
+      command: ["sh", "-c", "${PRINT_CGROUP}; exec sleep 600"]
+      resources:
+        limits: { memory: 64Mi, cpu: 500m }
+        requests: { cpu: 250m }
+`;
+    const file = join(dir, `${name}.yaml`);
+    await writeFile(file, yaml);
+    const r = await runCli(["up", "--runtime", runtime, "--json", file], { env: { PODRUN_STATE_DIR: stateDir } });
+    t.equal(r.exitCode, 0, r.stderr);
+    t.notMatch(r.stderr, /resources/, "no warning for the fields podrun acts on");
+
+    const logOf = async (container: string) => {
+      let log = "";
+      for (let i = 0; i < 50 && !log.includes("memory"); i++) {
+        log = (await runCommand(runtime, ["logs", `default_${name}_${container}`], { reject: false })).stdout;
+        if (!log.includes("memory")) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      return readCgroup(log);
+    };
+    const app = await logOf("app");
+    t.same(limitsSeen(app), { memory: "67108864", cpu: "50000 100000" }, "64Mi and 500m, from inside the app container");
+    if (app["cpu/cpu.shares"] !== undefined) t.equal(app["cpu/cpu.shares"], "256", "250m: 256 shares (cgroup v1)");
+    const init = await logOf("init");
+    t.same(limitsSeen(init), { memory: "33554432", cpu: "100000 100000" }, "the init container's own 32Mi and 1 CPU");
+
+    const inspected = JSON.parse((await runCommand(runtime, ["inspect", `default_${name}_app`, `default_${name}_init`])).stdout) as {
+      HostConfig: { Memory: number; CpuShares: number; CpuQuota: number; CpuPeriod: number };
+    }[];
+    t.same(
+      inspected.map((c) => ({ memory: c.HostConfig.Memory, shares: c.HostConfig.CpuShares, quota: c.HostConfig.CpuQuota, period: c.HostConfig.CpuPeriod })),
+      [
+        { memory: 67108864, shares: 256, quota: 50000, period: 100000 },
+        // No request: the limit's 1000m, as the API server defaults it.
+        { memory: 33554432, shares: 1024, quota: 100000, period: 100000 },
+      ],
+      "the engine's record: the CPU weight as shares",
+    );
+  });
+}
