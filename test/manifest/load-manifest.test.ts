@@ -53,12 +53,12 @@ t.test("errors of List items carry the item's prefix and its own lines", async (
 });
 
 t.test("a valid manifest is defaulted, and ignored fields become warnings", async (t) => {
-  const manifest = check(pod("  nodeSelector: {disk: ssd}\n  containers:\n    - name: app\n      image: busybox:1.36\n      resources: {limits: {cpu: '1'}}\n"));
+  const manifest = check(pod("  nodeSelector: {disk: ssd}\n  containers:\n    - name: app\n      image: busybox:1.36\n      resources: {limits: {cpu: '1', ephemeral-storage: 1Gi}}\n"));
   t.equal(manifest.pods.length, 1);
   t.equal(manifest.pods[0]!.spec!.containers[0]!.imagePullPolicy, "IfNotPresent");
   t.same(manifest.warnings, [
     "pod.yaml:6:3: Warning: spec.nodeSelector: not supported by podrun yet: ignored",
-    "pod.yaml:10:7: Warning: spec.containers[0].resources: not supported by podrun yet: ignored",
+    "pod.yaml:10:38: Warning: spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
   ]);
 });
 
