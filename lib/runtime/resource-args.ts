@@ -20,7 +20,7 @@ const MILLI_CPU_TO_CPU = 1_000;
  * present, so that a container without resources has none (and hashes as before).
  */
 export interface ResourceArgs {
-  /** `limits.memory` in bytes: the memory limit. */
+  /** `limits.memory` in bytes: the memory limit, and the memory+swap limit (no swap). */
   memoryLimitBytes?: number;
   /** `requests.memory` in bytes: the memory reservation (a soft limit). */
   memoryReservationBytes?: number;
@@ -78,7 +78,9 @@ export function planResources(resources: ResourceRequirements | undefined): Reso
 export function formatResourceArgs(resources: ResourceArgs | undefined): string[] {
   if (!resources) return [];
   const args: string[] = [];
-  if (resources.memoryLimitBytes !== undefined) args.push("--memory", String(resources.memoryLimitBytes));
+  // No swap beyond the limit: the kubelet's default (swapBehavior NoSwap, ConfigureNoSwap in
+  // kuberuntime_container_linux.go) where the engines would otherwise allow as much swap again.
+  if (resources.memoryLimitBytes !== undefined) args.push("--memory", String(resources.memoryLimitBytes), "--memory-swap", String(resources.memoryLimitBytes));
   if (resources.memoryReservationBytes !== undefined) args.push("--memory-reservation", String(resources.memoryReservationBytes));
   if (resources.cpuPeriod !== undefined) args.push("--cpu-period", String(resources.cpuPeriod));
   if (resources.cpuQuota !== undefined) args.push("--cpu-quota", String(resources.cpuQuota));

@@ -15,7 +15,7 @@ import { requireEngine, requireImage } from "../harness/engine.js";
 const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 // grep -H prints `file:value` for the files of whichever cgroup version the engine gives.
-const PRINT_CGROUP = "cd /sys/fs/cgroup && grep -H . memory.max cpu.max memory/memory.limit_in_bytes cpu/cpu.cfs_quota_us cpu/cpu.cfs_period_us cpu/cpu.shares 2>/dev/null";
+const PRINT_CGROUP = "cd /sys/fs/cgroup && grep -H . memory.max memory.swap.max cpu.max memory/memory.limit_in_bytes memory/memory.memsw.limit_in_bytes cpu/cpu.cfs_quota_us cpu/cpu.cfs_period_us cpu/cpu.shares 2>/dev/null";
 
 /** The cgroup files a container printed, as `{ file: value }`. */
 function readCgroup(log: string): Record<string, string> {
@@ -78,19 +78,22 @@ spec:
     };
     const app = await logOf("app");
     t.same(limitsSeen(app), { memory: "67108864", cpu: "50000 100000" }, "64Mi and 500m, from inside the app container");
+    // No swap beyond the limit, where the engine's cgroup shows it (v1 needs swap accounting).
+    if (app["memory.swap.max"] !== undefined) t.equal(app["memory.swap.max"], "0", "no swap (cgroup v2)");
+    if (app["memory/memory.memsw.limit_in_bytes"] !== undefined) t.equal(app["memory/memory.memsw.limit_in_bytes"], "67108864", "memory+swap = memory (cgroup v1)");
     if (app["cpu/cpu.shares"] !== undefined) t.equal(app["cpu/cpu.shares"], "256", "250m: 256 shares (cgroup v1)");
     const init = await logOf("init");
     t.same(limitsSeen(init), { memory: "33554432", cpu: "100000 100000" }, "the init container's own 32Mi and 1 CPU");
 
     const inspected = JSON.parse((await runCommand(runtime, ["inspect", `default_${name}_app`, `default_${name}_init`])).stdout) as {
-      HostConfig: { Memory: number; CpuShares: number; CpuQuota: number; CpuPeriod: number };
+      HostConfig: { Memory: number; MemorySwap: number; CpuShares: number; CpuQuota: number; CpuPeriod: number };
     }[];
     t.same(
-      inspected.map((c) => ({ memory: c.HostConfig.Memory, shares: c.HostConfig.CpuShares, quota: c.HostConfig.CpuQuota, period: c.HostConfig.CpuPeriod })),
+      inspected.map((c) => ({ memory: c.HostConfig.Memory, swap: c.HostConfig.MemorySwap, shares: c.HostConfig.CpuShares, quota: c.HostConfig.CpuQuota, period: c.HostConfig.CpuPeriod })),
       [
-        { memory: 67108864, shares: 256, quota: 50000, period: 100000 },
+        { memory: 67108864, swap: 67108864, shares: 256, quota: 50000, period: 100000 },
         // No request: the limit's 1000m, as the API server defaults it.
-        { memory: 33554432, shares: 1024, quota: 100000, period: 100000 },
+        { memory: 33554432, swap: 33554432, shares: 1024, quota: 100000, period: 100000 },
       ],
       "the engine's record: the CPU weight as shares",
     );

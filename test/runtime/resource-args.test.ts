@@ -62,7 +62,7 @@ t.test("resources as cgroup settings: quantities read exactly, the request defau
 t.test("the flags, the same on every engine", async (t) => {
   t.same(formatResourceArgs(undefined), []);
   t.same(formatResourceArgs({ memoryLimitBytes: 67108864, memoryReservationBytes: 33554432, cpuPeriod: 100000, cpuQuota: 50000, cpuShares: 256 }), [
-    "--memory", "67108864", "--memory-reservation", "33554432", "--cpu-period", "100000", "--cpu-quota", "50000", "--cpu-shares", "256",
+    "--memory", "67108864", "--memory-swap", "67108864", "--memory-reservation", "33554432", "--cpu-period", "100000", "--cpu-quota", "50000", "--cpu-shares", "256",
   ]);
   t.same(formatResourceArgs({ cpuShares: 2 }), ["--cpu-shares", "2"]);
 });
@@ -79,7 +79,7 @@ t.test("create args: the resource flags before --pull, per dialect", async (t) =
     resources: { memoryLimitBytes: 67108864, cpuPeriod: 100000, cpuQuota: 50000, cpuShares: 256 },
   };
   const env = { byName: [], childEnv: {} };
-  const flags = ["--memory", "67108864", "--cpu-period", "100000", "--cpu-quota", "50000", "--cpu-shares", "256"];
+  const flags = ["--memory", "67108864", "--memory-swap", "67108864", "--cpu-period", "100000", "--cpu-quota", "50000", "--cpu-shares", "256"];
   const tail = ["--pull", "never", IMAGE];
   t.same(buildCreateArgs(DIALECTS.docker, spec, env), [
     "create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", "--label", "io.podrun.managed=true",
