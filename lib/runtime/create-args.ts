@@ -4,6 +4,7 @@ import { PodrunError } from "../errors.js";
 import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
 import { formatEnvArgs, type EnvPlan } from "./env-plan.js";
+import { formatContainerPodSettingsArgs, formatSandboxSettingsArgs } from "./sandbox-settings-args.js";
 import type { ContainerSpec, PortMapping, SandboxSpec, VolumeMount } from "./types.js";
 
 /**
@@ -13,6 +14,7 @@ import type { ContainerSpec, PortMapping, SandboxSpec, VolumeMount } from "./typ
 export function buildCreateArgs(dialect: Dialect, spec: ContainerSpec, env: EnvPlan, envFilePath?: string): string[] {
   const args = ["create", "--name", spec.name];
   args.push(...formatJoinArgs(dialect, spec));
+  args.push(...formatContainerPodSettingsArgs(dialect, spec.sandbox, spec.podSettings));
   args.push(...formatLabelArgs(spec.labels));
   if (spec.workingDir) args.push("--workdir", spec.workingDir);
   args.push("--restart", spec.restartPolicy);
@@ -74,6 +76,7 @@ export function buildSandboxArgs(dialect: Dialect, spec: SandboxSpec): string[] 
     if (spec.hostNetwork) args.push("--network", "host", "--uts", "host");
     else if (spec.hostname) args.push("--hostname", spec.hostname);
     if (!spec.hostNetwork) args.push(...formatPortArgs(spec.ports));
+    args.push(...formatSandboxSettingsArgs(dialect, spec.settings));
     args.push(...formatLabelArgs(spec.labels));
     return args;
   }
@@ -84,6 +87,7 @@ export function buildSandboxArgs(dialect: Dialect, spec: SandboxSpec): string[] 
     if (spec.hostname) args.push("--hostname", spec.hostname);
     args.push(...formatPortArgs(spec.ports));
   }
+  args.push(...formatSandboxSettingsArgs(dialect, spec.settings));
   args.push(...formatLabelArgs(spec.labels));
   args.push("--pull", "never", spec.image);
   return args;

@@ -1,6 +1,7 @@
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
 import type { FindNamedRequest, NamedObject } from "./find-named.js";
+import type { ContainerPodSettings, SandboxSettings } from "./sandbox-settings-args.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -59,6 +60,8 @@ export interface SandboxSpec {
   /** Ports published on the sandbox: with a shared network namespace, that is where they live. */
   ports: PortMapping[];
   hostNetwork: boolean;
+  /** Pod-level settings (hostAliases, DNS, shared PID namespace); absent when the pod sets none. */
+  settings?: SandboxSettings;
 }
 
 /** What `create` needs for one container of a pod, with Kubernetes semantics. */
@@ -89,6 +92,8 @@ export interface ContainerSpec {
   stopTimeoutSeconds?: number;
   /** The container's volumeMounts that podrun honours, in manifest order. */
   mounts?: VolumeMount[];
+  /** The pod-level settings the container joins (shareProcessNamespace); absent when none. */
+  podSettings?: ContainerPodSettings;
 }
 
 /**

@@ -7,6 +7,7 @@ import { planContainerMounts } from "../volumes/volume-plan.js";
 import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./container-env.js";
 import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
+import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -66,6 +67,7 @@ export function buildContainerSpec(options: {
     // rule); app containers follow the pod's policy through the engine.
     restartPolicy: kind === "init" ? "no" : kind === "sidecar" ? "always" : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
     stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
+    podSettings: buildContainerPodSettings(spec),
   };
   const secretNames = new Set(options.secretNames ?? []);
   if (secretNames.size > 0) {
@@ -96,9 +98,10 @@ export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; inf
       ...containerLabels(identity, INFRA_CONTAINER_NAME, "infra"),
       ...(podHash !== undefined ? { [LABEL_POD_HASH]: podHash } : {}),
     },
-    hostname: hostNetwork ? undefined : identity.name,
+    hostname: hostNetwork ? undefined : resolvePodHostname(pod, identity.name),
     ports: hostNetwork ? [] : collectPublishedPorts(pod, publishAll),
     hostNetwork,
+    settings: buildSandboxSettings(spec),
   };
 }
 
