@@ -28,7 +28,9 @@ async function setup(t: Test, runtime: RuntimeName) {
   /** Runs `command` in container `container` of pod `pod` (namespace default) and returns its stdout. */
   const exec = async (pod: string, container: string, command: string[]) =>
     (await runCommand(runtime, ["exec", `default_${pod}_${container}`, ...command])).stdout;
-  return { up, exec };
+  const ids = async (pod: string) =>
+    (await runCommand(runtime, ["ps", "-a", "-q", "--no-trunc", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean).sort();
+  return { up, exec, ids };
 }
 
 const podYaml = (name: string, spec: string) =>
@@ -74,6 +76,11 @@ for (const runtime of ["docker", "podman"] as const) {
       t.match(resolv, /^search ns1\.svc\.example example$/m, `${container}: search`);
       t.match(resolv, /^options ndots:2$/m, `${container}: options`);
     }
+    // The settings hash the same on every run: `up` again keeps the pod as it is.
+    const before = await env.ids(name);
+    const again = await env.up(name, podYaml(name, spec));
+    t.equal(again.exitCode, 0, again.stderr);
+    t.same(await env.ids(name), before, "nothing recreated");
   });
 
   t.test(`${runtime}: a pod without hostname is named after itself; ClusterFirst written is a Warning`, async (t) => {
