@@ -133,7 +133,8 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
 function findApproximatedPodSettings(spec: Record<string, unknown>, report: (warning: FieldError) => void): void {
   const specPath = FieldPath.root().child("spec");
   const policy = spec.dnsPolicy;
-  if (policy === "ClusterFirst" || policy === "ClusterFirstWithHostNet") {
+  // A node gives a hostNetwork pod under ClusterFirst its own resolv.conf too: that one is exact.
+  if ((policy === "ClusterFirst" && spec.hostNetwork !== true) || policy === "ClusterFirstWithHostNet") {
     report({ type: "Forbidden", path: specPath.child("dnsPolicy"), detail: `no cluster DNS on this machine: ${policy} acts as Default (the host's resolv.conf, with dnsConfig)`, atKey: true });
   }
   if (spec.hostNetwork !== true) return;

@@ -140,6 +140,7 @@ t.test("pod-level settings are acted on; a written ClusterFirst and a hostNetwor
   t.same(ignored({ spec: { ...settings, dnsPolicy: "None", containers } }), [], "None and Default are made as written");
   t.same(ignored({ spec: { ...settings, dnsPolicy: "Default", containers } }), []);
   t.same(ignored({ spec: { dnsPolicy: "ClusterFirst", containers } }), ["spec.dnsPolicy: no cluster DNS on this machine: ClusterFirst acts as Default (the host's resolv.conf, with dnsConfig)"]);
+  t.same(ignored({ spec: { dnsPolicy: "ClusterFirst", hostNetwork: true, containers } }), [], "a node falls back to Default for a hostNetwork pod too");
   t.same(ignored({ spec: { dnsPolicy: "ClusterFirstWithHostNet", hostNetwork: true, containers } }), [
     "spec.dnsPolicy: no cluster DNS on this machine: ClusterFirstWithHostNet acts as Default (the host's resolv.conf, with dnsConfig)",
   ]);

@@ -53,9 +53,9 @@ export function hashContainer(spec: ContainerSpec, container: Container): string
 /**
  * The hash of what the sandbox is made of, and of what runs before the app containers: published
  * ports (hostPorts, and containerPorts under --publish-all), hostNetwork, hostname, the pod-level
- * settings (hostAliases, DNS, shared PID namespace), the infra image
- * as given, the pod's labels (the sandbox carries them), its volumes, and each init container's
- * hash (an init container only runs in a new pod, so changing one means a new pod).
+ * settings (hostAliases, DNS, shared PID namespace), the infra image as given, the pod's labels
+ * (the sandbox carries them), its volumes, and each init container's hash (an init container only
+ * runs in a new pod, so changing one means a new pod).
  */
 export function hashPod(options: {
   pod: Pod;
