@@ -43,6 +43,15 @@ export const HONOURED_POD_FIELDS = [
   "spec.initContainers[*].restartPolicy",
   "spec.initContainers[*].readinessProbe",
   "spec.initContainers[*].startupProbe",
+  // Pod-level settings carried by the sandbox (lib/pod/spec/pod-settings.ts): /etc/hosts entries,
+  // the hostname, resolv.conf, one PID namespace. dnsPolicy ClusterFirst and a hostNetwork pod
+  // setting any of them are warned about below. enableServiceLinks: no Services, nothing to add.
+  "spec.hostAliases",
+  "spec.hostname",
+  "spec.dnsConfig",
+  "spec.dnsPolicy",
+  "spec.shareProcessNamespace",
+  "spec.enableServiceLinks",
 ] as const;
 
 function containerFields(prefix: string): string[] {
@@ -121,6 +130,25 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
   for (const index of findMemoryVolumesOnDisk(spec)) {
     const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
     report({ type: "Forbidden", path, detail: "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath", atKey: true });
+  }
+  findApproximatedPodSettings(spec as Record<string, unknown>, report);
+}
+
+// Pod-level settings podrun cannot make as a node does. Read as written, so that the API server's
+// default dnsPolicy (ClusterFirst) never warns: only a policy the user wrote does.
+function findApproximatedPodSettings(spec: Record<string, unknown>, report: (warning: FieldError) => void): void {
+  const specPath = FieldPath.root().child("spec");
+  const policy = spec.dnsPolicy;
+  // A node gives a hostNetwork pod under ClusterFirst its own resolv.conf too: that one is exact.
+  if ((policy === "ClusterFirst" && spec.hostNetwork !== true) || policy === "ClusterFirstWithHostNet") {
+    report({ type: "Forbidden", path: specPath.child("dnsPolicy"), detail: `no cluster DNS on this machine: ${policy} acts as Default (the host's resolv.conf, with dnsConfig)`, atKey: true });
+  }
+  if (spec.hostNetwork !== true) return;
+  // A hostNetwork pod has no sandbox of its own to carry them.
+  for (const field of ["hostAliases", "dnsConfig", "shareProcessNamespace"]) {
+    const value = spec[field];
+    if (value === undefined || value === null || value === false) continue;
+    report({ type: "Forbidden", path: specPath.child(field), detail: "not applied by podrun to a hostNetwork pod: ignored", atKey: true });
   }
 }
 

@@ -5,6 +5,7 @@ import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
 import { formatEnvArgs, type EnvPlan } from "./env-plan.js";
 import { formatResourceArgs } from "./resource-args.js";
+import { formatContainerPodSettingsArgs, formatSandboxSettingsArgs } from "./sandbox-settings-args.js";
 import type { ContainerSpec, PortMapping, SandboxSpec, VolumeMount } from "./types.js";
 
 /**
@@ -14,6 +15,7 @@ import type { ContainerSpec, PortMapping, SandboxSpec, VolumeMount } from "./typ
 export function buildCreateArgs(dialect: Dialect, spec: ContainerSpec, env: EnvPlan, envFilePath?: string): string[] {
   const args = ["create", "--name", spec.name];
   args.push(...formatJoinArgs(dialect, spec));
+  args.push(...formatContainerPodSettingsArgs(dialect, spec.sandbox, spec.podSettings));
   args.push(...formatLabelArgs(spec.labels));
   if (spec.workingDir) args.push("--workdir", spec.workingDir);
   args.push("--restart", spec.restartPolicy);
@@ -76,6 +78,7 @@ export function buildSandboxArgs(dialect: Dialect, spec: SandboxSpec): string[] 
     if (spec.hostNetwork) args.push("--network", "host", "--uts", "host");
     else if (spec.hostname) args.push("--hostname", spec.hostname);
     if (!spec.hostNetwork) args.push(...formatPortArgs(spec.ports));
+    args.push(...formatSandboxSettingsArgs(dialect, spec.settings));
     args.push(...formatLabelArgs(spec.labels));
     return args;
   }
@@ -86,6 +89,7 @@ export function buildSandboxArgs(dialect: Dialect, spec: SandboxSpec): string[] 
     if (spec.hostname) args.push("--hostname", spec.hostname);
     args.push(...formatPortArgs(spec.ports));
   }
+  args.push(...formatSandboxSettingsArgs(dialect, spec.settings));
   args.push(...formatLabelArgs(spec.labels));
   args.push("--pull", "never", spec.image);
   return args;

@@ -2,6 +2,7 @@ import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
 import type { FindNamedRequest, NamedObject } from "./find-named.js";
 import type { ResourceArgs } from "./resource-args.js";
+import type { ContainerPodSettings, SandboxSettings } from "./sandbox-settings-args.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -60,6 +61,8 @@ export interface SandboxSpec {
   /** Ports published on the sandbox: with a shared network namespace, that is where they live. */
   ports: PortMapping[];
   hostNetwork: boolean;
+  /** Pod-level settings (hostAliases, DNS, shared PID namespace); absent when the pod sets none. */
+  settings?: SandboxSettings;
 }
 
 /** What `create` needs for one container of a pod, with Kubernetes semantics. */
@@ -92,6 +95,8 @@ export interface ContainerSpec {
   mounts?: VolumeMount[];
   /** cpu and memory limits and requests as cgroup settings (resource-args.ts); undefined when none are set. */
   resources?: ResourceArgs;
+  /** The pod-level settings the container joins (shareProcessNamespace); absent when none. */
+  podSettings?: ContainerPodSettings;
 }
 
 /**

@@ -152,3 +152,26 @@ t.test("configMap, secret, downwardAPI, hostPath and projected volumes, subPath 
     ],
   );
 });
+
+t.test("pod-level settings are acted on; a written ClusterFirst and a hostNetwork pod's settings are named", async (t) => {
+  const settings = {
+    hostname: "shop",
+    hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local"] }],
+    dnsConfig: { nameservers: ["10.9.8.7"], searches: ["example"], options: [{ name: "ndots", value: "2" }] },
+    shareProcessNamespace: true,
+    enableServiceLinks: false,
+  };
+  const containers = [{ name: "a", image: "x" }];
+  t.same(ignored({ spec: { ...settings, dnsPolicy: "None", containers } }), [], "None and Default are made as written");
+  t.same(ignored({ spec: { ...settings, dnsPolicy: "Default", containers } }), []);
+  t.same(ignored({ spec: { dnsPolicy: "ClusterFirst", containers } }), ["spec.dnsPolicy: no cluster DNS on this machine: ClusterFirst acts as Default (the host's resolv.conf, with dnsConfig)"]);
+  t.same(ignored({ spec: { dnsPolicy: "ClusterFirst", hostNetwork: true, containers } }), [], "a node falls back to Default for a hostNetwork pod too");
+  t.same(ignored({ spec: { dnsPolicy: "ClusterFirstWithHostNet", hostNetwork: true, containers } }), [
+    "spec.dnsPolicy: no cluster DNS on this machine: ClusterFirstWithHostNet acts as Default (the host's resolv.conf, with dnsConfig)",
+  ]);
+  t.same(ignored({ spec: { ...settings, hostNetwork: true, shareProcessNamespace: false, containers } }), [
+    "spec.hostAliases: not applied by podrun to a hostNetwork pod: ignored",
+    "spec.dnsConfig: not applied by podrun to a hostNetwork pod: ignored",
+  ]);
+  t.same(ignored({ spec: { subdomain: "web", containers } }), ["spec.subdomain: not supported by podrun yet: ignored"]);
+});

@@ -3,6 +3,7 @@ import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
 import { DEFAULT_GRACE_PERIOD_SECONDS, reportInvalid, toObjectKey, type PodContext } from "./context.js";
 import { findDns1123LabelErrors, formatRangeError } from "./names.js";
+import { validatePodDns } from "./pod-dns.js";
 import { checkHostNetworkPorts } from "./ports.js";
 import { asArray, asInteger, asString, isBlank, listObjectItems, type RawObject } from "./raw.js";
 import { checkObjectRef } from "./references.js";
@@ -42,6 +43,7 @@ export function validatePodFields(ctx: PodContext, spec: RawObject): void {
     ctx.report({ type: "Forbidden", path: specPath.child("ephemeralContainers"), detail: "cannot be set on create" });
   }
   checkPullSecrets(ctx, spec);
+  validatePodDns(ctx.report, spec);
 }
 
 /**

@@ -8,6 +8,7 @@ import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH 
 import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./container-env.js";
 import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
+import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -69,6 +70,7 @@ export function buildContainerSpec(options: {
     stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
     // The container's own resources, init containers included: each is its own cgroup.
     resources: planResources(container.resources),
+    podSettings: buildContainerPodSettings(spec),
   };
   const secretNames = new Set(options.secretNames ?? []);
   if (secretNames.size > 0) {
@@ -99,9 +101,10 @@ export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; inf
       ...containerLabels(identity, INFRA_CONTAINER_NAME, "infra"),
       ...(podHash !== undefined ? { [LABEL_POD_HASH]: podHash } : {}),
     },
-    hostname: hostNetwork ? undefined : identity.name,
+    hostname: hostNetwork ? undefined : resolvePodHostname(pod, identity.name),
     ports: hostNetwork ? [] : collectPublishedPorts(pod, publishAll),
     hostNetwork,
+    settings: buildSandboxSettings(spec),
   };
 }
 

@@ -52,13 +52,14 @@ export function hashContainer(spec: ContainerSpec, container: Container): string
 
 /**
  * The hash of what the sandbox is made of, and of what runs before the app containers: published
- * ports (hostPorts, and containerPorts under --publish-all), hostNetwork, hostname, the infra image
- * as given, the pod's labels (the sandbox carries them), its volumes, and each init container's
- * hash (an init container only runs in a new pod, so changing one means a new pod).
+ * ports (hostPorts, and containerPorts under --publish-all), hostNetwork, hostname, the pod-level
+ * settings (hostAliases, DNS, shared PID namespace), the infra image as given, the pod's labels
+ * (the sandbox carries them), its volumes, and each init container's hash (an init container only
+ * runs in a new pod, so changing one means a new pod).
  */
 export function hashPod(options: {
   pod: Pod;
-  sandbox: Pick<SandboxSpec, "hostname" | "ports" | "hostNetwork">;
+  sandbox: Pick<SandboxSpec, "hostname" | "ports" | "hostNetwork" | "settings">;
   infraImage: string;
   initContainerHashes: readonly string[];
 }): string {
@@ -68,6 +69,8 @@ export function hashPod(options: {
     hostNetwork: sandbox.hostNetwork,
     hostname: sandbox.hostname ?? null,
     ports: sandbox.ports,
+    // Absent when the pod sets none: such a pod hashes as before these settings were honoured.
+    settings: sandbox.settings,
     infraImage: sandbox.hostNetwork ? null : infraImage,
     labels: pod.metadata?.labels ?? {},
     volumes: pod.spec?.volumes ?? [],

@@ -1,0 +1,56 @@
+// Golden argv per dialect for the pod-level settings the sandbox carries (hostAliases, DNS,
+// shareProcessNamespace), and for the containers that join its PID namespace.
+import t from "tap";
+import { buildCreateArgs, buildSandboxArgs } from "../../lib/runtime/create-args.js";
+import { DIALECTS } from "../../lib/runtime/dialects.js";
+import type { EnvPlan } from "../../lib/runtime/env-plan.js";
+import { formatContainerPodSettingsArgs, formatSandboxSettingsArgs, type SandboxSettings } from "../../lib/runtime/sandbox-settings-args.js";
+import type { ContainerSpec, SandboxSpec } from "../../lib/runtime/types.js";
+
+const { docker, podman, nerdctl } = DIALECTS;
+const IMAGE = "127.0.0.1:5100/podrun-test/busybox:1.36";
+const PAUSE = "registry.k8s.io/pause:3.10";
+const NO_ENV: EnvPlan = { byName: [], childEnv: {} };
+
+const settings: SandboxSettings = {
+  hostAliases: [
+    { ip: "10.1.2.3", hostnames: ["foo.local", "bar.local"] },
+    { ip: "fd00::1", hostnames: ["six.local"] },
+  ],
+  dns: { nameservers: ["10.9.8.7"], searches: ["ns1.svc.example", "example"], options: ["ndots:2", "edns0"] },
+  sharePid: true,
+};
+const SETTINGS_ARGS = [
+  "--add-host", "foo.local:10.1.2.3", "--add-host", "bar.local:10.1.2.3", "--add-host", "six.local:fd00::1",
+  "--dns", "10.9.8.7", "--dns-search", "ns1.svc.example", "--dns-search", "example", "--dns-option", "ndots:2", "--dns-option", "edns0",
+];
+
+const sandbox: SandboxSpec = { name: "web", image: PAUSE, labels: { "io.podrun.managed": "true" }, hostname: "web", ports: [], hostNetwork: false, settings };
+
+t.test("sandbox: hosts entries and DNS on the infra container (docker, nerdctl) or the pod (podman)", async (t) => {
+  const infra = ["create", "--name", "web_POD", "--ipc", "shareable", "--hostname", "web", ...SETTINGS_ARGS, "--label", "io.podrun.managed=true", "--pull", "never", PAUSE];
+  t.same(buildSandboxArgs(docker, sandbox), infra);
+  t.same(buildSandboxArgs(nerdctl, sandbox), infra, "the infra container keeps its own PID namespace for the others to join");
+  t.same(buildSandboxArgs(podman, sandbox), [
+    "pod", "create", "--name", "web", "--infra-name", "web_POD", "--infra-image", PAUSE,
+    "--hostname", "web", ...SETTINGS_ARGS, "--share", "ipc,net,uts,pid", "--label", "io.podrun.managed=true",
+  ]);
+});
+
+t.test("no settings, no arguments", async (t) => {
+  for (const dialect of [docker, podman, nerdctl]) {
+    t.same(formatSandboxSettingsArgs(dialect, undefined), []);
+    t.same(formatSandboxSettingsArgs(dialect, {}), []);
+    t.same(formatContainerPodSettingsArgs(dialect, "web", undefined), []);
+  }
+  t.same(formatSandboxSettingsArgs(podman, { sharePid: false }), [], "podman's default --share stays");
+});
+
+t.test("shareProcessNamespace: docker and nerdctl containers join the infra's PID namespace; podman's pod shares it", async (t) => {
+  const app: ContainerSpec = { name: "web-app", image: IMAGE, labels: {}, sandbox: "web", hostNetwork: false, restartPolicy: "no", podSettings: { sharePid: true } };
+  const joined = ["create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", "--pid", "container:web_POD", "--restart", "no", "--pull", "never", IMAGE];
+  t.same(buildCreateArgs(docker, app, NO_ENV), joined);
+  t.same(buildCreateArgs(nerdctl, app, NO_ENV), joined);
+  t.same(buildCreateArgs(podman, app, NO_ENV), ["create", "--name", "web-app", "--pod", "web", "--restart", "no", "--pull", "never", IMAGE]);
+  t.same(formatContainerPodSettingsArgs(docker, undefined, { sharePid: true }), [], "no sandbox, nothing to join");
+});
