@@ -4,6 +4,7 @@ import { PodrunError } from "../errors.js";
 import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
 import { formatEnvArgs, type EnvPlan } from "./env-plan.js";
+import { formatSecurityArgs } from "./security-args.js";
 import type { ContainerSpec, PortMapping, SandboxSpec, VolumeMount } from "./types.js";
 
 /**
@@ -19,6 +20,7 @@ export function buildCreateArgs(dialect: Dialect, spec: ContainerSpec, env: EnvP
   if (spec.stopTimeoutSeconds !== undefined) args.push("--stop-timeout", String(spec.stopTimeoutSeconds));
   args.push(...formatEnvArgs(env, envFilePath));
   args.push(...formatMountArgs(dialect, spec.mounts ?? []));
+  args.push(...formatSecurityArgs(dialect, spec.security));
   // podrun pulls by itself, with the kubelet's policy and back-off: create must never pull.
   args.push("--pull", "never");
   const { entrypoint, afterImage } = resolveCommand(dialect, spec.command, spec.args);

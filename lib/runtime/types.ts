@@ -1,6 +1,7 @@
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
 import type { FindNamedRequest, NamedObject } from "./find-named.js";
+import type { SecurityArgs } from "./security-args.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -89,6 +90,8 @@ export interface ContainerSpec {
   stopTimeoutSeconds?: number;
   /** The container's volumeMounts that podrun honours, in manifest order. */
   mounts?: VolumeMount[];
+  /** The effective securityContext (lib/pod/spec/security-context.ts); undefined when none is set. */
+  security?: SecurityArgs;
 }
 
 /**
