@@ -36,14 +36,15 @@ export const HONOURED_POD_FIELDS = [
   ...containerFields("spec.containers[*]"),
   // securityContext (lib/pod/spec/security-context.ts, lib/runtime/security-args.ts): the
   // container's value over the pod's. fsGroup joins the supplemental groups but owns no volume
-  // (a warning below); supplementalGroupsPolicy, seccomp, AppArmor, SELinux, sysctls, procMount
-  // and runAsNonRoot stay warnings.
+  // (a warning below); runAsNonRoot is checked before create (start-container.ts).
+  // supplementalGroupsPolicy, seccomp, AppArmor, SELinux, sysctls and procMount stay warnings.
   "spec.securityContext.runAsUser",
+  "spec.securityContext.runAsNonRoot",
   "spec.securityContext.runAsGroup",
   "spec.securityContext.supplementalGroups",
   "spec.securityContext.fsGroup",
   ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) =>
-    ["runAsUser", "runAsGroup", "readOnlyRootFilesystem", "capabilities.add", "capabilities.drop", "privileged", "allowPrivilegeEscalation"].map((field) => `${prefix}.securityContext.${field}`),
+    ["runAsUser", "runAsGroup", "runAsNonRoot", "readOnlyRootFilesystem", "capabilities.add", "capabilities.drop", "privileged", "allowPrivilegeEscalation"].map((field) => `${prefix}.securityContext.${field}`),
   ),
   // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe stays a warning.
   "spec.containers[*].readinessProbe",

@@ -36,6 +36,8 @@ export interface ImageInfo {
   id: string;
   /** Size in bytes, as the engine reports it. */
   size: number;
+  /** The image's USER (`Config.User`: `uid`, `name`, `uid:gid`…); absent or empty: root. */
+  user?: string;
 }
 
 /** A port published on the host, from a container port with `hostPort`. */

@@ -56,7 +56,9 @@ async function setup(t: Test, runtime: RuntimeName) {
     }
     return logs;
   };
-  return { up, report };
+  const containersOf = async (pod: string) =>
+    (await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean);
+  return { up, report, containersOf };
 }
 
 for (const runtime of ["docker", "podman"] as const) {
@@ -115,5 +117,28 @@ ${containerYaml("plain", "")}`));
     t.match(netadmin, /^CapEff:\s+0000000000003000$/m, "drop ALL, add NET_ADMIN and NET_RAW");
     t.match(netadmin, /^NoNewPrivs:\s+0$/m);
     t.notMatch(await env.report(name, "plain"), /^CapEff:\s+0000000000000000$/m, "the engine's default set otherwise");
+  });
+
+  t.test(`${runtime}: runAsNonRoot against the image's USER: CreateContainerConfigError before create, nothing left`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("sec-nonroot");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    // busybox has no USER: it runs as root.
+    const refused = await env.up(name, podYaml(name, `  securityContext:
+    runAsNonRoot: true
+  containers:
+${containerYaml("app", "")}`));
+    t.equal(refused.exitCode, 1);
+    t.match(refused.stdout, new RegExp(`Warning +Failed +pod/${name}\\[app\\] +Error: container has runAsNonRoot and image will run as root \\(pod: "${name}_default\\(`));
+    t.match(refused.stderr.trimEnd().split("\n").at(-1), /CreateContainerConfigError.*container app/);
+    t.same(await env.containersOf(name), [], "nothing left behind");
+
+    const allowed = await env.up(name, podYaml(name, `  securityContext:
+    runAsNonRoot: true
+  containers:
+${containerYaml("app", "        runAsUser: 1000\n")}`));
+    t.equal(allowed.exitCode, 0, allowed.stderr);
+    t.match(await env.report(name, "app"), /^uid=1000\S* /m, "with runAsUser: 1000 it runs");
   });
 }

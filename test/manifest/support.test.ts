@@ -128,19 +128,18 @@ t.test("configMap, secret, downwardAPI, hostPath and projected volumes, subPath 
   );
 });
 
-t.test("securityContext: users, groups, read-only root, capabilities, privileges are acted on; fsGroup named; the rest warns", async (t) => {
+t.test("securityContext: users, groups, runAsNonRoot, read-only root, capabilities, privileges are acted on; fsGroup named; the rest warns", async (t) => {
   const own = { runAsUser: 1000, runAsGroup: 3000, readOnlyRootFilesystem: true, capabilities: { add: ["NET_ADMIN"], drop: ["ALL"] }, privileged: false, allowPrivilegeEscalation: false };
   t.same(
     ignored({
       spec: {
-        securityContext: { runAsUser: 1000, runAsGroup: 3000, supplementalGroups: [2000], fsGroup: 2000, seccompProfile: { type: "RuntimeDefault" } },
+        securityContext: { runAsUser: 1000, runAsGroup: 3000, runAsNonRoot: true, supplementalGroups: [2000], fsGroup: 2000, seccompProfile: { type: "RuntimeDefault" } },
         initContainers: [{ name: "i", image: "x", securityContext: own }],
         containers: [{ name: "a", image: "x", securityContext: { ...own, runAsNonRoot: true, procMount: "Default" } }],
       },
     }),
     [
       "spec.securityContext.seccompProfile: not supported by podrun yet: ignored",
-      "spec.containers[0].securityContext.runAsNonRoot: not supported by podrun yet: ignored",
       "spec.containers[0].securityContext.procMount: not supported by podrun yet: ignored",
       "spec.securityContext.fsGroup: added to each container's supplemental groups, but volumes are not given to this group as a kubelet would",
     ],

@@ -1,7 +1,8 @@
 // The kubelet's merge of pod and container securityContext, as podrun acts on it.
 import t from "tap";
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
-import { planSecurityContext } from "../../../lib/pod/spec/security-context.js";
+import { PodrunError } from "../../../lib/errors.js";
+import { needsImageUser, planSecurityContext, verifyRunAsNonRoot } from "../../../lib/pod/spec/security-context.js";
 
 const container = (securityContext?: Container["securityContext"]): Container => ({ name: "a", image: "x", securityContext });
 const pod = (securityContext?: PodSpec["securityContext"]): PodSpec => ({ containers: [], securityContext });
@@ -29,4 +30,31 @@ t.test("container-only fields", async (t) => {
     { readOnlyRootFilesystem: true, privileged: true, noNewPrivileges: true, capAdd: ["NET_ADMIN", "SYS_TIME"], capDrop: ["ALL"] },
   );
   t.same(planSecurityContext(pod(), container({ capabilities: { add: [], drop: [] } })), undefined);
+});
+
+t.test("runAsNonRoot: the kubelet's verifyRunAsNonRoot, with the image's USER", async (t) => {
+  const identity = { name: "web", namespace: "default", uid: "u-1" };
+  const where = `(pod: "web_default(u-1)", container: a)`;
+  const check = (podSc: PodSpec["securityContext"], own: Container["securityContext"], imageUser?: string) => {
+    try {
+      verifyRunAsNonRoot({ spec: pod(podSc), container: container(own), identity, imageUser });
+      return "ok";
+    } catch (error) {
+      t.ok(error instanceof PodrunError && error.reason === "CreateContainerConfigError");
+      return (error as Error).message;
+    }
+  };
+  t.equal(check({}, {}, undefined), "ok", "not asked: root is fine");
+  t.equal(check({ runAsNonRoot: true }, { runAsNonRoot: false }, undefined), "ok", "the container's false wins");
+  t.equal(check({ runAsNonRoot: true }, {}, undefined), `container has runAsNonRoot and image will run as root ${where}`, "no USER: root");
+  t.equal(check({}, { runAsNonRoot: true }, "0:0"), `container has runAsNonRoot and image will run as root ${where}`);
+  t.equal(check({}, { runAsNonRoot: true }, "1000:1000"), "ok");
+  t.equal(check({}, { runAsNonRoot: true }, "nobody"), `container has runAsNonRoot and image has non-numeric user (nobody), cannot verify user is non-root ${where}`);
+  t.equal(check({ runAsNonRoot: true, runAsUser: 1000 }, {}, undefined), "ok", "runAsUser decides, the image is not asked");
+  t.equal(check({ runAsNonRoot: true }, { runAsUser: 0 }, "1000"), `container's runAsUser breaks non-root policy ${where}`);
+  t.match(check({}, { runAsNonRoot: true }, "4294967296"), "container has runAsNonRoot and image has an invalid user id (4294967296)");
+
+  t.equal(needsImageUser(pod({ runAsNonRoot: true }), container()), true);
+  t.equal(needsImageUser(pod({ runAsNonRoot: true }), container({ runAsUser: 5 })), false);
+  t.equal(needsImageUser(pod(), container({ runAsNonRoot: false })), false);
 });
