@@ -22,8 +22,10 @@ export interface SecurityArgs {
 
 /**
  * `--user`, `--group-add`, `--read-only`, `--cap-drop`/`--cap-add`, `--privileged` and
- * `--security-opt no-new-privileges`: the same spelling on docker 20.10, podman 4.3 and nerdctl
- * (whose `--security-opt` parser takes `no-new-privileges` with or without `:true`).
+ * `--security-opt no-new-privileges`: the same spelling on docker 20.10, podman 4.3 and nerdctl.
+ * The bare `no-new-privileges` because nerdctl splits options at `=` only (`:true` would be an
+ * unknown option there); capability names go bare and upper case, which all three accept and
+ * nerdctl needs for `ALL` (pkg/cmd/container/run_security_linux.go generateCapOpts).
  */
 export function formatSecurityArgs(dialect: Dialect, security: SecurityArgs | undefined): string[] {
   if (!security) return [];
