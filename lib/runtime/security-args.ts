@@ -18,6 +18,11 @@ export interface SecurityArgs {
   privileged?: boolean;
   /** allowPrivilegeEscalation: false. */
   noNewPrivileges?: boolean;
+  /**
+   * runAsNonRoot: true. No flag: checked before create (security-context.ts verifyRunAsNonRoot);
+   * here so that the spec hash sees it and `up` again recreates a container that now needs it.
+   */
+  runAsNonRoot?: boolean;
 }
 
 /**

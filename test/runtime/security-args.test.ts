@@ -17,6 +17,7 @@ t.test("user, group and supplemental groups", async (t) => {
   }
   t.same(formatSecurityArgs(docker, undefined), []);
   t.same(formatSecurityArgs(docker, {}), []);
+  t.same(formatSecurityArgs(docker, { runAsNonRoot: true }), [], "runAsNonRoot is a check, not a flag");
   let error: unknown;
   try {
     formatSecurityArgs(docker, { group: 3000 });

@@ -22,6 +22,7 @@ export function planSecurityContext(spec: PodSpec, container: Container): Securi
     privileged: own.privileged || undefined,
     // The kubelet's AddNoNewPrivileges: only an explicit false sets it.
     noNewPrivileges: own.allowPrivilegeEscalation === false || undefined,
+    runAsNonRoot: (own.runAsNonRoot ?? pod.runAsNonRoot) || undefined,
   };
   return Object.values(security).some((value) => value !== undefined) ? security : undefined;
 }

@@ -2,6 +2,8 @@
 import t from "tap";
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../../../lib/errors.js";
+import { buildContainerSpec } from "../../../lib/pod/spec/container-spec.js";
+import { LABEL_SPEC_HASH } from "../../../lib/pod/spec/spec-hash.js";
 import { needsImageUser, planSecurityContext, verifyRunAsNonRoot } from "../../../lib/pod/spec/security-context.js";
 
 const container = (securityContext?: Container["securityContext"]): Container => ({ name: "a", image: "x", securityContext });
@@ -17,6 +19,8 @@ t.test("the container's runAsUser/runAsGroup win over the pod's", async (t) => {
   t.same(planSecurityContext(pod({ runAsUser: 1000, runAsGroup: 3000 }), container()), { user: 1000, group: 3000 });
   t.same(planSecurityContext(pod({ runAsUser: 1000, runAsGroup: 3000 }), container({ runAsUser: 2000 })), { user: 2000, group: 3000 });
   t.same(planSecurityContext(pod({ runAsUser: 1000 }), container({ runAsUser: 0, runAsGroup: 0 })), { user: 0, group: 0 }, "0 overrides");
+  t.same(planSecurityContext(pod({ runAsNonRoot: true }), container()), { runAsNonRoot: true }, "runAsNonRoot counts (in the spec hash)");
+  t.equal(planSecurityContext(pod({ runAsNonRoot: true }), container({ runAsNonRoot: false })), undefined, "the container's false wins");
 });
 
 t.test("supplemental groups: fsGroup first, then supplementalGroups (pod level only)", async (t) => {
@@ -57,4 +61,15 @@ t.test("runAsNonRoot: the kubelet's verifyRunAsNonRoot, with the image's USER", 
   t.equal(needsImageUser(pod({ runAsNonRoot: true }), container()), true);
   t.equal(needsImageUser(pod({ runAsNonRoot: true }), container({ runAsUser: 5 })), false);
   t.equal(needsImageUser(pod(), container({ runAsNonRoot: false })), false);
+});
+
+t.test("the ContainerSpec: no securityContext, no field (the hash as before); one set, a different hash", async (t) => {
+  const identity = { name: "web", namespace: "default", uid: "u-1" };
+  const build = (spec: PodSpec) => buildContainerSpec({ pod: { metadata: { name: "web" }, spec }, identity, container: spec.containers[0]!, kind: "app", imageRef: "x:latest" });
+  const plain = build({ containers: [container()] });
+  t.notOk("security" in plain);
+  t.same(build({ containers: [container({ allowPrivilegeEscalation: true })], securityContext: {} }).labels[LABEL_SPEC_HASH], plain.labels[LABEL_SPEC_HASH], "defaults only: the same hash");
+  const secured = build({ containers: [container({ runAsUser: 1000 })] });
+  t.same(secured.security, { user: 1000 });
+  t.not(secured.labels[LABEL_SPEC_HASH], plain.labels[LABEL_SPEC_HASH]);
 });
