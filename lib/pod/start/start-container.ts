@@ -198,7 +198,6 @@ function hookTimeoutMs(pod: Pod): number {
   return Math.max(1, grace) * 1000;
 }
 
-
 /** The image's USER, for the runAsNonRoot check; a failed inspect fails it as the kubelet's ImageStatus would. */
 async function inspectImageUser(runtime: ContainerRuntime, imageRef: string): Promise<Pick<ImageInfo, "user"> | undefined> {
   try {
