@@ -77,7 +77,8 @@ function toImageInfo(dialect: Dialect, image: Json): ImageInfo {
   const raw = typeof image["Id"] === "string" ? image["Id"] : "";
   const id = dialect.bareImageIds && /^[a-f0-9]{64}$/.test(raw) ? `sha256:${raw}` : raw;
   const size = typeof image["Size"] === "number" ? image["Size"] : 0;
-  return { id, size };
+  const user = text(object(image["Config"])["User"]) || undefined;
+  return { id, size, user };
 }
 
 export interface InspectedContainer {

@@ -3,6 +3,7 @@ import type { RuntimeName } from "./detect.js";
 import type { FindNamedRequest, NamedObject } from "./find-named.js";
 import type { ResourceArgs } from "./resource-args.js";
 import type { ContainerPodSettings, SandboxSettings } from "./sandbox-settings-args.js";
+import type { SecurityArgs } from "./security-args.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -37,6 +38,8 @@ export interface ImageInfo {
   id: string;
   /** Size in bytes, as the engine reports it. */
   size: number;
+  /** The image's USER (`Config.User`: `uid`, `name`, `uid:gid`…); absent or empty: root. */
+  user?: string;
 }
 
 /** A port published on the host, from a container port with `hostPort`. */
@@ -97,6 +100,8 @@ export interface ContainerSpec {
   resources?: ResourceArgs;
   /** The pod-level settings the container joins (shareProcessNamespace); absent when none. */
   podSettings?: ContainerPodSettings;
+  /** The effective securityContext (lib/pod/spec/security-context.ts); undefined when none is set. */
+  security?: SecurityArgs;
 }
 
 /**

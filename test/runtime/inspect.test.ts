@@ -81,3 +81,11 @@ t.test("mergeTimestampedLogs puts stdout and stderr back in order", async (t) =>
   t.equal(mergeTimestampedLogs("2026-11-30T04:20:04Z a\ncontinued\n2026-11-30T04:20:05Z b", ""), "a\ncontinued\nb");
   t.equal(mergeTimestampedLogs("", ""), "");
 });
+
+t.test("an image's USER is read from Config.User (for runAsNonRoot); empty means none", async (t) => {
+  const image = (user: string) => ({ Id: `sha256:${"a".repeat(64)}`, Size: 1, RepoTags: ["x.test/app:1"], Config: { User: user } });
+  for (const dialect of [DIALECTS.docker, DIALECTS.podman, DIALECTS.nerdctl]) {
+    t.equal(matchImages(dialect, ["x.test/app:1"], [image("1000:1000")]).get("x.test/app:1")?.user, "1000:1000", dialect.name);
+    t.equal(matchImages(dialect, ["x.test/app:1"], [image("")]).get("x.test/app:1")?.user, undefined);
+  }
+});

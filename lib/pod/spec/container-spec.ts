@@ -9,6 +9,7 @@ import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./contai
 import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
+import { planSecurityContext } from "./security-context.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -81,6 +82,8 @@ export function buildContainerSpec(options: {
   // A subPath of a file volume counts its content (volume-plan.ts): read from the same objects as the env.
   const mounts = planContainerMounts(spec, identity, container, { pod, identity, objects: options.objects ?? NO_OBJECTS });
   if (mounts.length > 0) built.mounts = mounts;
+  const security = planSecurityContext(spec, container);
+  if (security) built.security = security;
   // The hash covers the spec as built, so it is computed last and stored beside the other labels.
   built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);
   if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;

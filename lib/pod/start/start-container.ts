@@ -15,6 +15,7 @@ import { resolveMountSources, type MountSourceContext } from "../volumes/mount-s
 import { NO_CAPACITY, resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "../spec/container-env.js";
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "../spec/field-ref.js";
 import { describeError } from "../../runtime/engine-error.js";
+import { needsImageUser, verifyRunAsNonRoot } from "../spec/security-context.js";
 
 // One container of a pod, the kubelet's startContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): image → create → start →
 // postStart, each step one event, a failure one PodrunError named after the kubelet's reason.
@@ -88,6 +89,17 @@ export async function startContainer(context: ContainerStepContext, container: C
     return fail(error.reason, error.message, error);
   }
   for (const skipped of env.skipped) context.recorder.event(toInvolvedObject(identity), "Warning", skipped.reason, skipped.message);
+  throwIfAborted(signal);
+  // The kubelet's generateContainerConfig checks runAsNonRoot next, against the image's USER.
+  try {
+    const image = needsImageUser(pod.spec!, container) ? await inspectImageUser(runtime, imageRef) : { user: undefined };
+    // Not listed: a dry run, which inspects nothing (a real run has just ensured the image).
+    if (image) verifyRunAsNonRoot({ spec: pod.spec!, container, identity, imageUser: image.user });
+  } catch (error) {
+    if (!(error instanceof PodrunError)) throw error;
+    emit("Warning", "Failed", `Error: ${error.message}`);
+    return fail(error.reason, error.message, error);
+  }
   throwIfAborted(signal);
   const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash, objects: context.objects, env: env.env, secretNames: env.secretNames });
   if (spec.mounts?.some((mount) => mount.bind) && context.mountSources) {
@@ -186,3 +198,11 @@ function hookTimeoutMs(pod: Pod): number {
   return Math.max(1, grace) * 1000;
 }
 
+/** The image's USER, for the runAsNonRoot check; a failed inspect fails it as the kubelet's ImageStatus would. */
+async function inspectImageUser(runtime: ContainerRuntime, imageRef: string): Promise<Pick<ImageInfo, "user"> | undefined> {
+  try {
+    return (await runtime.inspectImages([imageRef])).get(imageRef);
+  } catch (error) {
+    throw new PodrunError("CreateContainerConfigError", `inspecting image ${imageRef}: ${describeError(error)}`, { cause: error });
+  }
+}

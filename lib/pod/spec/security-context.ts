@@ -1,0 +1,78 @@
+// The effective security context of one container: the kubelet's
+// DetermineEffectiveSecurityContext (pkg/securitycontext/util.go), where a container's value wins
+// over the pod's, and the supplemental groups of pkg/kubelet/kuberuntime/security_context.go
+// (fsGroup first, then supplementalGroups), which only the pod sets.
+import type { Capabilities, Container, PodSpec } from "kubernetes-types/core/v1.js";
+import { PodrunError } from "../../errors.js";
+import type { SecurityArgs } from "../../runtime/security-args.js";
+import type { PodIdentity } from "../identity.js";
+
+/** The container's security settings that podrun acts on, or undefined when none is set. */
+export function planSecurityContext(spec: PodSpec, container: Container): SecurityArgs | undefined {
+  const pod = spec.securityContext ?? {};
+  const own = container.securityContext ?? {};
+  const groups = [...(pod.fsGroup !== undefined ? [pod.fsGroup] : []), ...(pod.supplementalGroups ?? [])];
+  const security: SecurityArgs = {
+    user: own.runAsUser ?? pod.runAsUser,
+    group: own.runAsGroup ?? pod.runAsGroup,
+    supplementalGroups: groups.length > 0 ? groups : undefined,
+    readOnlyRootFilesystem: own.readOnlyRootFilesystem || undefined,
+    capAdd: normaliseCapabilities(own.capabilities, "add"),
+    capDrop: normaliseCapabilities(own.capabilities, "drop"),
+    privileged: own.privileged || undefined,
+    // The kubelet's AddNoNewPrivileges: only an explicit false sets it.
+    noNewPrivileges: own.allowPrivilegeEscalation === false || undefined,
+    runAsNonRoot: (own.runAsNonRoot ?? pod.runAsNonRoot) || undefined,
+  };
+  return Object.values(security).some((value) => value !== undefined) ? security : undefined;
+}
+
+// The CRI runtimes prefix `CAP_` and upper-case each name; docker and podman accept either form,
+// so the bare upper-case name goes to every engine (`ALL` stays as it is).
+function normaliseCapabilities(capabilities: Capabilities | undefined, which: "add" | "drop"): string[] | undefined {
+  const names = capabilities?.[which];
+  if (!names || names.length === 0) return undefined;
+  return names.map((name) => name.toUpperCase().replace(/^CAP_/, ""));
+}
+
+/**
+ * Whether the runAsNonRoot check needs the image's USER: runAsNonRoot is true in effect and no
+ * runAsUser (container or pod) says who runs.
+ */
+export function needsImageUser(spec: PodSpec, container: Container): boolean {
+  const own = container.securityContext ?? {};
+  const pod = spec.securityContext ?? {};
+  return (own.runAsNonRoot ?? pod.runAsNonRoot) === true && (own.runAsUser ?? pod.runAsUser) === undefined;
+}
+
+const MAX_USER_ID = 2147483647;
+
+/**
+ * The kubelet's verifyRunAsNonRoot (pkg/kubelet/kuberuntime/security_context_others.go), with the
+ * image user read as containerd's getUserFromImage does (the part before `:`; a number is a uid,
+ * anything else a name; none is root). Throws CreateContainerConfigError with the kubelet's text.
+ */
+export function verifyRunAsNonRoot(options: { spec: PodSpec; container: Container; identity: PodIdentity; imageUser: string | undefined }): void {
+  const { spec, container, identity } = options;
+  const own = container.securityContext ?? {};
+  const pod = spec.securityContext ?? {};
+  if ((own.runAsNonRoot ?? pod.runAsNonRoot) !== true) return;
+  // format.Pod: name_namespace(uid), quoted by %q.
+  const where = `(pod: ${JSON.stringify(`${identity.name}_${identity.namespace}(${identity.uid})`)}, container: ${container.name})`;
+  const fail = (message: string): never => {
+    throw new PodrunError("CreateContainerConfigError", `${message} ${where}`);
+  };
+  const runAsUser = own.runAsUser ?? pod.runAsUser;
+  if (runAsUser !== undefined) {
+    if (runAsUser === 0) fail("container's runAsUser breaks non-root policy");
+    return;
+  }
+  const user = (options.imageUser ?? "").split(":")[0] ?? "";
+  if (user === "") fail("container has runAsNonRoot and image will run as root");
+  if (!/^-?\d+$/.test(user)) fail(`container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root`);
+  const uid = Number(user);
+  if (uid === 0) fail("container has runAsNonRoot and image will run as root");
+  if (uid < 0 || uid > MAX_USER_ID) {
+    fail(`container has runAsNonRoot and image has an invalid user id (${user}). (Must be 1-(${MAX_USER_ID})): must be between 0 and ${MAX_USER_ID}, inclusive`);
+  }
+}
