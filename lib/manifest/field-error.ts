@@ -26,6 +26,8 @@ export interface FieldError {
   field?: string;
   /** Locate the error on the key rather than the value (unknown fields, duplicate keys). */
   atKey?: boolean;
+  /** Further fields the same warning names, after `path` (which gives the position). */
+  others?: readonly FieldPath[];
 }
 
 export type Reporter = (error: FieldError) => void;

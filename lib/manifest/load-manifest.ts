@@ -148,7 +148,7 @@ export function checkManifests(
     manifest.configMaps.push(...file.configMaps);
     manifest.secrets.push(...file.secrets);
     manifest.warnings.push(
-      ...sortByPosition(file.source, warnings).map(({ where, error, prefix }) => `${where}: Warning: ${prefixed(error.path.display, prefix)}: ${error.detail ?? ""}`),
+      ...sortByPosition(file.source, warnings).map(({ where, error, prefix }) => `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`),
     );
   }
   manifest.podSources = podSources;

@@ -131,8 +131,36 @@ const POD_TREE = buildPatternTree(HONOURED_POD_FIELDS);
  * so that defaults never warn.
  */
 export function findIgnoredFields(pod: unknown, report: (warning: FieldError) => void): void {
-  walk(pod, POD_TREE, FieldPath.root(), report);
+  const scheduling: FieldPath[] = [];
+  walk(pod, POD_TREE, FieldPath.root(), (warning) => {
+    if (isSchedulingField(warning.path)) scheduling.push(warning.path);
+    else report(warning);
+  });
+  // One line for them all, at the first one written: a manifest made for a cluster often sets
+  // several, and none of them means anything without a scheduler choosing among nodes.
+  const [first, ...others] = scheduling;
+  if (first) report({ type: "Forbidden", path: first, others, detail: "scheduling does not apply on one machine: ignored", atKey: true });
   findApproximatedFields(pod, report);
+}
+
+// The PodSpec fields read only by the scheduler (and the admission plugins feeding it).
+const SCHEDULING_FIELDS = new Set([
+  "nodeName",
+  "nodeSelector",
+  "affinity",
+  "tolerations",
+  "priority",
+  "priorityClassName",
+  "preemptionPolicy",
+  "schedulerName",
+  "topologySpreadConstraints",
+  "schedulingGates",
+  "schedulingGroup",
+]);
+
+function isSchedulingField(path: FieldPath): boolean {
+  const [root, field] = path.segments;
+  return path.segments.length === 2 && root === "spec" && typeof field === "string" && SCHEDULING_FIELDS.has(field);
 }
 
 /** Fields podrun acts on, but not exactly as a node would: named in a warning too. */

@@ -134,7 +134,7 @@ t.test("warnings name fields podrun ignores, on stderr, without failing", async 
   const { file } = await write("pod.yaml", POD.replace("spec:\n", "spec:\n  nodeSelector:\n    disk: ssd\n"));
   const r = await runCli(["validate", file], { env: { NO_COLOR: "1" } });
   t.equal(r.exitCode, 0);
-  t.equal(r.stderr, `${file}:6:3: Warning: spec.nodeSelector: not supported by podrun yet: ignored\n`);
+  t.equal(r.stderr, `${file}:6:3: Warning: spec.nodeSelector: scheduling does not apply on one machine: ignored\n`);
 });
 
 t.test("NO_COLOR and FORCE_COLOR", async (t) => {

@@ -57,9 +57,14 @@ t.test("a valid manifest is defaulted, and ignored fields become warnings", asyn
   t.equal(manifest.pods.length, 1);
   t.equal(manifest.pods[0]!.spec!.containers[0]!.imagePullPolicy, "IfNotPresent");
   t.same(manifest.warnings, [
-    "pod.yaml:6:3: Warning: spec.nodeSelector: not supported by podrun yet: ignored",
+    "pod.yaml:6:3: Warning: spec.nodeSelector: scheduling does not apply on one machine: ignored",
     "pod.yaml:10:38: Warning: spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
   ]);
+});
+
+t.test("scheduling fields give one warning line, at the first one, with a List item's prefix", async (t) => {
+  const text = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: a}\n    spec:\n      tolerations: [{operator: Exists}]\n      containers:\n        - {name: x, image: busybox:1.36}\n      nodeSelector: {disk: ssd}\n";
+  t.same(check(text).warnings, ["pod.yaml:8:7: Warning: items[0].spec.tolerations, items[0].spec.nodeSelector: scheduling does not apply on one machine: ignored"]);
 });
 
 t.test("every error of every object is reported, in source order", async (t) => {

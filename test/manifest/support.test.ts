@@ -5,7 +5,7 @@ import { findIgnoredFields } from "../../lib/manifest/support.js";
 const ignored = (pod: unknown): string[] => {
   const found: FieldError[] = [];
   findIgnoredFields(pod, (w) => found.push(w));
-  return found.map((w) => `${w.path.display}: ${w.detail}`);
+  return found.map((w) => `${[w.path, ...(w.others ?? [])].map((p) => p.display).join(", ")}: ${w.detail}`);
 };
 
 t.test("fields podrun acts on give no warning", async (t) => {
@@ -42,13 +42,13 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
     }),
     [
       "metadata.ownerReferences: not supported by podrun yet: ignored",
-      "spec.nodeSelector: not supported by podrun yet: ignored",
       "spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
       "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by podrun yet: ignored",
       "spec.containers[1].livenessProbe: not supported by podrun yet: ignored",
       "spec.containers[1].volumeMounts[0].mountPropagation: not supported by podrun yet: ignored",
       "spec.volumes[1].nfs: not supported by podrun yet: ignored",
       "status: not supported by podrun yet: ignored",
+      "spec.nodeSelector: scheduling does not apply on one machine: ignored",
     ],
   );
 });
@@ -95,7 +95,35 @@ t.test("warnings are located on the key", async (t) => {
   const found: FieldError[] = [];
   findIgnoredFields({ spec: { affinity: {} } }, (w) => found.push(w));
   t.equal(found[0]!.atKey, true);
-  t.equal(formatFieldError(found[0]!), "spec.affinity: Forbidden: not supported by podrun yet: ignored");
+  t.equal(formatFieldError(found[0]!), "spec.affinity: Forbidden: scheduling does not apply on one machine: ignored");
+});
+
+t.test("the scheduling fields share one warning, located at the first one written", async (t) => {
+  const found: FieldError[] = [];
+  const spec = {
+    nodeName: "n1",
+    nodeSelector: { disk: "ssd" },
+    affinity: { nodeAffinity: {} },
+    runtimeClassName: "gvisor",
+    tolerations: [{ key: "k", operator: "Exists" }],
+    priority: 10,
+    priorityClassName: "high",
+    preemptionPolicy: "Never",
+    schedulerName: "other",
+    topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "zone", whenUnsatisfiable: "DoNotSchedule" }],
+    schedulingGates: [{ name: "g" }],
+    containers: [{ name: "a", image: "x" }],
+  };
+  findIgnoredFields({ spec }, (w) => found.push(w));
+  t.same(
+    found.map((w) => [w.path.display, ...(w.others ?? []).map((p) => p.display)].join(", ") + `: ${w.detail}`),
+    [
+      "spec.runtimeClassName: not supported by podrun yet: ignored",
+      "spec.nodeName, spec.nodeSelector, spec.affinity, spec.tolerations, spec.priority, spec.priorityClassName, spec.preemptionPolicy, spec.schedulerName, spec.topologySpreadConstraints, spec.schedulingGates: scheduling does not apply on one machine: ignored",
+    ],
+  );
+  t.same(found[1]!.path.segments, ["spec", "nodeName"], "the position is the first field's");
+  t.same(ignored({ spec: { containers: [{ name: "a", image: "x" }] } }), [], "none set: no line");
 });
 
 t.test("emptyDir volumes, their mounts and preStop hooks are acted on", async (t) => {
