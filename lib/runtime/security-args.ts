@@ -23,6 +23,11 @@ export interface SecurityArgs {
    * here so that the spec hash sees it and `up` again recreates a container that now needs it.
    */
   runAsNonRoot?: boolean;
+  /**
+   * seccompProfile: `unconfined`, or the absolute path of a Localhost profile. RuntimeDefault sets
+   * nothing: docker, podman and nerdctl apply their own default profile unless told otherwise.
+   */
+  seccomp?: string;
 }
 
 /**
@@ -53,5 +58,7 @@ export function formatSecurityArgs(dialect: Dialect, security: SecurityArgs | un
   for (const cap of security.capAdd ?? []) args.push("--cap-add", cap);
   if (security.privileged) args.push("--privileged");
   if (security.noNewPrivileges) args.push("--security-opt", "no-new-privileges");
+  // `seccomp=unconfined` or `seccomp=<file>`: the same spelling on all three engines.
+  if (security.seccomp !== undefined) args.push("--security-opt", `seccomp=${security.seccomp}`);
   return args;
 }

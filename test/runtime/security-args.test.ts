@@ -64,3 +64,11 @@ t.test("buildCreateArgs: security after the mounts, before --pull", async (t) =>
     "--security-opt", "no-new-privileges", "--pull", "never", IMAGE,
   ]);
 });
+
+t.test("seccomp: unconfined or a profile file, the same spelling on every engine", async (t) => {
+  for (const dialect of [docker, podman, nerdctl]) {
+    t.same(formatSecurityArgs(dialect, { seccomp: "unconfined" }), ["--security-opt", "seccomp=unconfined"]);
+    t.same(formatSecurityArgs(dialect, { seccomp: "/var/lib/kubelet/seccomp/profiles/audit.json" }), ["--security-opt", "seccomp=/var/lib/kubelet/seccomp/profiles/audit.json"]);
+    t.same(formatSecurityArgs(dialect, { noNewPrivileges: true, seccomp: "unconfined" }), ["--security-opt", "no-new-privileges", "--security-opt", "seccomp=unconfined"]);
+  }
+});

@@ -2,7 +2,9 @@
 // DetermineEffectiveSecurityContext (pkg/securitycontext/util.go), where a container's value wins
 // over the pod's, and the supplemental groups of pkg/kubelet/kuberuntime/security_context.go
 // (fsGroup first, then supplementalGroups), which only the pod sets.
-import type { Capabilities, Container, PodSpec } from "kubernetes-types/core/v1.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Capabilities, Container, PodSpec, SeccompProfile } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../../errors.js";
 import type { SecurityArgs } from "../../runtime/security-args.js";
 import type { PodIdentity } from "../identity.js";
@@ -23,8 +25,30 @@ export function planSecurityContext(spec: PodSpec, container: Container): Securi
     // The kubelet's AddNoNewPrivileges: only an explicit false sets it.
     noNewPrivileges: own.allowPrivilegeEscalation === false || undefined,
     runAsNonRoot: (own.runAsNonRoot ?? pod.runAsNonRoot) || undefined,
+    seccomp: resolveSeccompProfile(own.seccompProfile ?? pod.seccompProfile, process.env.PODRUN_SECCOMP_PROFILE_ROOT || DEFAULT_SECCOMP_PROFILE_ROOT),
   };
   return Object.values(security).some((value) => value !== undefined) ? security : undefined;
+}
+
+/** The kubelet's own `<root-dir>/seccomp`, where a Localhost profile is looked for by default. */
+export const DEFAULT_SECCOMP_PROFILE_ROOT = "/var/lib/kubelet/seccomp";
+
+/**
+ * The `--security-opt seccomp=` value for a profile, as the kubelet's getSeccompProfile
+ * (pkg/kubelet/kuberuntime/helpers.go): Unconfined → `unconfined`, Localhost → the file under the
+ * profiles root, RuntimeDefault → undefined (the engine's default profile applies anyway). A
+ * Localhost file that is not there fails before anything is created, where a node's runtime
+ * would fail the container's creation.
+ */
+export function resolveSeccompProfile(profile: SeccompProfile | undefined, root: string): string | undefined {
+  if (profile?.type === "Unconfined") return "unconfined";
+  if (profile?.type !== "Localhost") return undefined;
+  if (!profile.localhostProfile) throw new PodrunError("CreateContainerConfigError", "localhostProfile must be set if seccompProfile type is Localhost.");
+  const file = join(root, profile.localhostProfile);
+  if (!existsSync(file)) {
+    throw new PodrunError("CreateContainerConfigError", `seccomp profile ${JSON.stringify(profile.localhostProfile)} not found: no file ${file} (the profiles directory is $PODRUN_SECCOMP_PROFILE_ROOT, else ${DEFAULT_SECCOMP_PROFILE_ROOT})`);
+  }
+  return file;
 }
 
 // The CRI runtimes prefix `CAP_` and upper-case each name; docker and podman accept either form,

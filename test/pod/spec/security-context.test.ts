@@ -73,3 +73,39 @@ t.test("the ContainerSpec: no securityContext, no field (the hash as before); on
   t.same(secured.security, { user: 1000 });
   t.not(secured.labels[LABEL_SPEC_HASH], plain.labels[LABEL_SPEC_HASH]);
 });
+
+t.test("seccompProfile: the container's over the pod's; RuntimeDefault sets nothing; Localhost is a file under the profiles root", async (t) => {
+  const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { resolveSeccompProfile, DEFAULT_SECCOMP_PROFILE_ROOT } = await import("../../../lib/pod/spec/security-context.js");
+  t.equal(DEFAULT_SECCOMP_PROFILE_ROOT, "/var/lib/kubelet/seccomp");
+  t.same(planSecurityContext(pod({ seccompProfile: { type: "Unconfined" } }), container()), { seccomp: "unconfined" });
+  t.equal(planSecurityContext(pod({ seccompProfile: { type: "Unconfined" } }), container({ seccompProfile: { type: "RuntimeDefault" } })), undefined, "the container's RuntimeDefault wins");
+  t.same(planSecurityContext(pod({ seccompProfile: { type: "RuntimeDefault" } }), container({ seccompProfile: { type: "Unconfined" } })), { seccomp: "unconfined" });
+  const root = await mkdtemp(join(tmpdir(), "podrun-seccomp-"));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await writeFile(join(root, "audit.json"), '{"defaultAction":"SCMP_ACT_ALLOW"}');
+  t.equal(resolveSeccompProfile({ type: "Localhost", localhostProfile: "audit.json" }, root), join(root, "audit.json"));
+  t.equal(resolveSeccompProfile({ type: "RuntimeDefault" }, root), undefined);
+  t.equal(resolveSeccompProfile(undefined, root), undefined);
+  const failure = (run: () => unknown): PodrunError => {
+    try {
+      run();
+    } catch (error) {
+      return error as PodrunError;
+    }
+    throw new Error("no error");
+  };
+  const missing = failure(() => resolveSeccompProfile({ type: "Localhost", localhostProfile: "nope.json" }, root));
+  t.equal(missing.reason, "CreateContainerConfigError");
+  t.equal(missing.message, `seccomp profile "nope.json" not found: no file ${join(root, "nope.json")} (the profiles directory is $PODRUN_SECCOMP_PROFILE_ROOT, else /var/lib/kubelet/seccomp)`);
+  t.equal(failure(() => resolveSeccompProfile({ type: "Localhost" }, root)).message, "localhostProfile must be set if seccompProfile type is Localhost.");
+  const saved = process.env.PODRUN_SECCOMP_PROFILE_ROOT;
+  process.env.PODRUN_SECCOMP_PROFILE_ROOT = root;
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.PODRUN_SECCOMP_PROFILE_ROOT;
+    else process.env.PODRUN_SECCOMP_PROFILE_ROOT = saved;
+  });
+  t.same(planSecurityContext(pod(), container({ seccompProfile: { type: "Localhost", localhostProfile: "audit.json" } })), { seccomp: join(root, "audit.json") }, "the root from the environment");
+});
