@@ -37,7 +37,7 @@ export const HONOURED_POD_FIELDS = [
   // securityContext (lib/pod/spec/security-context.ts, lib/runtime/security-args.ts): the
   // container's value over the pod's. fsGroup joins the supplemental groups but owns no volume
   // (a warning below); runAsNonRoot is checked before create (start-container.ts).
-  // supplementalGroupsPolicy, seccomp, AppArmor, SELinux, sysctls and procMount stay warnings.
+  // supplementalGroupsPolicy, AppArmor, SELinux, sysctls and procMount stay warnings.
   "spec.securityContext.runAsUser",
   "spec.securityContext.runAsNonRoot",
   "spec.securityContext.runAsGroup",
@@ -46,6 +46,14 @@ export const HONOURED_POD_FIELDS = [
   ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) =>
     ["runAsUser", "runAsGroup", "runAsNonRoot", "readOnlyRootFilesystem", "capabilities.add", "capabilities.drop", "privileged", "allowPrivilegeEscalation"].map((field) => `${prefix}.securityContext.${field}`),
   ),
+  // seccompProfile (lib/pod/spec/security-context.ts resolveSeccompProfile): Unconfined and
+  // Localhost (a file under $PODRUN_SECCOMP_PROFILE_ROOT) as `--security-opt seccomp=`;
+  // RuntimeDefault is the engine's default profile. spec.os.name: linux is what podrun runs;
+  // windows is refused by validation (lib/manifest/validate-objects.ts).
+  "spec.securityContext.seccompProfile",
+  "spec.initContainers[*].securityContext.seccompProfile",
+  "spec.containers[*].securityContext.seccompProfile",
+  "spec.os.name",
   // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe stays a warning.
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",

@@ -211,11 +211,11 @@ t.test("securityContext: users, groups, runAsNonRoot, read-only root, capabiliti
       spec: {
         securityContext: { runAsUser: 1000, runAsGroup: 3000, runAsNonRoot: true, supplementalGroups: [2000], fsGroup: 2000, seccompProfile: { type: "RuntimeDefault" } },
         initContainers: [{ name: "i", image: "x", securityContext: own }],
-        containers: [{ name: "a", image: "x", securityContext: { ...own, runAsNonRoot: true, procMount: "Default" } }],
+        containers: [{ name: "a", image: "x", securityContext: { ...own, runAsNonRoot: true, procMount: "Default", seccompProfile: { type: "Unconfined" } } }],
+        os: { name: "linux" },
       },
     }),
     [
-      "spec.securityContext.seccompProfile: not supported by podrun yet: ignored",
       "spec.containers[0].securityContext.procMount: not supported by podrun yet: ignored",
       "spec.securityContext.fsGroup: added to each container's supplemental groups, but volumes are not given to this group as a kubelet would",
     ],
