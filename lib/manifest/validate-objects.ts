@@ -3,6 +3,7 @@ import type { Reporter } from "./field-error.js";
 import { validateContainers, validateInitContainers } from "./rules/containers.js";
 import type { ObjectIndex, PodContext } from "./rules/context.js";
 import { validateObjectMeta } from "./rules/metadata.js";
+import { validatePodOS } from "./rules/pod-os.js";
 import { checkGracePeriod, validatePodFields } from "./rules/pod-spec.js";
 import { asObject, isSet } from "./rules/raw.js";
 import { collectVolumes, validateVolumeSources } from "./rules/volumes.js";
@@ -37,4 +38,5 @@ export function validatePod(pod: unknown, index: ObjectIndex, report: Reporter):
   validateContainers(ctx, spec, hostNetwork);
   validateInitContainers(ctx, spec, hostNetwork);
   validatePodFields(ctx, spec);
+  validatePodOS(spec, report);
 }

@@ -67,6 +67,15 @@ t.test("scheduling fields give one warning line, at the first one, with a List i
   t.same(check(text).warnings, ["pod.yaml:8:7: Warning: items[0].spec.tolerations, items[0].spec.nodeSelector: scheduling does not apply on one machine: ignored"]);
 });
 
+t.test("spec.os.name: windows is refused, at its line; linux runs; another name is the API server's Unsupported", async (t) => {
+  const containers = "  containers:\n    - {name: app, image: busybox:1.36}\n";
+  t.same(errorsOf(pod(`  os:\n    name: windows\n${containers}`)), ["pod.yaml:7:11: spec.os.name: Forbidden: podrun runs Linux containers: a windows pod cannot run on this machine"]);
+  t.same(errorsOf(pod(`  os: {name: plan9}\n${containers}`)), ['pod.yaml:6:14: spec.os.name: Unsupported value: "plan9": supported values: "linux", "windows"']);
+  const manifest = check(pod(`  os: {name: linux}\n${containers}`));
+  t.same(manifest.warnings, [], "linux: nothing to say");
+  t.equal(manifest.pods.length, 1);
+});
+
 t.test("every error of every object is reported, in source order", async (t) => {
   const text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n---\n" + pod("  containers:\n    - {name: app}\n");
   const lines = errorsOf(text);
