@@ -1,0 +1,94 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import t, { type Test } from "tap";
+import { runCommand } from "../../lib/runtime/exec.js";
+import type { RuntimeName } from "../../lib/runtime/detect.js";
+import { runCli } from "../harness/cli.js";
+import { removeManagedContainers } from "../harness/cleanup.js";
+import { requireEngine, requireImage } from "../harness/engine.js";
+
+// seccompProfile end to end: the mode the container process itself sees in /proc/self/status
+// (0 none, 2 filter), and a Localhost profile that denies mkdir.
+
+const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
+const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
+const REPORT = "grep '^Seccomp:' /proc/self/status; if mkdir /tmp/d 2>/tmp/err; then echo mkdir=ok; else echo mkdir=$(cat /tmp/err); fi; echo done; exec sleep 600";
+// Everything allowed but mkdir, which fails with EPERM (errno 1).
+const DENY_MKDIR = JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [{ names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO", errnoRet: 1 }] });
+
+const container = (name: string, seccompProfile: string) => `    - name: ${name}
+      image: ${BUSYBOX}
+      command: ["sh", "-c", ${JSON.stringify(REPORT)}]
+${seccompProfile ? `      securityContext:\n        seccompProfile: ${seccompProfile}\n` : ""}`;
+
+const podYaml = (name: string, containers: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  securityContext:
+    seccompProfile: {type: Unconfined}
+  containers:
+${containers}`;
+
+async function setup(t: Test, runtime: RuntimeName) {
+  const engine = await requireEngine(t, runtime);
+  if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+  const stateDir = await mkdtemp(join(tmpdir(), "podrun-seccomp-state-"));
+  const dir = await mkdtemp(join(tmpdir(), "podrun-seccomp-"));
+  const profiles = await mkdtemp(join(tmpdir(), "podrun-seccomp-profiles-"));
+  t.teardown(() => Promise.all([stateDir, dir, profiles].map((path) => rm(path, { recursive: true, force: true }))));
+  await writeFile(join(profiles, "deny-mkdir.json"), DENY_MKDIR);
+  const up = async (name: string, yaml: string) => {
+    const file = join(dir, `${name}.yaml`);
+    await writeFile(file, yaml);
+    return runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir, PODRUN_SECCOMP_PROFILE_ROOT: profiles } });
+  };
+  const report = async (pod: string, name: string) => {
+    let logs = "";
+    for (let i = 0; i < 50 && !logs.includes("done"); i++) {
+      logs = (await runCommand(runtime, ["logs", `default_${pod}_${name}`], { reject: false })).stdout;
+      if (!logs.includes("done")) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return logs;
+  };
+  return { up, report };
+}
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: Unconfined (pod), RuntimeDefault and Localhost (container over pod)`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("seccomp");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const result = await env.up(
+      name,
+      podYaml(name, [container("pod-level", ""), container("default", "{type: RuntimeDefault}"), container("local", "{type: Localhost, localhostProfile: deny-mkdir.json}")].join("")),
+    );
+    t.equal(result.exitCode, 0, result.stderr);
+    const podLevel = await env.report(name, "pod-level");
+    t.match(podLevel, /^Seccomp:\s+0$/m, "the pod's Unconfined: no filter");
+    t.match(podLevel, /mkdir=ok/);
+    t.match(await env.report(name, "default"), /^Seccomp:\s+2$/m, "RuntimeDefault: the engine's default filter");
+    const local = await env.report(name, "local");
+    t.match(local, /^Seccomp:\s+2$/m, "Localhost: a filter");
+    t.match(local, /mkdir=.*Operation not permitted/, "the profile denies mkdir with EPERM");
+  });
+
+  t.test(`${runtime}: a Localhost profile that is not there fails before the container is created`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("seccomp-missing");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const result = await env.up(name, podYaml(name, container("app", "{type: Localhost, localhostProfile: nope.json}")));
+    t.equal(result.exitCode, 1, result.stderr);
+    t.match(result.stderr, /CreateContainerConfigError/);
+    t.match(result.stderr, /seccomp profile "nope\.json" not found: no file .*nope\.json/);
+    const made = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `name=default_${name}_app`]);
+    t.equal(made.stdout.trim(), "", "no app container");
+  });
+}
