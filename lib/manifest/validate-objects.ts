@@ -6,6 +6,7 @@ import { validateObjectMeta } from "./rules/metadata.js";
 import { validatePodOS } from "./rules/pod-os.js";
 import { checkGracePeriod, validatePodFields } from "./rules/pod-spec.js";
 import { asObject, isSet } from "./rules/raw.js";
+import { validateSeccompProfiles } from "./rules/seccomp.js";
 import { collectVolumes, validateVolumeSources } from "./rules/volumes.js";
 
 // The semantic rules of ValidatePod, ValidateConfigMap and ValidateSecret
@@ -39,4 +40,5 @@ export function validatePod(pod: unknown, index: ObjectIndex, report: Reporter):
   validateInitContainers(ctx, spec, hostNetwork);
   validatePodFields(ctx, spec);
   validatePodOS(spec, report);
+  validateSeccompProfiles(spec, report);
 }

@@ -76,6 +76,14 @@ t.test("spec.os.name: windows is refused, at its line; linux runs; another name 
   t.equal(manifest.pods.length, 1);
 });
 
+t.test("seccompProfile: the API server's rules for localhostProfile", async (t) => {
+  const containers = (profile: string) => `  containers:\n    - name: app\n      image: busybox:1.36\n      securityContext:\n        seccompProfile: ${profile}\n`;
+  t.same(errorsOf(pod(containers("{type: Localhost}"))), ["pod.yaml:10:25: spec.containers[0].securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost"]);
+  t.match(errorsOf(pod(containers("{type: Localhost, localhostProfile: ../x.json}")))[0], /localhostProfile: Invalid value: "\.\.\/x\.json": must not contain '\.\.'/);
+  t.match(errorsOf(pod(containers("{type: RuntimeDefault, localhostProfile: x.json}")))[0], /localhostProfile: Invalid value: .*: can only be set when seccomp type is Localhost/);
+  t.same(check(pod(containers("{type: Localhost, localhostProfile: profiles/x.json}"))).warnings, []);
+});
+
 t.test("every error of every object is reported, in source order", async (t) => {
   const text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n---\n" + pod("  containers:\n    - {name: app}\n");
   const lines = errorsOf(text);
