@@ -61,6 +61,21 @@ for (const runtime of ["docker", "podman"] as const) {
     }
   });
 
+  t.test(`${runtime}: hostPID and hostIPC on a hostNetwork pod; up again changes nothing`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("hostall");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const yaml = podYaml(name, `  hostNetwork: true\n  hostPID: true\n  hostIPC: true\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`);
+    const r = await env.up(name, yaml);
+    t.equal(r.exitCode, 0, r.stderr);
+    t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
+    t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
+    const again = await env.up(name, yaml);
+    t.equal(again.exitCode, 0, again.stderr);
+    t.match(again.stdout + again.stderr, /1 container unchanged/);
+  });
+
   t.test(`${runtime}: without hostPID/hostIPC the namespaces are the pod's own`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
