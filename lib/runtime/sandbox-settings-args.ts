@@ -1,6 +1,7 @@
 // Pure argv for the pod-level settings the sandbox carries: extra /etc/hosts entries
-// (hostAliases), DNS (dnsConfig under dnsPolicy) and a shared PID namespace
-// (shareProcessNamespace). The app containers see the sandbox's /etc/hosts and /etc/resolv.conf:
+// (hostAliases), DNS (dnsConfig under dnsPolicy), a shared PID namespace
+// (shareProcessNamespace), the host's PID and IPC namespaces (hostPID, hostIPC) and namespaced
+// sysctls. The app containers see the sandbox's /etc/hosts and /etc/resolv.conf:
 // docker and nerdctl give a container joined by `--network container:` the donor's files (and
 // refuse `--add-host`/`--dns` on it), podman gives a pod's containers the pod's.
 import type { Dialect } from "./dialects.js";

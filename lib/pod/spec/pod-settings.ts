@@ -2,7 +2,8 @@ import type { Pod, PodSpec } from "kubernetes-types/core/v1.js";
 import type { ContainerPodSettings, SandboxDns, SandboxSettings } from "../../runtime/sandbox-settings-args.js";
 
 // The pod-level settings a sandbox carries, from a validated, defaulted Pod. A hostNetwork pod
-// has no sandbox of its own: it gets none of them (support.ts warns).
+// has no sandbox of its own: it gets none of them (support.ts warns) but hostIPC, which podman's
+// pod must know of; hostPID and hostIPC go on every container, hostNetwork or not.
 
 // The kubelet's limit for a hostname (truncatePodHostnameIfNeeded in pkg/kubelet/kubelet_pods.go).
 const MAX_HOSTNAME_LENGTH = 63;
