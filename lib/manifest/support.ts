@@ -37,7 +37,7 @@ export const HONOURED_POD_FIELDS = [
   // securityContext (lib/pod/spec/security-context.ts, lib/runtime/security-args.ts): the
   // container's value over the pod's. fsGroup joins the supplemental groups but owns no volume
   // (a warning below); runAsNonRoot is checked before create (start-container.ts).
-  // supplementalGroupsPolicy, AppArmor, SELinux, sysctls and procMount stay warnings.
+  // supplementalGroupsPolicy, AppArmor, SELinux and procMount stay warnings.
   "spec.securityContext.runAsUser",
   "spec.securityContext.runAsNonRoot",
   "spec.securityContext.runAsGroup",
@@ -72,6 +72,11 @@ export const HONOURED_POD_FIELDS = [
   "spec.dnsPolicy",
   "spec.shareProcessNamespace",
   "spec.enableServiceLinks",
+  // The host's PID and IPC namespaces on every container; namespaced sysctls set on the sandbox
+  // (lib/pod/spec/pod-settings.ts, lib/runtime/sandbox-settings-args.ts).
+  "spec.hostPID",
+  "spec.hostIPC",
+  "spec.securityContext.sysctls",
 ] as const;
 
 function containerFields(prefix: string): string[] {
@@ -202,6 +207,10 @@ function findApproximatedPodSettings(spec: Record<string, unknown>, report: (war
     const value = spec[field];
     if (value === undefined || value === null || value === false) continue;
     report({ type: "Forbidden", path: specPath.child(field), detail: "not applied by podrun to a hostNetwork pod: ignored", atKey: true });
+  }
+  const sysctls = (spec.securityContext as { sysctls?: unknown } | undefined)?.sysctls;
+  if (Array.isArray(sysctls) && sysctls.length > 0) {
+    report({ type: "Forbidden", path: specPath.child("securityContext").child("sysctls"), detail: "not applied by podrun to a hostNetwork pod: ignored", atKey: true });
   }
 }
 

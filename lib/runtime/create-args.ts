@@ -45,7 +45,8 @@ function formatJoinArgs(dialect: Dialect, spec: ContainerSpec): string[] {
   else if (spec.sandbox) args.push("--network", `container:${formatInfraName(spec.sandbox)}`);
   // No --hostname here: docker and nerdctl refuse it with `--network container:`, and the
   // container sees the sandbox's hostname anyway (the UTS namespace follows the network one).
-  if (spec.sandbox) args.push("--ipc", `container:${formatInfraName(spec.sandbox)}`);
+  // hostIPC: the container takes `--ipc host` instead (sandbox-settings-args.ts).
+  if (spec.sandbox && !spec.podSettings?.hostIpc) args.push("--ipc", `container:${formatInfraName(spec.sandbox)}`);
   return args;
 }
 

@@ -1,6 +1,7 @@
 // Pure argv for the pod-level settings the sandbox carries: extra /etc/hosts entries
-// (hostAliases), DNS (dnsConfig under dnsPolicy) and a shared PID namespace
-// (shareProcessNamespace). The app containers see the sandbox's /etc/hosts and /etc/resolv.conf:
+// (hostAliases), DNS (dnsConfig under dnsPolicy), a shared PID namespace
+// (shareProcessNamespace), the host's PID and IPC namespaces (hostPID, hostIPC) and namespaced
+// sysctls. The app containers see the sandbox's /etc/hosts and /etc/resolv.conf:
 // docker and nerdctl give a container joined by `--network container:` the donor's files (and
 // refuse `--add-host`/`--dns` on it), podman gives a pod's containers the pod's.
 import type { Dialect } from "./dialects.js";
@@ -14,6 +15,10 @@ export interface SandboxSettings {
   dns?: SandboxDns;
   /** spec.shareProcessNamespace: every container of the pod in one PID namespace. */
   sharePid?: boolean;
+  /** spec.hostIPC: podman's pod must not hold an IPC namespace its containers would join. */
+  hostIpc?: boolean;
+  /** spec.securityContext.sysctls as `name=value`, set in the sandbox's namespaces. */
+  sysctls?: string[];
 }
 
 export interface SandboxDns {
@@ -27,6 +32,10 @@ export interface SandboxDns {
 export interface ContainerPodSettings {
   /** Join the infra container's PID namespace. */
   sharePid?: boolean;
+  /** spec.hostPID: the host's PID namespace (all three CLIs). */
+  hostPid?: boolean;
+  /** spec.hostIPC: the host's IPC namespace (all three CLIs). */
+  hostIpc?: boolean;
 }
 
 /**
@@ -43,14 +52,29 @@ export function formatSandboxSettingsArgs(dialect: Dialect, settings: SandboxSet
   for (const server of dns?.nameservers ?? []) args.push("--dns", server);
   for (const search of dns?.searches ?? []) args.push("--dns-search", search);
   for (const option of dns?.options ?? []) args.push("--dns-option", option);
+  // The app containers join the sandbox's network (docker/nerdctl) or the pod's (podman) and,
+  // with them, these namespaced kernel settings.
+  for (const sysctl of settings.sysctls ?? []) args.push("--sysctl", sysctl);
   // podman shares ipc,net,uts by default; `--share` replaces that list, so it is given whole.
+  // Under hostIPC the containers take `--ipc host`, which podman refuses in a pod sharing ipc.
   // docker and nerdctl: the infra container keeps its own PID namespace for the others to join.
-  if (settings.sharePid && dialect.sandbox === "pod") args.push("--share", "ipc,net,uts,pid");
+  if ((settings.sharePid || settings.hostIpc) && dialect.sandbox === "pod") {
+    const shared = [...(settings.hostIpc ? [] : ["ipc"]), "net", "uts", ...(settings.sharePid ? ["pid"] : [])];
+    args.push("--share", shared.join(","));
+  }
   return args;
 }
 
-/** Arguments for one container's `create`: docker/nerdctl join the infra container's PID namespace. */
+/**
+ * Arguments for one container's `create`: the host's PID and IPC namespaces (hostPID, hostIPC,
+ * given to each container: podman 4.3's `pod create --pid host` reaches only the infra
+ * container), or docker/nerdctl join the infra container's PID namespace.
+ */
 export function formatContainerPodSettingsArgs(dialect: Dialect, sandbox: string | undefined, settings: ContainerPodSettings | undefined): string[] {
-  if (!settings?.sharePid || sandbox === undefined || dialect.sandbox === "pod") return [];
-  return ["--pid", `container:${formatInfraName(sandbox)}`];
+  if (!settings) return [];
+  const args: string[] = [];
+  if (settings.hostPid) args.push("--pid", "host");
+  if (settings.hostIpc) args.push("--ipc", "host");
+  if (settings.sharePid && sandbox !== undefined && dialect.sandbox !== "pod") args.push("--pid", `container:${formatInfraName(sandbox)}`);
+  return args;
 }

@@ -202,6 +202,10 @@ t.test("pod-level settings are acted on; a written ClusterFirst and a hostNetwor
     "spec.dnsConfig: not applied by podrun to a hostNetwork pod: ignored",
   ]);
   t.same(ignored({ spec: { subdomain: "web", containers } }), ["spec.subdomain: not supported by podrun yet: ignored"]);
+  t.same(ignored({ spec: { hostPID: true, hostIPC: true, securityContext: { sysctls: [{ name: "net.core.somaxconn", value: "1024" }] }, containers } }), [], "hostPID, hostIPC and sysctls are acted on");
+  t.same(ignored({ spec: { hostNetwork: true, securityContext: { sysctls: [{ name: "net.core.somaxconn", value: "1024" }] }, containers } }), [
+    "spec.securityContext.sysctls: not applied by podrun to a hostNetwork pod: ignored",
+  ]);
 });
 
 t.test("securityContext: users, groups, runAsNonRoot, read-only root, capabilities, privileges are acted on; fsGroup named; the rest warns", async (t) => {

@@ -54,3 +54,20 @@ t.test("shareProcessNamespace: docker and nerdctl containers join the infra's PI
   t.same(buildCreateArgs(podman, app, NO_ENV), ["create", "--name", "web-app", "--pod", "web", "--restart", "no", "--pull", "never", IMAGE]);
   t.same(formatContainerPodSettingsArgs(docker, undefined, { sharePid: true }), [], "no sandbox, nothing to join");
 });
+
+t.test("hostPID and hostIPC: --pid/--ipc host on each container, no --ipc container:; podman's pod keeps no IPC namespace", async (t) => {
+  const app: ContainerSpec = { name: "web-app", image: IMAGE, labels: {}, sandbox: "web", hostNetwork: false, restartPolicy: "no", podSettings: { hostPid: true, hostIpc: true } };
+  const host = ["create", "--name", "web-app", "--network", "container:web_POD", "--pid", "host", "--ipc", "host", "--restart", "no", "--pull", "never", IMAGE];
+  t.same(buildCreateArgs(docker, app, NO_ENV), host);
+  t.same(buildCreateArgs(nerdctl, app, NO_ENV), host);
+  t.same(buildCreateArgs(podman, app, NO_ENV), ["create", "--name", "web-app", "--pod", "web", "--pid", "host", "--ipc", "host", "--restart", "no", "--pull", "never", IMAGE]);
+  t.same(formatSandboxSettingsArgs(podman, { hostIpc: true }), ["--share", "net,uts"]);
+  t.same(formatSandboxSettingsArgs(docker, { hostIpc: true }), [], "docker's infra keeps its shareable IPC namespace, unused");
+  t.same(formatContainerPodSettingsArgs(docker, undefined, { hostPid: true }), ["--pid", "host"], "without a sandbox too");
+});
+
+t.test("sysctls: --sysctl on the sandbox, on all three CLIs", async (t) => {
+  for (const dialect of [docker, podman, nerdctl]) {
+    t.same(formatSandboxSettingsArgs(dialect, { sysctls: ["net.core.somaxconn=1024", "kernel.shm_rmid_forced=1"] }), ["--sysctl", "net.core.somaxconn=1024", "--sysctl", "kernel.shm_rmid_forced=1"]);
+  }
+});

@@ -2,7 +2,8 @@ import type { Pod, PodSpec } from "kubernetes-types/core/v1.js";
 import type { ContainerPodSettings, SandboxDns, SandboxSettings } from "../../runtime/sandbox-settings-args.js";
 
 // The pod-level settings a sandbox carries, from a validated, defaulted Pod. A hostNetwork pod
-// has no sandbox of its own: it gets none of them (support.ts warns).
+// has no sandbox of its own: it gets none of them (support.ts warns) but hostIPC, which podman's
+// pod must know of; hostPID and hostIPC go on every container, hostNetwork or not.
 
 // The kubelet's limit for a hostname (truncatePodHostnameIfNeeded in pkg/kubelet/kubelet_pods.go).
 const MAX_HOSTNAME_LENGTH = 63;
@@ -20,19 +21,28 @@ export function resolvePodHostname(pod: Pod, podName: string): string {
 
 /** The sandbox's settings, or undefined when the pod sets none (so that its hash is unchanged). */
 export function buildSandboxSettings(spec: PodSpec): SandboxSettings | undefined {
-  if (spec.hostNetwork) return undefined;
+  if (spec.hostNetwork) return spec.hostIPC ? { hostIpc: true } : undefined;
   const settings: SandboxSettings = {};
   const aliases = (spec.hostAliases ?? []).filter((alias) => alias.ip && (alias.hostnames ?? []).length > 0);
   if (aliases.length > 0) settings.hostAliases = aliases.map((alias) => ({ ip: alias.ip!, hostnames: [...alias.hostnames!] }));
   const dns = buildDns(spec);
   if (dns) settings.dns = dns;
   if (spec.shareProcessNamespace) settings.sharePid = true;
+  if (spec.hostIPC) settings.hostIpc = true;
+  // Passed on as written: the kubelet would refuse a sysctl outside its safe set unless the node
+  // allows it (SysctlForbidden); here the engine (and the kernel) decide.
+  const sysctls = (spec.securityContext?.sysctls ?? []).filter((sysctl) => sysctl.name);
+  if (sysctls.length > 0) settings.sysctls = sysctls.map((sysctl) => `${sysctl.name}=${sysctl.value ?? ""}`);
   return Object.keys(settings).length > 0 ? settings : undefined;
 }
 
-/** What each container of the pod joins; undefined unless the pod shares its PID namespace. */
+/** What each container of the pod joins; undefined unless the pod shares a namespace. */
 export function buildContainerPodSettings(spec: PodSpec): ContainerPodSettings | undefined {
-  return !spec.hostNetwork && spec.shareProcessNamespace ? { sharePid: true } : undefined;
+  const settings: ContainerPodSettings = {};
+  if (!spec.hostNetwork && spec.shareProcessNamespace) settings.sharePid = true;
+  if (spec.hostPID) settings.hostPid = true;
+  if (spec.hostIPC) settings.hostIpc = true;
+  return Object.keys(settings).length > 0 ? settings : undefined;
 }
 
 // dnsPolicy None: the kubelet writes dnsConfig alone; Default: the node's resolv.conf with

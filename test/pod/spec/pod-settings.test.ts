@@ -81,3 +81,17 @@ t.test("each setting counts in the pod hash; shareProcessNamespace in the contai
   t.not(containerHash(pod({ shareProcessNamespace: true })), containerHash(plain));
   t.equal(containerHash(pod({ hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local"] }] })), containerHash(plain), "the sandbox alone carries the others");
 });
+
+t.test("hostPID, hostIPC and sysctls: on each container and the sandbox; each counts in the hashes; false or empty changes nothing", async (t) => {
+  const spec = pod({ hostPID: true, hostIPC: true, securityContext: { sysctls: [{ name: "net.core.somaxconn", value: "1024" }] } }).spec!;
+  t.same(buildSandboxSettings(spec), { hostIpc: true, sysctls: ["net.core.somaxconn=1024"] });
+  t.same(buildContainerPodSettings(spec), { hostPid: true, hostIpc: true });
+  t.same(buildSandboxSettings(pod({ hostNetwork: true, hostIPC: true, securityContext: { sysctls: [{ name: "net.core.somaxconn", value: "1" }] } }).spec!), { hostIpc: true }, "hostNetwork: no sysctls (named in a Warning)");
+  const plain = pod({});
+  t.equal(podHash(pod({ hostPID: false, hostIPC: false, securityContext: { sysctls: [] } })), podHash(plain));
+  t.equal(containerHash(pod({ hostPID: false, hostIPC: false })), containerHash(plain));
+  const hashes = new Set([plain, pod({ hostIPC: true }), pod({ securityContext: { sysctls: [{ name: "net.core.somaxconn", value: "1024" }] } })].map(podHash));
+  t.equal(hashes.size, 3);
+  t.not(containerHash(pod({ hostPID: true })), containerHash(plain));
+  t.not(containerHash(pod({ hostIPC: true })), containerHash(plain));
+});

@@ -1,0 +1,112 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import t, { type Test } from "tap";
+import { runCommand } from "../../lib/runtime/exec.js";
+import type { RuntimeName } from "../../lib/runtime/detect.js";
+import { runCli } from "../harness/cli.js";
+import { removeManagedContainers } from "../harness/cleanup.js";
+import { requireEngine, requireImage } from "../harness/engine.js";
+
+// hostPID, hostIPC and pod-level sysctls seen from inside an app container, on docker and
+// podman. The host's namespaces are the test process's own (it runs on the engine's host).
+
+const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
+const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
+
+async function setup(t: Test, runtime: RuntimeName) {
+  const engine = await requireEngine(t, runtime);
+  if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+  const stateDir = await mkdtemp(join(tmpdir(), "podrun-hostns-state-"));
+  const dir = await mkdtemp(join(tmpdir(), "podrun-hostns-"));
+  const up = async (name: string, yaml: string) => {
+    const file = join(dir, `${name}.yaml`);
+    await writeFile(file, yaml);
+    return runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir } });
+  };
+  const exec = async (pod: string, container: string, command: string[]) =>
+    (await runCommand(runtime, ["exec", `default_${pod}_${container}`, ...command])).stdout.trim();
+  return { up, exec };
+}
+
+const podYaml = (name: string, spec: string) =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n${spec}`;
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: hostPID and hostIPC: the containers are in the host's PID and IPC namespaces`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("hostns");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const spec = `  hostPID: true
+  hostIPC: true
+  containers:
+    - name: app
+      image: ${BUSYBOX}
+      command: ["sleep", "600"]
+    - name: other
+      image: ${BUSYBOX}
+      command: ["sleep", "600"]
+`;
+    const r = await env.up(name, podYaml(name, spec));
+    t.equal(r.exitCode, 0, r.stderr);
+    t.notMatch(r.stderr, /Warning/, "both fields acted on");
+    const hostPid = await readlink("/proc/self/ns/pid");
+    const hostIpc = await readlink("/proc/self/ns/ipc");
+    for (const container of ["app", "other"]) {
+      t.equal(await env.exec(name, container, ["readlink", "/proc/self/ns/pid"]), hostPid, `${container}: the host's PID namespace`);
+      t.equal(await env.exec(name, container, ["readlink", "/proc/self/ns/ipc"]), hostIpc, `${container}: the host's IPC namespace`);
+      t.equal(await env.exec(name, container, ["cat", `/proc/${process.pid}/comm`]), "node", `${container}: sees the test's own process`);
+    }
+  });
+
+  t.test(`${runtime}: hostPID and hostIPC on a hostNetwork pod; up again changes nothing`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("hostall");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const yaml = podYaml(name, `  hostNetwork: true\n  hostPID: true\n  hostIPC: true\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`);
+    const r = await env.up(name, yaml);
+    t.equal(r.exitCode, 0, r.stderr);
+    t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
+    t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
+    const again = await env.up(name, yaml);
+    t.equal(again.exitCode, 0, again.stderr);
+    t.match(again.stdout + again.stderr, /1 container unchanged/);
+  });
+
+  t.test(`${runtime}: without hostPID/hostIPC the namespaces are the pod's own`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("ownns");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const r = await env.up(name, podYaml(name, `  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`));
+    t.equal(r.exitCode, 0, r.stderr);
+    t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
+    t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
+  });
+
+  t.test(`${runtime}: pod sysctls are set in the pod's namespaces`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("sysctl");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const spec = `  securityContext:
+    sysctls:
+      - name: net.core.somaxconn
+        value: "1000"
+      - name: net.ipv4.ip_unprivileged_port_start
+        value: "80"
+  containers:
+    - name: app
+      image: ${BUSYBOX}
+      command: ["sleep", "600"]
+`;
+    const r = await env.up(name, podYaml(name, spec));
+    t.equal(r.exitCode, 0, r.stderr);
+    t.notMatch(r.stderr, /Warning/, "sysctls acted on");
+    t.equal(await env.exec(name, "app", ["cat", "/proc/sys/net/core/somaxconn"]), "1000");
+    t.equal(await env.exec(name, "app", ["cat", "/proc/sys/net/ipv4/ip_unprivileged_port_start"]), "80");
+  });
+}
