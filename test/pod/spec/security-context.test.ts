@@ -1,10 +1,13 @@
 // The kubelet's merge of pod and container securityContext, as podrun acts on it.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import t from "tap";
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../../../lib/errors.js";
 import { buildContainerSpec } from "../../../lib/pod/spec/container-spec.js";
 import { LABEL_SPEC_HASH } from "../../../lib/pod/spec/spec-hash.js";
-import { needsImageUser, planSecurityContext, verifyRunAsNonRoot } from "../../../lib/pod/spec/security-context.js";
+import { DEFAULT_SECCOMP_PROFILE_ROOT, needsImageUser, planSecurityContext, resolveSeccompProfile, verifyRunAsNonRoot } from "../../../lib/pod/spec/security-context.js";
 
 const container = (securityContext?: Container["securityContext"]): Container => ({ name: "a", image: "x", securityContext });
 const pod = (securityContext?: PodSpec["securityContext"]): PodSpec => ({ containers: [], securityContext });
@@ -75,10 +78,6 @@ t.test("the ContainerSpec: no securityContext, no field (the hash as before); on
 });
 
 t.test("seccompProfile: the container's over the pod's; RuntimeDefault sets nothing; Localhost is a file under the profiles root", async (t) => {
-  const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  const { resolveSeccompProfile, DEFAULT_SECCOMP_PROFILE_ROOT } = await import("../../../lib/pod/spec/security-context.js");
   t.equal(DEFAULT_SECCOMP_PROFILE_ROOT, "/var/lib/kubelet/seccomp");
   t.same(planSecurityContext(pod({ seccompProfile: { type: "Unconfined" } }), container()), { seccomp: "unconfined" });
   t.equal(planSecurityContext(pod({ seccompProfile: { type: "Unconfined" } }), container({ seccompProfile: { type: "RuntimeDefault" } })), undefined, "the container's RuntimeDefault wins");
