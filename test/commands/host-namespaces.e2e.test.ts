@@ -1,33 +1,19 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readlink } from "node:fs/promises";
 import t, { type Test } from "tap";
-import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
-import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
 
 // hostPID, hostIPC and pod-level sysctls seen from inside an app container, on docker and
 // podman. The host's namespaces are the test process's own (it runs on the engine's host).
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
 async function setup(t: Test, runtime: RuntimeName) {
-  const engine = await requireEngine(t, runtime);
-  if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
-  const stateDir = await mkdtemp(join(tmpdir(), "podrun-hostns-state-"));
-  const dir = await mkdtemp(join(tmpdir(), "podrun-hostns-"));
-  const up = async (name: string, yaml: string) => {
-    const file = join(dir, `${name}.yaml`);
-    await writeFile(file, yaml);
-    return runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir } });
-  };
-  const exec = async (pod: string, container: string, command: string[]) =>
-    (await runCommand(runtime, ["exec", `default_${pod}_${container}`, ...command])).stdout.trim();
-  return { up, exec };
+  const env = await setupEnginePod(t, runtime);
+  if (!env) return undefined;
+  return { up: env.up, exec: async (pod: string, container: string, command: string[]) => (await env.exec(pod, container, command)).trim() };
 }
 
 const podYaml = (name: string, spec: string) =>

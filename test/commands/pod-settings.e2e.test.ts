@@ -1,36 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
-import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
 
 // Pod-level settings (hostAliases, hostname, dnsConfig, shareProcessNamespace) seen from inside an
 // app container, on docker and podman: the sandbox carries them, the containers see them.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
 async function setup(t: Test, runtime: RuntimeName) {
-  const engine = await requireEngine(t, runtime);
-  if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
-  const stateDir = await mkdtemp(join(tmpdir(), "podrun-settings-state-"));
-  const dir = await mkdtemp(join(tmpdir(), "podrun-settings-"));
-  const up = async (name: string, yaml: string) => {
-    const file = join(dir, `${name}.yaml`);
-    await writeFile(file, yaml);
-    return runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir } });
-  };
-  /** Runs `command` in container `container` of pod `pod` (namespace default) and returns its stdout. */
-  const exec = async (pod: string, container: string, command: string[]) =>
-    (await runCommand(runtime, ["exec", `default_${pod}_${container}`, ...command])).stdout;
+  const env = await setupEnginePod(t, runtime);
+  if (!env) return undefined;
   const ids = async (pod: string) =>
     (await runCommand(runtime, ["ps", "-a", "-q", "--no-trunc", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean).sort();
-  return { up, exec, ids };
+  return { up: env.up, exec: env.exec, ids };
 }
 
 const podYaml = (name: string, spec: string) =>

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -38,6 +38,7 @@ for (const runtime of ["docker", "podman"] as const) {
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-res-state-"));
     const dir = await mkdtemp(join(tmpdir(), "podrun-res-"));
+    t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
     const name = unique("res");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const yaml = `apiVersion: v1
@@ -105,6 +106,7 @@ for (const runtime of ["docker", "podman"] as const) {
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-res-state-"));
     const dir = await mkdtemp(join(tmpdir(), "podrun-res-"));
+    t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
     const name = unique("resup");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const up = async (memory: string) => {

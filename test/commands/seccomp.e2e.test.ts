@@ -5,14 +5,12 @@ import { join } from "node:path";
 import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
-import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
 
 // seccompProfile end to end: the mode the container process itself sees in /proc/self/status
 // (0 none, 2 filter), and a Localhost profile that denies mkdir.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 const REPORT = "grep '^Seccomp:' /proc/self/status; if mkdir /tmp/d 2>/tmp/err; then echo mkdir=ok; else echo mkdir=$(cat /tmp/err); fi; echo done; exec sleep 600";
 // Everything allowed but mkdir, which fails with EPERM (errno 1).
@@ -36,27 +34,12 @@ spec:
 ${containers}`;
 
 async function setup(t: Test, runtime: RuntimeName) {
-  const engine = await requireEngine(t, runtime);
-  if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
-  const stateDir = await mkdtemp(join(tmpdir(), "podrun-seccomp-state-"));
-  const dir = await mkdtemp(join(tmpdir(), "podrun-seccomp-"));
   const profiles = await mkdtemp(join(tmpdir(), "podrun-seccomp-profiles-"));
-  t.teardown(() => Promise.all([stateDir, dir, profiles].map((path) => rm(path, { recursive: true, force: true }))));
+  t.teardown(() => rm(profiles, { recursive: true, force: true }));
+  const env = await setupEnginePod(t, runtime, { env: { PODRUN_SECCOMP_PROFILE_ROOT: profiles } });
+  if (!env) return undefined;
   await writeFile(join(profiles, "deny-mkdir.json"), DENY_MKDIR);
-  const up = async (name: string, yaml: string) => {
-    const file = join(dir, `${name}.yaml`);
-    await writeFile(file, yaml);
-    return runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir, PODRUN_SECCOMP_PROFILE_ROOT: profiles } });
-  };
-  const report = async (pod: string, name: string) => {
-    let logs = "";
-    for (let i = 0; i < 50 && !logs.includes("done"); i++) {
-      logs = (await runCommand(runtime, ["logs", `default_${pod}_${name}`], { reject: false })).stdout;
-      if (!logs.includes("done")) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    return logs;
-  };
-  return { up, report };
+  return { up: env.up, report: env.reportOf };
 }
 
 for (const runtime of ["docker", "podman"] as const) {

@@ -1,18 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
-import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
 
 // securityContext end to end: what the container process itself sees (`id`, /proc/self/status,
 // a write to its root file system), on the real engines.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 // The container prints what it sees, then `done`, then stays up so that its logs can be read.
 const REPORT = "id; grep -E '^(CapEff|NoNewPrivs):' /proc/self/status; if touch /x 2>/dev/null; then echo root=rw; else echo root=ro; fi; if touch /data/y 2>/dev/null; then echo data=rw; else echo data=ro; fi; echo done; exec sleep 600";
@@ -40,27 +35,11 @@ const containerYaml = (name: string, securityContext: string) => `    - name: ${
 ${securityContext ? `      securityContext:\n${securityContext}` : ""}`;
 
 async function setup(t: Test, runtime: RuntimeName) {
-  const engine = await requireEngine(t, runtime);
-  if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
-  const stateDir = await mkdtemp(join(tmpdir(), "podrun-sec-state-"));
-  const dir = await mkdtemp(join(tmpdir(), "podrun-sec-"));
-  const up = async (name: string, yaml: string) => {
-    const file = join(dir, `${name}.yaml`);
-    await writeFile(file, yaml);
-    return runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir } });
-  };
-  /** The report of one container, once it printed `done`. */
-  const report = async (pod: string, container: string) => {
-    let logs = "";
-    for (let i = 0; i < 50 && !logs.includes("done"); i++) {
-      logs = (await runCommand(runtime, ["logs", `default_${pod}_${container}`], { reject: false })).stdout;
-      if (!logs.includes("done")) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    return logs;
-  };
+  const env = await setupEnginePod(t, runtime);
+  if (!env) return undefined;
   const containersOf = async (pod: string) =>
     (await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean);
-  return { up, report, containersOf };
+  return { up: env.up, report: env.reportOf, containersOf };
 }
 
 for (const runtime of ["docker", "podman"] as const) {
