@@ -1,4 +1,4 @@
-import { findMemoryVolumesOnDisk } from "../pod/volumes/volume-plan.js";
+import { findMemoryVolumesOnDisk, findTmpfsPropagation } from "../pod/volumes/volume-plan.js";
 import { FieldPath } from "./field-path.js";
 import type { FieldError } from "./field-error.js";
 
@@ -98,13 +98,14 @@ function containerFields(prefix: string): string[] {
     "ports",
     "lifecycle.postStart",
     "lifecycle.preStop",
-    // mountPropagation, recursiveReadOnly stay warnings; a mount of a volume type podrun does not
-    // make is left out, under the warning of that volume's source.
+    // recursiveReadOnly stays a warning; a mount of a volume type podrun does not make is left out,
+    // under the warning of that volume's source. mountPropagation: `bind-propagation` (volume-plan.ts).
     "volumeMounts[*].name",
     "volumeMounts[*].mountPath",
     "volumeMounts[*].readOnly",
     "volumeMounts[*].subPath",
     "volumeMounts[*].subPathExpr",
+    "volumeMounts[*].mountPropagation",
     "terminationMessagePath",
     "terminationMessagePolicy",
     // Resources: cpu and memory as cgroup settings (lib/runtime/resource-args.ts); ephemeral-storage,
@@ -183,6 +184,10 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
   for (const index of findMemoryVolumesOnDisk(spec)) {
     const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
     report({ type: "Forbidden", path, detail: "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath", atKey: true });
+  }
+  for (const { list, container, mount } of findTmpfsPropagation(spec)) {
+    const path = FieldPath.root().child("spec").child(list).index(container).child("volumeMounts").index(mount).child("mountPropagation");
+    report({ type: "Forbidden", path, detail: "this Memory emptyDir is the container's own tmpfs, which the engines mount private: no propagation", atKey: true });
   }
   const fsGroup = (spec as { securityContext?: { fsGroup?: unknown } }).securityContext?.fsGroup;
   if (fsGroup !== undefined && fsGroup !== null) {
