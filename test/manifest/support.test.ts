@@ -45,15 +45,15 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
       "spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
       "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by podrun yet: ignored",
       "spec.containers[1].livenessProbe: not supported by podrun yet: ignored",
-      "spec.containers[1].volumeMounts[0].recursiveReadOnly: not supported by podrun yet: ignored",
-      "spec.volumes[1].nfs: not supported by podrun yet: ignored",
+            "spec.volumes[1].nfs: not supported by podrun yet: ignored",
       "status: not supported by podrun yet: ignored",
       "spec.nodeSelector: scheduling does not apply on one machine: ignored",
+      "spec.containers[1].volumeMounts[0].recursiveReadOnly: mounted read-only, but not recursively: podrun asks none of the engines for recursive read-only binds (docker 25 and podman 5 can)",
     ],
   );
 });
 
-t.test("mountPropagation is acted on, but a Memory emptyDir mounted once is a private tmpfs", async (t) => {
+t.test("mountPropagation and recursiveReadOnly IfPossible are acted on, but a Memory emptyDir mounted once is a private tmpfs", async (t) => {
   const volumes = [
     { name: "mem", emptyDir: { medium: "Memory" } },
     { name: "disk", emptyDir: {} },
@@ -62,7 +62,7 @@ t.test("mountPropagation is acted on, but a Memory emptyDir mounted once is a pr
   const mounts = [
     { name: "mem", mountPath: "/mem", mountPropagation: "HostToContainer" },
     { name: "disk", mountPath: "/disk", mountPropagation: "HostToContainer" },
-    { name: "host", mountPath: "/host", mountPropagation: "None" },
+    { name: "host", mountPath: "/host", mountPropagation: "None", readOnly: true, recursiveReadOnly: "IfPossible" },
   ];
   t.same(ignored({ spec: { volumes, containers: [{ name: "a", image: "x", volumeMounts: mounts }] } }), [
     "spec.containers[0].volumeMounts[0].mountPropagation: this Memory emptyDir is the container's own tmpfs, which the engines mount private: no propagation",
