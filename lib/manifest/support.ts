@@ -1,4 +1,4 @@
-import { findMemoryVolumesOnDisk } from "../pod/volumes/volume-plan.js";
+import { findMemoryVolumesOnDisk, findTmpfsPropagation } from "../pod/volumes/volume-plan.js";
 import { FieldPath } from "./field-path.js";
 import type { FieldError } from "./field-error.js";
 
@@ -98,13 +98,17 @@ function containerFields(prefix: string): string[] {
     "ports",
     "lifecycle.postStart",
     "lifecycle.preStop",
-    // mountPropagation, recursiveReadOnly stay warnings; a mount of a volume type podrun does not
-    // make is left out, under the warning of that volume's source.
+    // A mount of a volume type podrun does not make is left out, under the warning of that volume's
+    // source. mountPropagation: `bind-propagation` (volume-plan.ts). recursiveReadOnly: IfPossible
+    // falls back to a plain read-only mount, as a node whose runtime cannot do it does; Enabled,
+    // which such a node refuses, is named below.
     "volumeMounts[*].name",
     "volumeMounts[*].mountPath",
     "volumeMounts[*].readOnly",
     "volumeMounts[*].subPath",
     "volumeMounts[*].subPathExpr",
+    "volumeMounts[*].mountPropagation",
+    "volumeMounts[*].recursiveReadOnly",
     "terminationMessagePath",
     "terminationMessagePolicy",
     // Resources: cpu and memory as cgroup settings (lib/runtime/resource-args.ts); ephemeral-storage,
@@ -183,6 +187,20 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
   for (const index of findMemoryVolumesOnDisk(spec)) {
     const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
     report({ type: "Forbidden", path, detail: "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath", atKey: true });
+  }
+  for (const { list, container, mount } of findTmpfsPropagation(spec)) {
+    const path = FieldPath.root().child("spec").child(list).index(container).child("volumeMounts").index(mount).child("mountPropagation");
+    report({ type: "Forbidden", path, detail: "this Memory emptyDir is the container's own tmpfs, which the engines mount private: no propagation", atKey: true });
+  }
+  for (const list of ["initContainers", "containers"] as const) {
+    const containers = (spec as Partial<Record<typeof list, { volumeMounts?: { recursiveReadOnly?: unknown }[] }[]>>)[list] ?? [];
+    containers.forEach((container, index) => {
+      (container.volumeMounts ?? []).forEach((mount, mountIndex) => {
+        if (mount.recursiveReadOnly !== "Enabled") return;
+        const path = FieldPath.root().child("spec").child(list).index(index).child("volumeMounts").index(mountIndex).child("recursiveReadOnly");
+        report({ type: "Forbidden", path, detail: "mounted read-only, but not recursively: podrun asks none of the engines for recursive read-only binds (docker 25 and podman 5 can)", atKey: true });
+      });
+    });
   }
   const fsGroup = (spec as { securityContext?: { fsGroup?: unknown } }).securityContext?.fsGroup;
   if (fsGroup !== undefined && fsGroup !== null) {

@@ -112,8 +112,8 @@ export function formatLabelArgs(labels: Record<string, string>): string[] {
 
 /**
  * volumeMounts: `-v NAME:PATH[:ro][,nocopy]` for an engine volume, `--tmpfs PATH:rw|ro,exec[,size=N]`
- * for a container's own tmpfs, `--mount type=bind,source=HOST,target=PATH[,readonly]` for a host
- * path. `-v` and `--tmpfs` read the same on all three CLIs; `exec` because every engine mounts a
+ * for a container's own tmpfs, `--mount type=bind,source=HOST,target=PATH[,readonly][,bind-propagation=P]`
+ * for a host path. `-v` and `--tmpfs` read the same on all three CLIs; `exec` because every engine mounts a
  * tmpfs `noexec` by default and a kubelet's memory emptyDir is not. A bind goes by `--mount`, never
  * `-v`: `-v` makes a missing source into a new empty directory (docker, nerdctl), where `--mount`
  * refuses it on all three, and `--mount` carries a `:` in either path.
@@ -145,7 +145,8 @@ function formatBindArgs(dialect: Dialect, mount: VolumeMount, source: string): s
       throw new PodrunError("CreateContainerConfigError", `${what} ${JSON.stringify(path)} of volume "${mount.volume}": ${dialect.name} --mount cannot carry a path containing a comma, a double quote or a line break`);
     }
   }
-  return ["--mount", [`type=bind`, `source=${source}`, `target=${mount.target}`, ...(mount.readOnly ? ["readonly"] : [])].join(",")];
+  const options = [...(mount.readOnly ? ["readonly"] : []), ...(mount.propagation ? [`bind-propagation=${mount.propagation}`] : [])];
+  return ["--mount", [`type=bind`, `source=${source}`, `target=${mount.target}`, ...options].join(",")];
 }
 
 /** `volume create --label k=v… NAME`: the same on all three CLIs. */

@@ -123,6 +123,11 @@ export interface VolumeMount {
   bind?: BindOrigin;
   /** The host path (file or directory) to bind-mount: set once `bind` is resolved. */
   source?: string;
+  /**
+   * mountPropagation of a bind: `rslave` (HostToContainer), `rshared` (Bidirectional); absent for
+   * None, the engines' default (rprivate), as the kubelet's CRI call leaves it.
+   */
+  propagation?: "rslave" | "rshared";
 }
 
 /**

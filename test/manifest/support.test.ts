@@ -34,7 +34,7 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
         nodeSelector: { disk: "ssd" },
         containers: [
           { name: "a", image: "x", resources: { limits: { cpu: "1", "ephemeral-storage": "1Gi" } }, env: [{ name: "A", valueFrom: { fileKeyRef: { volumeName: "e", path: "p", key: "k" } } }, { name: "B", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }], envFrom: [{ configMapRef: { name: "c" } }] },
-          { name: "b", image: "x", livenessProbe: { tcpSocket: { port: 80 } }, volumeMounts: [{ name: "v", mountPath: "/v", mountPropagation: "HostToContainer" }] },
+          { name: "b", image: "x", livenessProbe: { tcpSocket: { port: 80 } }, volumeMounts: [{ name: "v", mountPath: "/v", readOnly: true, recursiveReadOnly: "Enabled" }] },
         ],
         volumes: [{ name: "e", emptyDir: {} }, { name: "v", nfs: { server: "s", path: "/" } }],
       },
@@ -45,12 +45,28 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
       "spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
       "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by podrun yet: ignored",
       "spec.containers[1].livenessProbe: not supported by podrun yet: ignored",
-      "spec.containers[1].volumeMounts[0].mountPropagation: not supported by podrun yet: ignored",
-      "spec.volumes[1].nfs: not supported by podrun yet: ignored",
+            "spec.volumes[1].nfs: not supported by podrun yet: ignored",
       "status: not supported by podrun yet: ignored",
       "spec.nodeSelector: scheduling does not apply on one machine: ignored",
+      "spec.containers[1].volumeMounts[0].recursiveReadOnly: mounted read-only, but not recursively: podrun asks none of the engines for recursive read-only binds (docker 25 and podman 5 can)",
     ],
   );
+});
+
+t.test("mountPropagation and recursiveReadOnly IfPossible are acted on, but a Memory emptyDir mounted once is a private tmpfs", async (t) => {
+  const volumes = [
+    { name: "mem", emptyDir: { medium: "Memory" } },
+    { name: "disk", emptyDir: {} },
+    { name: "host", hostPath: { path: "/mnt" } },
+  ];
+  const mounts = [
+    { name: "mem", mountPath: "/mem", mountPropagation: "HostToContainer" },
+    { name: "disk", mountPath: "/disk", mountPropagation: "HostToContainer" },
+    { name: "host", mountPath: "/host", mountPropagation: "None", readOnly: true, recursiveReadOnly: "IfPossible" },
+  ];
+  t.same(ignored({ spec: { volumes, containers: [{ name: "a", image: "x", volumeMounts: mounts }] } }), [
+    "spec.containers[0].volumeMounts[0].mountPropagation: this Memory emptyDir is the container's own tmpfs, which the engines mount private: no propagation",
+  ]);
 });
 
 t.test("readiness and startup probes of app containers and sidecars are acted on (up --wait, init order); liveness is not", async (t) => {

@@ -165,6 +165,18 @@ t.test("bind mounts: --mount type=bind on all three CLIs, read-only when asked; 
   t.throws(() => formatMountArgs(docker, [{ volume: "v", target: "/x", readOnly: false, bind: { from: "host", path: "/srv" } }]), /not resolved/, "a bind must be resolved first");
 });
 
+t.test("mountPropagation: bind-propagation on the bind, the same on all three CLIs", async (t) => {
+  const binds: VolumeMount[] = [
+    { volume: "host", target: "/mnt/host", readOnly: true, bind: { from: "host", path: "/mnt" }, source: "/mnt", propagation: "rslave" },
+    { volume: "ci_web_data", target: "/data", readOnly: false, bind: { from: "engine-volume" }, source: "/var/lib/docker/volumes/ci_web_data/_data", propagation: "rshared" },
+  ];
+  const expected = [
+    "--mount", "type=bind,source=/mnt,target=/mnt/host,readonly,bind-propagation=rslave",
+    "--mount", "type=bind,source=/var/lib/docker/volumes/ci_web_data/_data,target=/data,bind-propagation=rshared",
+  ];
+  for (const dialect of [docker, podman, nerdctl]) t.same(formatMountArgs(dialect, binds), expected, dialect.name);
+});
+
 t.test("volume inspect: the same argv on all three CLIs; the Mountpoint read from each one's JSON", async (t) => {
   t.same(buildVolumeInspectArgs("ci_web_data"), ["volume", "inspect", "ci_web_data"]);
   for (const name of ["docker", "podman", "nerdctl"] as const) {

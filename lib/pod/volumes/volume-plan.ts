@@ -71,25 +71,58 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
     if (!volume) return [];
     const readOnly = mount.readOnly === true;
     const subPath = mount.subPathExpr ? { subPath: mount.subPathExpr, expand: true } : mount.subPath ? { subPath: mount.subPath } : {};
+    const propagation = bindPropagation(mount);
     if (isFileVolume(volume)) {
       // A subPath mount keeps the file it was made with (the kubelet's too): the content counts in
       // the spec hash, so that `up` recreates the container when it changed. Whole-volume mounts are
       // updated in place instead (prepare-volumes.ts), and their content does not count.
       const digest = hasSubPath(mount) && content ? { contentDigest: digestVolumeFiles(volume, content) } : {};
-      return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly: true, bind: { from: "files", ...subPath, ...digest } }];
+      return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly: true, bind: { from: "files", ...subPath, ...digest }, ...propagation }];
     }
     if (volume.hostPath) {
-      return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly, bind: { from: "host", path: volume.hostPath.path, ...subPath } }];
+      return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly, bind: { from: "host", path: volume.hostPath.path, ...subPath }, ...propagation }];
     }
     const emptyDir = volume.emptyDir;
     if (!emptyDir) return [];
     const base = { volume: volumeRuntimeName(pod, mount.name), target: containerMountPath(mount.mountPath), readOnly };
-    // The engines here have no volume-subpath option: a subPath is a bind of the directory in the volume.
-    if (hasSubPath(mount)) return [{ ...base, bind: { from: "engine-volume", ...subPath } }];
-    if (!isOwnTmpfs(spec, mount.name, mounts)) return [base];
-    const size = emptyDir.sizeLimit === undefined ? undefined : parseQuantityBytes(emptyDir.sizeLimit);
-    return [{ ...base, tmpfs: true, tmpfsSizeBytes: size }];
+    if (isOwnTmpfs(spec, mount.name, mounts)) {
+      const size = emptyDir.sizeLimit === undefined ? undefined : parseQuantityBytes(emptyDir.sizeLimit);
+      return [{ ...base, tmpfs: true, tmpfsSizeBytes: size }];
+    }
+    // The engines here have no volume-subpath option: a subPath is a bind of the directory in the
+    // volume. So is a mount with propagation: docker takes no propagation on a named volume.
+    if (hasSubPath(mount) || propagation.propagation) return [{ ...base, bind: { from: "engine-volume", ...subPath }, ...propagation }];
+    return [base];
   });
+}
+
+// The kubelet's CRI propagation for a volumeMount: HostToContainer a slave of the host's mount,
+// Bidirectional shared with it (validation keeps that to privileged containers), None private —
+// the engines' default, so nothing is said and such a mount plans exactly as before.
+function bindPropagation(mount: VolumeMountSpec): Pick<VolumeMount, "propagation"> {
+  if (mount.mountPropagation === "HostToContainer") return { propagation: "rslave" };
+  if (mount.mountPropagation === "Bidirectional") return { propagation: "rshared" };
+  return {};
+}
+
+/**
+ * Indexes of [container list, container, mount] whose mountPropagation is lost: a Memory
+ * emptyDir mounted once is the container's own tmpfs, which the engines mount private.
+ */
+export function findTmpfsPropagation(spec: Partial<PodSpec>): { list: "initContainers" | "containers"; container: number; mount: number }[] {
+  const mounts = countVolumeMounts(spec);
+  const found: { list: "initContainers" | "containers"; container: number; mount: number }[] = [];
+  for (const list of ["initContainers", "containers"] as const) {
+    (spec[list] ?? []).forEach((container, containerIndex) => {
+      (container.volumeMounts ?? []).forEach((mount, mountIndex) => {
+        const propagation = mount.mountPropagation;
+        if ((propagation === "HostToContainer" || propagation === "Bidirectional") && isOwnTmpfs(spec, mount.name, mounts)) {
+          found.push({ list, container: containerIndex, mount: mountIndex });
+        }
+      });
+    });
+  }
+  return found;
 }
 
 /** What a file volume's content is computed from, for the digest of a subPath mount of it. */

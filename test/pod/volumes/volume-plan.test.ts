@@ -1,7 +1,7 @@
 import type { PodSpec } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import { buildStopLabels, readStopLabels } from "../../../lib/pod/spec/stop-labels.js";
-import { containerMountPath, findMemoryVolumesOnDisk, parseQuantityBytes, planContainerMounts, planPodVolumes, volumeRuntimeName } from "../../../lib/pod/volumes/volume-plan.js";
+import { containerMountPath, findMemoryVolumesOnDisk, findTmpfsPropagation, parseQuantityBytes, planContainerMounts, planPodVolumes, volumeRuntimeName } from "../../../lib/pod/volumes/volume-plan.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 
@@ -27,6 +27,32 @@ t.test("engine volumes: mounted emptyDirs, except a Memory one mounted once", as
   ]);
   t.same(planPodVolumes({ containers: [{ name: "a", image: "x" }] }, identity), [], "no volumes");
   t.same(findMemoryVolumesOnDisk(spec), [3], "the shared Memory volume is the one validation warns about");
+});
+
+t.test("mountPropagation: a bind slave or shared with the host; an emptyDir becomes a bind of its engine volume; None plans as before", async (t) => {
+  const propagated: PodSpec = {
+    volumes: [{ name: "host", hostPath: { path: "/mnt" } }, { name: "data", emptyDir: {} }, { name: "conf", configMap: { name: "c" } }, { name: "mem", emptyDir: { medium: "Memory" } }],
+    containers: [
+      {
+        name: "app",
+        image: "x",
+        volumeMounts: [
+          { name: "host", mountPath: "/host", mountPropagation: "HostToContainer" },
+          { name: "data", mountPath: "/data", mountPropagation: "Bidirectional" },
+          { name: "conf", mountPath: "/conf", mountPropagation: "None" },
+          { name: "mem", mountPath: "/mem", mountPropagation: "HostToContainer" },
+        ],
+      },
+    ],
+  };
+  t.same(planContainerMounts(propagated, identity, propagated.containers[0]!), [
+    { volume: "host", target: "/host", readOnly: false, bind: { from: "host", path: "/mnt" }, propagation: "rslave" },
+    { volume: "ci_web_data", target: "/data", readOnly: false, bind: { from: "engine-volume" }, propagation: "rshared" },
+    { volume: "conf", target: "/conf", readOnly: true, bind: { from: "files" } },
+    { volume: "ci_web_mem", target: "/mem", readOnly: false, tmpfs: true, tmpfsSizeBytes: undefined },
+  ]);
+  t.same(findTmpfsPropagation(propagated), [{ list: "containers", container: 0, mount: 3 }], "the own tmpfs's propagation is named");
+  t.same(findTmpfsPropagation(spec), [], "none set");
 });
 
 t.test("mounts of a container, in manifest order", async (t) => {
