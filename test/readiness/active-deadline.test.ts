@@ -3,6 +3,7 @@ import { ps } from "../../lib/commands/ps.js";
 import { up, type UpOptions } from "../../lib/commands/up.js";
 import { ExitError, PodrunError } from "../../lib/errors.js";
 import { defaultPod } from "../../lib/manifest/defaults.js";
+import { findIgnoredFields } from "../../lib/manifest/support.js";
 import { findActiveDeadline, formatDeadlineWarnings } from "../../lib/readiness/active-deadline.js";
 import { waitForPodReady } from "../../lib/readiness/wait-ready.js";
 import { createCommandWorld, type CommandWorld } from "../harness/command-io.js";
@@ -146,4 +147,10 @@ t.test("the Warning names the file, the field and the pod; none for a pod withou
   t.same(formatDeadlineWarnings({ pods: [withIt, without], podSources: new Map([[withIt, "a.yaml"]]), source: "a.yaml, b.yaml" }), [
     "a.yaml: Warning: spec.activeDeadlineSeconds: enforced only while podrun up --wait waits: nothing stops pod/a when its 90s pass; podrun ps then shows it as DeadlineExceeded",
   ]);
+});
+
+t.test("the field is honoured: no 'not supported' Warning at load", async (t) => {
+  const warnings: string[] = [];
+  findIgnoredFields({ apiVersion: "v1", kind: "Pod", metadata: { name: "a" }, spec: { activeDeadlineSeconds: 90, containers: [{ name: "c", image: "busybox" }] } }, (w) => warnings.push(w.path.display));
+  t.same(warnings, []);
 });
