@@ -229,8 +229,8 @@ async function waitUntilReady(
       return { status: "interrupted", label, notes: [note] };
     }
     if (error.reason === "DeadlineExceeded") {
-      await failPodAtDeadline(deps, { pod, identity });
-      return { status: "failed", label, notes: [`podrun: ${label} left stopped (podrun down ${downTarget(options.source, identity)} removes it)`], error };
+      const failures = await failPodAtDeadline(deps, { pod, identity });
+      return { status: "failed", label, notes: [...failures, `podrun: ${label} left stopped (podrun down ${downTarget(options.source, identity)} removes it)`], error };
     }
     // Left running on purpose: its logs and state are what the user needs to look at next.
     return { status: "failed", label, notes: [`podrun: ${label} left as it is (podrun down ${downTarget(options.source, identity)} removes it)`], error };

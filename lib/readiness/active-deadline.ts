@@ -12,6 +12,7 @@ import { findPods, groupPods } from "../pod/status/find-pods.js";
 import { summarizePod } from "../pod/status/pod-status.js";
 import type { PodObjects } from "../pod/spec/pod-objects.js";
 import { stopPod } from "../pod/stop/stop-pod.js";
+import { describeError } from "../runtime/engine-error.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 
 // spec.activeDeadlineSeconds, enforced while podrun acts on the pod, as the kubelet enforces it
@@ -51,13 +52,20 @@ export async function findActiveDeadline(
 
 /**
  * The kubelet's handling of a pod past its deadline: the DeadlineExceeded event, then its running
- * containers stopped (not removed) with their grace period. Failures to stop are left to `down`.
+ * containers stopped (not removed) with their grace period. Returns a line for each thing that
+ * could not be stopped (`down` is then the way out).
  */
-export async function failPodAtDeadline(deps: Deps, options: { pod: Pod; identity: PodIdentity }): Promise<void> {
+export async function failPodAtDeadline(deps: Deps, options: { pod: Pod; identity: PodIdentity }): Promise<string[]> {
   const { identity } = options;
   deps.recorder.event(toInvolvedObject(identity), "Normal", DEADLINE_EXCEEDED_REASON, DEADLINE_EXCEEDED_MESSAGE);
-  const [record] = await findPods(deps.runtime, { namespace: identity.namespace, name: identity.name });
-  if (record) await stopPod(deps, { pod: record, volumes: [], manifest: options.pod, keepStopped: true });
+  try {
+    const [record] = await findPods(deps.runtime, { namespace: identity.namespace, name: identity.name });
+    if (!record) return [];
+    const result = await stopPod(deps, { pod: record, volumes: [], manifest: options.pod, keepStopped: true });
+    return result.failures.map((failure) => `podrun: could not stop ${failure.object}: ${failure.message}`);
+  } catch (error) {
+    return [`podrun: could not stop pod/${identity.name}: ${describeError(error)}`];
+  }
 }
 
 /**
@@ -79,8 +87,9 @@ export async function failExpiredPod(
   if (!record) return undefined;
   const summary = applyActiveDeadline(summarizePod(record, deps.runtime.name), record, (options.now ?? Date.now)());
   if (summary.reason !== DEADLINE_EXCEEDED_REASON) return undefined;
-  await failPodAtDeadline(deps, { pod, identity: { ...options.identity, uid: record.uid } });
-  return deadlineExceededError(pod);
+  const failures = await failPodAtDeadline(deps, { pod, identity: { ...options.identity, uid: record.uid } });
+  const error = deadlineExceededError(pod);
+  return failures.length > 0 ? new PodrunError(error.reason, error.message, { details: failures.join("\n") }) : error;
 }
 
 /** `up` without --wait: one Warning per pod that sets a deadline, since nothing will enforce it. */

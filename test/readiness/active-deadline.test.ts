@@ -154,3 +154,12 @@ t.test("the field is honoured: no 'not supported' Warning at load", async (t) =>
   findIgnoredFields({ apiVersion: "v1", kind: "Pod", metadata: { name: "a" }, spec: { activeDeadlineSeconds: 90, containers: [{ name: "c", image: "busybox" }] } }, (w) => warnings.push(w.path.display));
   t.same(warnings, []);
 });
+
+t.test("a container that cannot be stopped at the deadline is named before the error", async (t) => {
+  const { world, run } = await setup(t);
+  world.runtime.failOn("stopContainer", new Error("device busy"));
+  t.equal(await run({ wait: true, timeoutMs: 60_000 }), 1);
+  const err = world.stderr.text.trimEnd().split("\n");
+  t.match(err.at(-3), /^podrun: could not stop app: .*device busy/);
+  t.match(err.at(-1), /^Error: DeadlineExceeded: /);
+});
