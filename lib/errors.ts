@@ -36,6 +36,8 @@ export type Reason =
   | "ContainerTerminated"
   /** `up --wait`: a startup probe failed failureThreshold times (the kubelet would kill the container). */
   | "StartupProbeFailed"
+  /** spec.activeDeadlineSeconds passed (the pod's status.reason on a cluster). */
+  | "DeadlineExceeded"
   | "FailedMount"
   /** `down`: a container, the sandbox or a volume of the pod could not be stopped or removed. */
   | "FailedKillPod";

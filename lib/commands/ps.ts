@@ -5,6 +5,7 @@ import { formatHumanDuration } from "../output/human-duration.js";
 import { formatTable } from "../output/table.js";
 import { findPods } from "../pod/status/find-pods.js";
 import { toPodList } from "../pod/status/pod-object.js";
+import { applyActiveDeadline } from "../pod/status/active-deadline.js";
 import { formatRestarts, summarizePod, type PodSummary } from "../pod/status/pod-status.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
@@ -39,7 +40,7 @@ export async function ps(options: PsOptions): Promise<void> {
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
   const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   const wanted = options.names && options.names.length > 0 ? new Set(options.names) : undefined;
-  const pods = records.filter((record) => !wanted || wanted.has(record.name)).map((record) => summarizePod(record, runtime.name));
+  const pods = records.filter((record) => !wanted || wanted.has(record.name)).map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()));
   const missing = [...(wanted ?? [])].filter((name) => !pods.some((pod) => pod.name === name));
   try {
     writePods(pods, namespace, options, { stdout, stderr, nowMs: now(), env });

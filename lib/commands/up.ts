@@ -14,6 +14,7 @@ import { createLiveStatus } from "../output/live-status.js";
 import { createLiveStatusSink, showPodProgress } from "../output/live-status-sink.js";
 import { formatPodOutcome, formatPodProgress } from "../output/pod-outcome.js";
 import { runPod, type PodOutcome } from "../pod/run-pod.js";
+import { formatDeadlineWarnings } from "../readiness/active-deadline.js";
 import { watchInterrupt } from "../process/interrupt.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -76,6 +77,7 @@ export async function up(options: UpOptions): Promise<void> {
   if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt)) throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
   const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
+  if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
   if (manifest.pods.length === 0) {
     throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }

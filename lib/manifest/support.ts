@@ -77,6 +77,9 @@ export const HONOURED_POD_FIELDS = [
   "spec.hostPID",
   "spec.hostIPC",
   "spec.securityContext.sysctls",
+  // Enforced while `up --wait` waits and on an `up` of a pod already past it; `ps` shows it after
+  // (lib/readiness/active-deadline.ts). `up` without --wait says so in a Warning of its own.
+  "spec.activeDeadlineSeconds",
 ] as const;
 
 function containerFields(prefix: string): string[] {

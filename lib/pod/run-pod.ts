@@ -3,6 +3,7 @@ import type { AuthFileCredentials } from "../credentials/pod-credentials.js";
 import { EngineCommandError, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { ImageManager } from "../images/manager.js";
+import { failExpiredPod, failPodAtDeadline, findActiveDeadline } from "../readiness/active-deadline.js";
 import { findPodIP, waitForPodReady, WaitInterruptedError, type ContainerProgress } from "../readiness/wait-ready.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
 import { LABEL_CONTAINER_NAME, type ContainerRuntime } from "../runtime/types.js";
@@ -100,6 +101,9 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
   let reconciled: ReconcileResult | undefined;
   if (!options.dryRun) {
     try {
+      // A pod past its activeDeadlineSeconds stays Failed, as on a node: not started again.
+      const expired = await failExpiredPod({ runtime, recorder: deps.recorder }, { ...options, identity });
+      if (expired) return { status: "failed", label, notes: [`podrun: ${label} left stopped (podrun down ${downTarget(options.source, identity)} removes it; up --replace runs it anew)`], error: expired };
       reconciled = await reconcilePod(
         { runtime, recorder: deps.recorder },
         {
@@ -200,6 +204,7 @@ async function waitUntilReady(
     // A Ctrl-C while the pod was starting is answered now, before any wait.
     if (signal?.aborted) throw new WaitInterruptedError("interrupted");
     const podIP = await findPodIP(runtime, started, pod.spec!.hostNetwork === true);
+    const activeDeadline = await findActiveDeadline(runtime, pod, started);
     options.onProgress?.({ kind: "waiting", label, started, timeoutMs });
     const ready = await waitForPodReady({
       runtime,
@@ -211,6 +216,7 @@ async function waitUntilReady(
       timeoutMs,
       signal,
       onProgress: (containers) => options.onProgress?.({ kind: "containers", label, containers }),
+      activeDeadline,
     });
     return { status: "ready", label, containers: ready.containers, seconds: (Date.now() - options.since) / 1000 };
   } catch (error) {
@@ -221,6 +227,10 @@ async function waitUntilReady(
         ? await removeInterruptedPod(runtime, { pod, identity, started, stateDir: options.stateDir })
         : `podrun: interrupted; ${label} left running (podrun down ${downTarget(options.source, identity)} removes it)`;
       return { status: "interrupted", label, notes: [note] };
+    }
+    if (error.reason === "DeadlineExceeded") {
+      const failures = await failPodAtDeadline(deps, { pod, identity });
+      return { status: "failed", label, notes: [...failures, `podrun: ${label} left stopped (podrun down ${downTarget(options.source, identity)} removes it)`], error };
     }
     // Left running on purpose: its logs and state are what the user needs to look at next.
     return { status: "failed", label, notes: [`podrun: ${label} left as it is (podrun down ${downTarget(options.source, identity)} removes it)`], error };

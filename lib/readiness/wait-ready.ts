@@ -64,6 +64,8 @@ export interface WaitForPodReadyOptions {
   statusIntervalMs?: number;
   /** Log lines shown for each container that is not ready when the wait fails (default 10). */
   logTail?: number;
+  /** spec.activeDeadlineSeconds (active-deadline.ts findActiveDeadline): at `atMs` the wait fails with `error`. */
+  activeDeadline?: { atMs: number; error: PodrunError } | undefined;
 }
 
 export interface PodReady {
@@ -235,6 +237,8 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   const onAbort = () => finish({ kind: "interrupted" });
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (Number.isFinite(options.timeoutMs)) void clock.sleep(options.timeoutMs, stop.signal).then(() => finish({ kind: "timeout" }));
+  const deadline = options.activeDeadline;
+  if (deadline) void clock.sleep(deadline.atMs - clock.now(), stop.signal).then(() => finish({ kind: "failed", error: deadline.error }));
   void statusWatcher();
   for (const t of trackers) void probeWorker(t);
   if (trackers.length === 0) finish({ kind: "ready" });

@@ -10,6 +10,7 @@ import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 import { planSecurityContext } from "./security-context.js";
+import { activeDeadlineLabels } from "../status/active-deadline.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -62,7 +63,7 @@ export function buildContainerSpec(options: {
     image: imageRef,
     ...withEnv(env),
     workingDir: container.workingDir || undefined,
-    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind) },
+    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind), ...activeDeadlineLabels(spec) },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
     // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's

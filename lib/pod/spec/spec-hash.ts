@@ -75,6 +75,8 @@ export function hashPod(options: {
     labels: pod.metadata?.labels ?? {},
     volumes: pod.spec?.volumes ?? [],
     initContainers: initContainerHashes,
+    // Carried by every container's labels for `ps`; absent when unset, so such a pod hashes as before.
+    activeDeadlineSeconds: pod.spec?.activeDeadlineSeconds ?? undefined,
   });
 }
 

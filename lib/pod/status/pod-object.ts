@@ -30,6 +30,7 @@ export function toPodObject(pod: PodSummary): Pod {
     },
     status: {
       phase: pod.phase,
+      ...(pod.reason ? { reason: pod.reason, message: pod.message } : {}),
       conditions: [condition("Initialized", initialized), condition("Ready", containersReady), condition("ContainersReady", containersReady)],
       ...(pod.podIP ? { podIP: pod.podIP, podIPs: [{ ip: pod.podIP }] } : {}),
       ...(created ? { startTime: created } : {}),

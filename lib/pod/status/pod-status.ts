@@ -23,6 +23,9 @@ export interface PodSummary {
   phase: PodPhase;
   /** The STATUS column: Running, Pending, Completed, Error, CrashLoopBackOff, Init:0/2, Init:Error… */
   status: string;
+  /** The pod's own reason and message, when the kubelet would set them (DeadlineExceeded: active-deadline.ts). */
+  reason?: string;
+  message?: string;
   /** App containers and started sidecars that run, out of all app containers and sidecars. */
   ready: number;
   total: number;

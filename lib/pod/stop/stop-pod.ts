@@ -51,6 +51,8 @@ export interface StopPodOptions {
   gracePeriodOverride?: number;
   /** The pod's directory under the state directory (pod-dir.ts): removed last, with its volume files. */
   podDir?: string;
+  /** Stop only: a pod that failed (activeDeadlineSeconds) keeps its containers for `ps` and `logs`, as on a node. */
+  keepStopped?: boolean;
 }
 
 /** One thing that could not be done: `object` is a container's name, `sandbox`, `volume NAME` or `pod directory`. */
@@ -157,6 +159,7 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
     await stop(state);
   }
 
+  if (options.keepStopped) return { containers: 0, volumes: 0, failures, hookFailures };
   const removed = await removeContainers(runtime, plan.removal, failures);
   if (pod.infra) {
     try {
