@@ -17,13 +17,15 @@ export interface HostSecurityModules {
  * directory and the module's `enabled` parameter; SELinux as an enforcing or permissive selinuxfs.
  */
 export function detectHostSecurityModules(): HostSecurityModules {
-  let appArmor = false;
+  return { appArmor: existsSync("/sys/kernel/security/apparmor") && readParameter("/sys/module/apparmor/parameters/enabled").startsWith("Y"), seLinux: existsSync("/sys/fs/selinux/enforce") };
+}
+
+function readParameter(path: string): string {
   try {
-    appArmor = existsSync("/sys/kernel/security/apparmor") && readFileSync("/sys/module/apparmor/parameters/enabled", "utf8").startsWith("Y");
+    return readFileSync(path, "utf8");
   } catch {
-    appArmor = false;
+    return "";
   }
-  return { appArmor, seLinux: existsSync("/sys/fs/selinux/enforce") };
 }
 
 let hostModules: HostSecurityModules | undefined;

@@ -131,8 +131,8 @@ t.test("Warnings: unsafe sysctls, Strict, no AppArmor or SELinux on the host", a
     `spec.securityContext.sysctls[3]: "net.ipv4.tcp_rmem" is not in the kubelet's safe set: a default kubelet refuses the pod (SysctlForbidden) unless --allowed-unsafe-sysctls allows it; podrun sets it`,
   ]);
   t.equal(warnings(pod({ securityContext: { sysctls } }), { modules: BOTH, kernel: "6.1.0" }).length, 1, "tcp_rmem is safe from 4.15");
-  t.same(warnings(pod({ securityContext: { supplementalGroupsPolicy: "Merge" } })), []);
-  t.match(warnings(pod({ securityContext: { supplementalGroupsPolicy: "Strict" } })), [/^spec\.securityContext\.supplementalGroupsPolicy: docker, podman and nerdctl always add/]);
+  t.same(warnings({ spec: { securityContext: { supplementalGroupsPolicy: "Merge" } } }), []);
+  t.match(warnings({ spec: { securityContext: { supplementalGroupsPolicy: "Strict" } } }), [/^spec\.securityContext\.supplementalGroupsPolicy: docker, podman and nerdctl always add/]);
   const lsm = pod(
     { securityContext: { appArmorProfile: { type: "RuntimeDefault" }, seLinuxOptions: { level: "s0" } }, containers: [app({ appArmorProfile: { type: "Unconfined" }, seLinuxOptions: { type: "t" } })] },
     { "container.apparmor.security.beta.kubernetes.io/app": "localhost/x" },
