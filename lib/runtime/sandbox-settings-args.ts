@@ -58,8 +58,10 @@ export function formatSandboxSettingsArgs(dialect: Dialect, settings: SandboxSet
   // with them, these namespaced kernel settings.
   for (const sysctl of settings.sysctls ?? []) args.push("--sysctl", sysctl);
   // podman maps the pod's ids to a range of its own from /etc/subuid and /etc/subgid (user
-  // `containers`), as a kubelet gives each such pod its own 65536 ids; the containers join it.
-  if (settings.privateUsers && dialect.sandbox === "pod") args.push("--userns", "auto");
+  // `containers`); the containers join it. 65536 ids, as the kubelet gives each such pod
+  // (pkg/kubelet/userns): podman would size it from the infra image's /etc/passwd, too few for
+  // a runAsUser above the pause image's users.
+  if (settings.privateUsers && dialect.sandbox === "pod") args.push("--userns", "auto:size=65536");
   // podman shares ipc,net,uts by default; `--share` replaces that list, so it is given whole.
   // Under hostIPC the containers take `--ipc host`, which podman refuses in a pod sharing ipc.
   // docker and nerdctl: the infra container keeps its own PID namespace for the others to join.

@@ -35,7 +35,12 @@ spec:
     command: ["sh", "-c", ${JSON.stringify(REPORT)}]
     securityContext:
       procMount: Unmasked
-`;
+  - name: user
+    image: ${BUSYBOX}
+    command: ["sh", "-c", ${JSON.stringify(`echo id=$(id -u); ${REPORT}`)}]
+    securityContext:
+      runAsUser: 2000
+${modules.appArmor ? "" : "      appArmorProfile: {type: Localhost, localhostProfile: h14-secopts-not-loaded}\n"}`;
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: procMount Unmasked, hostUsers: false, AppArmor and SELinux options`, async (t) => {
@@ -58,7 +63,11 @@ for (const runtime of ["docker", "podman"] as const) {
       // --userns=auto: container root is a high host id, not 0, and the range is not the whole space.
       t.match(masked, /^uid_map=\s*0 [1-9]\d* \d+$/m, "a user namespace of the pod's own");
       t.notMatch(masked, /^uid_map=\s*0 0 4294967295$/m);
-      t.equal(masked.match(/^uid_map=.*$/m)?.[0], unmasked.match(/^uid_map=.*$/m)?.[0], "both containers in the pod's one user namespace");
+      const user = await env.reportOf(name, "user");
+      t.equal(masked.match(/^uid_map=.*$/m)?.[0], unmasked.match(/^uid_map=.*$/m)?.[0], "the containers in the pod's one user namespace");
+      t.equal(masked.match(/^uid_map=.*$/m)?.[0], user.match(/^uid_map=.*$/m)?.[0]);
+      t.match(masked, /^uid_map=\s*0 \d+ 65536$/m, "the kubelet's 65536 ids");
+      t.match(user, /^id=2000$/m, "a runAsUser above the pause image's users is mapped");
       t.notMatch(result.stderr, /spec\.hostUsers/, "no hostUsers warning on podman");
     } else {
       t.match(masked, /^uid_map=\s*0 0 4294967295$/m, "docker: the host's user namespace");
@@ -67,6 +76,8 @@ for (const runtime of ["docker", "podman"] as const) {
     if (!modules.appArmor) {
       t.match(result.stderr, /Warning: spec\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/, "RuntimeDefault without AppArmor is warned about");
       t.notMatch(result.stderr, /metadata\.annotations/, "unconfined (the annotation) needs no AppArmor: no warning");
+      t.match(result.stderr, /Warning: spec\.containers\[2\]\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/, "a Localhost profile: warned, and the container runs");
+      t.match(await env.reportOf(name, "user"), /^id=2000$/m);
     }
     if (!modules.seLinux) t.match(result.stderr, /Warning: spec\.securityContext\.seLinuxOptions: SELinux is not enabled on this host/);
   });

@@ -35,10 +35,10 @@ t.test("argv: apparmor, label and systempaths per dialect", async (t) => {
   t.same(formatSecurityArgs(docker, { appArmor: "unconfined", seccomp: "unconfined" }), ["--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined"]);
 });
 
-t.test("argv: hostUsers: false is podman's pod --userns auto, nothing on docker and nerdctl", async (t) => {
+t.test("argv: hostUsers: false is podman's pod --userns auto:size=65536, nothing on docker and nerdctl", async (t) => {
   const settings = buildSandboxSettings(pod({ hostUsers: false }).spec!);
   t.same(settings, { privateUsers: true });
-  t.same(formatSandboxSettingsArgs(podman, settings), ["--userns", "auto"]);
+  t.same(formatSandboxSettingsArgs(podman, settings), ["--userns", "auto:size=65536"]);
   t.same(formatSandboxSettingsArgs(docker, settings), []);
   t.same(formatSandboxSettingsArgs(nerdctl, settings), []);
   t.equal(buildSandboxSettings(pod({ hostUsers: true }).spec!), undefined, "hostUsers: true (the default) sets nothing");
