@@ -25,7 +25,6 @@ spec:
   securityContext:
     supplementalGroupsPolicy: Strict
     seLinuxOptions: {level: "s0:c123,c456"}
-    appArmorProfile: {type: RuntimeDefault}
   containers:
   - name: masked
     image: ${BUSYBOX}
@@ -35,6 +34,7 @@ spec:
     command: ["sh", "-c", ${JSON.stringify(REPORT)}]
     securityContext:
       procMount: Unmasked
+      appArmorProfile: {type: RuntimeDefault}
   - name: user
     image: ${BUSYBOX}
     command: ["sh", "-c", ${JSON.stringify(`echo id=$(id -u); ${REPORT}`)}]
@@ -74,7 +74,7 @@ for (const runtime of ["docker", "podman"] as const) {
       t.match(result.stderr, /:\d+:\d+: Warning: spec\.hostUsers: docker has no user namespace per container/, "the hostUsers Warning names docker");
     }
     if (!modules.appArmor) {
-      t.match(result.stderr, /Warning: spec\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/, "RuntimeDefault without AppArmor is warned about");
+      t.match(result.stderr, /Warning: spec\.containers\[1\]\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/, "RuntimeDefault without AppArmor is warned about");
       t.notMatch(result.stderr, /metadata\.annotations/, "unconfined (the annotation) needs no AppArmor: no warning");
       t.match(result.stderr, /Warning: spec\.containers\[2\]\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/, "a Localhost profile: warned, and the container runs");
       t.match(await env.reportOf(name, "user"), /^id=2000$/m);

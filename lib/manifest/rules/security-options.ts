@@ -7,7 +7,8 @@ import { asObject, asString, listObjectItems, type RawObject } from "./raw.js";
 // The API server's rules (pkg/apis/core/validation/validation.go) on hostUsers, procMount,
 // appArmorProfile and its deprecated annotation, and on sysctls of a namespace the pod shares
 // with the host: validateHostUsers, ValidateSecurityContext, ValidateAppArmorProfileField,
-// ValidateAppArmorPodAnnotations, ValidateHostSysctl.
+// ValidateAppArmorPodAnnotations and validateAppArmorAnnotationsAndFieldsMatchOnCreate,
+// ValidateHostSysctl.
 
 const specPath = FieldPath.root().child("spec");
 
@@ -29,6 +30,7 @@ export function validateSecurityOptions(report: Reporter, pod: RawObject, spec: 
       const context = asObject(container.securityContext);
       const path = specPath.child(list).index(i).child("securityContext");
       checkAppArmorProfile(report, asObject(context?.appArmorProfile), path.child("appArmorProfile"));
+      checkAnnotationMatchesField(report, pod, name, asObject(context?.appArmorProfile) ?? asObject(podContext?.appArmorProfile), path.child("appArmorProfile"));
       if (context?.procMount === "Unmasked" && hostUsers) {
         report({ type: "Invalid", path: path.child("procMount"), value: "Unmasked", detail: "`hostUsers` must be false to use `Unmasked`" });
       }
@@ -47,6 +49,23 @@ function checkAppArmorProfile(report: Reporter, profile: RawObject | undefined, 
     else if (local.trim() === "") report({ type: "Invalid", path: localPath, value: local, detail: "must not be padded with whitespace" });
   } else if (local !== undefined && local !== null) {
     report({ type: "Invalid", path: localPath, value: local, detail: "can only be set when AppArmor type is Localhost" });
+  }
+}
+
+// validateAppArmorAnnotationsAndFieldsMatchOnCreate: a container's effective profile and its
+// annotation, when both are written, say the same.
+function checkAnnotationMatchesField(report: Reporter, pod: RawObject, container: string | undefined, profile: RawObject | undefined, path: FieldPath): void {
+  if (!container || !profile) return;
+  const annotation = asObject(asObject(pod.metadata)?.annotations)?.[`${APPARMOR_ANNOTATION_PREFIX}${container}`];
+  if (typeof annotation !== "string") return;
+  const typeMismatch = () => report({ type: "Forbidden", path: path.child("type"), detail: "apparmor type in annotation and field must match" });
+  if (profile.type === "Unconfined" && annotation !== "unconfined") typeMismatch();
+  else if (profile.type === "RuntimeDefault" && annotation !== "runtime/default") typeMismatch();
+  else if (profile.type === "Localhost") {
+    if (!annotation.startsWith("localhost/")) typeMismatch();
+    else if (annotation.slice("localhost/".length) !== profile.localhostProfile) {
+      report({ type: "Forbidden", path: path.child("localhostProfile"), detail: "apparmor profile in annotation and field must match" });
+    }
   }
 }
 

@@ -94,6 +94,21 @@ function validate(value: unknown): string[] {
   return lines;
 }
 
+t.test("the API server's rules: an AppArmor annotation and the container's effective field agree", async (t) => {
+  const key = "container.apparmor.security.beta.kubernetes.io/app";
+  t.same(validate(pod({ containers: [app({ appArmorProfile: { type: "Unconfined" } })] }, { [key]: "unconfined" })), []);
+  t.same(validate(pod({ containers: [app({ appArmorProfile: { type: "Unconfined" } })] }, { [key]: "runtime/default" })), [
+    "spec.containers[0].securityContext.appArmorProfile.type: Forbidden: apparmor type in annotation and field must match",
+  ]);
+  t.same(validate(pod({ securityContext: { appArmorProfile: { type: "RuntimeDefault" } } }, { [key]: "unconfined" })), [
+    "spec.containers[0].securityContext.appArmorProfile.type: Forbidden: apparmor type in annotation and field must match",
+  ], "the pod's profile is the container's when it has none");
+  t.same(validate(pod({ containers: [app({ appArmorProfile: { type: "Localhost", localhostProfile: "a" } })] }, { [key]: "localhost/b" })), [
+    "spec.containers[0].securityContext.appArmorProfile.localhostProfile: Forbidden: apparmor profile in annotation and field must match",
+  ]);
+  t.same(validate(pod({ containers: [app({ appArmorProfile: { type: "Localhost", localhostProfile: "a" } })] }, { [key]: "localhost/a" })), []);
+});
+
 t.test("the API server's rules", async (t) => {
   t.same(validate(pod({ containers: [app({ procMount: "Unmasked" })] })), ['spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`']);
   t.same(validate(pod({ hostUsers: false, containers: [app({ procMount: "Unmasked" })] })), []);
