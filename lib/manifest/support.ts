@@ -54,6 +54,13 @@ export const HONOURED_POD_FIELDS = [
   "spec.initContainers[*].securityContext.seccompProfile",
   "spec.containers[*].securityContext.seccompProfile",
   "spec.os.name",
+  // AppArmor, SELinux, /proc, user namespace and group options (lib/pod/spec/security-options.ts,
+  // lib/manifest/security-warnings.ts): what this host or the engine cannot do is warned about.
+  "spec.hostUsers",
+  "spec.securityContext.appArmorProfile",
+  "spec.securityContext.seLinuxOptions",
+  "spec.securityContext.supplementalGroupsPolicy",
+  ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) => ["appArmorProfile", "seLinuxOptions", "procMount"].map((field) => `${prefix}.securityContext.${field}`)),
   // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe stays a warning.
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",
@@ -77,13 +84,6 @@ export const HONOURED_POD_FIELDS = [
   "spec.hostPID",
   "spec.hostIPC",
   "spec.securityContext.sysctls",
-  // AppArmor, SELinux, /proc, user namespace and group options (lib/pod/spec/security-options.ts,
-  // lib/manifest/security-warnings.ts): what this host or the engine cannot do is warned about.
-  "spec.hostUsers",
-  "spec.securityContext.appArmorProfile",
-  "spec.securityContext.seLinuxOptions",
-  "spec.securityContext.supplementalGroupsPolicy",
-  ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) => ["appArmorProfile", "seLinuxOptions", "procMount"].map((field) => `${prefix}.securityContext.${field}`)),
 ] as const;
 
 function containerFields(prefix: string): string[] {

@@ -3,6 +3,7 @@ import type { ContainerSpec, PortMapping, SandboxSpec } from "../../runtime/type
 import { containerLabels, containerRuntimeName, sandboxRuntimeName, type PodIdentity } from "../identity.js";
 import { INFRA_CONTAINER_NAME } from "../../runtime/types.js";
 import { buildStopLabels } from "./stop-labels.js";
+import { planSecurityOptions } from "./security-options.js";
 import { planContainerMounts } from "../volumes/volume-plan.js";
 import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./container-env.js";
@@ -10,7 +11,6 @@ import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 import { planSecurityContext } from "./security-context.js";
-import { planSecurityOptions } from "./security-options.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
