@@ -395,10 +395,25 @@ EOF
 }
 
 # ---------------------------------------------------------------------------------------------
+# `hostUsers: false` runs a podman pod with `--userns=auto`, which takes its ids from the ranges
+# /etc/subuid and /etc/subgid give the user `containers` (podman's documented default).
+configure_subids() {
+  local file
+  for file in /etc/subuid /etc/subgid; do
+    touch "$file"
+    if ! grep -q '^containers:' "$file"; then
+      echo "containers:2147483647:2147483648" >>"$file"
+      log "added a range for containers to $file"
+    fi
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
 [[ $(id -u) == 0 ]] || die "run as root (it installs packages and starts dockerd)"
 mkdir -p "$STATE"
 install_packages
 configure_podman
+configure_subids
 start_dockerd
 ensure_password
 start_registry open "$OPEN"

@@ -11,6 +11,8 @@ import { DEFAULT_NAMESPACE, toObjectKey } from "./rules/context.js";
 import { asObject, asString } from "./rules/raw.js";
 import { checkSchema } from "./schema.js";
 import { findIgnoredFields } from "./support.js";
+import { findEngineSecurityWarnings } from "./security-warnings.js";
+import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
 
 /** The valid objects of one file of the set, with the API server's defaults applied. */
@@ -41,6 +43,8 @@ export interface Manifest {
   secrets: Secret[];
   /** Formatted warning lines (`pod.yaml:9:7: Warning: spec.nodeSelector: …`), file by file. */
   warnings: string[];
+  /** Warning lines that hold on one engine only (security-warnings.ts), for `up` to print those of its engine. */
+  engineWarnings?: Partial<Record<RuntimeName, string[]>>;
 }
 
 export interface LoadOptions extends ExpandOptions {
@@ -134,9 +138,11 @@ export function checkManifests(
   for (const check of checks) {
     const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [] };
     const warnings: LocatedError[] = [];
+    const engineWarnings: Partial<Record<RuntimeName, LocatedError[]>> = {};
     for (const object of check.objects) {
       if (object.kind === "Pod") {
         findIgnoredFields(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        findEngineSecurityWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         const pod = defaultPod(object.value);
         file.pods.push(pod);
         podSources.set(pod, file.source);
@@ -147,9 +153,10 @@ export function checkManifests(
     manifest.pods.push(...file.pods);
     manifest.configMaps.push(...file.configMaps);
     manifest.secrets.push(...file.secrets);
-    manifest.warnings.push(
-      ...sortByPosition(file.source, warnings).map(({ where, error, prefix }) => `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`),
-    );
+    manifest.warnings.push(...formatWarnings(file.source, warnings));
+    for (const [engine, located] of Object.entries(engineWarnings) as [RuntimeName, LocatedError[]][]) {
+      ((manifest.engineWarnings ??= {})[engine] ??= []).push(...formatWarnings(file.source, located));
+    }
   }
   manifest.podSources = podSources;
   return manifest;
@@ -210,6 +217,10 @@ function formatErrors(file: string, errors: readonly LocatedError[]): string[] {
     lines.push(`${where}: ${text}`);
   }
   return lines;
+}
+
+function formatWarnings(file: string, warnings: readonly LocatedError[]): string[] {
+  return sortByPosition(file, warnings).map(({ where, error, prefix }) => `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`);
 }
 
 function sortByPosition(file: string, errors: readonly LocatedError[]) {

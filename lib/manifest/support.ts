@@ -1,5 +1,6 @@
 import { findMemoryVolumesOnDisk, findTmpfsPropagation } from "../pod/volumes/volume-plan.js";
 import { FieldPath } from "./field-path.js";
+import { findSecurityOptionWarnings } from "./security-warnings.js";
 import type { FieldError } from "./field-error.js";
 
 // The fields `podrun up` acts on. A field the schema knows but that is absent here is accepted
@@ -37,7 +38,6 @@ export const HONOURED_POD_FIELDS = [
   // securityContext (lib/pod/spec/security-context.ts, lib/runtime/security-args.ts): the
   // container's value over the pod's. fsGroup joins the supplemental groups but owns no volume
   // (a warning below); runAsNonRoot is checked before create (start-container.ts).
-  // supplementalGroupsPolicy, AppArmor, SELinux and procMount stay warnings.
   "spec.securityContext.runAsUser",
   "spec.securityContext.runAsNonRoot",
   "spec.securityContext.runAsGroup",
@@ -54,6 +54,13 @@ export const HONOURED_POD_FIELDS = [
   "spec.initContainers[*].securityContext.seccompProfile",
   "spec.containers[*].securityContext.seccompProfile",
   "spec.os.name",
+  // AppArmor, SELinux, /proc, user namespace and group options (lib/pod/spec/security-options.ts,
+  // lib/manifest/security-warnings.ts): what this host or the engine cannot do is warned about.
+  "spec.hostUsers",
+  "spec.securityContext.appArmorProfile",
+  "spec.securityContext.seLinuxOptions",
+  "spec.securityContext.supplementalGroupsPolicy",
+  ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) => ["appArmorProfile", "seLinuxOptions", "procMount"].map((field) => `${prefix}.securityContext.${field}`)),
   // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe stays a warning.
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",
@@ -211,6 +218,7 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
     report({ type: "Forbidden", path, detail: "added to each container's supplemental groups, but volumes are not given to this group as a kubelet would", atKey: true });
   }
   findApproximatedPodSettings(spec as Record<string, unknown>, report);
+  findSecurityOptionWarnings(pod, report);
 }
 
 // Pod-level settings podrun cannot make as a node does. Read as written, so that the API server's

@@ -7,6 +7,7 @@ import { validatePodOS } from "./rules/pod-os.js";
 import { checkGracePeriod, validatePodFields } from "./rules/pod-spec.js";
 import { asObject, isSet } from "./rules/raw.js";
 import { validateSeccompProfiles } from "./rules/seccomp.js";
+import { validateSecurityOptions } from "./rules/security-options.js";
 import { collectVolumes, validateVolumeSources } from "./rules/volumes.js";
 
 // The semantic rules of ValidatePod, ValidateConfigMap and ValidateSecret
@@ -41,4 +42,5 @@ export function validatePod(pod: unknown, index: ObjectIndex, report: Reporter):
   validatePodFields(ctx, spec);
   validatePodOS(spec, report);
   validateSeccompProfiles(spec, report);
+  validateSecurityOptions(report, object, spec);
 }

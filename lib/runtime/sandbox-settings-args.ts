@@ -19,6 +19,8 @@ export interface SandboxSettings {
   hostIpc?: boolean;
   /** spec.securityContext.sysctls as `name=value`, set in the sandbox's namespaces. */
   sysctls?: string[];
+  /** spec.hostUsers: false: a user namespace of the pod's own (podman only; docker and nerdctl are warned of). */
+  privateUsers?: boolean;
 }
 
 export interface SandboxDns {
@@ -55,6 +57,11 @@ export function formatSandboxSettingsArgs(dialect: Dialect, settings: SandboxSet
   // The app containers join the sandbox's network (docker/nerdctl) or the pod's (podman) and,
   // with them, these namespaced kernel settings.
   for (const sysctl of settings.sysctls ?? []) args.push("--sysctl", sysctl);
+  // podman maps the pod's ids to a range of its own from /etc/subuid and /etc/subgid (user
+  // `containers`); the containers join it. 65536 ids, as the kubelet gives each such pod
+  // (pkg/kubelet/userns): podman would size it from the infra image's /etc/passwd, too few for
+  // a runAsUser above the pause image's users.
+  if (settings.privateUsers && dialect.sandbox === "pod") args.push("--userns", "auto:size=65536");
   // podman shares ipc,net,uts by default; `--share` replaces that list, so it is given whole.
   // Under hostIPC the containers take `--ipc host`, which podman refuses in a pod sharing ipc.
   // docker and nerdctl: the infra container keeps its own PID namespace for the others to join.

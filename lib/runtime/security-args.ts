@@ -28,6 +28,15 @@ export interface SecurityArgs {
    * nothing: docker, podman and nerdctl apply their own default profile unless told otherwise.
    */
   seccomp?: string;
+  /**
+   * appArmorProfile (lib/pod/spec/security-options.ts): `unconfined` or a loaded profile's name.
+   * RuntimeDefault sets nothing, as for seccomp.
+   */
+  appArmor?: string;
+  /** seLinuxOptions as `user:…`, `role:…`, `type:…`, `level:…`, each a `label=` option. */
+  seLinux?: string[];
+  /** procMount: Unmasked. */
+  unmaskedProc?: boolean;
 }
 
 /**
@@ -60,5 +69,21 @@ export function formatSecurityArgs(dialect: Dialect, security: SecurityArgs | un
   if (security.noNewPrivileges) args.push("--security-opt", "no-new-privileges");
   // `seccomp=unconfined` or `seccomp=<file>`: the same spelling on all three engines.
   if (security.seccomp !== undefined) args.push("--security-opt", `seccomp=${security.seccomp}`);
+  args.push(...formatSecurityOptionArgs(dialect, security));
+  return args;
+}
+
+/**
+ * `apparmor=`, `label=` and `systempaths=unconfined`: docker and podman spell them alike. nerdctl
+ * knows `apparmor=` but warns of and drops `label=` and `systempaths=` (its generateSecurityOpts),
+ * so they are left out there and named in a Warning (lib/manifest/security-warnings.ts).
+ */
+function formatSecurityOptionArgs(dialect: Dialect, security: SecurityArgs): string[] {
+  const args: string[] = [];
+  if (security.appArmor !== undefined) args.push("--security-opt", `apparmor=${security.appArmor}`);
+  if (dialect.name === "nerdctl") return args;
+  for (const part of security.seLinux ?? []) args.push("--security-opt", `label=${part}`);
+  // Empty masked and read-only path lists, as a CRI runtime makes them for Unmasked.
+  if (security.unmaskedProc) args.push("--security-opt", "systempaths=unconfined");
   return args;
 }

@@ -3,6 +3,7 @@ import type { ContainerSpec, PortMapping, SandboxSpec } from "../../runtime/type
 import { containerLabels, containerRuntimeName, sandboxRuntimeName, type PodIdentity } from "../identity.js";
 import { INFRA_CONTAINER_NAME } from "../../runtime/types.js";
 import { buildStopLabels } from "./stop-labels.js";
+import { planSecurityOptions } from "./security-options.js";
 import { planContainerMounts } from "../volumes/volume-plan.js";
 import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./container-env.js";
@@ -85,6 +86,8 @@ export function buildContainerSpec(options: {
   if (mounts.length > 0) built.mounts = mounts;
   const security = planSecurityContext(spec, container);
   if (security) built.security = security;
+  const securityOptions = planSecurityOptions(pod, container);
+  if (securityOptions) built.security = { ...built.security, ...securityOptions };
   // The hash covers the spec as built, so it is computed last and stored beside the other labels.
   built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);
   if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;

@@ -33,6 +33,7 @@ export function buildSandboxSettings(spec: PodSpec): SandboxSettings | undefined
   // allows it (SysctlForbidden); here the engine (and the kernel) decide.
   const sysctls = (spec.securityContext?.sysctls ?? []).filter((sysctl) => sysctl.name);
   if (sysctls.length > 0) settings.sysctls = sysctls.map((sysctl) => `${sysctl.name}=${sysctl.value ?? ""}`);
+  if (spec.hostUsers === false) settings.privateUsers = true;
   return Object.keys(settings).length > 0 ? settings : undefined;
 }
 
