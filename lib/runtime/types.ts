@@ -4,6 +4,7 @@ import type { FindNamedRequest, NamedObject } from "./find-named.js";
 import type { ResourceArgs } from "./resource-args.js";
 import type { ContainerPodSettings, SandboxSettings } from "./sandbox-settings-args.js";
 import type { SecurityArgs } from "./security-args.js";
+import type { TerminalArgs } from "./terminal-args.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -102,6 +103,8 @@ export interface ContainerSpec {
   podSettings?: ContainerPodSettings;
   /** The effective securityContext (lib/pod/spec/security-context.ts); undefined when none is set. */
   security?: SecurityArgs;
+  /** stdin and tty (terminal-args.ts); undefined when the container sets neither. */
+  terminal?: TerminalArgs;
 }
 
 /**

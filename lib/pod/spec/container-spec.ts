@@ -10,6 +10,7 @@ import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 import { planSecurityContext } from "./security-context.js";
+import { planTerminal } from "../../runtime/terminal-args.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -84,6 +85,8 @@ export function buildContainerSpec(options: {
   if (mounts.length > 0) built.mounts = mounts;
   const security = planSecurityContext(spec, container);
   if (security) built.security = security;
+  const terminal = planTerminal(container);
+  if (terminal) built.terminal = terminal;
   // The hash covers the spec as built, so it is computed last and stored beside the other labels.
   built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);
   if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;
