@@ -11,6 +11,7 @@ import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 import { planSecurityContext } from "./security-context.js";
 import { planTerminal } from "../../runtime/terminal-args.js";
+import { terminationMessageLabels } from "./termination-message.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -63,7 +64,7 @@ export function buildContainerSpec(options: {
     image: imageRef,
     ...withEnv(env),
     workingDir: container.workingDir || undefined,
-    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind) },
+    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind), ...terminationMessageLabels(container) },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
     // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
