@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { ContainerStatus, Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import { removeManagedContainers } from "../harness/cleanup.js";
@@ -75,5 +77,25 @@ ${container("app", "sleep 60")}`);
     t.equal(result.exitCode, 1);
     t.match(result.stderr, `init container migrate exited with code 1: schema version 7 is newer than 6\n`);
     t.match(result.stderr, /last log lines of init container migrate:\n {4}trying\n/);
+  });
+
+  t.test(`${runtime}: up --wait: an app container that exits for good ends the error line with its message`, async (t) => {
+    const env = await setupEnginePod(t, runtime);
+    if (!env) return;
+    const name = unique("wait");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const file = join(env.stateDir, `${name}.yaml`);
+    await writeFile(file, `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+${container("app", "echo starting; echo 'port 8080 already in use' > /dev/termination-log; exit 4")}`);
+    const result = await runCli(["up", "--runtime", runtime, "--wait", file], { env: { PODRUN_STATE_DIR: env.stateDir } });
+    t.equal(result.exitCode, 1);
+    t.match(result.stderr, "container app exited with code 4 and restartPolicy Never does not restart it: port 8080 already in use\n");
   });
 }
