@@ -12,6 +12,8 @@ import { buildContainerSpec } from "../../../lib/pod/spec/container-spec.js";
 import { planTerminationLog, readTerminationMessagePolicy } from "../../../lib/pod/spec/termination-message.js";
 import { describeTerminationMessage, readTerminationMessage } from "../../../lib/pod/status/termination-message.js";
 import { terminationLogFile, withTerminationLog } from "../../../lib/pod/volumes/termination-log.js";
+import { buildCreateArgs } from "../../../lib/runtime/create-args.js";
+import { DIALECTS } from "../../../lib/runtime/dialects.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 const specOf = (extra: Partial<Container>) => {
@@ -102,4 +104,14 @@ t.test("up's error: one line on the error line, several under the details, none 
   t.same(await describeTerminationMessage(runtime, { podDir, container: { name: "init" }, id: "c1", exitCode: 1 }), { line: "", details: "termination message of container init:\n    first\n    second" });
   await writeFile(file, "");
   t.same(await describeTerminationMessage(runtime, { podDir, container: { name: "init", terminationMessagePolicy: "FallbackToLogsOnError" }, id: "c1", exitCode: 1, details: "tail" }), { line: "", details: "tail" });
+});
+
+t.test("create: the file as one more --mount, the same in every dialect (nerdctl: argv only)", async (t) => {
+  const spec = specOf({ terminationMessagePath: "/tmp/msg" });
+  spec.mounts = await withTerminationLog([], { name: "app", terminationMessagePath: "/tmp/msg" }, { podDir: "/state/pods/docker/ci_web", touchDisk: false });
+  for (const dialect of Object.values(DIALECTS)) {
+    const args = buildCreateArgs(dialect, spec, { byName: [], childEnv: {} });
+    const at = args.indexOf("--mount");
+    t.equal(args[at + 1], "type=bind,source=/state/pods/docker/ci_web/containers/app/termination-log,target=/tmp/msg", dialect.name);
+  }
 });
