@@ -6,6 +6,9 @@ import { formatTable } from "../output/table.js";
 import { findPods } from "../pod/status/find-pods.js";
 import { toPodList } from "../pod/status/pod-object.js";
 import { applyActiveDeadline } from "../pod/status/active-deadline.js";
+import { addTerminationMessages } from "../pod/status/termination-message.js";
+import { podDirectory } from "../pod/volumes/pod-dir.js";
+import { resolveStateDir } from "../state/paths.js";
 import { formatRestarts, summarizePod, type PodSummary } from "../pod/status/pod-status.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
@@ -28,6 +31,8 @@ export interface PsOptions {
   wide: boolean;
   json: boolean;
   runtime?: RuntimeName;
+  /** podrun's state directory, where each container's termination message file is (default: resolveStateDir). */
+  stateDir?: string;
   env?: NodeJS.ProcessEnv;
   stdout?: NodeJS.WritableStream;
   stderr?: NodeJS.WritableStream;
@@ -41,6 +46,9 @@ export async function ps(options: PsOptions): Promise<void> {
   const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   const wanted = options.names && options.names.length > 0 ? new Set(options.names) : undefined;
   const pods = records.filter((record) => !wanted || wanted.has(record.name)).map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()));
+  const stateDir = options.stateDir ?? resolveStateDir(env);
+  // Only the JSON shows messages: the table costs no file or log read.
+  if (options.json) await Promise.all(pods.map((pod) => addTerminationMessages(pod, runtime, podDirectory(stateDir, runtime.name, pod))));
   const missing = [...(wanted ?? [])].filter((name) => !pods.some((pod) => pod.name === name));
   try {
     writePods(pods, namespace, options, { stdout, stderr, nowMs: now(), env });

@@ -121,6 +121,11 @@ function containerFields(prefix: string): string[] {
     "volumeMounts[*].recursiveReadOnly",
     "terminationMessagePath",
     "terminationMessagePolicy",
+    // `--interactive`/`--tty` (lib/runtime/terminal-args.ts); stdinOnce acts only when an attach
+    // session ends, and podrun never attaches: nothing to do.
+    "stdin",
+    "stdinOnce",
+    "tty",
     // Resources: cpu and memory as cgroup settings (lib/runtime/resource-args.ts); ephemeral-storage,
     // hugepages, extended resources, claims and resizePolicy stay warnings.
     "resources.limits.cpu",

@@ -14,6 +14,7 @@ import type { PodObjects } from "./spec/pod-objects.js";
 import { inspectPodImages, startPod, StartPodError, StartPodInterrupted, type StartedPod } from "./start/start-pod.js";
 import { removeInterruptedPod, undoFailedStart, undoInterruptedStart } from "./undo-pod.js";
 import type { UpSummary } from "./up-summary.js";
+import { podDirectory } from "./volumes/pod-dir.js";
 
 // One pod of `podrun up`, as the kubelet's SyncPod takes it: reconcile what the engine has with
 // the manifest (keep, change in part, or recreate), start what the plan says, then, with --wait,
@@ -217,6 +218,7 @@ async function waitUntilReady(
       signal,
       onProgress: (containers) => options.onProgress?.({ kind: "containers", label, containers }),
       activeDeadline,
+      podDir: podDirectory(options.stateDir, runtime.name, identity),
     });
     return { status: "ready", label, containers: ready.containers, seconds: (Date.now() - options.since) / 1000 };
   } catch (error) {

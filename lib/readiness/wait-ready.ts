@@ -21,6 +21,7 @@ import {
 } from "./readiness-tracker.js";
 import type { StartedPod } from "../pod/start/start-pod.js";
 import { systemClock, type Clock } from "./wait-clock.js";
+import { describeTerminationMessage } from "../pod/status/termination-message.js";
 
 // `up --wait`: the kubelet's probe workers for one pod, until every app container and sidecar is
 // Ready (a sidecar counts towards the pod's readiness as an app container does).
@@ -66,6 +67,8 @@ export interface WaitForPodReadyOptions {
   logTail?: number;
   /** spec.activeDeadlineSeconds (active-deadline.ts findActiveDeadline): at `atMs` the wait fails with `error`. */
   activeDeadline?: { atMs: number; error: PodrunError } | undefined;
+  /** The pod directory, where a container that exits finds its termination message (termination-log.ts). */
+  podDir?: string;
 }
 
 export interface PodReady {
@@ -261,9 +264,22 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
     case "failed": {
       if (result.logsOf) reportFinal([result.logsOf], (t) => (result.error.reason === "StartupProbeFailed" ? "Failed: startup probe" : `Failed: exited with code ${t.state?.exitCode ?? "?"}`));
       const details = result.logsOf ? await collectLogs(runtime, [result.logsOf], options.logTail ?? 10) : undefined;
-      throw new PodrunError(result.error.reason, result.error.message, { cause: result.error.cause, details });
+      const message = await describeExit(options, result, details);
+      throw new PodrunError(result.error.reason, `${result.error.message}${message.line}`, { cause: result.error.cause, details: message.details });
     }
   }
+}
+
+// A container that exited for good: its termination message, as a failed init container's.
+function describeExit(options: WaitForPodReadyOptions, result: Extract<Outcome, { kind: "failed" }>, details: string | undefined): Promise<{ line: string; details?: string }> {
+  const t = result.logsOf;
+  const spec = podContainers(options.pod).find((c) => c.name === t?.name);
+  if (result.error.reason !== "ContainerTerminated" || !t?.state || !spec) return Promise.resolve({ line: "", details });
+  return describeTerminationMessage(options.runtime, { podDir: options.podDir, container: spec, id: t.id, exitCode: t.state.exitCode, details });
+}
+
+function podContainers(pod: Pod): Container[] {
+  return [...(pod.spec!.initContainers ?? []), ...pod.spec!.containers];
 }
 
 /** The pod's IP address as the engine reports it: the sandbox's, else an app container's ("" if none). */

@@ -7,6 +7,7 @@ import { formatEnvArgs, type EnvPlan } from "./env-plan.js";
 import { formatResourceArgs } from "./resource-args.js";
 import { formatContainerPodSettingsArgs, formatSandboxSettingsArgs } from "./sandbox-settings-args.js";
 import { formatSecurityArgs } from "./security-args.js";
+import { formatTerminalArgs } from "./terminal-args.js";
 import type { ContainerSpec, PortMapping, SandboxSpec, VolumeMount } from "./types.js";
 
 /**
@@ -25,6 +26,7 @@ export function buildCreateArgs(dialect: Dialect, spec: ContainerSpec, env: EnvP
   args.push(...formatMountArgs(dialect, spec.mounts ?? []));
   args.push(...formatResourceArgs(spec.resources));
   args.push(...formatSecurityArgs(dialect, spec.security));
+  args.push(...formatTerminalArgs(spec.terminal));
   // podrun pulls by itself, with the kubelet's policy and back-off: create must never pull.
   args.push("--pull", "never");
   const { entrypoint, afterImage } = resolveCommand(dialect, spec.command, spec.args);

@@ -4,6 +4,7 @@ import type { FindNamedRequest, NamedObject } from "./find-named.js";
 import type { ResourceArgs } from "./resource-args.js";
 import type { ContainerPodSettings, SandboxSettings } from "./sandbox-settings-args.js";
 import type { SecurityArgs } from "./security-args.js";
+import type { TerminalArgs } from "./terminal-args.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -32,6 +33,8 @@ export const LABEL_VOLUME = "io.podrun.volume";
  */
 export const LABEL_PRESTOP_HANDLER = "io.kubernetes.container.preStopHandler";
 export const LABEL_TERMINATION_GRACE_PERIOD = "io.kubernetes.pod.terminationGracePeriod";
+/** The kubelet's annotation for terminationMessagePolicy: set only for FallbackToLogsOnError (lib/pod/spec/termination-message.ts). */
+export const LABEL_TERMINATION_MESSAGE_POLICY = "io.kubernetes.container.terminationMessagePolicy";
 
 export interface ImageInfo {
   /** The engine's image ID (`sha256:…`). */
@@ -102,6 +105,8 @@ export interface ContainerSpec {
   podSettings?: ContainerPodSettings;
   /** The effective securityContext (lib/pod/spec/security-context.ts); undefined when none is set. */
   security?: SecurityArgs;
+  /** stdin and tty (terminal-args.ts); undefined when the container sets neither. */
+  terminal?: TerminalArgs;
 }
 
 /**

@@ -12,6 +12,8 @@ import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 import { planSecurityContext } from "./security-context.js";
 import { activeDeadlineLabels } from "../status/active-deadline.js";
+import { planTerminal } from "../../runtime/terminal-args.js";
+import { terminationMessageLabels } from "./termination-message.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -64,7 +66,7 @@ export function buildContainerSpec(options: {
     image: imageRef,
     ...withEnv(env),
     workingDir: container.workingDir || undefined,
-    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind), ...activeDeadlineLabels(spec) },
+    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind), ...activeDeadlineLabels(spec), ...terminationMessageLabels(container) },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
     // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
@@ -88,6 +90,8 @@ export function buildContainerSpec(options: {
   if (security) built.security = security;
   const securityOptions = planSecurityOptions(pod, container);
   if (securityOptions) built.security = { ...built.security, ...securityOptions };
+  const terminal = planTerminal(container);
+  if (terminal) built.terminal = terminal;
   // The hash covers the spec as built, so it is computed last and stored beside the other labels.
   built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);
   if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;

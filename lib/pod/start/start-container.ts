@@ -12,6 +12,7 @@ import { HookError, runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
 import type { PodObjects } from "../spec/pod-objects.js";
 import { resolveMountSources, type MountSourceContext } from "../volumes/mount-sources.js";
+import { withTerminationLog } from "../volumes/termination-log.js";
 import { NO_CAPACITY, resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "../spec/container-env.js";
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "../spec/field-ref.js";
 import { describeError } from "../../runtime/engine-error.js";
@@ -113,6 +114,8 @@ export async function startContainer(context: ContainerStepContext, container: C
     }
     throwIfAborted(signal);
   }
+  const mounts = await withTerminationLog(spec.mounts ?? [], container, { podDir: context.mountSources?.podDir, touchDisk: context.mountSources?.touchDisk === true });
+  if (mounts.length > 0) spec.mounts = mounts;
   let id: string;
   // While `create` runs, only the name is known: an interrupted run removes the container by it.
   context.created.creating.add(spec.name);

@@ -17,6 +17,8 @@ import { findPodIP, waitForPodReady } from "../../readiness/wait-ready.js";
 import { prepareVolumes } from "../volumes/prepare-volumes.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
 import type { MountSourceContext } from "../volumes/mount-sources.js";
+import { choosePodDirectory } from "../volumes/termination-log.js";
+import { describeTerminationMessage } from "../status/termination-message.js";
 
 // The kubelet's SyncPod for a new pod, in its order (pkg/kubelet/kuberuntime/kuberuntime_manager.go): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
@@ -130,7 +132,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     }
 
     // hostPath checks and the volumes' files come first: a failure there leaves nothing behind.
-    const { podDir } = await prepareVolumes(deps.recorder, {
+    const volumes = await prepareVolumes(deps.recorder, {
       pod,
       identity,
       objects: options.objects ?? NO_OBJECTS,
@@ -139,6 +141,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       dryRun: options.dryRun === true,
       kept: keptPod !== undefined,
     });
+    // Every container's termination message file goes there too (termination-log.ts).
+    const podDir = await choosePodDirectory({ podDir: volumes.podDir, stateDir: options.stateDir, engine: deps.runtime.name, identity, dryRun: options.dryRun === true });
     // A kept pod's directory is in use by its kept containers: a failure now must not remove it.
     if (podDir !== undefined && !keptPod && !options.dryRun) created.podDir = podDir;
     const mountpoints = new Map<string, Promise<string>>();
@@ -247,7 +251,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       if (exitCode !== 0) {
         const tail = (await deps.runtime.logs(id, { tail: options.logTail ?? 10 }).catch(() => "")).trimEnd();
         const details = tail ? `last log lines of init container ${container.name}:\n${indent(tail)}` : undefined;
-        throw new PodrunError("InitContainerFailed", `init container ${container.name} exited with code ${exitCode}`, { details });
+        const message = await describeTerminationMessage(deps.runtime, { podDir, container, id, exitCode, details });
+        throw new PodrunError("InitContainerFailed", `init container ${container.name} exited with code ${exitCode}${message.line}`, { details: message.details });
       }
     }
 

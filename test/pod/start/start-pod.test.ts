@@ -335,6 +335,8 @@ t.test("file volumes: written in the pod directory before anything is created, b
     `bind ${podDir}/volumes/conf /etc/conf ro`,
     `bind ${podDir}/volumes/conf/one /etc/one.txt ro`,
     `bind ${engineDir}/default_web_data/logs /logs`,
+    // Every container's termination message file (lib/pod/volumes/termination-log.ts).
+    `bind ${podDir}/containers/a/termination-log /dev/termination-log`,
   ]);
   await undoStart(h.deps.runtime, error.created);
   t.notOk(existsSync(podDir), "undo removes the pod directory");

@@ -1,0 +1,121 @@
+import { open } from "node:fs/promises";
+import type { Container, ContainerStateTerminated } from "kubernetes-types/core/v1.js";
+import type { ContainerRuntime, ContainerState } from "../../runtime/types.js";
+import { readTerminationMessagePolicy, type TerminationMessagePolicy } from "../spec/termination-message.js";
+import { terminationLogFile } from "../volumes/termination-log.js";
+import { kubeContainerName } from "./find-pods.js";
+import type { PodSummary } from "./pod-status.js";
+
+// A terminated container's message, read as the kubelet reads it (kuberuntime_container.go
+// getTerminationMessage, readLastStringFromContainerLogs): the end of the file it wrote at its
+// terminationMessagePath, at most 4096 bytes; under FallbackToLogsOnError, a container that failed
+// and left the file empty (or has none) gets the end of its log instead: its last 80 lines, at
+// most 2048 bytes of them.
+
+/** kubecontainer.MaxContainerTerminationMessageLength. */
+export const MAX_TERMINATION_MESSAGE_BYTES = 4096;
+/** kubecontainer.MaxContainerTerminationMessageLogLines and …LogLength. */
+export const MAX_TERMINATION_LOG_LINES = 80;
+export const MAX_TERMINATION_LOG_BYTES = 2048;
+
+export interface TerminationMessage {
+  text: string;
+  /** Where it came from: the container's file, or its log (FallbackToLogsOnError). */
+  from: "file" | "logs";
+}
+
+/** The message of a container that ended with `exitCode`; "" (from the file) when there is none. */
+export async function readTerminationMessage(options: {
+  /** The container's termination file on the host (termination-log.ts), if it has one. */
+  file?: string;
+  policy: TerminationMessagePolicy;
+  exitCode: number;
+  /** The container's last `tail` log lines, stdout and stderr merged. */
+  logs: (tail: number) => Promise<string>;
+}): Promise<TerminationMessage> {
+  const fallback = options.policy === "FallbackToLogsOnError" && options.exitCode !== 0;
+  let text = "";
+  if (options.file !== undefined) {
+    try {
+      text = await readTail(options.file, MAX_TERMINATION_MESSAGE_BYTES);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") return { text: `Error on reading termination log ${options.file}: ${(error as Error).message}`, from: "file" };
+    }
+  }
+  if (text !== "" || !fallback) return { text, from: "file" };
+  try {
+    const logs = Buffer.from(await options.logs(MAX_TERMINATION_LOG_LINES));
+    return { text: logs.subarray(Math.max(0, logs.length - MAX_TERMINATION_LOG_BYTES)).toString(), from: "logs" };
+  } catch (error) {
+    return { text: `Error on reading termination message from logs: ${(error as Error).message.split("\n")[0]}`, from: "logs" };
+  }
+}
+
+/** The message of one container podrun made, from its pod directory and its labels. */
+export function readContainerTerminationMessage(
+  runtime: Pick<ContainerRuntime, "logs">,
+  options: { podDir?: string; container: string; id: string; policy: TerminationMessagePolicy; exitCode: number },
+): Promise<TerminationMessage> {
+  return readTerminationMessage({
+    file: options.podDir === undefined ? undefined : terminationLogFile(options.podDir, options.container),
+    policy: options.policy,
+    exitCode: options.exitCode,
+    logs: (tail) => runtime.logs(options.id, { tail }),
+  });
+}
+
+/**
+ * A failed container's message for `up`'s error: one line from its file ends the error line
+ * (`…exited with code 1: <message>`); several lines go with the details, under the log's last
+ * lines. A message taken from the log adds nothing: the details show the log's last lines already.
+ */
+export async function describeTerminationMessage(
+  runtime: Pick<ContainerRuntime, "logs">,
+  options: { podDir?: string; container: Pick<Container, "name" | "terminationMessagePolicy">; id: string; exitCode: number; details?: string },
+): Promise<{ line: string; details?: string }> {
+  const policy: TerminationMessagePolicy = options.container.terminationMessagePolicy === "FallbackToLogsOnError" ? "FallbackToLogsOnError" : "File";
+  const message = await readContainerTerminationMessage(runtime, { podDir: options.podDir, container: options.container.name, id: options.id, policy, exitCode: options.exitCode });
+  const text = message.from === "file" ? message.text.trim() : "";
+  if (text === "") return { line: "", details: options.details };
+  if (!text.includes("\n")) return { line: `: ${text}`, details: options.details };
+  const indented = text.split("\n").map((line) => `    ${line}`).join("\n");
+  return { line: "", details: [options.details, `termination message of container ${options.container.name}:\n${indented}`].filter(Boolean).join("\n") };
+}
+
+/**
+ * Sets `message` on each terminated state of the pod's statuses (the current one, or the last one
+ * of a container in CrashLoopBackOff) that has a message, as the kubelet's status shows it.
+ */
+export async function addTerminationMessages(pod: PodSummary, runtime: Pick<ContainerRuntime, "logs">, podDir: string): Promise<void> {
+  const pairs = [
+    ...pod.initContainerStatuses.map((status, i) => [status, pod.initContainers[i]] as const),
+    ...pod.containerStatuses.map((status, i) => [status, pod.appContainers[i]] as const),
+  ];
+  await Promise.all(
+    pairs.map(async ([status, state]) => {
+      const terminated = status.state?.terminated ?? status.lastState?.terminated;
+      if (!terminated || !state) return;
+      const message = await readMessageOf(runtime, podDir, state, terminated);
+      if (message !== "") terminated.message = message;
+    }),
+  );
+}
+
+function readMessageOf(runtime: Pick<ContainerRuntime, "logs">, podDir: string, state: ContainerState, terminated: ContainerStateTerminated): Promise<string> {
+  const policy = readTerminationMessagePolicy(state.labels);
+  return readContainerTerminationMessage(runtime, { podDir, container: kubeContainerName(state), id: state.id, policy, exitCode: terminated.exitCode }).then((m) => m.text);
+}
+
+// The last `max` bytes of a file, read without reading the rest (tail.ReadAtMost).
+async function readTail(path: string, max: number): Promise<string> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, max);
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, size - length);
+    return buffer.subarray(0, bytesRead).toString();
+  } finally {
+    await handle.close();
+  }
+}
