@@ -158,7 +158,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const volumesReady = keptPod
       ? Promise.resolve()
       : createPodVolumes(deps, pod, identity, created).then(() =>
-          mountSources.touchDisk ? setUpEmptyDirs({ spec, identity, engine: deps.runtime.name, mountpoint: mountSources.mountpoint, recorder: deps.recorder }) : undefined,
+          setUpEmptyDirs({ spec, identity, engine: deps.runtime.name, mountpoint: mountSources.mountpoint, touchDisk: mountSources.touchDisk, recorder: deps.recorder }),
         );
     volumesReady.catch(() => undefined); // awaited before each create; a failure must not go unhandled meanwhile
 

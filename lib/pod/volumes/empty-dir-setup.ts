@@ -25,6 +25,8 @@ export interface EmptyDirSetupOptions {
   engine: RuntimeName;
   /** The volume's directory on the host (ContainerRuntime.inspectVolumeMountpoint). */
   mountpoint: (runtimeName: string) => Promise<string>;
+  /** False in a dry run: no directory is looked at or changed (what the engine cannot do is still said). */
+  touchDisk?: boolean;
   recorder: Pick<EventRecorder, "event">;
 }
 
@@ -34,7 +36,7 @@ export async function setUpEmptyDirs(options: EmptyDirSetupOptions): Promise<voi
   const volumes = planPodVolumes(spec, identity);
   const fsGroup = spec.securityContext?.fsGroup;
   const warn = (message: string) => options.recorder.event(toInvolvedObject(identity), "Warning", OWNERSHIP_WARNING_REASON, message);
-  for (const volume of volumes) {
+  for (const volume of options.touchDisk === false ? [] : volumes) {
     const cannot = (cause: string) => {
       if (fsGroup !== undefined) warn(describeOwnershipWarning(volume.volume, fsGroup, `${engine} volume ${volume.name}: ${cause}`));
       else warn(`${emptyDirField(spec, volume.volume)}: volume "${volume.volume}" not made mode 0777 as a kubelet would (a container not running as root may not write to it): ${engine} volume ${volume.name}: ${cause}`);

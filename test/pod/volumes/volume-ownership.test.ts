@@ -155,3 +155,22 @@ t.test("setUpEmptyDirs: a Memory emptyDir of one container is a tmpfs: podman ca
   await setUpEmptyDirs({ spec, identity, engine: "podman", mountpoint, recorder });
   t.same(events, [`spec.securityContext.fsGroup: volume "mem" not given to group 2000 as a kubelet would: podman's --tmpfs takes no gid option: the tmpfs stays group root (mode 1777)`]);
 });
+
+t.test("setUpEmptyDirs in a dry run: no directory is touched, what podman cannot do is still said", async (t) => {
+  const identity = { name: "web", namespace: "ci", uid: "u1" };
+  const spec: PodSpec = {
+    securityContext: { fsGroup: FS_GROUP },
+    volumes: [{ name: "d", emptyDir: {} }, { name: "mem", emptyDir: { medium: "Memory" } }],
+    containers: [{ name: "app", image: "x", volumeMounts: [{ name: "d", mountPath: "/d" }, { name: "mem", mountPath: "/mem" }] }],
+  };
+  const events: string[] = [];
+  const asked: string[] = [];
+  const recorder = createRecorder({ sinks: [{ write: (event) => void events.push(event.message) }] });
+  const mountpoint = async (name: string) => {
+    asked.push(name);
+    return "/nonexistent";
+  };
+  await setUpEmptyDirs({ spec, identity, engine: "podman", mountpoint, touchDisk: false, recorder });
+  t.same(asked, []);
+  t.match(events, [/volume "mem" not given to group 2000 .*podman's --tmpfs takes no gid option/]);
+});
