@@ -36,13 +36,16 @@ export const HONOURED_POD_FIELDS = [
   ...containerFields("spec.initContainers[*]"),
   ...containerFields("spec.containers[*]"),
   // securityContext (lib/pod/spec/security-context.ts, lib/runtime/security-args.ts): the
-  // container's value over the pod's. fsGroup joins the supplemental groups but owns no volume
-  // (a warning below); runAsNonRoot is checked before create (start-container.ts).
+  // container's value over the pod's. fsGroup joins the supplemental groups and owns the pod's
+  // emptyDir, configMap, secret, downwardAPI and projected volumes (lib/pod/volumes/
+  // volume-ownership.ts; fsGroupChangePolicy changes nothing for these kinds, as on a node);
+  // runAsNonRoot is checked before create (start-container.ts).
   "spec.securityContext.runAsUser",
   "spec.securityContext.runAsNonRoot",
   "spec.securityContext.runAsGroup",
   "spec.securityContext.supplementalGroups",
   "spec.securityContext.fsGroup",
+  "spec.securityContext.fsGroupChangePolicy",
   ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) =>
     ["runAsUser", "runAsGroup", "runAsNonRoot", "readOnlyRootFilesystem", "capabilities.add", "capabilities.drop", "privileged", "allowPrivilegeEscalation"].map((field) => `${prefix}.securityContext.${field}`),
   ),
@@ -216,11 +219,6 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
         report({ type: "Forbidden", path, detail: "mounted read-only, but not recursively: podrun asks none of the engines for recursive read-only binds (docker 25 and podman 5 can)", atKey: true });
       });
     });
-  }
-  const fsGroup = (spec as { securityContext?: { fsGroup?: unknown } }).securityContext?.fsGroup;
-  if (fsGroup !== undefined && fsGroup !== null) {
-    const path = FieldPath.root().child("spec").child("securityContext").child("fsGroup");
-    report({ type: "Forbidden", path, detail: "added to each container's supplemental groups, but volumes are not given to this group as a kubelet would", atKey: true });
   }
   findApproximatedPodSettings(spec as Record<string, unknown>, report);
   findSecurityOptionWarnings(pod, report);

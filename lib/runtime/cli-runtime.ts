@@ -271,8 +271,8 @@ export class CliRuntime implements ContainerRuntime {
     }
   }
 
-  async createVolume(name: string, labels: Record<string, string>): Promise<void> {
-    const args = buildVolumeCreateArgs(name, labels);
+  async createVolume(name: string, labels: Record<string, string>, options: { group?: number } = {}): Promise<void> {
+    const args = buildVolumeCreateArgs(name, labels, this.dialect.volumeGroupOption ? options.group : undefined);
     if (!this.record(args)) await this.run(args);
   }
 

@@ -130,7 +130,9 @@ export function formatMountArgs(dialect: Dialect, mounts: readonly VolumeMount[]
     }
     if (mount.tmpfs) {
       const size = mount.tmpfsSizeBytes !== undefined ? [`size=${mount.tmpfsSizeBytes}`] : [];
-      return ["--tmpfs", `${mount.target}:${[mount.readOnly ? "ro" : "rw", "exec", ...size].join(",")}`];
+      // The kernel's tmpfs root is 1777; the kubelet's fsGroup walk adds setgid and the group.
+      const group = mount.tmpfsGroup !== undefined && dialect.tmpfsGroupOption ? ["mode=3777", `gid=${mount.tmpfsGroup}`] : [];
+      return ["--tmpfs", `${mount.target}:${[mount.readOnly ? "ro" : "rw", "exec", ...size, ...group].join(",")}`];
     }
     const options = [...(mount.readOnly ? ["ro"] : []), ...(dialect.volumeNoCopy ? ["nocopy"] : [])];
     return ["-v", `${mount.volume}:${mount.target}${options.length > 0 ? `:${options.join(",")}` : ""}`];
@@ -151,9 +153,9 @@ function formatBindArgs(dialect: Dialect, mount: VolumeMount, source: string): s
   return ["--mount", [`type=bind`, `source=${source}`, `target=${mount.target}`, ...options].join(",")];
 }
 
-/** `volume create --label k=v… NAME`: the same on all three CLIs. */
-export function buildVolumeCreateArgs(name: string, labels: Record<string, string>): string[] {
-  return ["volume", "create", ...formatLabelArgs(labels), name];
+/** `volume create --label k=v… NAME`: the same on all three CLIs; `--opt o=gid=N` for podman's fsGroup (Dialect.volumeGroupOption). */
+export function buildVolumeCreateArgs(name: string, labels: Record<string, string>, group?: number): string[] {
+  return ["volume", "create", ...formatLabelArgs(labels), ...(group !== undefined ? ["--opt", `o=gid=${group}`] : []), name];
 }
 
 /** The `volume rm` calls that remove `names`: one call, or one per volume for nerdctl. */

@@ -59,6 +59,18 @@ export interface Dialect {
    */
   readonly volumeRemoveOneByOne: boolean;
   /**
+   * `--tmpfs PATH:…,mode=3777,gid=N` (a Memory emptyDir given to fsGroup): docker passes the
+   * options to the kernel's tmpfs, as nerdctl does; podman 4.3 refuses `gid=` ("unknown mount option").
+   */
+  readonly tmpfsGroupOption: boolean;
+  /**
+   * `volume create --opt o=gid=N` (an emptyDir given to fsGroup). podman gives a new volume, on
+   * its first mount, the owner of the container's user, or the owner and mode of the image's
+   * directory at the mount path; `gid=` makes it the group's (uid stays 0) and turns that off.
+   * docker's and nerdctl's local driver take `o=` as mount options, for a `device` only.
+   */
+  readonly volumeGroupOption: boolean;
+  /**
    * Whether a value survives this CLI's `--env-file` parser exactly (see env-plan.ts).
    * Values that do not are passed by name (`-e NAME`) through the CLI's own environment.
    */
@@ -108,6 +120,8 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeNoCopy: true,
     volumeRemoveFlags: ["-f"],
     volumeRemoveOneByOne: false,
+    tmpfsGroupOption: true,
+    volumeGroupOption: false,
     pullCredentials: "docker-config",
     dockerHubAuthKey: "https://index.docker.io/v1/",
   },
@@ -122,6 +136,8 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeNoCopy: true,
     volumeRemoveFlags: [],
     volumeRemoveOneByOne: false,
+    tmpfsGroupOption: false,
+    volumeGroupOption: true,
     pullCredentials: "authfile",
     dockerHubAuthKey: "docker.io",
   },
@@ -138,6 +154,8 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeNoCopy: false,
     volumeRemoveFlags: [],
     volumeRemoveOneByOne: true,
+    tmpfsGroupOption: true,
+    volumeGroupOption: false,
     pullCredentials: "docker-config",
     dockerHubAuthKey: "https://index.docker.io/v1/",
   },

@@ -124,6 +124,8 @@ export interface VolumeMount {
   tmpfs?: boolean;
   /** Size of the tmpfs in bytes (emptyDir sizeLimit); undefined: the engine's default. */
   tmpfsSizeBytes?: number;
+  /** The pod's fsGroup, for a tmpfs: its root given to that group, setgid (volume-ownership.ts). */
+  tmpfsGroup?: number;
   /** A bind mount, as planned: which host directory it comes from, and the subPath in it. */
   bind?: BindOrigin;
   /** The host path (file or directory) to bind-mount: set once `bind` is resolved. */
@@ -261,8 +263,8 @@ export interface ContainerRuntime {
   findNamed(request: FindNamedRequest): Promise<NamedObject[]>;
   /** The last `tail` lines of a container's output (stdout and stderr). */
   logs(id: string, options?: { tail?: number }): Promise<string>;
-  /** Creates an engine volume (emptyDir) carrying `labels`. */
-  createVolume(name: string, labels: Record<string, string>): Promise<void>;
+  /** Creates an engine volume (emptyDir) carrying `labels`; `group` where the dialect takes it (volumeGroupOption). */
+  createVolume(name: string, labels: Record<string, string>, options?: { group?: number }): Promise<void>;
   /** Removes volumes; missing ones are success, one in use by a container is an error. */
   removeVolumes(names: readonly string[]): Promise<void>;
   /** Volumes carrying every one of `labels`. */

@@ -170,7 +170,7 @@ for (const runtime of ["docker", "podman"] as const) {
       "/sec/password": "400", "/dn/labels": "644", "/dn/name": "644",
       "/proj/p1": "440", "/proj/pw": "400", "/proj/ns": "440",
       "/hd": "755", "/hf": "644", "/hdc": "755", "/hfc": "644",
-      "/sub": "755", "/ed/sub1": "755",
+      "/sub": "777", "/ed/sub1": "777",
     }, "modes as the kubelet sets them: defaultMode, item mode, 0644 unless told");
     const content = (path: string) => new RegExp(`^--- ${path}\\n([\\s\\S]*?)\\n(?=--- |PROJ )`, "m").exec(logs)?.[1];
     t.equal(content("/cfg/app.properties"), "a=1\nb=2\n");

@@ -51,7 +51,8 @@ export interface CommandWorld {
 export async function createCommandWorld(t: Test, options: FakeRuntimeOptions = {}): Promise<CommandWorld> {
   const dir = await mkdtemp(join(tmpdir(), "podrun-command-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const runtime = new FakeRuntime({ images: ["registry.k8s.io/pause:3.10"], ...options });
+  // Engine volumes are directories here, as a local engine's are: `up` sets their mode.
+  const runtime = new FakeRuntime({ images: ["registry.k8s.io/pause:3.10"], volumeRoot: join(dir, "volumes"), ...options });
   const stateDir = join(dir, "state");
   const world: CommandWorld = {
     runtime,

@@ -224,19 +224,17 @@ t.test("pod-level settings are acted on; a written ClusterFirst and a hostNetwor
   ]);
 });
 
-t.test("securityContext: users, groups, runAsNonRoot, read-only root, capabilities, privileges are acted on; fsGroup named; the rest warns", async (t) => {
+t.test("securityContext: users, groups, fsGroup, runAsNonRoot, read-only root, capabilities, privileges, procMount are acted on", async (t) => {
   const own = { runAsUser: 1000, runAsGroup: 3000, readOnlyRootFilesystem: true, capabilities: { add: ["NET_ADMIN"], drop: ["ALL"] }, privileged: false, allowPrivilegeEscalation: false };
   t.same(
     ignored({
       spec: {
-        securityContext: { runAsUser: 1000, runAsGroup: 3000, runAsNonRoot: true, supplementalGroups: [2000], fsGroup: 2000, seccompProfile: { type: "RuntimeDefault" } },
+        securityContext: { runAsUser: 1000, runAsGroup: 3000, runAsNonRoot: true, supplementalGroups: [2000], fsGroup: 2000, fsGroupChangePolicy: "OnRootMismatch", seccompProfile: { type: "RuntimeDefault" } },
         initContainers: [{ name: "i", image: "x", securityContext: own }],
         containers: [{ name: "a", image: "x", securityContext: { ...own, runAsNonRoot: true, procMount: "Default", seccompProfile: { type: "Unconfined" } } }],
         os: { name: "linux" },
       },
     }),
-    [
-      "spec.securityContext.fsGroup: added to each container's supplemental groups, but volumes are not given to this group as a kubelet would",
-    ],
+    [],
   );
 });

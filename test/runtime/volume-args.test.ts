@@ -204,3 +204,19 @@ t.test("volume inspect: the same argv on all three CLIs; the Mountpoint read fro
     await t.rejects(runtime.inspectVolumeMountpoint("gone"), /volume gone not found/, `${name}: a missing volume`);
   }
 });
+
+t.test("fsGroup: a tmpfs gets mode=3777,gid=N where the CLI takes it; podman's volume create gets o=gid=N", async (t) => {
+  const tmpfs: VolumeMount[] = [{ volume: "ci_web_mem", target: "/mem", readOnly: false, tmpfs: true, tmpfsSizeBytes: 1048576, tmpfsGroup: 2000 }];
+  t.same(formatMountArgs(docker, tmpfs), ["--tmpfs", "/mem:rw,exec,size=1048576,mode=3777,gid=2000"]);
+  t.same(formatMountArgs(nerdctl, tmpfs), ["--tmpfs", "/mem:rw,exec,size=1048576,mode=3777,gid=2000"], "nerdctl: argv only, never run here");
+  t.same(formatMountArgs(podman, tmpfs), ["--tmpfs", "/mem:rw,exec,size=1048576"], "podman 4.3 refuses gid=: the kernel's 1777 (a Warning says so)");
+  t.same(buildVolumeCreateArgs("ci_web_data", { "io.podrun.volume": "data" }, 2000), ["volume", "create", "--label", "io.podrun.volume=data", "--opt", "o=gid=2000", "ci_web_data"]);
+  for (const name of ["docker", "podman", "nerdctl"] as const) {
+    const recorded: RuntimeCommand[] = [];
+    const runtime = new CliRuntime({ name, binary: `/nonexistent/${name}`, dryRun: { record: (c) => recorded.push(c) } });
+    await runtime.createVolume("ci_web_data", {}, { group: 2000 });
+    await runtime.createVolume("ci_web_other", {});
+    const group = name === "podman" ? ["--opt", "o=gid=2000"] : [];
+    t.same(recorded.map((c) => c.args), [["volume", "create", ...group, "ci_web_data"], ["volume", "create", "ci_web_other"]], name);
+  }
+});

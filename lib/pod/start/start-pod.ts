@@ -15,6 +15,7 @@ import { planPodVolumes } from "../volumes/volume-plan.js";
 import { NO_OBJECTS, type PodObjects } from "../spec/pod-objects.js";
 import { findPodIP, waitForPodReady } from "../../readiness/wait-ready.js";
 import { prepareVolumes } from "../volumes/prepare-volumes.js";
+import { setUpEmptyDirs } from "../volumes/empty-dir-setup.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
 import type { MountSourceContext } from "../volumes/mount-sources.js";
 import { choosePodDirectory } from "../volumes/termination-log.js";
@@ -158,7 +159,11 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
 
     // emptyDir volumes are made while the sandbox starts; every container's create waits for them.
     // A kept pod's volumes are in use by its kept containers: they stay.
-    const volumesReady = keptPod ? Promise.resolve() : createPodVolumes(deps, pod, identity, created);
+    const volumesReady = keptPod
+      ? Promise.resolve()
+      : createPodVolumes(deps, pod, identity, created).then(() =>
+          setUpEmptyDirs({ spec, identity, engine: deps.runtime.name, mountpoint: mountSources.mountpoint, touchDisk: mountSources.touchDisk, recorder: deps.recorder }),
+        );
     volumesReady.catch(() => undefined); // awaited before each create; a failure must not go unhandled meanwhile
 
     let sandboxId: string | undefined = keptPod?.sandboxId;
@@ -301,7 +306,7 @@ async function createPodVolumes(deps: StartPodDeps, pod: Pod, identity: PodIdent
     throw new PodrunError("FailedMount", message, { cause: error });
   };
   await deps.runtime.removeVolumes(created.volumes).catch(failed(volumes[0]!.volume));
-  await Promise.all(volumes.map((v) => deps.runtime.createVolume(v.name, v.labels).catch(failed(v.volume))));
+  await Promise.all(volumes.map((v) => deps.runtime.createVolume(v.name, v.labels, v.group !== undefined ? { group: v.group } : undefined).catch(failed(v.volume))));
 }
 
 // Presence is looked up by the defaulted ref (`busybox:latest`), which is what the manager asks.

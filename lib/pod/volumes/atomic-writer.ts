@@ -26,15 +26,21 @@ export type Payload = ReadonlyMap<string, FileProjection>;
 const DATA_DIR = "..data";
 const DATA_DIR_TMP = "..data_tmp";
 
-/** Writes `payload` into `dir` (which must exist), replacing what an earlier write put there. */
-export async function writeAtomically(dir: string, payload: Payload): Promise<void> {
+/**
+ * Writes `payload` into `dir` (which must exist), replacing what an earlier write put there.
+ * `setPerms` runs once the new files are written and before they are made visible, as the
+ * kubelet's hook does (fsGroup ownership, volume-ownership.ts); an unchanged payload skips it too.
+ * `fileMode` is what `setPerms` makes of a file's mode, so that a payload already written is
+ * recognised as such.
+ */
+export async function writeAtomically(dir: string, payload: Payload, options: { setPerms?: () => Promise<void>; fileMode?: (mode: number) => number } = {}): Promise<void> {
   for (const path of payload.keys()) {
     const problem = checkPayloadPath(path);
     if (problem) throw new Error(`invalid file path ${JSON.stringify(path)}: ${problem}`);
   }
   const oldDataDir = await readlink(join(dir, DATA_DIR)).catch(() => undefined);
   const oldPaths = oldDataDir === undefined ? new Set<string>() : await listFiles(join(dir, oldDataDir));
-  if (oldDataDir !== undefined && (await holdsPayload(join(dir, oldDataDir), oldPaths, payload))) {
+  if (oldDataDir !== undefined && (await holdsPayload(join(dir, oldDataDir), oldPaths, payload, options.fileMode ?? ((mode) => mode)))) {
     await createVisibleLinks(dir, payload);
     return;
   }
@@ -48,6 +54,7 @@ export async function writeAtomically(dir: string, payload: Payload): Promise<vo
     await writeFile(full, file.content, { mode: file.mode, flag: "wx" });
     await chmod(full, file.mode); // the mode as given, not as the umask left it
   }
+  await options.setPerms?.();
   const tmpLink = join(dir, DATA_DIR_TMP);
   await rm(tmpLink, { force: true });
   await symlink(posix.basename(dataDir), tmpLink);
@@ -121,13 +128,13 @@ async function listFiles(root: string, prefix = ""): Promise<Set<string>> {
   return found;
 }
 
-async function holdsPayload(dataDir: string, present: ReadonlySet<string>, payload: Payload): Promise<boolean> {
+async function holdsPayload(dataDir: string, present: ReadonlySet<string>, payload: Payload, fileMode: (mode: number) => number): Promise<boolean> {
   if (present.size !== payload.size) return false;
   for (const [path, file] of payload) {
     if (!present.has(path)) return false;
     const full = join(dataDir, path);
     const [info, content] = await Promise.all([stat(full), readFile(full)]).catch(() => [undefined, undefined] as const);
-    if (!info || !content || (info.mode & 0o777) !== file.mode || !content.equals(file.content)) return false;
+    if (!info || !content || (info.mode & 0o7777) !== fileMode(file.mode) || !content.equals(file.content)) return false;
   }
   return true;
 }

@@ -11,6 +11,7 @@ import type { PodIdentity } from "../identity.js";
 import { ensurePodDirectory, podDirectory, removePodDirectory, volumeDirectory } from "./pod-dir.js";
 import type { PodObjects } from "../spec/pod-objects.js";
 import { isFileVolume, planVolumeFiles } from "./volume-files.js";
+import { describeOwnershipFailures, fsGroupMode, OWNERSHIP_WARNING_REASON, setVolumeOwnership } from "./volume-ownership.js";
 
 // The kubelet's volume manager before the pod's first container (WaitForAttachAndMount): every
 // volume of the pod is set up, mounted by a container or not, or the pod goes no further. Here:
@@ -77,7 +78,7 @@ export async function prepareVolumes(recorder: Pick<EventRecorder, "event">, opt
         await mkdir(dir, { recursive: true });
         // As the emptyDir the kubelet writes these volumes in: the container sees a 0777 root.
         await chmod(dir, 0o777);
-        await writeAtomically(dir, payloads.get(volume.name)!);
+        await writeAtomically(dir, payloads.get(volume.name)!, fsGroupSetPerms(recorder, options, volume.name, dir));
       } catch (error) {
         failed(volume, error);
       }
@@ -87,4 +88,17 @@ export async function prepareVolumes(recorder: Pick<EventRecorder, "event">, opt
     throw error;
   }
   return { podDir };
+}
+
+/** With a pod fsGroup, the kubelet's setPerms hook: the whole volume directory, read-only kind. */
+function fsGroupSetPerms(recorder: Pick<EventRecorder, "event">, options: PrepareVolumesOptions, volume: string, dir: string): Parameters<typeof writeAtomically>[2] {
+  const fsGroup = options.pod.spec!.securityContext?.fsGroup;
+  if (fsGroup === undefined) return {};
+  return {
+    setPerms: async () => {
+      const failures = await setVolumeOwnership(dir, fsGroup, { readOnly: true });
+      if (failures.length > 0) recorder.event(toInvolvedObject(options.identity), "Warning", OWNERSHIP_WARNING_REASON, describeOwnershipFailures(volume, fsGroup, failures));
+    },
+    fileMode: (mode) => fsGroupMode(mode, { directory: false, readOnly: true }),
+  };
 }

@@ -32,6 +32,8 @@ export interface PodVolume {
   /** The Kubernetes volume name. */
   volume: string;
   labels: Record<string, string>;
+  /** The pod's fsGroup, for an engine that would otherwise give the volume to the container's user (Dialect.volumeGroupOption). */
+  group?: number;
 }
 
 export function volumeRuntimeName(pod: Pick<PodIdentity, "name" | "namespace">, volume: string): string {
@@ -52,9 +54,10 @@ export function volumeLabels(pod: PodIdentity, volume: string): Record<string, s
 /** The engine volumes the pod needs: its emptyDirs that some container mounts, except single-mount Memory ones. */
 export function planPodVolumes(spec: PodSpec, pod: PodIdentity): PodVolume[] {
   const mounts = countVolumeMounts(spec);
+  const fsGroup = spec.securityContext?.fsGroup;
   return (spec.volumes ?? [])
     .filter((volume) => volume.emptyDir !== undefined && (mounts.get(volume.name) ?? 0) > 0 && !isOwnTmpfs(spec, volume.name, mounts))
-    .map((volume) => ({ name: volumeRuntimeName(pod, volume.name), volume: volume.name, labels: volumeLabels(pod, volume.name) }));
+    .map((volume) => ({ name: volumeRuntimeName(pod, volume.name), volume: volume.name, labels: volumeLabels(pod, volume.name), ...(fsGroup !== undefined ? { group: fsGroup } : {}) }));
 }
 
 /**
@@ -87,7 +90,8 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
     const base = { volume: volumeRuntimeName(pod, mount.name), target: containerMountPath(mount.mountPath), readOnly };
     if (isOwnTmpfs(spec, mount.name, mounts)) {
       const size = emptyDir.sizeLimit === undefined ? undefined : parseQuantityBytes(emptyDir.sizeLimit);
-      return [{ ...base, tmpfs: true, tmpfsSizeBytes: size }];
+      const fsGroup = spec.securityContext?.fsGroup;
+      return [{ ...base, tmpfs: true, tmpfsSizeBytes: size, ...(fsGroup !== undefined ? { tmpfsGroup: fsGroup } : {}) }];
     }
     // The engines here have no volume-subpath option: a subPath is a bind of the directory in the
     // volume. So is a mount with propagation: docker takes no propagation on a named volume.

@@ -169,3 +169,11 @@ t.test("a relative mountPath is rooted at / as the kubelet does", async (t) => {
   ];
   for (const [mountPath, target] of cases) t.equal(containerMountPath(mountPath), target, mountPath);
 });
+
+t.test("fsGroup: engine volumes carry the group, a container's own tmpfs too; without it nothing changes", async (t) => {
+  const withGroup: PodSpec = { ...spec, securityContext: { fsGroup: 2000 } };
+  t.same(planPodVolumes(withGroup, identity).map((v) => [v.volume, v.group]), [["data", 2000], ["mem-shared", 2000]]);
+  t.same(planContainerMounts(withGroup, identity, withGroup.containers[0]!)[1], { volume: "ci_web_mem-once", target: "/tmp", readOnly: false, tmpfs: true, tmpfsSizeBytes: 64 * 1024 * 1024, tmpfsGroup: 2000 });
+  t.notOk(planPodVolumes(spec, identity).some((v) => "group" in v));
+  t.notOk(planContainerMounts(spec, identity, spec.containers[0]!).some((m) => "tmpfsGroup" in m), "no new key: the spec hash of a pod without fsGroup is unchanged");
+});
