@@ -6,6 +6,7 @@
 // refuse `--add-host`/`--dns` on it), podman gives a pod's containers the pod's.
 import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
+import { formatPodResourceArgs, type PodResourceArgs } from "./pod-resource-args.js";
 
 /** Pod-level settings made on the sandbox; each part absent when the pod does not set it. */
 export interface SandboxSettings {
@@ -19,6 +20,8 @@ export interface SandboxSettings {
   hostIpc?: boolean;
   /** spec.securityContext.sysctls as `name=value`, set in the sandbox's namespaces. */
   sysctls?: string[];
+  /** spec.resources: the pod cgroup's limits (podman's pod; pod-resource-args.ts). */
+  resources?: PodResourceArgs;
 }
 
 export interface SandboxDns {
@@ -55,6 +58,7 @@ export function formatSandboxSettingsArgs(dialect: Dialect, settings: SandboxSet
   // The app containers join the sandbox's network (docker/nerdctl) or the pod's (podman) and,
   // with them, these namespaced kernel settings.
   for (const sysctl of settings.sysctls ?? []) args.push("--sysctl", sysctl);
+  args.push(...formatPodResourceArgs(dialect, settings.resources));
   // podman shares ipc,net,uts by default; `--share` replaces that list, so it is given whole.
   // Under hostIPC the containers take `--ipc host`, which podman refuses in a pod sharing ipc.
   // docker and nerdctl: the infra container keeps its own PID namespace for the others to join.
