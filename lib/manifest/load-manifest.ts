@@ -41,6 +41,8 @@ export interface Manifest {
   secrets: Secret[];
   /** Formatted warning lines (`pod.yaml:9:7: Warning: spec.nodeSelector: …`), file by file. */
   warnings: string[];
+  /** Warning lines that hold only on some engines (FieldError.engines): `up` prints its engine's. */
+  engineWarnings: { engines: readonly string[]; line: string }[];
 }
 
 export interface LoadOptions extends ExpandOptions {
@@ -129,6 +131,7 @@ export function checkManifests(
     configMaps: [],
     secrets: [],
     warnings: [],
+    engineWarnings: [],
   };
   const podSources = new Map<Pod, string>();
   for (const check of checks) {
@@ -147,9 +150,11 @@ export function checkManifests(
     manifest.pods.push(...file.pods);
     manifest.configMaps.push(...file.configMaps);
     manifest.secrets.push(...file.secrets);
-    manifest.warnings.push(
-      ...sortByPosition(file.source, warnings).map(({ where, error, prefix }) => `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`),
-    );
+    for (const { where, error, prefix } of sortByPosition(file.source, warnings)) {
+      const line = `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`;
+      if (error.engines) manifest.engineWarnings.push({ engines: error.engines, line });
+      else manifest.warnings.push(line);
+    }
   }
   manifest.podSources = podSources;
   return manifest;

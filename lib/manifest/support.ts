@@ -1,6 +1,7 @@
 import { findMemoryVolumesOnDisk } from "../pod/volumes/volume-plan.js";
 import { FieldPath } from "./field-path.js";
 import type { FieldError } from "./field-error.js";
+import { findPodResourceWarnings } from "./pod-resources-support.js";
 
 // The fields `podrun up` acts on. A field the schema knows but that is absent here is accepted
 // (the manifest stays valid for a cluster) and named in a Warning, never dropped silently:
@@ -77,6 +78,12 @@ export const HONOURED_POD_FIELDS = [
   "spec.hostPID",
   "spec.hostIPC",
   "spec.securityContext.sysctls",
+  // The pod's cgroup on podman (lib/runtime/pod-resource-args.ts); docker and nerdctl have none,
+  // which `up` says on them (lib/manifest/pod-resources-support.ts). hugepages stay warnings.
+  "spec.resources.limits.cpu",
+  "spec.resources.limits.memory",
+  "spec.resources.requests.cpu",
+  "spec.resources.requests.memory",
 ] as const;
 
 function containerFields(prefix: string): string[] {
@@ -190,6 +197,7 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
     report({ type: "Forbidden", path, detail: "added to each container's supplemental groups, but volumes are not given to this group as a kubelet would", atKey: true });
   }
   findApproximatedPodSettings(spec as Record<string, unknown>, report);
+  findPodResourceWarnings(spec as Record<string, unknown>, report);
 }
 
 // Pod-level settings podrun cannot make as a node does. Read as written, so that the API server's
