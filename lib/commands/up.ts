@@ -84,7 +84,7 @@ export async function up(options: UpOptions): Promise<void> {
   const authFile = authFilePath ? await readAuthFile(authFilePath) : undefined;
 
   const detected = await chooseRuntime(options.runtime, env);
-  for (const warning of manifest.engineWarnings) if (warning.engines.includes(detected.name)) stderr.write(`${color.yellow(warning.line)}\n`);
+  for (const warning of manifest.engineWarnings?.[detected.name] ?? []) stderr.write(`${color.yellow(warning)}\n`);
   const commands: RuntimeCommand[] = [];
   // With several pods, the dry run says where each pod's commands begin.
   const podMarks: { at: number; line: string }[] = [];

@@ -28,8 +28,6 @@ export interface FieldError {
   atKey?: boolean;
   /** Further fields the same warning names, after `path` (which gives the position). */
   others?: readonly FieldPath[];
-  /** A warning that holds only on these engines (what they cannot do): printed by `up` on them alone. */
-  engines?: readonly string[];
 }
 
 export type Reporter = (error: FieldError) => void;

@@ -11,6 +11,8 @@ import { DEFAULT_NAMESPACE, toObjectKey } from "./rules/context.js";
 import { asObject, asString } from "./rules/raw.js";
 import { checkSchema } from "./schema.js";
 import { findIgnoredFields } from "./support.js";
+import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
+import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
 
 /** The valid objects of one file of the set, with the API server's defaults applied. */
@@ -41,8 +43,8 @@ export interface Manifest {
   secrets: Secret[];
   /** Formatted warning lines (`pod.yaml:9:7: Warning: spec.nodeSelector: …`), file by file. */
   warnings: string[];
-  /** Warning lines that hold only on some engines (FieldError.engines): `up` prints its engine's. */
-  engineWarnings: { engines: readonly string[]; line: string }[];
+  /** Warning lines that hold on one engine only (pod-resources-support.ts), for `up` to print those of its engine. */
+  engineWarnings?: Partial<Record<RuntimeName, string[]>>;
 }
 
 export interface LoadOptions extends ExpandOptions {
@@ -131,15 +133,16 @@ export function checkManifests(
     configMaps: [],
     secrets: [],
     warnings: [],
-    engineWarnings: [],
   };
   const podSources = new Map<Pod, string>();
   for (const check of checks) {
     const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [] };
     const warnings: LocatedError[] = [];
+    const engineWarnings: Partial<Record<RuntimeName, LocatedError[]>> = {};
     for (const object of check.objects) {
       if (object.kind === "Pod") {
         findIgnoredFields(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        findEnginePodResourceWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         const pod = defaultPod(object.value);
         file.pods.push(pod);
         podSources.set(pod, file.source);
@@ -150,10 +153,9 @@ export function checkManifests(
     manifest.pods.push(...file.pods);
     manifest.configMaps.push(...file.configMaps);
     manifest.secrets.push(...file.secrets);
-    for (const { where, error, prefix } of sortByPosition(file.source, warnings)) {
-      const line = `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`;
-      if (error.engines) manifest.engineWarnings.push({ engines: error.engines, line });
-      else manifest.warnings.push(line);
+    manifest.warnings.push(...formatWarnings(file.source, warnings));
+    for (const [engine, located] of Object.entries(engineWarnings) as [RuntimeName, LocatedError[]][]) {
+      ((manifest.engineWarnings ??= {})[engine] ??= []).push(...formatWarnings(file.source, located));
     }
   }
   manifest.podSources = podSources;
@@ -215,6 +217,10 @@ function formatErrors(file: string, errors: readonly LocatedError[]): string[] {
     lines.push(`${where}: ${text}`);
   }
   return lines;
+}
+
+function formatWarnings(file: string, warnings: readonly LocatedError[]): string[] {
+  return sortByPosition(file, warnings).map(({ where, error, prefix }) => `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`);
 }
 
 function sortByPosition(file: string, errors: readonly LocatedError[]) {

@@ -4,10 +4,7 @@ import { findIgnoredFields } from "../../lib/manifest/support.js";
 
 const ignored = (pod: unknown): string[] => {
   const found: FieldError[] = [];
-  // Engine-specific warnings (spec.resources on docker and nerdctl): pod-resources-support.test.ts.
-  findIgnoredFields(pod, (w) => {
-    if (!w.engines) found.push(w);
-  });
+  findIgnoredFields(pod, (w) => found.push(w));
   return found.map((w) => `${[w.path, ...(w.others ?? [])].map((p) => p.display).join(", ")}: ${w.detail}`);
 };
 
