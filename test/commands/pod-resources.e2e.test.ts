@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import t from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
+import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
 
@@ -107,8 +110,13 @@ t.test("podman: a container without a limit of its own is killed at the pod's me
   if (!env) return;
   const name = unique("oom");
   t.teardown(() => removeManagedContainers("podman", { "io.kubernetes.pod.name": name }));
+  // conmon marks an OOM kill with a file named `oom` in its working directory, podrun's: run
+  // podrun from a directory of the test's own.
+  const cwd = await mkdtemp(join(tmpdir(), "podrun-e2e-oom-"));
+  t.teardown(() => rm(cwd, { recursive: true, force: true }));
+  const file = join(cwd, `${name}.yaml`);
   // busybox tail keeps the last line of a file with no line break in memory: it grows until killed.
-  const r = await env.up(name, `apiVersion: v1
+  await writeFile(file, `apiVersion: v1
 kind: Pod
 metadata:
   name: ${name}
@@ -122,6 +130,7 @@ spec:
       image: ${BUSYBOX}
       command: ["tail", "/dev/zero"]
 `);
+  const r = await runCli(["up", "--runtime", "podman", file], { cwd, env: { PODRUN_STATE_DIR: env.stateDir } });
   t.equal(r.exitCode, 0, r.stderr);
   let state = "";
   for (let i = 0; i < 100 && !state.startsWith("exited"); i++) {
