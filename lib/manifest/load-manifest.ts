@@ -12,6 +12,7 @@ import { asObject, asString } from "./rules/raw.js";
 import { checkSchema } from "./schema.js";
 import { findIgnoredFields } from "./support.js";
 import { findEngineSecurityWarnings } from "./security-warnings.js";
+import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
 
@@ -43,7 +44,7 @@ export interface Manifest {
   secrets: Secret[];
   /** Formatted warning lines (`pod.yaml:9:7: Warning: spec.nodeSelector: …`), file by file. */
   warnings: string[];
-  /** Warning lines that hold on one engine only (security-warnings.ts), for `up` to print those of its engine. */
+  /** Warning lines that hold on one engine only (security-warnings.ts, pod-resources-support.ts), for `up` to print those of its engine. */
   engineWarnings?: Partial<Record<RuntimeName, string[]>>;
 }
 
@@ -143,6 +144,7 @@ export function checkManifests(
       if (object.kind === "Pod") {
         findIgnoredFields(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         findEngineSecurityWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        findEnginePodResourceWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         const pod = defaultPod(object.value);
         file.pods.push(pod);
         podSources.set(pod, file.source);

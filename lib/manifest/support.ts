@@ -2,6 +2,7 @@ import { findMemoryVolumesOnDisk, findTmpfsPropagation } from "../pod/volumes/vo
 import { FieldPath } from "./field-path.js";
 import { findSecurityOptionWarnings } from "./security-warnings.js";
 import type { FieldError } from "./field-error.js";
+import { findPodResourceWarnings } from "./pod-resources-support.js";
 
 // The fields `podrun up` acts on. A field the schema knows but that is absent here is accepted
 // (the manifest stays valid for a cluster) and named in a Warning, never dropped silently:
@@ -90,6 +91,12 @@ export const HONOURED_POD_FIELDS = [
   // Enforced while `up --wait` waits and on an `up` of a pod already past it; `ps` shows it after
   // (lib/readiness/active-deadline.ts). `up` without --wait says so in a Warning of its own.
   "spec.activeDeadlineSeconds",
+  // The pod's cgroup on podman (lib/runtime/pod-resource-args.ts); docker and nerdctl have none,
+  // which `up` says on them (lib/manifest/pod-resources-support.ts). hugepages stay warnings.
+  "spec.resources.limits.cpu",
+  "spec.resources.limits.memory",
+  "spec.resources.requests.cpu",
+  "spec.resources.requests.memory",
 ] as const;
 
 function containerFields(prefix: string): string[] {
@@ -222,6 +229,7 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
   }
   findApproximatedPodSettings(spec as Record<string, unknown>, report);
   findSecurityOptionWarnings(pod, report);
+  findPodResourceWarnings(spec as Record<string, unknown>, report);
 }
 
 // Pod-level settings podrun cannot make as a node does. Read as written, so that the API server's

@@ -6,6 +6,7 @@
 // refuse `--add-host`/`--dns` on it), podman gives a pod's containers the pod's.
 import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
+import { formatPodResourceArgs, type PodResourceArgs } from "./pod-resource-args.js";
 
 /** Pod-level settings made on the sandbox; each part absent when the pod does not set it. */
 export interface SandboxSettings {
@@ -21,6 +22,8 @@ export interface SandboxSettings {
   sysctls?: string[];
   /** spec.hostUsers: false: a user namespace of the pod's own (podman only; docker and nerdctl are warned of). */
   privateUsers?: boolean;
+  /** spec.resources: the pod cgroup's limits (podman's pod; pod-resource-args.ts). */
+  resources?: PodResourceArgs;
 }
 
 export interface SandboxDns {
@@ -62,6 +65,7 @@ export function formatSandboxSettingsArgs(dialect: Dialect, settings: SandboxSet
   // (pkg/kubelet/userns): podman would size it from the infra image's /etc/passwd, too few for
   // a runAsUser above the pause image's users.
   if (settings.privateUsers && dialect.sandbox === "pod") args.push("--userns", "auto:size=65536");
+  args.push(...formatPodResourceArgs(dialect, settings.resources));
   // podman shares ipc,net,uts by default; `--share` replaces that list, so it is given whole.
   // Under hostIPC the containers take `--ipc host`, which podman refuses in a pod sharing ipc.
   // docker and nerdctl: the infra container keeps its own PID namespace for the others to join.

@@ -87,7 +87,6 @@ t.test("cpu and memory limits and requests are acted on, for containers and init
   t.same(
     ignored({ spec: { resources: { limits: { cpu: "1" } }, initContainers: [{ name: "i", image: "x", resources }], containers: [{ name: "a", image: "x", resources, resizePolicy: [{ resourceName: "cpu", restartPolicy: "NotRequired" }] }] } }),
     [
-      "spec.resources: not supported by podrun yet: ignored",
       "spec.initContainers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
       "spec.initContainers[0].resources.limits.hugepages-2Mi: not supported by podrun yet: ignored",
       "spec.initContainers[0].resources.requests.ephemeral-storage: not supported by podrun yet: ignored",

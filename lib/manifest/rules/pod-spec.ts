@@ -4,6 +4,7 @@ import type { Reporter } from "../field-error.js";
 import { DEFAULT_GRACE_PERIOD_SECONDS, reportInvalid, toObjectKey, type PodContext } from "./context.js";
 import { findDns1123LabelErrors, formatRangeError } from "./names.js";
 import { validatePodDns } from "./pod-dns.js";
+import { validatePodResources } from "./pod-resources.js";
 import { validatePodSysctls } from "./pod-sysctls.js";
 import { checkHostNetworkPorts } from "./ports.js";
 import { asArray, asInteger, asString, isBlank, listObjectItems, type RawObject } from "./raw.js";
@@ -46,6 +47,7 @@ export function validatePodFields(ctx: PodContext, spec: RawObject): void {
   checkPullSecrets(ctx, spec);
   validatePodDns(ctx.report, spec);
   validatePodSysctls(ctx.report, spec);
+  validatePodResources(ctx.report, spec);
 }
 
 /**

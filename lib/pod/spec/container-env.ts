@@ -125,7 +125,7 @@ function resolveValueFrom(variable: EnvVar, options: ContainerEnvOptions, fail: 
       const ref = source.resourceFieldRef;
       const target = ref.containerName ? findContainer(options.pod, ref.containerName) : options.container;
       if (!target) return fail(`container ${ref.containerName} not found`);
-      return resolveResourceField(ref, target, options.node);
+      return resolveResourceField(ref, target, options.node, options.pod);
     }
   } catch (error) {
     if (error instanceof PodrunError) throw error;

@@ -1,6 +1,6 @@
 import { readFileSync, statfsSync } from "node:fs";
 import { cpus, hostname, networkInterfaces, totalmem } from "node:os";
-import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import type { Container, Pod, ResourceRequirements } from "kubernetes-types/core/v1.js";
 import { divideRoundingUp, isZeroQuantity, parseQuantity, quantityMilliValue, quantityValue, type Quantity } from "../../resources/quantity.js";
 import type { PodIdentity } from "../identity.js";
 
@@ -142,14 +142,15 @@ function readDefaultRouteInterface(): string | undefined {
 
 /**
  * resource (limits/requests cpu, memory, ephemeral-storage) of `container`, divided by `divisor`
- * and rounded up as the kubelet does; an unset limit is the node's capacity.
+ * and rounded up as the kubelet does; an unset limit is the pod-level one (`pod`'s
+ * spec.resources), else the node's capacity.
  */
-export function resolveResourceField(ref: { resource: string; divisor?: string | number }, container: Container, node: NodeCapacity): string {
+export function resolveResourceField(ref: { resource: string; divisor?: string | number }, container: Container, node: NodeCapacity, pod?: Pod): string {
   const divisor = ref.divisor === undefined ? undefined : parseQuantity(ref.divisor);
   // An unset or zero divisor is 1 (ExtractContainerResourceValue).
   const by = divisor && !isZeroQuantity(divisor) ? divisor : ONE;
   const [kind, name = ""] = ref.resource.split(/\.(.*)/s) as [string, string?];
-  const value = kind === "limits" ? limitOf(container, name, node) : kind === "requests" ? requestOf(container, name) : undefined;
+  const value = kind === "limits" ? limitOf(container, name, node, (pod?.spec as { resources?: ResourceRequirements } | undefined)?.resources?.limits) : kind === "requests" ? requestOf(container, name) : undefined;
   if (value === undefined || !RESOURCES.has(name)) throw new Error(`unsupported container resource : ${ref.resource}`);
   // convertResourceCPUToString divides milli-values, the others whole values; both round up.
   const result = name === "cpu" ? divideRoundingUp(quantityMilliValue(value), quantityMilliValue(by)) : divideRoundingUp(quantityValue(value), quantityValue(by));
@@ -159,10 +160,14 @@ export function resolveResourceField(ref: { resource: string; divisor?: string |
 const ONE: Quantity = { numerator: 1n, denominator: 1n };
 const RESOURCES = new Set(["cpu", "memory", "ephemeral-storage"]);
 
-// MergeContainerResourceLimits: a limit that is unset or zero becomes the node's allocatable.
-function limitOf(container: Container, name: string, node: NodeCapacity): Quantity | undefined {
+// MergeContainerResourceLimits: a limit that is unset or zero becomes the node's allocatable, or
+// the pod-level limit of cpu or memory where one is set and not zero (the kubelet's
+// defaultPodLimitsForDownwardAPI in pkg/kubelet/kubelet_resources.go).
+function limitOf(container: Container, name: string, node: NodeCapacity, podLimits: Record<string, string | number> = {}): Quantity | undefined {
   const limit = readQuantity(container.resources?.limits?.[name]);
   if (limit && !isZeroQuantity(limit)) return limit;
+  const podLimit = name === "cpu" || name === "memory" ? readQuantity(podLimits[name]) : undefined;
+  if (podLimit && !isZeroQuantity(podLimit)) return podLimit;
   const capacity = { cpu: node.cpuCores, memory: node.memoryBytes, "ephemeral-storage": node.ephemeralStorageBytes }[name];
   return capacity === undefined ? undefined : { numerator: BigInt(Math.round(capacity)), denominator: 1n };
 }

@@ -1,4 +1,5 @@
 import type { Pod, PodSpec } from "kubernetes-types/core/v1.js";
+import { planPodResources } from "../../runtime/pod-resource-args.js";
 import type { ContainerPodSettings, SandboxDns, SandboxSettings } from "../../runtime/sandbox-settings-args.js";
 
 // The pod-level settings a sandbox carries, from a validated, defaulted Pod. A hostNetwork pod
@@ -34,6 +35,8 @@ export function buildSandboxSettings(spec: PodSpec): SandboxSettings | undefined
   const sysctls = (spec.securityContext?.sysctls ?? []).filter((sysctl) => sysctl.name);
   if (sysctls.length > 0) settings.sysctls = sysctls.map((sysctl) => `${sysctl.name}=${sysctl.value ?? ""}`);
   if (spec.hostUsers === false) settings.privateUsers = true;
+  const resources = planPodResources(spec);
+  if (resources) settings.resources = resources;
   return Object.keys(settings).length > 0 ? settings : undefined;
 }
 

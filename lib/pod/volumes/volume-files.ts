@@ -160,7 +160,7 @@ function resolveContainerResource(item: DownwardAPIVolumeFile, ctx: VolumeFilesC
   const name = ref.containerName ?? "";
   const container = [...(spec.initContainers ?? []), ...spec.containers].find((c) => c.name === name);
   if (!container) throw new Error(`container ${name} not found`);
-  return resolveResourceField({ resource: ref.resource, divisor: ref.divisor }, container, ctx.nodeCapacity());
+  return resolveResourceField({ resource: ref.resource, divisor: ref.divisor }, container, ctx.nodeCapacity(), ctx.pod);
 }
 
 /** filepath.Clean for a relative path: no `.` parts, no doubled or trailing `/`. */
