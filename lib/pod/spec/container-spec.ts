@@ -10,6 +10,7 @@ import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 import { planSecurityContext } from "./security-context.js";
+import { planPodEtcFiles } from "../etc/etc-files.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -120,7 +121,7 @@ export function computePodHash(options: { pod: Pod; identity: PodIdentity; infra
   const initContainerHashes = (pod.spec!.initContainers ?? []).map(
     (container) => buildContainerSpec({ pod, identity, container, kind: initContainerKind(container), imageRef: container.image!, objects }).labels[LABEL_SPEC_HASH]!,
   );
-  return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes });
+  return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes, etcFiles: planPodEtcFiles(pod.spec!, identity.namespace) });
 }
 
 // Only ports with a hostPort are published, as on a node; `--publish-all` also publishes the
