@@ -335,6 +335,7 @@ t.test("file volumes: written in the pod directory before anything is created, b
     `bind ${podDir}/volumes/conf /etc/conf ro`,
     `bind ${podDir}/volumes/conf/one /etc/one.txt ro`,
     `bind ${engineDir}/default_web_data/logs /logs`,
+    `bind ${podDir}/etc-hosts /etc/hosts`,
   ]);
   await undoStart(h.deps.runtime, error.created);
   t.notOk(existsSync(podDir), "undo removes the pod directory");
