@@ -7,7 +7,9 @@ import t, { type Test } from "tap";
 import { defaultPod } from "../../../lib/manifest/defaults.js";
 import { completeHostsFile, planPodEtcFiles, preparePodEtcFiles, withEtcFileMounts } from "../../../lib/pod/etc/etc-files.js";
 import type { PodIdentity } from "../../../lib/pod/identity.js";
-import type { VolumeMount } from "../../../lib/runtime/types.js";
+import type { ContainerSpec, VolumeMount } from "../../../lib/runtime/types.js";
+import { buildCreateArgs } from "../../../lib/runtime/create-args.js";
+import { DIALECTS } from "../../../lib/runtime/dialects.js";
 import type { EventRecorder } from "../../../lib/events/recorder.js";
 import type { KubeEvent } from "../../../lib/events/types.js";
 
@@ -107,4 +109,22 @@ t.test("a hostNetwork pod: the host's /etc/hosts with the aliases; a dry run wri
   const dry = await preparePodEtcFiles(rec, { pod: p, identity, stateDir: join(dir, "dry"), engine: "docker", kept: false, dryRun: true });
   t.equal(dry.hosts, join(dir, "dry", "pods", "docker", "ci_web", "etc-hosts"));
   await t.rejects(stat(dry.hosts), "nothing written");
+});
+
+t.test("the engines' argv: a bind mount at each path, the same on docker, podman and nerdctl (nerdctl: argv only)", async (t) => {
+  const spec: ContainerSpec = {
+    name: "ci_web_app",
+    image: "busybox:1.36",
+    labels: {},
+    sandbox: "ci_web",
+    hostNetwork: false,
+    restartPolicy: "no",
+    mounts: withEtcFileMounts(undefined, { hosts: "/state/pods/nerdctl/ci_web/etc-hosts", resolv: "/state/pods/nerdctl/ci_web/resolv.conf" }),
+  };
+  const expected = ["--mount", "type=bind,source=/state/pods/nerdctl/ci_web/etc-hosts,target=/etc/hosts", "--mount", "type=bind,source=/state/pods/nerdctl/ci_web/resolv.conf,target=/etc/resolv.conf"];
+  for (const dialect of Object.values(DIALECTS)) {
+    const args = buildCreateArgs(dialect, spec, { byName: [], childEnv: {} });
+    const at = args.indexOf("--mount");
+    t.same(args.slice(at, at + 4), expected, dialect.name);
+  }
 });
