@@ -74,11 +74,13 @@ export const HONOURED_POD_FIELDS = [
   "spec.initContainers[*].restartPolicy",
   "spec.initContainers[*].readinessProbe",
   "spec.initContainers[*].startupProbe",
-  // Pod-level settings carried by the sandbox (lib/pod/spec/pod-settings.ts): /etc/hosts entries,
-  // the hostname, resolv.conf, one PID namespace. dnsPolicy ClusterFirst and a hostNetwork pod
-  // setting any of them are warned about below. enableServiceLinks: no Services, nothing to add.
+  // Pod-level settings carried by the sandbox (lib/pod/spec/pod-settings.ts): the hostname, one PID
+  // namespace; /etc/hosts (hostAliases, subdomain) and resolv.conf are the pod's own files
+  // (lib/pod/etc/etc-files.ts), a hostNetwork pod's too. dnsPolicy ClusterFirst and a hostNetwork
+  // pod sharing its process namespace are warned about below. enableServiceLinks: no Services.
   "spec.hostAliases",
   "spec.hostname",
+  "spec.subdomain",
   "spec.dnsConfig",
   "spec.dnsPolicy",
   "spec.shareProcessNamespace",
@@ -242,11 +244,11 @@ function findApproximatedPodSettings(spec: Record<string, unknown>, report: (war
     report({ type: "Forbidden", path: specPath.child("dnsPolicy"), detail: `no cluster DNS on this machine: ${policy} acts as Default (the host's resolv.conf, with dnsConfig)`, atKey: true });
   }
   if (spec.hostNetwork !== true) return;
-  // A hostNetwork pod has no sandbox of its own to carry them.
-  for (const field of ["hostAliases", "dnsConfig", "shareProcessNamespace"]) {
-    const value = spec[field];
-    if (value === undefined || value === null || value === false) continue;
-    report({ type: "Forbidden", path: specPath.child(field), detail: "not applied by podrun to a hostNetwork pod: ignored", atKey: true });
+  // A hostNetwork pod has no sandbox of its own to carry them. Its /etc/hosts (hostAliases) and
+  // resolv.conf (dnsConfig) are files of the pod's, made for it as for any pod.
+  const share = spec.shareProcessNamespace;
+  if (share !== undefined && share !== null && share !== false) {
+    report({ type: "Forbidden", path: specPath.child("shareProcessNamespace"), detail: "not applied by podrun to a hostNetwork pod: ignored", atKey: true });
   }
   const sysctls = (spec.securityContext as { sysctls?: unknown } | undefined)?.sysctls;
   if (Array.isArray(sysctls) && sysctls.length > 0) {

@@ -1,19 +1,13 @@
-// Pure argv for the pod-level settings the sandbox carries: extra /etc/hosts entries
-// (hostAliases), DNS (dnsConfig under dnsPolicy), a shared PID namespace
+// Pure argv for the pod-level settings the sandbox carries: a shared PID namespace
 // (shareProcessNamespace), the host's PID and IPC namespaces (hostPID, hostIPC) and namespaced
-// sysctls. The app containers see the sandbox's /etc/hosts and /etc/resolv.conf:
-// docker and nerdctl give a container joined by `--network container:` the donor's files (and
-// refuse `--add-host`/`--dns` on it), podman gives a pod's containers the pod's.
+// sysctls. /etc/hosts and /etc/resolv.conf are not the sandbox's: the containers mount the
+// pod's own files (lib/pod/etc/etc-files.ts), as on a node.
 import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
 import { formatPodResourceArgs, type PodResourceArgs } from "./pod-resource-args.js";
 
 /** Pod-level settings made on the sandbox; each part absent when the pod does not set it. */
 export interface SandboxSettings {
-  /** spec.hostAliases, in order: one /etc/hosts line per IP. */
-  hostAliases?: { ip: string; hostnames: string[] }[];
-  /** What /etc/resolv.conf is made of; a part left out keeps the engine's (the host's) value. */
-  dns?: SandboxDns;
   /** spec.shareProcessNamespace: every container of the pod in one PID namespace. */
   sharePid?: boolean;
   /** spec.hostIPC: podman's pod must not hold an IPC namespace its containers would join. */
@@ -24,13 +18,6 @@ export interface SandboxSettings {
   privateUsers?: boolean;
   /** spec.resources: the pod cgroup's limits (podman's pod; pod-resource-args.ts). */
   resources?: PodResourceArgs;
-}
-
-export interface SandboxDns {
-  nameservers?: string[];
-  searches?: string[];
-  /** `name` or `name:value`, as resolv.conf's `options` line reads them. */
-  options?: string[];
 }
 
 /** What a container needs to join the sandbox's pod-level settings (docker/nerdctl only). */
@@ -45,18 +32,10 @@ export interface ContainerPodSettings {
 
 /**
  * Arguments for the sandbox's create call (`create` of the infra container, or `pod create`).
- * `--add-host`, `--dns`, `--dns-search` and `--dns-option` read the same on the three CLIs.
  */
 export function formatSandboxSettingsArgs(dialect: Dialect, settings: SandboxSettings | undefined): string[] {
   if (!settings) return [];
   const args: string[] = [];
-  for (const alias of settings.hostAliases ?? []) {
-    for (const hostname of alias.hostnames) args.push("--add-host", `${hostname}:${alias.ip}`);
-  }
-  const dns = settings.dns;
-  for (const server of dns?.nameservers ?? []) args.push("--dns", server);
-  for (const search of dns?.searches ?? []) args.push("--dns-search", search);
-  for (const option of dns?.options ?? []) args.push("--dns-option", option);
   // The app containers join the sandbox's network (docker/nerdctl) or the pod's (podman) and,
   // with them, these namespaced kernel settings.
   for (const sysctl of settings.sysctls ?? []) args.push("--sysctl", sysctl);

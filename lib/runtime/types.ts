@@ -67,7 +67,7 @@ export interface SandboxSpec {
   /** Ports published on the sandbox: with a shared network namespace, that is where they live. */
   ports: PortMapping[];
   hostNetwork: boolean;
-  /** Pod-level settings (hostAliases, DNS, shared PID namespace); absent when the pod sets none. */
+  /** Pod-level settings (shared PID namespace, host IPC, sysctls); absent when the pod sets none. */
   settings?: SandboxSettings;
 }
 

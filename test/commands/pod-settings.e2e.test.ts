@@ -1,45 +1,61 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { hostname as hostName } from "node:os";
 import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
 
-// Pod-level settings (hostAliases, hostname, dnsConfig, shareProcessNamespace) seen from inside an
-// app container, on docker and podman: the sandbox carries them, the containers see them.
+// Pod-level settings seen from inside the containers, on docker and podman: /etc/hosts as the
+// kubelet writes it (hostname, subdomain, hostAliases; a hostNetwork pod's too), resolv.conf with
+// dnsConfig merged as the kubelet merges it, the hostname, shareProcessNamespace.
 
-const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
+const unique = (prefix: string) => `h14-hosts-${prefix}-${randomBytes(3).toString("hex")}`;
 
 async function setup(t: Test, runtime: RuntimeName) {
   const env = await setupEnginePod(t, runtime);
   if (!env) return undefined;
   const ids = async (pod: string) =>
     (await runCommand(runtime, ["ps", "-a", "-q", "--no-trunc", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean).sort();
-  return { up: env.up, exec: env.exec, ids };
+  // The pod's address as the container's interface has it, not as /etc/hosts says.
+  const ipOf = async (pod: string, container: string) => /\binet (\d+\.\d+\.\d+\.\d+)\//.exec(await env.exec(pod, container, ["ip", "-4", "-o", "addr", "show", "dev", "eth0"]))?.[1];
+  // The file as it is, its last line break included (the command's output loses its own).
+  const cat = async (pod: string, container: string, path: string) => (await env.exec(pod, container, ["sh", "-c", `cat ${path}; echo .`])).replace(/\.$/, "");
+  const logsOf = async (pod: string, container: string) => `${(await runCommand(runtime, ["logs", `default_${pod}_${container}`])).stdout}\n`;
+  return { up: env.up, exec: env.exec, cat, ids, ipOf, logsOf };
 }
 
 const podYaml = (name: string, spec: string) =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n${spec}`;
 
+const LOCALHOST = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n";
+
+// The host's resolv.conf as the kubelet parses it: every nameserver, the last search and options lines.
+function hostResolvConf(): { servers: string[]; searches: string[]; options: string[] } {
+  const lines = readFileSync("/etc/resolv.conf", "utf8").split("\n").map((line) => line.trim().split(/\s+/));
+  const last = (keyword: string) => lines.filter(([word]) => word === keyword).pop()?.slice(1) ?? [];
+  return { servers: lines.filter(([word, value]) => word === "nameserver" && value).map(([, value]) => value!), searches: last("search").map((s) => s.replace(/\.$/, "")), options: last("options") };
+}
+
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: hostAliases, hostname and dnsConfig reach the app containers`, async (t) => {
+  t.test(`${runtime}: hostname, subdomain and hostAliases: /etc/hosts as the kubelet writes it, in every container`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("settings");
+    const name = unique("hosts");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    // The nameserver answers nothing: the test only reads the files, it looks nothing up.
     const spec = `  hostname: shop
+  subdomain: sub
   hostAliases:
     - ip: 10.1.2.3
       hostnames: [foo.local, bar.local]
-  dnsPolicy: None
-  dnsConfig:
-    nameservers: [10.9.8.7]
-    searches: [ns1.svc.example, example]
-    options:
-      - name: ndots
-        value: "2"
+    - ip: 10.1.2.4
+      hostnames: [baz.local]
   enableServiceLinks: false
+  initContainers:
+    - name: init
+      image: ${BUSYBOX}
+      command: ["cat", "/etc/hosts"]
   containers:
     - name: app
       image: ${BUSYBOX}
@@ -50,25 +66,117 @@ for (const runtime of ["docker", "podman"] as const) {
 `;
     const r = await env.up(name, podYaml(name, spec));
     t.equal(r.exitCode, 0, r.stderr);
-    t.notMatch(r.stderr, /Warning/, "every field written is acted on");
+    t.notMatch(r.stderr, /Warning/, "every field written is acted on, subdomain included");
+    const ip = await env.ipOf(name, "app");
+    t.ok(ip, "the pod has an address");
+    const expected = `# Kubernetes-managed hosts file.\n${LOCALHOST}${ip}\tshop.sub.default.svc.cluster.local\tshop\n\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n10.1.2.4\tbaz.local\n`;
     for (const container of ["app", "other"]) {
-      const hosts = await env.exec(name, container, ["cat", "/etc/hosts"]);
-      for (const host of ["foo.local", "bar.local"]) t.match(hosts, new RegExp(`^10\\.1\\.2\\.3\\s+(?:\\S+\\s+)*${host.replace(".", "\\.")}(?:\\s|$)`, "m"), `${container}: ${host}`);
+      t.equal(await env.cat(name, container, "/etc/hosts"), expected, `${container}: /etc/hosts`);
       t.equal((await env.exec(name, container, ["hostname"])).trim(), "shop", `${container}: hostname`);
-      const resolv = await env.exec(name, container, ["cat", "/etc/resolv.conf"]);
-      t.match(resolv, /^nameserver 10\.9\.8\.7$/m, `${container}: nameserver`);
-      t.equal(resolv.match(/^nameserver /gm)?.length, 1, `${container}: dnsPolicy None: that nameserver alone`);
-      t.match(resolv, /^search ns1\.svc\.example example$/m, `${container}: search`);
-      t.match(resolv, /^options ndots:2$/m, `${container}: options`);
+      t.equal((await env.exec(name, container, ["hostname", "-f"])).trim(), "shop.sub.default.svc.cluster.local", `${container}: the FQDN resolves through /etc/hosts`);
     }
-    // The settings hash the same on every run: `up` again keeps the pod as it is.
+    t.equal(await env.logsOf(name, "init"), expected, "the init container saw the same file, the pod's IP already in it");
+    // The settings hash the same on every run: `up` again keeps the pod, and its file.
     const before = await env.ids(name);
     const again = await env.up(name, podYaml(name, spec));
     t.equal(again.exitCode, 0, again.stderr);
     t.same(await env.ids(name), before, "nothing recreated");
+    t.equal(await env.cat(name, "app", "/etc/hosts"), expected, "the kept pod's file is unchanged");
   });
 
-  t.test(`${runtime}: a pod without hostname is named after itself; ClusterFirst written is a Warning`, async (t) => {
+  t.test(`${runtime}: dnsConfig under Default: merged into the host's resolv.conf`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("dns");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const host = hostResolvConf();
+    // The host's first nameserver again: written once. ndots replaces the host's own, if it has one.
+    const spec = `  dnsPolicy: Default
+  dnsConfig:
+    nameservers: [${[...host.servers.slice(0, 1), "10.9.8.7"].join(", ")}]
+    searches: [ns1.svc.example]
+    options:
+      - name: ndots
+        value: "2"
+      - name: edns0
+  containers:
+    - name: app
+      image: ${BUSYBOX}
+      command: ["sleep", "600"]
+`;
+    const r = await env.up(name, podYaml(name, spec));
+    t.equal(r.exitCode, 0, r.stderr);
+    t.notMatch(r.stderr, /Warning/);
+    const servers = [...new Set([...host.servers, "10.9.8.7"])];
+    const searches = [...new Set([...host.searches, "ns1.svc.example"])];
+    const options = new Map(host.options.map((option) => [option.split(":")[0]!, option] as const));
+    options.set("ndots", "ndots:2").set("edns0", "edns0");
+    const resolv = await env.cat(name, "app", "/etc/resolv.conf");
+    t.same(resolv.match(/^nameserver .*$/gm), servers.slice(0, 3).map((server) => `nameserver ${server}`), "the host's nameservers, then the pod's, once each");
+    t.match(resolv, new RegExp(`^search ${searches.join(" ").replace(/\./g, "\\.")}$`, "m"), "the host's search list, then the pod's");
+    t.same(resolv.match(/^options (.*)$/m)?.[1]?.split(" ").sort(), [...options.values()].sort(), "the host's options, the pod's over them");
+    t.equal((await env.exec(name, "app", ["hostname"])).trim(), name);
+    t.match(await env.cat(name, "app", "/etc/hosts"), new RegExp(`^${(await env.ipOf(name, "app"))!.replace(/\./g, "\\.")}\\t${name}$`, "m"), "no subdomain: the hostname alone on the pod's line");
+  });
+
+  t.test(`${runtime}: dnsPolicy None: dnsConfig alone`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("none");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    // The nameserver answers nothing: the test only reads the file, it looks nothing up.
+    const spec = `  dnsPolicy: None
+  dnsConfig:
+    nameservers: [10.9.8.7]
+    searches: [ns1.svc.example, example]
+    options:
+      - name: ndots
+        value: "2"
+  containers:
+    - name: app
+      image: ${BUSYBOX}
+      command: ["sleep", "600"]
+    - name: other
+      image: ${BUSYBOX}
+      command: ["sleep", "600"]
+`;
+    const r = await env.up(name, podYaml(name, spec));
+    t.equal(r.exitCode, 0, r.stderr);
+    t.notMatch(r.stderr, /Warning/);
+    for (const container of ["app", "other"]) {
+      t.equal(await env.cat(name, container, "/etc/resolv.conf"), "search ns1.svc.example example\nnameserver 10.9.8.7\noptions ndots:2\n", `${container}: nothing of the host's`);
+    }
+  });
+
+  t.test(`${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged`, async (t) => {
+    const env = await setup(t, runtime);
+    if (!env) return;
+    const name = unique("hostnet");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+    const spec = `  hostNetwork: true
+  hostAliases:
+    - ip: 10.1.2.3
+      hostnames: [foo.local, bar.local]
+  dnsConfig:
+    searches: [ns1.svc.example]
+  containers:
+    - name: app
+      image: ${BUSYBOX}
+      command: ["sleep", "600"]
+`;
+    const r = await env.up(name, podYaml(name, spec));
+    t.equal(r.exitCode, 0, r.stderr);
+    t.notMatch(r.stderr, /Warning/, "hostAliases and dnsConfig are acted on for a hostNetwork pod too");
+    const hosts = `# Kubernetes-managed hosts file (host network).\n${readFileSync("/etc/hosts", "utf8")}\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n`;
+    t.equal(await env.cat(name, "app", "/etc/hosts"), hosts);
+    t.equal((await env.exec(name, "app", ["hostname"])).trim(), hostName(), "the host's name");
+    const host = hostResolvConf();
+    const resolv = await env.cat(name, "app", "/etc/resolv.conf");
+    t.match(resolv, new RegExp(`^search ${[...new Set([...host.searches, "ns1.svc.example"])].join(" ").replace(/\./g, "\\.")}$`, "m"));
+    t.same(resolv.match(/^nameserver .*$/gm) ?? [], host.servers.slice(0, 3).map((server) => `nameserver ${server}`), "the host's nameservers");
+  });
+
+  t.test(`${runtime}: a pod without these fields: named after itself, the kubelet's /etc/hosts, the host's resolv.conf; ClusterFirst written is a Warning`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("plain");
@@ -84,6 +192,9 @@ for (const runtime of ["docker", "podman"] as const) {
     t.match(r.stderr, "Warning: spec.dnsPolicy: no cluster DNS on this machine: ClusterFirst acts as Default");
     t.equal(r.stderr.match(/Warning/g)?.length, 1, "said once");
     t.equal((await env.exec(name, "app", ["hostname"])).trim(), name);
+    t.equal(await env.cat(name, "app", "/etc/hosts"), `# Kubernetes-managed hosts file.\n${LOCALHOST}${await env.ipOf(name, "app")}\t${name}\n`);
+    const resolv = await env.cat(name, "app", "/etc/resolv.conf");
+    for (const server of hostResolvConf().servers.filter((s) => !s.startsWith("127."))) t.match(resolv, `nameserver ${server}`, "the engine's copy of the host's");
     const ps = await env.exec(name, "app", ["ps"]);
     t.notMatch(ps, /pause/, "without shareProcessNamespace the container sees only its own processes");
   });

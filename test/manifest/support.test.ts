@@ -212,11 +212,9 @@ t.test("pod-level settings are acted on; a written ClusterFirst and a hostNetwor
   t.same(ignored({ spec: { dnsPolicy: "ClusterFirstWithHostNet", hostNetwork: true, containers } }), [
     "spec.dnsPolicy: no cluster DNS on this machine: ClusterFirstWithHostNet acts as Default (the host's resolv.conf, with dnsConfig)",
   ]);
-  t.same(ignored({ spec: { ...settings, hostNetwork: true, shareProcessNamespace: false, containers } }), [
-    "spec.hostAliases: not applied by podrun to a hostNetwork pod: ignored",
-    "spec.dnsConfig: not applied by podrun to a hostNetwork pod: ignored",
-  ]);
-  t.same(ignored({ spec: { subdomain: "web", containers } }), ["spec.subdomain: not supported by podrun yet: ignored"]);
+  t.same(ignored({ spec: { ...settings, hostNetwork: true, shareProcessNamespace: false, containers } }), [], "a hostNetwork pod's /etc/hosts and resolv.conf are made too");
+  t.same(ignored({ spec: { ...settings, hostNetwork: true, containers } }), ["spec.shareProcessNamespace: not applied by podrun to a hostNetwork pod: ignored"]);
+  t.same(ignored({ spec: { subdomain: "web", containers } }), [], "subdomain: the FQDN in /etc/hosts");
   t.same(ignored({ spec: { hostPID: true, hostIPC: true, securityContext: { sysctls: [{ name: "net.ipv4.ip_local_port_range", value: "1024 2048" }] }, containers } }), [], "hostPID, hostIPC and sysctls are acted on");
   t.same(ignored({ spec: { hostNetwork: true, securityContext: { sysctls: [{ name: "net.core.somaxconn", value: "1024" }] }, containers } }), [
     "spec.securityContext.sysctls: not applied by podrun to a hostNetwork pod: ignored",

@@ -1,5 +1,6 @@
-// Golden argv per dialect for the pod-level settings the sandbox carries (hostAliases, DNS,
-// shareProcessNamespace), and for the containers that join its PID namespace.
+// Golden argv per dialect for the pod-level settings the sandbox carries (shareProcessNamespace,
+// hostIPC, sysctls), and for the containers that join its PID namespace. hostAliases and DNS are
+// files mounted into the containers (test/pod/etc/), never sandbox flags.
 import t from "tap";
 import { buildCreateArgs, buildSandboxArgs } from "../../lib/runtime/create-args.js";
 import { DIALECTS } from "../../lib/runtime/dialects.js";
@@ -12,22 +13,12 @@ const IMAGE = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const PAUSE = "registry.k8s.io/pause:3.10";
 const NO_ENV: EnvPlan = { byName: [], childEnv: {} };
 
-const settings: SandboxSettings = {
-  hostAliases: [
-    { ip: "10.1.2.3", hostnames: ["foo.local", "bar.local"] },
-    { ip: "fd00::1", hostnames: ["six.local"] },
-  ],
-  dns: { nameservers: ["10.9.8.7"], searches: ["ns1.svc.example", "example"], options: ["ndots:2", "edns0"] },
-  sharePid: true,
-};
-const SETTINGS_ARGS = [
-  "--add-host", "foo.local:10.1.2.3", "--add-host", "bar.local:10.1.2.3", "--add-host", "six.local:fd00::1",
-  "--dns", "10.9.8.7", "--dns-search", "ns1.svc.example", "--dns-search", "example", "--dns-option", "ndots:2", "--dns-option", "edns0",
-];
+const settings: SandboxSettings = { sharePid: true, sysctls: ["net.core.somaxconn=1024"] };
+const SETTINGS_ARGS = ["--sysctl", "net.core.somaxconn=1024"];
 
 const sandbox: SandboxSpec = { name: "web", image: PAUSE, labels: { "io.podrun.managed": "true" }, hostname: "web", ports: [], hostNetwork: false, settings };
 
-t.test("sandbox: hosts entries and DNS on the infra container (docker, nerdctl) or the pod (podman)", async (t) => {
+t.test("sandbox: settings on the infra container (docker, nerdctl) or the pod (podman)", async (t) => {
   const infra = ["create", "--name", "web_POD", "--ipc", "shareable", "--hostname", "web", ...SETTINGS_ARGS, "--label", "io.podrun.managed=true", "--pull", "never", PAUSE];
   t.same(buildSandboxArgs(docker, sandbox), infra);
   t.same(buildSandboxArgs(nerdctl, sandbox), infra, "the infra container keeps its own PID namespace for the others to join");

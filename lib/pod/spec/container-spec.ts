@@ -14,6 +14,7 @@ import { planSecurityContext } from "./security-context.js";
 import { activeDeadlineLabels } from "../status/active-deadline.js";
 import { planTerminal } from "../../runtime/terminal-args.js";
 import { terminationMessageLabels } from "./termination-message.js";
+import { planPodEtcFiles } from "../etc/etc-files.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -128,7 +129,7 @@ export function computePodHash(options: { pod: Pod; identity: PodIdentity; infra
   const initContainerHashes = (pod.spec!.initContainers ?? []).map(
     (container) => buildContainerSpec({ pod, identity, container, kind: initContainerKind(container), imageRef: container.image!, objects }).labels[LABEL_SPEC_HASH]!,
   );
-  return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes });
+  return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes, etcFiles: planPodEtcFiles(pod.spec!, identity.namespace) });
 }
 
 // Only ports with a hostPort are published, as on a node; `--publish-all` also publishes the

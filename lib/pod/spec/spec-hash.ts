@@ -56,15 +56,18 @@ export function hashContainer(spec: ContainerSpec, container: Container): string
 /**
  * The hash of what the sandbox is made of, and of what runs before the app containers: published
  * ports (hostPorts, and containerPorts under --publish-all), hostNetwork, hostname, the pod-level
- * settings (hostAliases, DNS, shared PID namespace), the infra image as given, the pod's labels
- * (the sandbox carries them), its volumes, and each init container's hash (an init container only
- * runs in a new pod, so changing one means a new pod).
+ * settings (shared PID namespace…), what the pod's /etc/hosts and resolv.conf are made of
+ * (hostAliases, subdomain, DNS), the infra image as given, the pod's labels (the sandbox carries
+ * them), its volumes, and each init container's hash (an init container only runs in a new pod,
+ * so changing one means a new pod).
  */
 export function hashPod(options: {
   pod: Pod;
   sandbox: Pick<SandboxSpec, "hostname" | "ports" | "hostNetwork" | "settings">;
   infraImage: string;
   initContainerHashes: readonly string[];
+  /** lib/pod/etc/etc-files.ts planPodEtcFiles; undefined for a pod that sets none of it. */
+  etcFiles?: unknown;
 }): string {
   const { pod, sandbox, infraImage, initContainerHashes } = options;
   return shortHash({
@@ -74,6 +77,8 @@ export function hashPod(options: {
     ports: sandbox.ports,
     // Absent when the pod sets none: such a pod hashes as before these settings were honoured.
     settings: sandbox.settings,
+    // Absent when undefined: a pod without them hashes as before the pod's files were podrun's.
+    etcFiles: options.etcFiles,
     infraImage: sandbox.hostNetwork ? null : infraImage,
     labels: pod.metadata?.labels ?? {},
     volumes: pod.spec?.volumes ?? [],

@@ -17,6 +17,7 @@ import { NO_CAPACITY, resolveContainerEnv, usesPodFields, usesPodIP, usesResourc
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "../spec/field-ref.js";
 import { describeError } from "../../runtime/engine-error.js";
 import { needsImageUser, verifyRunAsNonRoot } from "../spec/security-context.js";
+import { withEtcFileMounts, type PodEtcFiles } from "../etc/etc-files.js";
 
 // One container of a pod, the kubelet's startContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): image → create → start →
 // postStart, each step one event, a failure one PodrunError named after the kubelet's reason.
@@ -42,6 +43,8 @@ export interface ContainerStepContext {
   volumesReady: Promise<void>;
   /** Where bind mounts find their host paths (mount-sources.ts); absent: the pod has no bind mount to resolve. */
   mountSources?: MountSourceContext;
+  /** The pod's /etc/hosts and resolv.conf (lib/pod/etc/etc-files.ts), mounted into every container; absent without a state directory. */
+  etcFiles?: PodEtcFiles;
   /** Settles when the sandbox runs: a start waits for it. */
   sandboxStarted: Promise<void>;
   /** The pod's IP, for an httpGet hook without a host (asked once, lazily). */
@@ -116,6 +119,7 @@ export async function startContainer(context: ContainerStepContext, container: C
   }
   const mounts = await withTerminationLog(spec.mounts ?? [], container, { podDir: context.mountSources?.podDir, touchDisk: context.mountSources?.touchDisk === true });
   if (mounts.length > 0) spec.mounts = mounts;
+  if (context.etcFiles) spec.mounts = withEtcFileMounts(spec.mounts, context.etcFiles);
   let id: string;
   // While `create` runs, only the name is known: an interrupted run removes the container by it.
   context.created.creating.add(spec.name);

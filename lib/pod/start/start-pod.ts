@@ -20,6 +20,7 @@ import { removePodDirectory } from "../volumes/pod-dir.js";
 import type { MountSourceContext } from "../volumes/mount-sources.js";
 import { choosePodDirectory } from "../volumes/termination-log.js";
 import { describeTerminationMessage } from "../status/termination-message.js";
+import { completeHostsFile, preparePodEtcFiles } from "../etc/etc-files.js";
 
 // The kubelet's SyncPod for a new pod, in its order (pkg/kubelet/kuberuntime/kuberuntime_manager.go): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
@@ -146,6 +147,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const podDir = await choosePodDirectory({ podDir: volumes.podDir, stateDir: options.stateDir, engine: deps.runtime.name, identity, dryRun: options.dryRun === true });
     // A kept pod's directory is in use by its kept containers: a failure now must not remove it.
     if (podDir !== undefined && !keptPod && !options.dryRun) created.podDir = podDir;
+    // The pod's /etc/hosts and resolv.conf (lib/pod/etc/etc-files.ts), in the same directory.
+    const etcFiles = options.stateDir === undefined ? undefined : await preparePodEtcFiles(deps.recorder, { pod, identity, stateDir: options.stateDir, engine: deps.runtime.name, kept: keptPod !== undefined, dryRun: options.dryRun === true });
     const mountpoints = new Map<string, Promise<string>>();
     const mountSources: MountSourceContext = {
       podDir,
@@ -194,12 +197,16 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       sandboxStarted = deps.runtime.startSandbox(sandbox.name).catch(sandboxFailed);
       sandboxStarted.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     }
-    // Only an httpGet hook needs the pod's address: ask the engine once, and only then.
-    let podIP: Promise<string> | undefined;
-    const resolvePodIP = () =>
-      (podIP ??= sandboxId === undefined
-        ? Promise.resolve("127.0.0.1")
-        : deps.runtime.inspectContainers([sandboxId]).then((states) => states[0]?.ip || "127.0.0.1"));
+    // An httpGet hook and the hosts file need the pod's address: ask the engine once, and only then.
+    let sandboxIP: Promise<string | undefined> | undefined;
+    const findSandboxIP = () =>
+      (sandboxIP ??= sandboxId === undefined ? Promise.resolve(undefined) : deps.runtime.inspectContainers([sandboxId]).then((states) => states[0]?.ip || undefined));
+    const resolvePodIP = () => findSandboxIP().then((ip) => ip ?? "127.0.0.1");
+    // The kubelet writes the pod's line in /etc/hosts once the pod has its IP: before any container starts.
+    if (etcFiles && !hostNetwork && !options.dryRun) {
+      sandboxStarted = sandboxStarted.then(async () => completeHostsFile(etcFiles, pod, identity, await findSandboxIP().catch(() => undefined)));
+      sandboxStarted.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+    }
 
     const context: ContainerStepContext = {
       ...deps,
@@ -212,6 +219,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       inspectError,
       volumesReady,
       mountSources,
+      etcFiles,
       sandboxStarted,
       resolvePodIP,
       runHooks: options.runHooks !== false,

@@ -4,7 +4,8 @@ import type { PodIdentity } from "../identity.js";
 
 // A pod's directory under podrun's state directory: `<stateDir>/pods/<engine>/<namespace>_<pod>/`,
 // holding `volumes/<volume>/` for each configMap, secret, downwardAPI and projected volume (the
-// kubelet's /var/lib/kubelet/pods/<uid>/volumes/…). Named by namespace and pod name, never by UID,
+// kubelet's /var/lib/kubelet/pods/<uid>/volumes/…), and the pod's `etc-hosts` and `resolv.conf`
+// (lib/pod/etc/etc-files.ts). Named by namespace and pod name, never by UID,
 // so that `down POD` (which has no manifest, and may find no container) can still remove it; and by
 // engine, since the same pod may run on docker and podman at once, each its own. Neither a
 // namespace (a DNS label) nor a pod name (a DNS subdomain) can hold `_`: the name splits back.

@@ -27,27 +27,15 @@ t.test("the hostname: spec.hostname, else the pod's name cut to 63 characters as
   t.equal(buildSandboxSpec({ pod: pod({ hostname: "shop", hostNetwork: true }), identity, infraImage: "p", publishAll: false }).hostname, undefined);
 });
 
-t.test("settings from the pod: hostAliases, dnsConfig, shareProcessNamespace", async (t) => {
+t.test("settings from the pod: shareProcessNamespace; hostAliases and dnsConfig are the pod's files, not the sandbox's", async (t) => {
   const spec = pod({
-    hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local", "bar.local"] }, { ip: "10.0.0.9" }],
+    hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local", "bar.local"] }],
     dnsPolicy: "None",
     dnsConfig: { nameservers: ["10.9.8.7"], searches: ["example"], options: [{ name: "ndots", value: "2" }, { name: "edns0" }] },
     shareProcessNamespace: true,
   }).spec!;
-  t.same(buildSandboxSettings(spec), {
-    hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local", "bar.local"] }],
-    dns: { nameservers: ["10.9.8.7"], searches: ["example"], options: ["ndots:2", "edns0"] },
-    sharePid: true,
-  });
+  t.same(buildSandboxSettings(spec), { sharePid: true });
   t.same(buildContainerPodSettings(spec), { sharePid: true });
-});
-
-t.test("dnsPolicy: None empties the search list dnsConfig leaves out; the other policies keep the host's", async (t) => {
-  const dnsConfig = { nameservers: ["10.9.8.7"] };
-  t.same(buildSandboxSettings(pod({ dnsPolicy: "None", dnsConfig }).spec!), { dns: { nameservers: ["10.9.8.7"], searches: ["."] } });
-  for (const dnsPolicy of ["Default", "ClusterFirst", "ClusterFirstWithHostNet"]) {
-    t.same(buildSandboxSettings(pod({ dnsPolicy, dnsConfig }).spec!), { dns: { nameservers: ["10.9.8.7"] } }, dnsPolicy);
-  }
 });
 
 t.test("a pod that sets none of them has no settings and hashes as it did before they were honoured", async (t) => {
@@ -57,6 +45,7 @@ t.test("a pod that sets none of them has no settings and hashes as it did before
   t.equal(buildSandboxSettings(pod({ shareProcessNamespace: false, hostAliases: [], dnsConfig: {} }).spec!), undefined);
   // Computed with podrun before pod-level settings existed: a pod already running is kept.
   t.equal(podHash(plain), "ba0967fd3ec88296");
+  t.equal(podHash(pod({ hostAliases: [], dnsConfig: {}, dnsPolicy: "Default" })), "ba0967fd3ec88296", "empty ones change nothing");
   t.equal(containerHash(plain), "aa7742eeca55e80c");
 });
 
@@ -72,14 +61,16 @@ t.test("each setting counts in the pod hash; shareProcessNamespace in the contai
     pod({ hostname: "shop" }),
     pod({ hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local"] }] }),
     pod({ hostAliases: [{ ip: "10.1.2.4", hostnames: ["foo.local"] }] }),
+    pod({ subdomain: "shop" }),
     pod({ dnsConfig: { nameservers: ["10.9.8.7"] } }),
+    pod({ dnsPolicy: "None", dnsConfig: { nameservers: ["10.9.8.7"] } }),
     pod({ dnsConfig: { options: [{ name: "ndots", value: "2" }] } }),
     pod({ shareProcessNamespace: true }),
   ];
   const hashes = new Set([plain, ...variants].map(podHash));
   t.equal(hashes.size, variants.length + 1);
   t.not(containerHash(pod({ shareProcessNamespace: true })), containerHash(plain));
-  t.equal(containerHash(pod({ hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local"] }] })), containerHash(plain), "the sandbox alone carries the others");
+  t.equal(containerHash(pod({ hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local"] }] })), containerHash(plain), "the pod hash alone carries the others");
 });
 
 t.test("hostPID, hostIPC and sysctls: on each container and the sandbox; each counts in the hashes; false or empty changes nothing", async (t) => {

@@ -337,6 +337,7 @@ t.test("file volumes: written in the pod directory before anything is created, b
     `bind ${engineDir}/default_web_data/logs /logs`,
     // Every container's termination message file (lib/pod/volumes/termination-log.ts).
     `bind ${podDir}/containers/a/termination-log /dev/termination-log`,
+    `bind ${podDir}/etc-hosts /etc/hosts`,
   ]);
   await undoStart(h.deps.runtime, error.created);
   t.notOk(existsSync(podDir), "undo removes the pod directory");
@@ -391,4 +392,24 @@ t.test("pull credentials: a container's image gets the pod's secrets then the au
   });
   t.same(asked.get("registry.example.com/app:1"), ['fromsecret from secret "regcred"', `fromfile from --authfile ${file}`]);
   t.same(asked.get("registry.example.com/pause:3.10"), [`fromfile from --authfile ${file}`]);
+});
+
+t.test("the pod's /etc/hosts: mounted into every container, its IP line written once the sandbox runs and before any container starts", async (t) => {
+  const stateDir = await mkdtemp(join(tmpdir(), "podrun-state-"));
+  t.teardown(() => rm(stateDir, { recursive: true, force: true }));
+  const h = harness();
+  const hostsFile = join(stateDir, "pods", "docker", "default_web", "etc-hosts");
+  const seen: string[] = [];
+  h.runtime.on("startContainer", async () => void seen.push((await readFile(hostsFile, "utf8")).split("\n").filter((line) => line.includes("shop")).join()));
+  const started = await startPod(h.deps, {
+    pod: pod({ hostname: "shop", subdomain: "sub", initContainers: [{ name: "i", image: "x:1" }], containers: [{ name: "a", image: "x:1" }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+    stateDir,
+  });
+  const ip = (await h.runtime.inspectContainers([started.sandboxId!]))[0]!.ip;
+  t.match(ip, /^10\.88\./);
+  t.same(seen, [`${ip}\tshop.sub.default.svc.cluster.local\tshop`, `${ip}\tshop.sub.default.svc.cluster.local\tshop`], "init and app containers start with the pod's line there");
+  t.same(h.calls.filter((c) => c.startsWith("bind") && c.endsWith(" /etc/hosts")), [`bind ${hostsFile} /etc/hosts`, `bind ${hostsFile} /etc/hosts`], "one mount per container");
 });
