@@ -184,6 +184,7 @@ function withKeptContainers(created: StartedPod | undefined, pod: Pod, reconcile
     containers,
     initContainers: created?.initContainers ?? 0,
     appContainers: created?.appContainers ?? 0,
+    ...(created?.restartContainer ? { restartContainer: created.restartContainer } : {}),
   };
 }
 
@@ -211,6 +212,7 @@ async function waitUntilReady(
       timeoutMs,
       signal,
       onProgress: (containers) => options.onProgress?.({ kind: "containers", label, containers }),
+      ...(started.restartContainer ? { liveness: { runtime, restartContainer: started.restartContainer } } : {}),
     });
     return { status: "ready", label, containers: ready.containers, seconds: (Date.now() - options.since) / 1000 };
   } catch (error) {

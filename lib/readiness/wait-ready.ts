@@ -21,6 +21,7 @@ import {
 } from "./readiness-tracker.js";
 import type { StartedPod } from "../pod/start/start-pod.js";
 import { systemClock, type Clock } from "./wait-clock.js";
+import { watchLiveness, type LivenessOptions } from "./liveness.js";
 
 // `up --wait`: the kubelet's probe workers for one pod, until every app container and sidecar is
 // Ready (a sidecar counts towards the pod's readiness as an app container does).
@@ -64,6 +65,8 @@ export interface WaitForPodReadyOptions {
   statusIntervalMs?: number;
   /** Log lines shown for each container that is not ready when the wait fails (default 10). */
   logTail?: number;
+  /** Liveness probes and the restarts they cause (lib/readiness/liveness.ts); absent: not probed. */
+  liveness?: LivenessOptions;
 }
 
 export interface PodReady {
@@ -216,6 +219,7 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   const observe = (states: readonly ContainerState[]) => {
     for (const t of trackers) {
       const state = states.find((s) => s.id === t.id || s.id.startsWith(t.id) || t.id.startsWith(s.id));
+      if (liveness?.owns(t, state)) continue;
       if (!state) {
         finish({ kind: "failed", error: new PodrunError("ContainerTerminated", `container ${t.name} was removed while podrun waited for it to be ready`) });
         return;
@@ -235,11 +239,15 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   const onAbort = () => finish({ kind: "interrupted" });
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (Number.isFinite(options.timeoutMs)) void clock.sleep(options.timeoutMs, stop.signal).then(() => finish({ kind: "timeout" }));
+  const liveness = options.liveness && !options.untilStarted
+    ? watchLiveness({ ...options.liveness, recorder, pod: options.pod, identity, trackers, specOf: (name) => specs.get(name), objectOf, policyOf, target, podIP: options.podIP, clock, signal: stop.signal, pollMs: options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS, recordEvent: recordProbeEvent, fail: (error) => finish({ kind: "failed", error }), wake: (t) => wakers.get(t)?.() })
+    : undefined;
   void statusWatcher();
   for (const t of trackers) void probeWorker(t);
   if (trackers.length === 0) finish({ kind: "ready" });
 
   const result = await settled;
+  await liveness?.idle();
   options.signal?.removeEventListener("abort", onAbort);
   const elapsedMs = clock.now() - started;
   switch (result.kind) {
