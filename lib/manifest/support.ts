@@ -1,6 +1,7 @@
 import { findMemoryVolumesOnDisk } from "../pod/volumes/volume-plan.js";
 import { FieldPath } from "./field-path.js";
 import type { FieldError } from "./field-error.js";
+import { findLivenessProbes } from "./liveness-warning.js";
 
 // The fields `podrun up` acts on. A field the schema knows but that is absent here is accepted
 // (the manifest stays valid for a cluster) and named in a Warning, never dropped silently:
@@ -54,15 +55,18 @@ export const HONOURED_POD_FIELDS = [
   "spec.initContainers[*].securityContext.seccompProfile",
   "spec.containers[*].securityContext.seccompProfile",
   "spec.os.name",
-  // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe stays a warning.
+  // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe only while it waits
+  // (lib/readiness/liveness.ts), which a Warning below says.
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",
+  "spec.containers[*].livenessProbe",
   // Native sidecars (`restartPolicy: Always`, the only value the API server allows): started in
   // init order and left running (lib/pod/start/start-pod.ts); the next init container waits for the
   // startup probe, `up --wait` for the readiness probe. Only sidecars may have probes and hooks.
   "spec.initContainers[*].restartPolicy",
   "spec.initContainers[*].readinessProbe",
   "spec.initContainers[*].startupProbe",
+  "spec.initContainers[*].livenessProbe",
   // Pod-level settings carried by the sandbox (lib/pod/spec/pod-settings.ts): /etc/hosts entries,
   // the hostname, resolv.conf, one PID namespace. dnsPolicy ClusterFirst and a hostNetwork pod
   // setting any of them are warned about below. enableServiceLinks: no Services, nothing to add.
@@ -190,6 +194,7 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
     report({ type: "Forbidden", path, detail: "added to each container's supplemental groups, but volumes are not given to this group as a kubelet would", atKey: true });
   }
   findApproximatedPodSettings(spec as Record<string, unknown>, report);
+  findLivenessProbes(spec as Record<string, unknown>, report);
 }
 
 // Pod-level settings podrun cannot make as a node does. Read as written, so that the API server's
