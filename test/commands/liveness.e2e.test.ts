@@ -120,6 +120,13 @@ for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered:
     // The kubelet's new container: a fresh root filesystem (the mark is in the emptyDir), alive.
     const alive = await runCommand(runtime, ["exec", `default_${env.name}_app`, "ls", "/tmp/alive", "/marks/ran"], { reject: false });
     t.equal(alive.exitCode, 0, alive.stderr);
+
+    // The new container is the manifest's container: `up` again keeps it, restart count included.
+    const id = async () => (await runCommand(runtime, ["inspect", "-f", "{{.Id}}", `default_${env.name}_app`])).stdout.trim();
+    const before = await id();
+    const again = await env.podrun("up", env.file);
+    t.equal(again.exitCode, 0, again.stderr);
+    t.equal(await id(), before, "kept");
   });
 
   t.test(`${runtime}: restartPolicy Never: Killing without a restart, and up --wait fails with exit 1`, async (t) => {
