@@ -207,12 +207,12 @@ async function waitUntilReady(
       recorder: deps.recorder,
       pod,
       identity,
+      ...(started.restartContainer ? { liveness: { runtime, restartContainer: started.restartContainer } } : {}),
       containers: started.containers,
       podIP,
       timeoutMs,
       signal,
       onProgress: (containers) => options.onProgress?.({ kind: "containers", label, containers }),
-      ...(started.restartContainer ? { liveness: { runtime, restartContainer: started.restartContainer } } : {}),
     });
     return { status: "ready", label, containers: ready.containers, seconds: (Date.now() - options.since) / 1000 };
   } catch (error) {

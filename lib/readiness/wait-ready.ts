@@ -58,6 +58,8 @@ export interface WaitForPodReadyOptions {
   untilStarted?: boolean;
   /** Aborting it ends the wait with WaitInterruptedError (the containers are left as they are). */
   signal?: AbortSignal;
+  /** Liveness probes and the restarts they cause (lib/readiness/liveness.ts); absent: not probed. */
+  liveness?: LivenessOptions;
   /** Called with every container's state whenever one changes. */
   onProgress?: (containers: readonly ContainerProgress[]) => void;
   clock?: Clock;
@@ -65,8 +67,6 @@ export interface WaitForPodReadyOptions {
   statusIntervalMs?: number;
   /** Log lines shown for each container that is not ready when the wait fails (default 10). */
   logTail?: number;
-  /** Liveness probes and the restarts they cause (lib/readiness/liveness.ts); absent: not probed. */
-  liveness?: LivenessOptions;
 }
 
 export interface PodReady {
@@ -235,13 +235,14 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
     report();
   };
 
+  const liveness = options.liveness && !options.untilStarted && !options.signal?.aborted
+    ? watchLiveness({ ...options.liveness, recorder, pod: options.pod, identity, trackers, specOf: (name) => specs.get(name), objectOf, policyOf, target, podIP: options.podIP, clock, signal: stop.signal, pollMs: options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS, recordEvent: recordProbeEvent, fail: (error) => finish({ kind: "failed", error }), wake: (t) => wakers.get(t)?.() })
+    : undefined;
+
   if (options.signal?.aborted) throw new WaitInterruptedError("interrupted while waiting for the pod to be ready");
   const onAbort = () => finish({ kind: "interrupted" });
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (Number.isFinite(options.timeoutMs)) void clock.sleep(options.timeoutMs, stop.signal).then(() => finish({ kind: "timeout" }));
-  const liveness = options.liveness && !options.untilStarted
-    ? watchLiveness({ ...options.liveness, recorder, pod: options.pod, identity, trackers, specOf: (name) => specs.get(name), objectOf, policyOf, target, podIP: options.podIP, clock, signal: stop.signal, pollMs: options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS, recordEvent: recordProbeEvent, fail: (error) => finish({ kind: "failed", error }), wake: (t) => wakers.get(t)?.() })
-    : undefined;
   void statusWatcher();
   for (const t of trackers) void probeWorker(t);
   if (trackers.length === 0) finish({ kind: "ready" });
