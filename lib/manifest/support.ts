@@ -55,10 +55,10 @@ export const HONOURED_POD_FIELDS = [
   "spec.initContainers[*].securityContext.seccompProfile",
   "spec.containers[*].securityContext.seccompProfile",
   "spec.os.name",
-  // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe only while it waits
-  // (lib/readiness/liveness.ts), which a Warning below says.
+  // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe stays a warning.
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",
+  // Probed only while `up --wait` waits (lib/readiness/liveness.ts): a Warning below says so.
   "spec.containers[*].livenessProbe",
   // Native sidecars (`restartPolicy: Always`, the only value the API server allows): started in
   // init order and left running (lib/pod/start/start-pod.ts); the next init container waits for the
@@ -184,6 +184,7 @@ function isSchedulingField(path: FieldPath): boolean {
 function findApproximatedFields(pod: unknown, report: (warning: FieldError) => void): void {
   const spec = (pod as { spec?: unknown } | null)?.spec;
   if (spec === null || typeof spec !== "object") return;
+  findLivenessProbes(spec as Record<string, unknown>, report);
   for (const index of findMemoryVolumesOnDisk(spec)) {
     const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
     report({ type: "Forbidden", path, detail: "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath", atKey: true });
@@ -194,7 +195,6 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
     report({ type: "Forbidden", path, detail: "added to each container's supplemental groups, but volumes are not given to this group as a kubelet would", atKey: true });
   }
   findApproximatedPodSettings(spec as Record<string, unknown>, report);
-  findLivenessProbes(spec as Record<string, unknown>, report);
 }
 
 // Pod-level settings podrun cannot make as a node does. Read as written, so that the API server's
