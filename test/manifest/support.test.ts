@@ -60,12 +60,6 @@ t.test("readiness and startup probes of app containers and sidecars are acted on
     ignored({ spec: { initContainers: [sidecar], containers: [{ name: "a", image: "x", readinessProbe: probe, startupProbe: probe, livenessProbe: probe }] } }),
     ["spec.initContainers[0].livenessProbe, spec.containers[0].livenessProbe: probed only while `podrun up --wait` waits (a failure restarts the container, as the kubelet does): not probed once podrun returns"],
   );
-  t.same(ignored({ spec: { containers: [{ name: "a", image: "x", readinessProbe: probe }, { name: "b", image: "x" }] } }), [], "no livenessProbe: no Warning");
-  t.same(
-    ignored({ spec: { containers: [{ name: "a", image: "x" }, { name: "b", image: "x", livenessProbe: probe }, { name: "c", image: "x", livenessProbe: probe }] } }),
-    ["spec.containers[1].livenessProbe, spec.containers[2].livenessProbe: probed only while `podrun up --wait` waits (a failure restarts the container, as the kubelet does): not probed once podrun returns"],
-    "one line for several containers, at the first",
-  );
 });
 
 t.test("cpu and memory limits and requests are acted on, for containers and init containers; other resources are not", async (t) => {
