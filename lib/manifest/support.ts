@@ -3,6 +3,7 @@ import { FieldPath } from "./field-path.js";
 import { findSecurityOptionWarnings } from "./security-warnings.js";
 import type { FieldError } from "./field-error.js";
 import { findPodResourceWarnings } from "./pod-resources-support.js";
+import { findLivenessProbes } from "./liveness-warning.js";
 
 // The fields `podrun up` acts on. A field the schema knows but that is absent here is accepted
 // (the manifest stays valid for a cluster) and named in a Warning, never dropped silently:
@@ -65,15 +66,18 @@ export const HONOURED_POD_FIELDS = [
   "spec.securityContext.seLinuxOptions",
   "spec.securityContext.supplementalGroupsPolicy",
   ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) => ["appArmorProfile", "seLinuxOptions", "procMount"].map((field) => `${prefix}.securityContext.${field}`)),
-  // `up --wait` runs them (lib/readiness/wait-ready.ts); livenessProbe stays a warning.
+  // `up --wait` runs them (lib/readiness/wait-ready.ts).
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",
+  // Probed only while `up --wait` waits (lib/readiness/liveness.ts): a Warning below says so.
+  "spec.containers[*].livenessProbe",
   // Native sidecars (`restartPolicy: Always`, the only value the API server allows): started in
   // init order and left running (lib/pod/start/start-pod.ts); the next init container waits for the
   // startup probe, `up --wait` for the readiness probe. Only sidecars may have probes and hooks.
   "spec.initContainers[*].restartPolicy",
   "spec.initContainers[*].readinessProbe",
   "spec.initContainers[*].startupProbe",
+  "spec.initContainers[*].livenessProbe",
   // Pod-level settings carried by the sandbox (lib/pod/spec/pod-settings.ts): the hostname, one PID
   // namespace; /etc/hosts (hostAliases, subdomain) and resolv.conf are the pod's own files
   // (lib/pod/etc/etc-files.ts), a hostNetwork pod's too. dnsPolicy ClusterFirst and a hostNetwork
@@ -211,6 +215,7 @@ function isSchedulingField(path: FieldPath): boolean {
 function findApproximatedFields(pod: unknown, report: (warning: FieldError) => void): void {
   const spec = (pod as { spec?: unknown } | null)?.spec;
   if (spec === null || typeof spec !== "object") return;
+  findLivenessProbes(spec as Record<string, unknown>, report);
   for (const index of findMemoryVolumesOnDisk(spec)) {
     const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
     report({ type: "Forbidden", path, detail: "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath", atKey: true });

@@ -189,6 +189,7 @@ function withKeptContainers(created: StartedPod | undefined, pod: Pod, reconcile
     containers,
     initContainers: created?.initContainers ?? 0,
     appContainers: created?.appContainers ?? 0,
+    ...(created?.restartContainer ? { restartContainer: created.restartContainer } : {}),
   };
 }
 
@@ -212,6 +213,7 @@ async function waitUntilReady(
       recorder: deps.recorder,
       pod,
       identity,
+      ...(started.restartContainer ? { liveness: { runtime, restartContainer: started.restartContainer } } : {}),
       containers: started.containers,
       podIP,
       timeoutMs,

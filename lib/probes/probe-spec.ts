@@ -38,7 +38,7 @@ export function normalizeProbe(type: ProbeType, probe: Probe, container: Pick<Co
   };
 }
 
-/** The container's startup and readiness probes (liveness is not acted on). */
+/** The container's startup and readiness probes (liveness: lib/readiness/liveness.ts). */
 export function containerProbes(container: Container): { startup?: ProbeSpec; readiness?: ProbeSpec } {
   return {
     startup: container.startupProbe ? normalizeProbe("Startup", container.startupProbe, container) : undefined,

@@ -22,6 +22,7 @@ import {
 import type { StartedPod } from "../pod/start/start-pod.js";
 import { systemClock, type Clock } from "./wait-clock.js";
 import { describeTerminationMessage } from "../pod/status/termination-message.js";
+import { watchLiveness, type LivenessOptions } from "./liveness.js";
 
 // `up --wait`: the kubelet's probe workers for one pod, until every app container and sidecar is
 // Ready (a sidecar counts towards the pod's readiness as an app container does).
@@ -58,6 +59,8 @@ export interface WaitForPodReadyOptions {
   untilStarted?: boolean;
   /** Aborting it ends the wait with WaitInterruptedError (the containers are left as they are). */
   signal?: AbortSignal;
+  /** Liveness probes and the restarts they cause (lib/readiness/liveness.ts); absent: not probed. */
+  liveness?: LivenessOptions;
   /** Called with every container's state whenever one changes. */
   onProgress?: (containers: readonly ContainerProgress[]) => void;
   clock?: Clock;
@@ -221,6 +224,7 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   const observe = (states: readonly ContainerState[]) => {
     for (const t of trackers) {
       const state = states.find((s) => s.id === t.id || s.id.startsWith(t.id) || t.id.startsWith(s.id));
+      if (liveness?.owns(t, state)) continue;
       if (!state) {
         finish({ kind: "failed", error: new PodrunError("ContainerTerminated", `container ${t.name} was removed while podrun waited for it to be ready`) });
         return;
@@ -236,6 +240,10 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
     report();
   };
 
+  const liveness = options.liveness && !options.untilStarted && !options.signal?.aborted
+    ? watchLiveness({ ...options.liveness, recorder, pod: options.pod, identity, trackers, specOf: (name) => specs.get(name), objectOf, policyOf, target, podIP: options.podIP, clock, signal: stop.signal, pollMs: options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS, recordEvent: recordProbeEvent, fail: (error) => finish({ kind: "failed", error }), wake: (t) => wakers.get(t)?.() })
+    : undefined;
+
   if (options.signal?.aborted) throw new WaitInterruptedError("interrupted while waiting for the pod to be ready");
   const onAbort = () => finish({ kind: "interrupted" });
   options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -247,6 +255,7 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   if (trackers.length === 0) finish({ kind: "ready" });
 
   const result = await settled;
+  await liveness?.idle();
   options.signal?.removeEventListener("abort", onAbort);
   const elapsedMs = clock.now() - started;
   switch (result.kind) {

@@ -9,7 +9,7 @@
 // - labels: podman gives `null` for none; nerdctl mixes its own `nerdctl/…` labels in.
 import type { Dialect } from "./dialects.js";
 import { listImageNameForms, qualifyInspectNames } from "./image-names.js";
-import type { ContainerState, ImageInfo } from "./types.js";
+import { LABEL_RESTART_COUNT, type ContainerState, type ImageInfo } from "./types.js";
 
 type Json = Record<string, unknown>;
 
@@ -102,7 +102,7 @@ export function toContainerState(dialect: Dialect, c: Json): InspectedContainer 
     startedAt: normalizeTime(state["StartedAt"]),
     finishedAt: normalizeTime(state["FinishedAt"]),
     createdAt: normalizeTime(c["Created"]),
-    restartCount: typeof c["RestartCount"] === "number" ? c["RestartCount"] : 0,
+    restartCount: (typeof c["RestartCount"] === "number" ? c["RestartCount"] : 0) + (Number.parseInt(labels[LABEL_RESTART_COUNT] ?? "", 10) || 0),
     labels: dialect.internalLabelPrefix ? dropPrefixed(labels, dialect.internalLabelPrefix) : labels,
     image: text(config["Image"]) || text(c["ImageName"]) || text(c["Image"]),
   };

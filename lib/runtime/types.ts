@@ -35,6 +35,11 @@ export const LABEL_PRESTOP_HANDLER = "io.kubernetes.container.preStopHandler";
 export const LABEL_TERMINATION_GRACE_PERIOD = "io.kubernetes.pod.terminationGracePeriod";
 /** The kubelet's annotation for terminationMessagePolicy: set only for FallbackToLogsOnError (lib/pod/spec/termination-message.ts). */
 export const LABEL_TERMINATION_MESSAGE_POLICY = "io.kubernetes.container.terminationMessagePolicy";
+/**
+ * The kubelet's restart count of a container made anew after a liveness failure (lib/readiness/liveness.ts);
+ * ContainerState.restartCount adds the engine's own restarts to it. Absent: 0.
+ */
+export const LABEL_RESTART_COUNT = "io.kubernetes.container.restartCount";
 
 export interface ImageInfo {
   /** The engine's image ID (`sha256:…`). */
@@ -172,7 +177,7 @@ export interface ContainerState {
   finishedAt: string;
   /** ISO creation time ("" when the engine does not say). */
   createdAt: string;
-  /** How many times the engine restarted it under its restart policy. */
+  /** How many times the engine restarted it under its restart policy, plus its LABEL_RESTART_COUNT. */
   restartCount: number;
   /** IP address in the pod's network, when the engine gives one. */
   ip?: string;

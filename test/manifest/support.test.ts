@@ -44,10 +44,10 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
       "metadata.ownerReferences: not supported by podrun yet: ignored",
       "spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
       "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by podrun yet: ignored",
-      "spec.containers[1].livenessProbe: not supported by podrun yet: ignored",
-            "spec.volumes[1].nfs: not supported by podrun yet: ignored",
+      "spec.volumes[1].nfs: not supported by podrun yet: ignored",
       "status: not supported by podrun yet: ignored",
       "spec.nodeSelector: scheduling does not apply on one machine: ignored",
+      "spec.containers[1].livenessProbe: probed only while `podrun up --wait` waits (a failure restarts the container, as the kubelet does): not probed once podrun returns",
       "spec.containers[1].volumeMounts[0].recursiveReadOnly: mounted read-only, but not recursively: podrun asks none of the engines for recursive read-only binds (docker 25 and podman 5 can)",
     ],
   );
@@ -69,12 +69,12 @@ t.test("mountPropagation and recursiveReadOnly IfPossible are acted on, but a Me
   ]);
 });
 
-t.test("readiness and startup probes of app containers and sidecars are acted on (up --wait, init order); liveness is not", async (t) => {
+t.test("readiness and startup probes of app containers and sidecars are acted on (up --wait, init order); liveness only while up --wait waits, in one Warning", async (t) => {
   const probe = { httpGet: { port: 80 }, periodSeconds: 1 };
   const sidecar = { name: "s", image: "x", restartPolicy: "Always", readinessProbe: probe, startupProbe: probe, livenessProbe: probe, lifecycle: { preStop: { sleep: { seconds: 1 } } } };
   t.same(
     ignored({ spec: { initContainers: [sidecar], containers: [{ name: "a", image: "x", readinessProbe: probe, startupProbe: probe, livenessProbe: probe }] } }),
-    ["spec.initContainers[0].livenessProbe: not supported by podrun yet: ignored", "spec.containers[0].livenessProbe: not supported by podrun yet: ignored"],
+    ["spec.initContainers[0].livenessProbe, spec.containers[0].livenessProbe: probed only while `podrun up --wait` waits (a failure restarts the container, as the kubelet does): not probed once podrun returns"],
   );
 });
 

@@ -89,3 +89,11 @@ t.test("an image's USER is read from Config.User (for runAsNonRoot); empty means
     t.equal(matchImages(dialect, ["x.test/app:1"], [image("")]).get("x.test/app:1")?.user, undefined);
   }
 });
+
+t.test("restart count: the engine's restarts plus the kubelet's restartCount label of a container made anew after a liveness failure", async (t) => {
+  const container = (labels: Record<string, string> | null, restarts: number) => ({ Id: "c1", Name: "/x", State: { Status: "running", Running: true }, RestartCount: restarts, Config: { Labels: labels } });
+  t.equal(toContainerState(DIALECTS.docker, container(null, 2)).state.restartCount, 2, "podman's null labels: the engine's count alone");
+  t.equal(toContainerState(DIALECTS.docker, container({ "io.kubernetes.container.restartCount": "3" }, 0)).state.restartCount, 3);
+  t.equal(toContainerState(DIALECTS.podman, container({ "io.kubernetes.container.restartCount": "3" }, 2)).state.restartCount, 5, "then crashes restarted by the engine");
+  t.equal(toContainerState(DIALECTS.docker, container({ "io.kubernetes.container.restartCount": "x" }, 1)).state.restartCount, 1, "a label that is not a number counts for nothing");
+});

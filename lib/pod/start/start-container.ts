@@ -6,7 +6,7 @@ import { toInvolvedObject } from "../../events/types.js";
 import type { ImageManager } from "../../images/manager.js";
 import type { PullPolicy } from "../../images/policy.js";
 import { throwIfAborted } from "../../process/abort.js";
-import type { ContainerRuntime, ImageInfo } from "../../runtime/types.js";
+import { LABEL_RESTART_COUNT, type ContainerRuntime, type ImageInfo } from "../../runtime/types.js";
 import { buildContainerSpec, type ContainerKind } from "../spec/container-spec.js";
 import { HookError, runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
@@ -53,6 +53,8 @@ export interface ContainerStepContext {
   signal?: AbortSignal;
   /** What this run made, for undoing: IDs once created, runtime names while `create` runs. */
   created: { containerIds: string[]; creating: Set<string> };
+  /** A container made anew after a liveness failure: its restart count (lib/readiness/liveness.ts). */
+  restartCount?: number;
 }
 
 /** Starts one container; resolves with its runtime ID. Between steps, an aborted signal throws AbortError. */
@@ -106,6 +108,7 @@ export async function startContainer(context: ContainerStepContext, container: C
   }
   throwIfAborted(signal);
   const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash, objects: context.objects, env: env.env, secretNames: env.secretNames });
+  if (context.restartCount) spec.labels[LABEL_RESTART_COUNT] = String(context.restartCount); // after the hashes: the spec is the same
   if (spec.mounts?.some((mount) => mount.bind) && context.mountSources) {
     // subPathExpr sees the container's whole environment, as built just above.
     try {

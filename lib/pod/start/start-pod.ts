@@ -14,6 +14,7 @@ import { startContainer, type ContainerStepContext } from "./start-container.js"
 import { planPodVolumes } from "../volumes/volume-plan.js";
 import { NO_OBJECTS, type PodObjects } from "../spec/pod-objects.js";
 import { findPodIP, waitForPodReady } from "../../readiness/wait-ready.js";
+import type { RestartContainer } from "../../readiness/liveness.js";
 import { prepareVolumes } from "../volumes/prepare-volumes.js";
 import { setUpEmptyDirs } from "../volumes/empty-dir-setup.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
@@ -88,6 +89,8 @@ export interface StartedPod {
   /** Sidecars started (and left running). */
   sidecars?: number;
   appContainers: number;
+  /** Makes one of its app containers or sidecars anew with a restart count (a liveness failure, lib/readiness/liveness.ts). */
+  restartContainer?: RestartContainer;
 }
 
 /** What a run created, for undoStart. */
@@ -279,7 +282,11 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
 
     const inits = containers.filter((c) => c.kind === "init").length;
     const sidecars = containers.filter((c) => c.kind === "sidecar").length;
-    return { sandboxId, containerIds: created.containerIds, containers, initContainers: inits, ...(sidecars > 0 ? { sidecars } : {}), appContainers: apps.length };
+    const restartContainer: RestartContainer = (name, restartCount) => {
+      const container = [...(spec.initContainers ?? []).filter(isSidecar), ...spec.containers].find((c) => c.name === name)!;
+      return startContainer({ ...context, restartCount }, container, isSidecar(container) ? "sidecar" : "app");
+    };
+    return { sandboxId, containerIds: created.containerIds, containers, initContainers: inits, ...(sidecars > 0 ? { sidecars } : {}), appContainers: apps.length, restartContainer };
   } catch (error) {
     if (signal?.aborted) {
       // Whatever failed after Ctrl-C failed because of it: undo, including what was being made.

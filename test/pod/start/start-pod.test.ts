@@ -98,7 +98,9 @@ t.test("sandbox, then init containers one at a time to completion, then app cont
     "waitContainer i2",
     "ensure busybox",
   ]);
-  t.strictSame(started, {
+  const { restartContainer, ...data } = started;
+  t.type(restartContainer, "function", "a liveness failure's way to make a container anew");
+  t.strictSame(data, {
     sandboxId: "sandbox-1",
     containerIds: ["id-1", "id-2", "id-3", "id-4"],
     containers: [
@@ -413,3 +415,28 @@ t.test("the pod's /etc/hosts: mounted into every container, its IP line written 
   t.same(seen, [`${ip}\tshop.sub.default.svc.cluster.local\tshop`, `${ip}\tshop.sub.default.svc.cluster.local\tshop`], "init and app containers start with the pod's line there");
   t.same(h.calls.filter((c) => c.startsWith("bind") && c.endsWith(" /etc/hosts")), [`bind ${hostsFile} /etc/hosts`, `bind ${hostsFile} /etc/hosts`], "one mount per container");
 });
+
+t.test("restartContainer (a liveness failure): the container made anew in the pod, as a start, labelled with its restart count", async (t) => {
+  const h = harness();
+  const hook = { postStart: { exec: { command: ["warm-up"] } } };
+  const started = await startPod(h.deps, {
+    pod: pod({ initContainers: [{ name: "s", image: "busybox", restartPolicy: "Always" }], containers: [{ name: "a", image: "busybox", lifecycle: hook }] }),
+    identity,
+    infraImage: "pause",
+    publishAll: false,
+  });
+  const first = h.spec("a");
+  await h.runtime.removeContainers([started.containers.find((c) => c.name === "a")!.id]);
+  const before = h.events.length;
+  const id = await started.restartContainer!("a", 2);
+  const spec = h.runtime.specOf(id) as ContainerSpec;
+  t.equal(spec.labels["io.kubernetes.container.restartCount"], "2");
+  t.same({ ...spec, labels: { ...spec.labels, "io.kubernetes.container.restartCount": undefined } }, { ...first, labels: { ...first.labels, "io.kubernetes.container.restartCount": undefined } }, "the same spec, hashes included: `up` again keeps it");
+  t.equal(spec.sandbox, first.sandbox);
+  t.same(h.events.slice(before), ["spec.containers{a} Normal Created: Created container: a", "spec.containers{a} Normal Started: Started container a"]);
+  t.ok(h.calls.includes("execInContainer a warm-up"), "postStart runs as on a start");
+  await h.runtime.removeContainers([started.containers.find((c) => c.name === "s")!.id]);
+  const sidecar = await started.restartContainer!("s", 1);
+  t.equal((h.runtime.specOf(sidecar) as ContainerSpec).labels["io.podrun.container.kind"], "sidecar");
+});
+
