@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +7,7 @@ import { parseEngineTime } from "../../lib/pod/status/active-deadline.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX } from "../harness/engine-pod.js";
+import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 import { requireEngine, requireImage } from "../harness/engine.js";
 
 // spec.activeDeadlineSeconds on the real engines: `up --wait` fails the pod when its deadline
@@ -23,7 +22,6 @@ interface KubeEvent {
   involvedObject: { fieldPath?: string };
 }
 
-const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 const events = (stdout: string): KubeEvent[] => stdout.trim().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as KubeEvent);
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1) ?? "";
 
@@ -49,7 +47,7 @@ async function setup(t: Test, runtime: RuntimeName, prefix: string) {
   if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-deadline-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-deadline-"));
-  const name = unique(prefix);
+  const name = uniqueName(prefix);
   t.teardown(async () => {
     await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
     await Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true })));
@@ -75,7 +73,7 @@ async function setup(t: Test, runtime: RuntimeName, prefix: string) {
 t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered: true }, async (t) => {
   t.test(`${runtime}: up --wait fails at the deadline with DeadlineExceeded, the containers stopped and kept`, async (t) => {
-    const env = await setup(t, runtime, "h14-deadline-wait");
+    const env = await setup(t, runtime, "deadline-wait");
     if (!env) return;
     const began = Date.now();
     const r = await env.podrun(["up", "--wait", "--json", env.file]);
@@ -110,7 +108,7 @@ for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered:
   });
 
   t.test(`${runtime}: without --wait: a Warning, ps shows DeadlineExceeded once it passed, and up then fails the pod`, async (t) => {
-    const env = await setup(t, runtime, "h14-deadline-ps");
+    const env = await setup(t, runtime, "deadline-ps");
     if (!env) return;
     const r = await env.podrun(["up", env.file]);
     t.equal(r.exitCode, 0, r.stderr);

@@ -1,14 +1,11 @@
-import { randomBytes } from "node:crypto";
 import t from "tap";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // fsGroup and emptyDir permissions end to end, seen from inside a container running as user 1000:
 // the emptyDir is 0777 (writable by anyone, as the kubelet makes it), and with fsGroup 2000 every
 // volume the kubelet gives to the group (emptyDir on disk or in memory, configMap, secret) has
 // group 2000, group permissions and setgid directories; a 0400 secret becomes group-readable.
-
-const unique = (prefix: string) => `h14-fsgroup-${prefix}-${randomBytes(3).toString("hex")}`;
 
 // `stat -c '%a %g %n'`: mode in octal with its special bits, group, path.
 const REPORT = [
@@ -34,14 +31,7 @@ metadata: {name: ${name}-sec}
 stringData:
   token: s3cr3t
 ---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  securityContext:
+${testPodHeader(name)}  securityContext:
 ${securityContext}
   volumes:
     - name: data
@@ -72,7 +62,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: fsGroup 2000 gives emptyDir, configMap and secret volumes to the group, setgid`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;
-    const name = unique("on");
+    const name = uniqueName("on");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, manifest(name, "    runAsUser: 1000\n    fsGroup: 2000\n    fsGroupChangePolicy: OnRootMismatch"));
     t.equal(result.exitCode, 0, result.stderr);
@@ -103,7 +93,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: without fsGroup the emptyDir is 0777: a non-root user writes to it; a 0400 secret stays root's`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;
-    const name = unique("off");
+    const name = uniqueName("off");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, manifest(name, "    runAsUser: 1000"));
     t.equal(result.exitCode, 0, result.stderr);

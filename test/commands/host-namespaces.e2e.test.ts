@@ -1,14 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { readlink } from "node:fs/promises";
 import t, { type Test } from "tap";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // hostPID, hostIPC and pod-level sysctls seen from inside an app container, on docker and
 // podman. The host's namespaces are the test process's own (it runs on the engine's host).
-
-const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
 async function setup(t: Test, runtime: RuntimeName) {
   const env = await setupEnginePod(t, runtime);
@@ -17,13 +14,13 @@ async function setup(t: Test, runtime: RuntimeName) {
 }
 
 const podYaml = (name: string, spec: string) =>
-  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n${spec}`;
+  `${testPodHeader(name)}${spec}`;
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: hostPID and hostIPC: the containers are in the host's PID and IPC namespaces`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("hostns");
+    const name = uniqueName("hostns");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const spec = `  hostPID: true
   hostIPC: true
@@ -50,7 +47,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: hostPID and hostIPC on a hostNetwork pod; up again changes nothing`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("hostall");
+    const name = uniqueName("hostall");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const yaml = podYaml(name, `  hostNetwork: true\n  hostPID: true\n  hostIPC: true\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`);
     const r = await env.up(name, yaml);
@@ -65,7 +62,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: without hostPID/hostIPC the namespaces are the pod's own`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("ownns");
+    const name = uniqueName("ownns");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const r = await env.up(name, podYaml(name, `  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`));
     t.equal(r.exitCode, 0, r.stderr);
@@ -76,7 +73,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: pod sysctls are set in the pod's namespaces`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("sysctl");
+    const name = uniqueName("sysctl");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const spec = `  securityContext:
     sysctls:

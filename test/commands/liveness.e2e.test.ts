@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +6,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX } from "../harness/engine-pod.js";
+import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 import { requireEngine, requireImage } from "../harness/engine.js";
 
 // livenessProbe while `podrun up --wait` waits, on the real engines: an exec probe that starts
@@ -26,8 +25,6 @@ interface KubeEvent {
 interface PodList {
   items: { metadata: { name: string }; status: { containerStatuses: { name: string; restartCount: number }[] } }[];
 }
-
-const unique = (prefix: string) => `h14-live-${prefix}-${randomBytes(3).toString("hex")}`;
 
 // The first run marks the emptyDir (which outlives the container, as on a node), is alive for
 // 3 s, then fails its liveness probe; the new container finds the mark and is alive and ready.
@@ -66,7 +63,7 @@ async function setup(t: Test, runtime: RuntimeName, prefix: string) {
   if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-e2e-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-"));
-  const name = unique(prefix);
+  const name = uniqueName(prefix);
   const file = join(dir, `${name}.yaml`);
   const env = { PODRUN_STATE_DIR: stateDir };
   const podrun = (...args: string[]) => runCli([args[0]!, "--runtime", runtime, ...args.slice(1)], { env });

@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // volumeMounts[].mountPropagation seen from both sides, on docker and podman: a mount made on the
 // host under a HostToContainer hostPath appears in the container (and not under None); a mount
@@ -13,10 +12,8 @@ import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
 // a host mount that is itself shared (docker refuses a slave of a private one, as containerd
 // does): the test makes its own, a directory bind-mounted onto itself and made rshared.
 
-const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
-
 const podYaml = (name: string, spec: string) =>
-  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n${spec}`;
+  `${testPodHeader(name)}${spec}`;
 
 async function mount(args: string[]): Promise<void> {
   const result = await runCommand("mount", args, { reject: false });
@@ -54,7 +51,7 @@ for (const runtime of ["docker", "podman"] as const) {
     if (!env) return;
     const shared = await sharedDirectory(t);
     if (!shared) return;
-    const name = unique("propagation");
+    const name = uniqueName("propagation");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const r = await env.up(
       name,
@@ -98,7 +95,7 @@ for (const runtime of ["docker", "podman"] as const) {
     if (!env) return;
     const shared = await sharedDirectory(t);
     if (!shared) return;
-    const name = unique("propagation-bi");
+    const name = uniqueName("propagation-bi");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     await mkdir(join(shared, "inner"));
     const r = await env.up(

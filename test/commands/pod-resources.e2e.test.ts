@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +5,7 @@ import t from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // Pod-level resources (spec.resources) end to end. podman: the pod's own cgroup carries the
 // limits (podman's record, the cgroup files on the host, and a container without a limit of its
@@ -14,16 +13,7 @@ import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
 // engine, and the containers run under their own limits. On both: a container without a limit
 // reads the pod-level one through the downward API.
 
-const unique = (prefix: string) => `h14-podres-${prefix}-${randomBytes(3).toString("hex")}`;
-
-const podYaml = (name: string, memory: string) => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  resources:
+const podYaml = (name: string, memory: string) => `${testPodHeader(name)}  resources:
     limits: { cpu: 500m, memory: ${memory} }
     requests: { cpu: 250m }
   containers:
@@ -72,7 +62,7 @@ async function readPodCgroup(path: string): Promise<{ memory: string; cpu: strin
 t.test("podman: the pod's cgroup carries spec.resources; a change recreates the pod", async (t) => {
   const env = await setupEnginePod(t, "podman");
   if (!env) return;
-  const name = unique("pm");
+  const name = uniqueName("pm");
   t.teardown(() => removeManagedContainers("podman", { "io.kubernetes.pod.name": name }));
   const r = await env.up(name, podYaml(name, "96Mi"));
   t.equal(r.exitCode, 0, r.stderr);
@@ -108,7 +98,7 @@ t.test("podman: the pod's cgroup carries spec.resources; a change recreates the 
 t.test("podman: a container without a limit of its own is killed at the pod's memory limit", async (t) => {
   const env = await setupEnginePod(t, "podman");
   if (!env) return;
-  const name = unique("oom");
+  const name = uniqueName("oom");
   t.teardown(() => removeManagedContainers("podman", { "io.kubernetes.pod.name": name }));
   // conmon marks an OOM kill with a file named `oom` in its working directory, podrun's: run
   // podrun from a directory of the test's own.
@@ -116,14 +106,7 @@ t.test("podman: a container without a limit of its own is killed at the pod's me
   t.teardown(() => rm(cwd, { recursive: true, force: true }));
   const file = join(cwd, `${name}.yaml`);
   // busybox tail keeps the last line of a file with no line break in memory: it grows until killed.
-  await writeFile(file, `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  resources:
+  await writeFile(file, `${testPodHeader(name)}  resources:
     limits: { memory: 48Mi }
   containers:
     - name: hog
@@ -143,7 +126,7 @@ spec:
 t.test("docker: a Warning names spec.resources and docker; the containers run under their own limits", async (t) => {
   const env = await setupEnginePod(t, "docker");
   if (!env) return;
-  const name = unique("dk");
+  const name = uniqueName("dk");
   t.teardown(() => removeManagedContainers("docker", { "io.kubernetes.pod.name": name }));
   const r = await env.up(name, podYaml(name, "96Mi"));
   t.equal(r.exitCode, 0, r.stderr);

@@ -1,17 +1,14 @@
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { hostname as hostName } from "node:os";
 import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // Pod-level settings seen from inside the containers, on docker and podman: /etc/hosts as the
 // kubelet writes it (hostname, subdomain, hostAliases; a hostNetwork pod's too), resolv.conf with
 // dnsConfig merged as the kubelet merges it, the hostname, shareProcessNamespace.
-
-const unique = (prefix: string) => `h14-hosts-${prefix}-${randomBytes(3).toString("hex")}`;
 
 async function setup(t: Test, runtime: RuntimeName) {
   const env = await setupEnginePod(t, runtime);
@@ -27,7 +24,7 @@ async function setup(t: Test, runtime: RuntimeName) {
 }
 
 const podYaml = (name: string, spec: string) =>
-  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n${spec}`;
+  `${testPodHeader(name)}${spec}`;
 
 const LOCALHOST = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n";
 
@@ -42,7 +39,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: hostname, subdomain and hostAliases: /etc/hosts as the kubelet writes it, in every container`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("hosts");
+    const name = uniqueName("hosts");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const spec = `  hostname: shop
   subdomain: sub
@@ -87,7 +84,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: dnsConfig under Default: merged into the host's resolv.conf`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("dns");
+    const name = uniqueName("dns");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const host = hostResolvConf();
     // The host's first nameserver again: written once. ndots replaces the host's own, if it has one.
@@ -122,7 +119,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: dnsPolicy None: dnsConfig alone`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("none");
+    const name = uniqueName("none");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     // The nameserver answers nothing: the test only reads the file, it looks nothing up.
     const spec = `  dnsPolicy: None
@@ -151,7 +148,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("hostnet");
+    const name = uniqueName("hostnet");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const spec = `  hostNetwork: true
   hostAliases:
@@ -179,7 +176,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: a pod without these fields: named after itself, the kubelet's /etc/hosts, the host's resolv.conf; ClusterFirst written is a Warning`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("plain");
+    const name = uniqueName("plain");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const spec = `  dnsPolicy: ClusterFirst
   containers:
@@ -202,7 +199,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: shareProcessNamespace: one container sees another's processes`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("pid");
+    const name = uniqueName("pid");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const spec = `  shareProcessNamespace: true
   containers:

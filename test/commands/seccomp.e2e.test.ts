@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,12 +5,11 @@ import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // seccompProfile end to end: the mode the container process itself sees in /proc/self/status
 // (0 none, 2 filter), and a Localhost profile that denies mkdir.
 
-const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 const REPORT = "grep '^Seccomp:' /proc/self/status; if mkdir /tmp/d 2>/tmp/err; then echo mkdir=ok; else echo mkdir=$(cat /tmp/err); fi; echo done; exec sleep 600";
 // Everything allowed but mkdir, which fails with EPERM (errno 1).
 const DENY_MKDIR = JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [{ names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO", errnoRet: 1 }] });
@@ -21,14 +19,7 @@ const container = (name: string, seccompProfile: string) => `    - name: ${name}
       command: ["sh", "-c", ${JSON.stringify(REPORT)}]
 ${seccompProfile ? `      securityContext:\n        seccompProfile: ${seccompProfile}\n` : ""}`;
 
-const podYaml = (name: string, containers: string) => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  securityContext:
+const podYaml = (name: string, containers: string) => `${testPodHeader(name)}  securityContext:
     seccompProfile: {type: Unconfined}
   containers:
 ${containers}`;
@@ -46,7 +37,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: Unconfined (pod), RuntimeDefault and Localhost (container over pod)`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("seccomp");
+    const name = uniqueName("seccomp");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(
       name,
@@ -65,7 +56,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: a Localhost profile that is not there fails before the container is created`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("seccomp-missing");
+    const name = uniqueName("seccomp-missing");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, podYaml(name, container("app", "{type: Localhost, localhostProfile: nope.json}")));
     t.equal(result.exitCode, 1, result.stderr);

@@ -1,27 +1,18 @@
-import { randomBytes } from "node:crypto";
 import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // securityContext end to end: what the container process itself sees (`id`, /proc/self/status,
 // a write to its root file system), on the real engines.
 
-const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 // The container prints what it sees, then `done`, then stays up so that its logs can be read.
 const REPORT = "id; grep -E '^(CapEff|NoNewPrivs):' /proc/self/status; if touch /x 2>/dev/null; then echo root=rw; else echo root=ro; fi; if touch /data/y 2>/dev/null; then echo data=rw; else echo data=ro; fi; echo done; exec sleep 600";
 
 const capEff = (report: string) => BigInt(`0x${/^CapEff:\s+([0-9a-f]+)$/m.exec(report)?.[1] ?? "0"}`);
 
-const podYaml = (name: string, spec: string) => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  volumes:
+const podYaml = (name: string, spec: string) => `${testPodHeader(name)}  volumes:
     - name: data
       emptyDir: {}
 ${spec}`;
@@ -46,7 +37,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: runAsUser/runAsGroup (container over pod), supplementalGroups and fsGroup`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("sec-id");
+    const name = uniqueName("sec-id");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, podYaml(name, `  securityContext:
     runAsUser: 1000
@@ -68,7 +59,7 @@ ${containerYaml("own", "        runAsUser: 1001\n")}`));
   t.test(`${runtime}: readOnlyRootFilesystem: the root refuses writes, a mounted emptyDir does not`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("sec-ro");
+    const name = uniqueName("sec-ro");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, podYaml(name, `  containers:
 ${containerYaml("ro", "        readOnlyRootFilesystem: true\n")}
@@ -83,7 +74,7 @@ ${containerYaml("rw", "")}`));
   t.test(`${runtime}: capabilities drop/add (with and without CAP_), allowPrivilegeEscalation: false`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("sec-cap");
+    const name = uniqueName("sec-cap");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, podYaml(name, `  containers:
 ${containerYaml("none", "        capabilities:\n          drop: [ALL]\n        allowPrivilegeEscalation: false\n")}
@@ -106,7 +97,7 @@ ${containerYaml("plain", "")}`));
   t.test(`${runtime}: privileged`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("sec-priv");
+    const name = uniqueName("sec-priv");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, podYaml(name, `  containers:
 ${containerYaml("privileged", "        privileged: true\n")}`));
@@ -122,7 +113,7 @@ ${containerYaml("privileged", "        privileged: true\n")}`));
   t.test(`${runtime}: runAsNonRoot against the image's USER: CreateContainerConfigError before create, nothing left`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
-    const name = unique("sec-nonroot");
+    const name = uniqueName("sec-nonroot");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     // busybox has no USER: it runs as root.
     const refused = await env.up(name, podYaml(name, `  securityContext:

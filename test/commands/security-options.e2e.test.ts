@@ -1,13 +1,11 @@
-import { randomBytes } from "node:crypto";
 import t from "tap";
 import { detectHostSecurityModules } from "../../lib/pod/spec/security-options.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName } from "../harness/engine-pod.js";
 
 // procMount, hostUsers, AppArmor and SELinux options end to end: what /proc the container sees
 // masked, which user namespace it runs in, and the Warnings for what this host or engine cannot do.
 
-const unique = (prefix: string) => `h14-secopts-${prefix}-${randomBytes(3).toString("hex")}`;
 // Masked paths are tmpfs mounts over /proc entries; an unmasked /proc has none.
 const REPORT = "echo masked=$(grep -cE ' /proc/(acpi|keys|timer_list|scsi|kcore) ' /proc/self/mounts); echo readonly=$(grep -cE ' /proc/sys proc ro' /proc/self/mounts); echo uid_map=$(cat /proc/self/uid_map); echo done; exec sleep 600";
 const modules = detectHostSecurityModules();
@@ -40,13 +38,13 @@ spec:
     command: ["sh", "-c", ${JSON.stringify(`echo id=$(id -u); ${REPORT}`)}]
     securityContext:
       runAsUser: 2000
-${modules.appArmor ? "" : "      appArmorProfile: {type: Localhost, localhostProfile: h14-secopts-not-loaded}\n"}`;
+${modules.appArmor ? "" : "      appArmorProfile: {type: Localhost, localhostProfile: podrun-test-not-loaded}\n"}`;
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: procMount Unmasked, hostUsers: false, AppArmor and SELinux options`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;
-    const name = unique(runtime);
+    const name = uniqueName(runtime);
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, podYaml(name));
     t.equal(result.exitCode, 0, result.stderr);
@@ -86,7 +84,7 @@ for (const runtime of ["docker", "podman"] as const) {
 t.test("a net.* sysctl on a hostNetwork pod is the API server's validation error: exit 2 at its line", async (t) => {
   const env = await setupEnginePod(t, "docker");
   if (!env) return;
-  const name = unique("hostnet");
+  const name = uniqueName("hostnet");
   t.teardown(() => removeManagedContainers("docker", { "io.kubernetes.pod.name": name }));
   const result = await env.up(
     name,

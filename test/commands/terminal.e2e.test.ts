@@ -1,13 +1,11 @@
-import { randomBytes } from "node:crypto";
 import t from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // tty and stdin end to end: whether the container's standard input is a terminal, and whether it
 // stays open, seen by the container's own processes on the real engines.
 
-const unique = (prefix: string) => `h14-tty-${prefix}-${randomBytes(3).toString("hex")}`;
 const REPORT = "if [ -t 0 ]; then echo stdin=terminal; else echo stdin=other; fi; tty; echo done; exec sleep 600";
 
 const container = (name: string, fields: string, command: string[]) => `    - name: ${name}
@@ -19,16 +17,9 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: tty gives a terminal; stdin keeps standard input open, without it cat reads end of file`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;
-    const name = unique("term");
+    const name = uniqueName("term");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const result = await env.up(name, `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
+    const result = await env.up(name, `${testPodHeader(name)}  containers:
 ${container("tty", "      tty: true\n", ["sh", "-c", REPORT])}
 ${container("plain", "", ["sh", "-c", REPORT])}
 ${container("open", "      stdin: true\n      stdinOnce: true\n", ["cat"])}

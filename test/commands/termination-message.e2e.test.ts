@@ -1,17 +1,14 @@
-import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ContainerStatus, Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { runCli } from "../harness/cli.js";
-import { BUSYBOX, setupEnginePod } from "../harness/engine-pod.js";
+import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // terminationMessagePath/Policy end to end: what a container writes at its path (or, under
 // FallbackToLogsOnError, its log's end) is the message `ps --json` shows for it once it ended, and
 // the end of `up`'s error line for a failed init container; on a read-only root and as non-root too.
-
-const unique = (prefix: string) => `h14-tty-${prefix}-${randomBytes(3).toString("hex")}`;
 
 const container = (name: string, script: string, fields = "") => `    - name: ${name}
       image: ${BUSYBOX}
@@ -22,16 +19,9 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: ps --json shows each terminated container's message`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;
-    const name = unique("msg");
+    const name = uniqueName("msg");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const result = await env.up(name, `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
+    const result = await env.up(name, `${testPodHeader(name)}  containers:
 ${container("writer", "echo working; echo 'database unreachable' > /dev/termination-log; exit 1")}
 ${container("fallback", "for i in $(seq 1 100); do echo line $i; done; exit 2", "      terminationMessagePolicy: FallbackToLogsOnError\n")}
 ${container("fallback-ok", "echo all good", "      terminationMessagePolicy: FallbackToLogsOnError\n")}
@@ -62,7 +52,7 @@ ${container("nonroot", "id -u > /dev/termination-log; exit 3", "      securityCo
   t.test(`${runtime}: a failed init container's message ends up's error line`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;
-    const name = unique("init");
+    const name = uniqueName("init");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(name, `apiVersion: v1
 kind: Pod
@@ -82,17 +72,10 @@ ${container("app", "sleep 60")}`);
   t.test(`${runtime}: up --wait: an app container that exits for good ends the error line with its message`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;
-    const name = unique("wait");
+    const name = uniqueName("wait");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const file = join(env.stateDir, `${name}.yaml`);
-    await writeFile(file, `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
+    await writeFile(file, `${testPodHeader(name)}  containers:
 ${container("app", "echo starting; echo 'port 8080 already in use' > /dev/termination-log; exit 4")}`);
     const result = await runCli(["up", "--runtime", runtime, "--wait", file], { env: { PODRUN_STATE_DIR: env.stateDir } });
     t.equal(result.exitCode, 1);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,13 @@ import { requireEngine, requireImage } from "./engine.js";
 // (removed at teardown), `podrun up` of a manifest, and reading what a container sees.
 
 export const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
+
+/** A name no other run uses (pods of parallel runs must not meet): `prefix-` and six hex digits. */
+export const uniqueName = (prefix: string): string => `${prefix}-${randomBytes(3).toString("hex")}`;
+
+/** The start of a test Pod's manifest, never restarted and stopped at once; its spec's fields follow, indented by two. */
+export const testPodHeader = (name: string): string =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n`;
 
 export interface EnginePodTest {
   stateDir: string;
