@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -10,8 +10,12 @@ import { runCli } from "../harness/cli.js";
 const pod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
 const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  A: b\n";
 
+const dirs: string[] = [];
+t.teardown(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function project(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "podrun-cli-files-"));
+  dirs.push(dir);
   await mkdir(join(dir, "k8s"));
   await mkdir(join(dir, "empty"));
   await writeFile(join(dir, "k8s/1-cm.yaml"), cm);

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 
 t.test("npm pack → npm install -g → podrun --version", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-pack-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   // dist/ is built by `npm test` before the suite; --ignore-scripts keeps prepack from rebuilding
   // it while other test files run the CLI.
   await execa("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], { cwd: root });

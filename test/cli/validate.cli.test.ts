@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -46,8 +46,12 @@ interface DefaultedPod {
   spec: { restartPolicy: string; terminationGracePeriodSeconds: number; containers: { imagePullPolicy: string }[]; initContainers: [{ imagePullPolicy: string }] };
 }
 
+const dirs: string[] = [];
+t.teardown(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 const write = async (name: string, text: string) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-cli-"));
+  dirs.push(dir);
   const file = join(dir, name);
   await writeFile(file, text);
   return { dir, file };
@@ -157,6 +161,7 @@ t.test("the examples are valid", async (t) => {
 
 t.test("several files and a directory are one set: references across files, a summary per file", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-cli-set-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  GREETING: hello\n";
   const pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: busybox\n      envFrom:\n        - configMapRef:\n            name: app-config\n";
   await writeFile(join(dir, "cm.yaml"), cm);
@@ -188,6 +193,7 @@ t.test("several files and a directory are one set: references across files, a su
 
 t.test("a directory: empty, or with its manifests below (-R); the same object in two files", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-cli-dir-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const pod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
   const { mkdir } = await import("node:fs/promises");
   await mkdir(join(dir, "empty"));

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t, { type Test } from "tap";
@@ -31,6 +31,7 @@ async function setup(t: Test, runtime: RuntimeName) {
   if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-down-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-down-"));
+  t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
   const env = { PODRUN_STATE_DIR: stateDir };
   const write = async (name: string, yaml: string) => {
     const file = join(dir, `${name}.yaml`);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -23,9 +23,10 @@ export const containerYaml = (name: string, script: string) => `    - name: ${na
 
 export async function setup(t: Test, runtime: RuntimeName) {
   if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+  const dir = await mkdtemp(join(tmpdir(), "podrun-ps-logs-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const namespace = unique("pl");
   t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.namespace": namespace }));
-  const dir = await mkdtemp(join(tmpdir(), "podrun-ps-logs-"));
   const env = { PODRUN_STATE_DIR: dir };
   const up = async (name: string, spec: string) => {
     const file = join(dir, `${name}.yaml`);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -103,6 +103,7 @@ for (const runtime of ["docker", "podman"] as const) {
     const name = unique("sidecar");
     const dir = await mkdtemp(join(tmpdir(), "podrun-sidecar-"));
     const env = { PODRUN_STATE_DIR: await mkdtemp(join(tmpdir(), "podrun-sidecar-state-")) };
+    t.teardown(() => Promise.all([dir, env.PODRUN_STATE_DIR].map((path) => rm(path, { recursive: true, force: true }))));
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const file = join(dir, "pod.yaml");
     await writeFile(file, podYaml(name));

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -56,6 +56,7 @@ for (const runtime of ["docker", "podman"] as const) {
     const env = { PODRUN_STATE_DIR: await mkdtemp(join(tmpdir(), "podrun-files-state-")) };
     const podrun = (args: string[]) => runCli([args[0]!, "--runtime", runtime, ...args.slice(1)], { env });
     const root = await mkdtemp(join(tmpdir(), "podrun-files-"));
+    t.teardown(() => Promise.all([env.PODRUN_STATE_DIR, root].map((path) => rm(path, { recursive: true, force: true }))));
     const web = unique("split");
     const bad = unique("first");
     const good = unique("second");

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -49,6 +49,7 @@ async function setup(t: Test, runtime: RuntimeName) {
   if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-reconcile-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-reconcile-"));
+  t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
   const file = join(dir, "pod.yaml");
   const env = { PODRUN_STATE_DIR: stateDir };
   const up = async (yaml: string, extra: string[] = []) => {

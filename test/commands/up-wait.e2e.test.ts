@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -33,6 +33,7 @@ async function setup(t: Test, runtime: RuntimeName, prefix: string) {
   if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-wait-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-wait-"));
+  t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
   const name = unique(prefix);
   t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
   const file = join(dir, `${name}.yaml`);
@@ -243,6 +244,7 @@ t.test("--timeout needs a duration, and --wait", async (t) => {
   t.equal(zero.exitCode, 2);
   t.match(zero.stderr, "the duration must be positive");
   const dir = await mkdtemp(join(tmpdir(), "podrun-wait-usage-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, "pod.yaml");
   await writeFile(file, podYaml("usage", `    - name: app\n      image: ${BUSYBOX}\n`));
   const noWait = await runCli(["up", "--timeout", "90s", file]);

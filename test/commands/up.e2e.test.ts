@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t, { type Test } from "tap";
@@ -34,6 +34,7 @@ async function setup(t: Test, runtime: RuntimeName) {
   if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-up-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-up-"));
+  t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
   const up = async (name: string, yaml: string, extra: string[] = []) => {
     const file = join(dir, `${name}.yaml`);
     await writeFile(file, yaml);
@@ -235,6 +236,7 @@ for (const runtime of ["docker", "podman"] as const) {
     const name = unique("dry");
     const spec = `  initContainers:\n    - name: init\n      image: ${BUSYBOX}\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      env:\n        - name: TOKEN\n          value: do-not-print-me\n      ports:\n        - containerPort: 80\n          hostPort: 18999\n`;
     const dir = await mkdtemp(join(tmpdir(), "podrun-dry-"));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
     const file = join(dir, "pod.yaml");
     await writeFile(file, podYaml(name, spec));
     const r = await runCli(["up", "--runtime", runtime, "--dry-run", file], { env: { PODRUN_STATE_DIR: env.stateDir } });
@@ -285,6 +287,7 @@ for (const runtime of ["docker", "podman"] as const) {
 
 t.test("an engine that does not answer: exit 1 and one line saying why", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-noengine-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, "pod.yaml");
   await writeFile(file, podYaml("noengine", `  containers:\n    - {name: a, image: ${BUSYBOX}}\n`));
   const r = await runCli(["up", "--runtime", "docker", file], { env: { DOCKER_HOST: "unix:///nonexistent/docker.sock", PODRUN_STATE_DIR: dir } });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -32,8 +32,12 @@ spec:
 `;
 const plainPod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
 
+const roots: string[] = [];
+t.teardown(() => Promise.all(roots.map((root) => rm(root, { recursive: true, force: true }))));
+
 async function files(contents: Record<string, string>): Promise<(name: string) => string> {
   const root = await mkdtemp(join(tmpdir(), "podrun-load-"));
+  roots.push(root);
   for (const [path, text] of Object.entries(contents)) {
     await mkdir(join(root, path, ".."), { recursive: true });
     await writeFile(join(root, path), text);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -8,8 +8,12 @@ import { manifestRejectionLines } from "../harness/manifest-errors.js";
 // FILE|DIR|- arguments into the files to read, as kubectl's -f expands them: real trees in a
 // temporary directory.
 
+const roots: string[] = [];
+t.teardown(() => Promise.all(roots.map((root) => rm(root, { recursive: true, force: true }))));
+
 async function tree(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), "podrun-paths-"));
+  roots.push(root);
   for (const [path, text] of Object.entries(files)) {
     await mkdir(join(root, path, ".."), { recursive: true });
     await writeFile(join(root, path), text);

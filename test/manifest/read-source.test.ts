@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile, mkdir } from "node:fs/promises";
+import { mkdtemp, writeFile, mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -9,6 +9,7 @@ import { manifestRejectionLines as rejection } from "../harness/manifest-errors.
 
 t.test("reads files and standard input", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-src-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, "pod.yaml"), "kind: Pod\n");
   t.same(await readManifestSource(join(dir, "pod.yaml")), { name: join(dir, "pod.yaml"), text: "kind: Pod\n" });
   t.same(await readManifestSource("-", Readable.from([Buffer.from("kind: "), Buffer.from("Pod\n")])), { name: "<stdin>", text: "kind: Pod\n" });
@@ -16,6 +17,7 @@ t.test("reads files and standard input", async (t) => {
 
 t.test("refuses what cannot be a manifest, in one line naming the file", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-src-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, "empty.yaml"), "  \n\n");
   await writeFile(join(dir, "huge.yaml"), Buffer.alloc(MAX_MANIFEST_BYTES + 1, 0x61));
   await mkdir(join(dir, "folder"));

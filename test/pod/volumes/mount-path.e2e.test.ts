@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -22,8 +22,11 @@ for (const runtime of ["docker", "podman"] as const) {
     t.teardown(async () => {
       await runCli(["down", "--runtime", runtime, name], { env });
       await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
+      await rm(stateDir, { recursive: true, force: true });
     });
-    const file = join(await mkdtemp(join(tmpdir(), "podrun-mount-")), "pod.yaml");
+    const dir = await mkdtemp(join(tmpdir(), "podrun-mount-"));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, "pod.yaml");
     await writeFile(
       file,
       `apiVersion: v1
