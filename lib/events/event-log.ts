@@ -80,8 +80,9 @@ export async function openEventLog(dir: string, options: EventLogOptions = {}): 
       const text = `${current.needsNewline ? "\n" : ""}${JSON.stringify(event)}\n`;
       const line = Buffer.from(text, "utf8");
       const { bytesWritten } = await current.handle.write(line).catch((error: unknown) => fail("write", error));
-      current.needsNewline = false;
-      // Only a full disk writes short; what was written is a torn line that readers skip.
+      // Only a full disk writes short; what was written is a torn line that readers skip, and
+      // the next line, should space come back, must not be glued to it.
+      current.needsNewline = bytesWritten !== line.length;
       if (bytesWritten !== line.length) throw new StateAccessError(file, `cannot write event log ${file}: short write (disk full?)`);
     },
     close: () => current.handle.close(),

@@ -92,3 +92,30 @@ t.test("concurrent appends from several processes never interleave", async (t) =
     t.ok(events.filter((e) => e.involvedObject.name === name).every((e) => e.message.endsWith(name.repeat(16_000))), `${name}: intact`);
   }
 });
+
+t.test("a short write (a full disk): the error names the log, and the next line starts on a line of its own", async (t) => {
+  const dir = await tempDir(t);
+  const fs = await import("node:fs/promises");
+  let writes = 0;
+  // The first write lands half its bytes, as write(2) does when the disk fills mid-line.
+  const { openEventLog: openShort } = await t.mockImport<typeof import("../../lib/events/event-log.js")>("../../lib/events/event-log.js", {
+    "node:fs/promises": {
+      ...fs,
+      open: async (...args: Parameters<typeof fs.open>) => {
+        const handle = await fs.open(...args);
+        const write = handle.write.bind(handle) as (buffer: Buffer) => Promise<{ bytesWritten: number; buffer: Buffer }>;
+        return Object.assign(handle, { write: (buffer: Buffer) => (++writes === 1 ? write(buffer.subarray(0, buffer.length >> 1)) : write(buffer)) });
+      },
+    },
+  });
+  const log = await openShort(dir);
+  const recorder = createRecorder({ sinks: [], log, host: "h" });
+  recorder.event(OBJECT, "Normal", "Pulling", "torn");
+  await t.rejects(recorder.flush(), { name: "StateAccessError", message: `cannot write event log ${join(dir, EVENT_LOG_FILE)}: short write (disk full?)` });
+  recorder.event(OBJECT, "Normal", "Pulled", "whole");
+  await recorder.flush();
+  await log.close();
+  const invalid: number[] = [];
+  t.same((await readAll(dir, (n) => invalid.push(n))).map((e) => e.message), ["whole"], "the line after the torn one is intact");
+  t.same(invalid, [1], "only the torn line is skipped");
+});
