@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import t from "tap";
 import { runCommand } from "../../../lib/runtime/exec.js";
 import { removeManagedContainers } from "../../harness/cleanup.js";
@@ -17,7 +19,14 @@ const hex = () => randomBytes(4).toString("hex");
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: shell metacharacters, line breaks and non-ASCII reach the container literally`, async (t) => {
-    const env = await setupEnginePod(t, runtime);
+    // A shim first on PATH logs the argv of every engine command (NUL after each argument).
+    const bin = await mkdtemp(join(tmpdir(), "podrun-inject-bin-"));
+    t.teardown(() => rm(bin, { recursive: true, force: true }));
+    const engineLog = join(bin, "argv.log");
+    const real = (process.env.PATH ?? "").split(":").map((dir) => join(dir, runtime)).find((path) => existsSync(path));
+    if (!real) return void t.plan(0, `${runtime} is not on PATH`);
+    await writeFile(join(bin, runtime), `#!/bin/sh\nprintf '%s\\0' "$@" >> ${engineLog}\nprintf '\\n\\0' >> ${engineLog}\nexec ${real} "$@"\n`, { mode: 0o755 });
+    const env = await setupEnginePod(t, runtime, { env: { PATH: `${bin}:${process.env.PATH ?? ""}` } });
     if (!env) return;
     const name = uniqueName("inject");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }).then(() => undefined));
@@ -81,25 +90,12 @@ for (const runtime of ["docker", "podman"] as const) {
       `        - {name: E_SECRET, valueFrom: {secretKeyRef: {name: ${name}-s, key: v}}}\n` +
       `        - {name: E_ANNOTATION, valueFrom: {fieldRef: {fieldPath: "metadata.annotations['inject.example.com/note']"}}}\n`;
 
-    // Every command line on the machine while `up` runs: none may carry an env value.
-    const seen = { samples: 0, creates: 0, leaks: new Set<string>() };
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        for (const pid of await readdir("/proc").catch(() => [] as string[])) {
-          if (!/^\d+$/.test(pid)) continue;
-          const argv = await readFile(`/proc/${pid}/cmdline`, "latin1").catch(() => "");
-          if (argv.includes(`default_${name}_a`) && argv.includes("create")) seen.creates++;
-          for (const marker of [secretMarker, envMarker]) if (argv.includes(marker)) seen.leaks.add(argv.replaceAll("\0", " ").slice(0, 200));
-        }
-        seen.samples++;
-      }
-    })();
-    const up = await env.up(name, yaml).finally(() => (sampling = false));
-    await sampler;
+    const up = await env.up(name, yaml);
     t.equal(up.exitCode, 0, up.stderr);
-    t.ok(seen.creates > 0, `the sampler saw the container's create command (${seen.samples} samples)`);
-    t.same([...seen.leaks], [], "no env value on any command line");
+    // Every engine command podrun ran, as the shim on PATH logged it: none may carry an env value.
+    const commands = (await readFile(engineLog, "utf8")).split("\n\0").filter(Boolean);
+    t.ok(commands.some((argv) => argv.startsWith("create\0") && argv.includes(`default_${name}_a`)), "the container's create is in the log");
+    for (const marker of [secretMarker, envMarker]) t.same(commands.filter((argv) => argv.includes(marker)), [], `no env value on an engine command line (${marker.split("-")[0]})`);
     t.notMatch(up.stdout + up.stderr, secretMarker, "no secret in the output");
 
     const container = `default_${name}_a`;
@@ -134,6 +130,22 @@ for (const runtime of ["docker", "podman"] as const) {
     for (const marker of [secretMarker, envMarker]) t.notMatch(commandLike, marker, `no env value in the recorded command (${marker.split("-")[0]})`);
     t.ok(inspected!.Config.Env?.includes(`E_SECRET=${secretValue}`), "the Secret's value is in the environment, where it belongs");
     t.equal(inspected!.HostConfig.Privileged, false, "--privileged as a value made nothing privileged");
+  });
+
+  t.test(`${runtime}: a value longer than any channel can carry is a one-line error, and nothing is left`, async (t) => {
+    const env = await setupEnginePod(t, runtime);
+    if (!env) return;
+    const name = uniqueName("inject-huge");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }).then(() => undefined));
+    const yaml = `${testPodHeader(name)}  containers:\n    - name: a\n      image: ${BUSYBOX}\n      env:\n        - {name: HUGE, value: ${"h".repeat(200_000)}}\n`;
+    const r = await env.up(name, yaml);
+    t.equal(r.exitCode, 1);
+    t.equal(r.stdout.match(/Created/g), null, "no container was created");
+    t.equal(
+      r.stderr.trimEnd().split("\n").at(-1),
+      `Error: CreateContainerConfigError: pod/${name}: container a: environment variable HUGE: its value is 200000 bytes, longer than ${runtime} can receive (an env-file line holds 65535 bytes, a process's environment string 131071): put it in a volume instead`,
+    );
+    t.equal((await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${name}`])).stdout, "", "the sandbox was removed too");
   });
 
   t.test(`${runtime}: names with shell metacharacters are refused before anything is created`, async (t) => {
