@@ -37,6 +37,8 @@ export interface EventLogOptions {
   retentionMs?: number;
   /** For PODRUN_EVENT_LOG_MAX_BYTES and PODRUN_EVENTS_RETENTION (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** How the file is opened (default fs.promises.open): tests make its writes short, as a full disk does. */
+  open?: typeof open;
 }
 
 interface OpenFile {
@@ -57,7 +59,8 @@ export async function openEventLog(dir: string, options: EventLogOptions = {}): 
   const fail = (what: string, error: unknown): never => {
     throw new StateAccessError(file, `cannot ${what} event log ${file}: ${describeFsError(error)}`, { cause: error });
   };
-  let current = await openForAppend(file).catch((error: unknown) => fail("open", error));
+  const openFile = options.open ?? open;
+  let current = await openForAppend(file, openFile).catch((error: unknown) => fail("open", error));
 
   // Makes `current` the file the path names now, rotating it first if it is full.
   const followPath = async (): Promise<void> => {
@@ -69,7 +72,7 @@ export async function openEventLog(dir: string, options: EventLogOptions = {}): 
       info = await stat(file).catch(() => undefined);
     }
     if (info?.ino === current.ino) return;
-    const next = await openForAppend(file);
+    const next = await openForAppend(file, openFile);
     await current.handle.close().catch(() => undefined);
     current = next;
   };
@@ -80,17 +83,18 @@ export async function openEventLog(dir: string, options: EventLogOptions = {}): 
       const text = `${current.needsNewline ? "\n" : ""}${JSON.stringify(event)}\n`;
       const line = Buffer.from(text, "utf8");
       const { bytesWritten } = await current.handle.write(line).catch((error: unknown) => fail("write", error));
-      current.needsNewline = false;
-      // Only a full disk writes short; what was written is a torn line that readers skip.
+      // Only a full disk writes short; what was written is a torn line that readers skip, and
+      // the next line, should space come back, must not be glued to it.
+      current.needsNewline = bytesWritten !== line.length;
       if (bytesWritten !== line.length) throw new StateAccessError(file, `cannot write event log ${file}: short write (disk full?)`);
     },
     close: () => current.handle.close(),
   };
 }
 
-async function openForAppend(file: string): Promise<OpenFile> {
+async function openForAppend(file: string, openFile: typeof open): Promise<OpenFile> {
   // "a+": O_APPEND for the writes, plus reading, to look at the last byte.
-  const handle = await open(file, "a+", 0o600);
+  const handle = await openFile(file, "a+", 0o600);
   try {
     const { ino, size } = await handle.stat();
     let needsNewline = false;

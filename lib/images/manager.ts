@@ -124,16 +124,21 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
       const failure = describePullFailure(error, listSecretForms(credentials));
       recorder.event(object, EventType.Warning, EventReason.Failed, `Failed to pull image ${quoted}: ${failure.message}`);
       // A container engine that is down says nothing about the registry: no back-off for it.
+      let unrecorded = "";
       if (failure.reason !== "RuntimeUnavailable") {
-        await backoff.update((state) => {
-          // Containers sharing this image share the key and, pulling together, this one pull:
-          // advance once per failed attempt, not once per container.
-          const entry = state.entries.get(key);
-          const advanced = entry && entry.lastUpdateMs >= attemptMs && !state.isExpired(entry, clock()) ? entry : state.next(key, clock());
-          advanced.lastError = `${failure.reason}: ${failure.message}`;
-        });
+        // The pull's failure is the one to report: a back-off that could not be saved (a full
+        // disk) is said after it, not in its place.
+        await backoff
+          .update((state) => {
+            // Containers sharing this image share the key and, pulling together, this one pull:
+            // advance once per failed attempt, not once per container.
+            const entry = state.entries.get(key);
+            const advanced = entry && entry.lastUpdateMs >= attemptMs && !state.isExpired(entry, clock()) ? entry : state.next(key, clock());
+            advanced.lastError = `${failure.reason}: ${failure.message}`;
+          })
+          .catch((stateError: unknown) => void (unrecorded = `; back-off not recorded: ${stateError instanceof Error ? stateError.message : String(stateError)}`));
       }
-      throw new PodrunError(failure.reason, failure.message, { cause: error });
+      throw new PodrunError(failure.reason, `${failure.message}${unrecorded}`, { cause: error });
     } finally {
       progress?.stop();
     }

@@ -25,6 +25,13 @@ const CLI_OWN_NAME =
 // never touches a value.
 const FILE_HEADER = "# podrun: container environment (removed right after create)\n";
 
+// The CLIs read an env file with Go's bufio.Scanner, whose default buffer (64 KiB) must hold a
+// whole line and its line break: a longer line fails the create ("token too long").
+const ENV_FILE_LINE_BYTES = 64 * 1024 - 1;
+// Linux refuses to exec a process any one of whose environment strings (`NAME=value` and its NUL)
+// is longer than MAX_ARG_STRLEN (32 pages): past that, no channel can carry the value.
+const ENV_STRING_BYTES = 32 * 4096 - 1;
+
 /**
  * Splits `env` between the env file and `-e NAME`. Later duplicates win, as in Kubernetes.
  * Throws CreateContainerConfigError for what no channel can carry exactly.
@@ -45,11 +52,18 @@ export function planEnv(dialect: Dialect, env: readonly { name: string; value: s
       lines.push(`${name}=${value}\n`);
       continue;
     }
+    if (Buffer.byteLength(`${name}=${value}`) > ENV_STRING_BYTES) {
+      throw new PodrunError(
+        "CreateContainerConfigError",
+        `environment variable ${name}: its value is ${Buffer.byteLength(value)} bytes, longer than ${dialect.name} can receive ` +
+          `(an env-file line holds ${ENV_FILE_LINE_BYTES} bytes, a process's environment string ${ENV_STRING_BYTES}): put it in a volume instead`,
+      );
+    }
     if (CLI_OWN_NAME.test(name)) {
       throw new PodrunError(
         "CreateContainerConfigError",
         `environment variable ${name}: ${dialect.name} cannot receive this value through an env file ` +
-          `(${describeProblem(value)}), and ${name} is read by the ${dialect.name} CLI itself, so podrun cannot pass it ` +
+          `(${describeProblem(name, value)}), and ${name} is read by the ${dialect.name} CLI itself, so podrun cannot pass it ` +
           `through the CLI's environment either: change the value, or set it from inside the container`,
       );
     }
@@ -62,14 +76,15 @@ export function planEnv(dialect: Dialect, env: readonly { name: string; value: s
 
 /**
  * A name must survive the file too: parsers trim leading white space off a line, treat `#` at its
- * start as a comment, and docker rejects white space in a name.
+ * start as a comment, and docker rejects white space in a name. And the line must fit the parser's buffer.
  */
 function fitsEnvFile(dialect: Dialect, name: string, value: string): boolean {
-  return /^[^\s#=][^\s=]*$/.test(name) && dialect.envFileKeepsValue(value);
+  return /^[^\s#=][^\s=]*$/.test(name) && dialect.envFileKeepsValue(value) && Buffer.byteLength(`${name}=${value}`) <= ENV_FILE_LINE_BYTES;
 }
 
-function describeProblem(value: string): string {
+function describeProblem(name: string, value: string): string {
   if (/[\r\n]/.test(value)) return "it contains a line break";
+  if (Buffer.byteLength(`${name}=${value}`) > ENV_FILE_LINE_BYTES) return "it is longer than an env-file line may be";
   return "its env-file parser would alter it";
 }
 

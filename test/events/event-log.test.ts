@@ -1,6 +1,6 @@
 import t, { type Test } from "tap";
 import { execFile } from "node:child_process";
-import { appendFile, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { appendFile, mkdtemp, open, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -91,4 +91,26 @@ t.test("concurrent appends from several processes never interleave", async (t) =
     t.same(own, Array.from({ length: perChild }, (_, i) => i), `${name}: all, in its order`);
     t.ok(events.filter((e) => e.involvedObject.name === name).every((e) => e.message.endsWith(name.repeat(16_000))), `${name}: intact`);
   }
+});
+
+t.test("a short write (a full disk): the error names the log, and the next line starts on a line of its own", async (t) => {
+  const dir = await tempDir(t);
+  let writes = 0;
+  // The first write lands half its bytes, as write(2) does when the disk fills mid-line.
+  const log = await openEventLog(dir, {
+    open: async (...args: Parameters<typeof open>) => {
+      const handle = await open(...args);
+      const write = handle.write.bind(handle) as (buffer: Buffer) => Promise<{ bytesWritten: number; buffer: Buffer }>;
+      return Object.assign(handle, { write: (buffer: Buffer) => (++writes === 1 ? write(buffer.subarray(0, buffer.length >> 1)) : write(buffer)) });
+    },
+  });
+  const recorder = createRecorder({ sinks: [], log, host: "h" });
+  recorder.event(OBJECT, "Normal", "Pulling", "torn");
+  await t.rejects(recorder.flush(), { name: "StateAccessError", message: `cannot write event log ${join(dir, EVENT_LOG_FILE)}: short write (disk full?)` });
+  recorder.event(OBJECT, "Normal", "Pulled", "whole");
+  await recorder.flush();
+  await log.close();
+  const invalid: number[] = [];
+  t.same((await readAll(dir, (n) => invalid.push(n))).map((e) => e.message), ["whole"], "the line after the torn one is intact");
+  t.same(invalid, [1], "only the torn line is skipped");
 });

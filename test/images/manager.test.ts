@@ -2,7 +2,7 @@ import t, { type Test } from "tap";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PodrunError, type Reason } from "../../lib/errors.js";
+import { PodrunError, StateAccessError, type Reason } from "../../lib/errors.js";
 import { createRecorder } from "../../lib/events/recorder.js";
 import { toInvolvedObject, type KubeEvent } from "../../lib/events/types.js";
 import { createImageManager, type ImageManager } from "../../lib/images/manager.js";
@@ -257,6 +257,21 @@ t.test("an error that is not a PullError is an ErrImagePull with its first line"
   t.equal(error.reason, "ErrImagePull");
   t.equal(error.message, "Command failed with exit code 1: docker pull x");
   t.equal(await world.backoffMs("x:1"), 10_000);
+});
+
+t.test("a back-off that cannot be saved: the pull's own reason, the state error after it", async (t) => {
+  const memory = createMemoryBackoffStore();
+  // The check before the pull goes through; the update after the failure is what the disk refuses.
+  let updates = 0;
+  const store: BackoffStore = {
+    update: (mutate) => (++updates > 1 ? Promise.reject(new StateAccessError("/s/backoff.json", "cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)")) : memory.update(mutate)),
+  };
+  const world = createWorld({ store, pull: (ref) => ({ result: notFound(ref) }) });
+  const run = world.startRun();
+  const error = (await world.ensure(run.manager, "x:1", "IfNotPresent").catch((e: unknown) => e)) as PodrunError;
+  t.equal(error.reason, "ErrImagePull");
+  t.equal(error.message, `failed to pull and unpack image "x:1": not found; back-off not recorded: cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)`);
+  t.same(run.events.map((e) => e.reason), ["Pulling", "Failed"]);
 });
 
 t.test("success does not reset back-off; the entry ages out, and GC runs after a successful pull", async (t) => {

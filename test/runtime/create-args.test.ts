@@ -114,6 +114,27 @@ t.test("env: names the file cannot carry, duplicates, and names the CLI reads it
   t.throws(() => planEnv(podman, [{ name: "HOME", value: `"quoted"` }]), /podman cannot receive this value/);
 });
 
+t.test("env: a value too long for an env-file line goes by name; one too long for any channel is refused", async (t) => {
+  // The CLIs' line scanner holds 64 KiB with the line break; the kernel takes 128 KiB per env string.
+  const fits = "x".repeat(64 * 1024 - 1 - "LONG=".length);
+  for (const dialect of [docker, podman, nerdctl]) {
+    t.same(planEnv(dialect, [{ name: "LONG", value: fits }]).byName, [], `${dialect.name}: the longest line the file holds`);
+    const byName = planEnv(dialect, [{ name: "LONG", value: `${fits}x` }]);
+    t.same(byName.byName, ["LONG"], `${dialect.name}: one byte more goes by name`);
+    t.equal(byName.childEnv["LONG"], `${fits}x`);
+    t.equal(byName.fileContent, undefined);
+    // Multi-byte characters count in bytes.
+    t.same(planEnv(dialect, [{ name: "LONG", value: "é".repeat(40_000) }]).byName, ["LONG"], `${dialect.name}: bytes, not characters`);
+    const error = catchError(() => planEnv(dialect, [{ name: "HUGE", value: "y".repeat(128 * 1024) }]));
+    t.ok(error instanceof PodrunError && error.reason === "CreateContainerConfigError", `${dialect.name}: CreateContainerConfigError`);
+    t.equal((error as Error).message.split("\n").length, 1, "one line");
+    t.match((error as Error).message, `environment variable HUGE: its value is 131072 bytes, longer than ${dialect.name} can receive`);
+    t.same(planEnv(dialect, [{ name: "BIG", value: "z".repeat(128 * 1024 - 1 - "BIG=".length) }]).byName, ["BIG"], `${dialect.name}: the longest value the environment carries`);
+  }
+  const own = catchError(() => planEnv(docker, [{ name: "HOME", value: "h".repeat(70_000) }]));
+  t.match((own as Error).message, "environment variable HOME: docker cannot receive this value through an env file (it is longer than an env-file line may be)");
+});
+
 t.test("restart policies, working dir, stop timeout", async (t) => {
   for (const policy of ["no", "always", "on-failure"] as const) {
     const args = buildCreateArgs(docker, { ...base, restartPolicy: policy }, NO_ENV);

@@ -6,6 +6,7 @@ import { PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
 import type { VolumeMount } from "../../runtime/types.js";
+import { describeFsError } from "../../state/state-error.js";
 import type { PodIdentity } from "../identity.js";
 import { resolvePodHostname } from "../spec/pod-settings.js";
 import { ensurePodDirectory, podDirectory } from "../volumes/pod-dir.js";
@@ -84,7 +85,7 @@ export async function preparePodEtcFiles(
       await writeIfChanged(files.resolv, formatResolvConf(buildPodDns(plan.dns, host, report)), undefined);
     }
   } catch (error) {
-    throw new PodrunError("CreateContainerConfigError", `writing the pod's /etc/hosts and /etc/resolv.conf: ${(error as Error).message}`, { cause: error });
+    throw new PodrunError("CreateContainerConfigError", `cannot write the pod's /etc/hosts and /etc/resolv.conf in ${dir}: ${describeFsError(error)}`, { cause: error });
   }
   return files;
 }
@@ -96,7 +97,7 @@ export async function completeHostsFile(files: PodEtcFiles, pod: Pod, identity: 
   try {
     await writeIfChanged(path, hostsFileContent(pod, identity, podIP ? [podIP] : []), await readFile(path, "utf8").catch(() => undefined));
   } catch (error) {
-    throw new PodrunError("CreateContainerConfigError", `writing the pod's /etc/hosts: ${(error as Error).message}`, { cause: error });
+    throw new PodrunError("CreateContainerConfigError", `cannot write the pod's /etc/hosts ${path}: ${describeFsError(error)}`, { cause: error });
   }
 }
 

@@ -128,3 +128,22 @@ t.test("the engines' argv: a bind mount at each path, the same on docker, podman
     t.same(args.slice(at, at + 4), expected, dialect.name);
   }
 });
+
+t.test("a file that cannot be written: one line naming where, the errno in words", async (t) => {
+  const dir = await stateDir(t);
+  const { recorder: rec } = recorder();
+  // A regular file where the pods directory would be: mkdir fails (EEXIST), and every write under it (ENOTDIR).
+  await writeFile(join(dir, "pods"), "");
+  const error = await preparePodEtcFiles(rec, { pod: pod({}), identity, stateDir: dir, engine: "docker", kept: false, dryRun: false }).then(
+    () => undefined,
+    (e: unknown) => e as Error & { reason?: string },
+  );
+  t.equal(error?.reason, "CreateContainerConfigError");
+  t.equal(error?.message, `cannot write the pod's /etc/hosts and /etc/resolv.conf in ${join(dir, "pods", "docker", "ci_web")}: it exists and is not a directory (EEXIST)`);
+  const hosts = join(dir, "pods", "docker", "ci_web", "etc-hosts");
+  const late = await completeHostsFile({ hosts }, pod({}), identity, "10.0.0.1").then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+  t.equal(late?.message, `cannot write the pod's /etc/hosts ${hosts}: a component of the path is not a directory (ENOTDIR)`);
+});
