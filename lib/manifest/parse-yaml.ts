@@ -6,6 +6,7 @@ import { adaptDoubleQuotedEscapes, useGoKeyStrings, useGoYamlScalars } from "./g
 import { isJsonStream, type KubectlChunk, splitJsonValues, splitKubectlChunks } from "./kubectl-documents.js";
 import { mapSource, type SourceMap } from "./source-map.js";
 import type { ManifestSource } from "./read-source.js";
+import { findTooDeepCollection, MAX_YAML_DEPTH } from "./yaml-depth.js";
 
 export interface YamlDocument {
   /** The document's plain value (objects, arrays, scalars), or null for an empty document. */
@@ -131,6 +132,12 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
         located.push({ offset: token.offset, text });
       }
       if (token.type === "document") {
+        const tooDeep = findTooDeepCollection(token);
+        if (tooDeep !== undefined) {
+          located.push({ offset: tooDeep, text: `YAML error: lists and mappings nested deeper than ${MAX_YAML_DEPTH} levels: no Pod manifest needs that many` });
+          // Not composed: the composer's recursion is what the limit protects.
+          continue;
+        }
         adaptDoubleQuotedEscapes(token, (e) => located.push({ offset: e.offset, text: `YAML syntax error: ${e.message}` }));
       }
       yield token;
