@@ -85,7 +85,7 @@ t.test("ConfigMap and Secret", async (t) => {
 });
 
 t.test("a null item of command or args is the empty string, as Go decodes it (found by the fuzzing test)", async (t) => {
-  const pod = defaultPod(podWith({ containers: [{ name: "a", image: "busybox", command: ["sh", null], args: [null, "x"] }] }));
+  const pod = defaultPod(podWith({ containers: [{ name: "a", image: "busybox", command: ["sh", null] as unknown as string[], args: [null, "x"] as unknown as string[] }] }));
   t.same(pod.spec!.containers[0]!.command, ["sh", ""]);
   t.same(pod.spec!.containers[0]!.args, ["", "x"]);
 });
