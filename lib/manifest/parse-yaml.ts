@@ -226,9 +226,12 @@ function parseJson(text: string, errors: Located[]): ParsedDocument[] {
       const at = /at position (\d+)/.exec(message);
       errors.push({
         offset: chunk.offset + (at ? Number(at[1]) : 0),
-        text: `JSON syntax error: ${message.replace(/ (in JSON )?at position \d+.*$/, "")}`,
+        // Node quotes the text around the error, line breaks included: escaped, one line per error.
+        text: `JSON syntax error: ${message.replace(/ (in JSON )?at position \d+.*$/, "").replace(/[\r\n\u2028\u2029]/g, escapeLineBreak)}`,
       });
-      continue;
+      // As kubectl's json.Decoder: nothing after a syntax error is read (the rest would be one
+      // error per word, the values' extents being unknown).
+      break;
     }
     if (hasNonFiniteNumber(json)) {
       errors.push({ offset: chunk.offset, text: "JSON error: a number is out of the range of a 64-bit float" });
@@ -245,6 +248,8 @@ function parseJson(text: string, errors: Located[]): ParsedDocument[] {
   }
   return docs;
 }
+
+const escapeLineBreak = (c: string): string => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16)}`);
 
 const hasNonFiniteNumber = (value: unknown): boolean =>
   typeof value === "number"
