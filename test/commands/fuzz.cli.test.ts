@@ -33,8 +33,11 @@ t.test(`the CLI on mutated manifests: exit 0 or 2, one line per error, no stack 
   for (const fuzz of pickCases()) {
     const path = join(dir, `case-${fuzz.index}.yaml`);
     await writeFile(path, fuzz.bytes);
-    for (const args of [["validate", path], ["up", "--dry-run", "--runtime", "docker", path]]) {
-      const result = await runCli(args, { env, timeoutMs: 60_000 });
+    // The two commands at once: each process is mostly Node starting up.
+    const commands = [["validate", path], ["up", "--dry-run", "--runtime", "docker", path]];
+    const results = await Promise.all(commands.map((args) => runCli(args, { env, timeoutMs: 60_000 })));
+    for (const [i, args] of commands.entries()) {
+      const result = results[i]!;
       const where = `${fuzz.label}, podrun ${args[0]} (${replayHint(fuzz.index)})`;
       t.ok(result.exitCode === 0 || result.exitCode === 2, `${where}: exit ${result.exitCode}`);
       const lines = result.stderr.split("\n").slice(0, -1);
