@@ -27,6 +27,7 @@ function pickCases(): FuzzCase[] {
 }
 
 t.test(`the CLI on mutated manifests: exit 0 or 2, one line per error, no stack trace (seed ${FUZZ_SEED})`, async (t) => {
+  t.setTimeout(120_000);
   const dir = await mkdtemp(join(tmpdir(), "podrun-fuzz-cli-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const env = { PODRUN_STATE_DIR: join(dir, "state"), PATH: process.env.PATH ?? "" };

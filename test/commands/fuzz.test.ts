@@ -71,6 +71,8 @@ export function checkOutcome(command: string, outcome: Outcome, path: string): s
 }
 
 t.test(`validate and up --dry-run on mutated manifests (seed ${FUZZ_SEED})`, async (t) => {
+  // The run's length follows PODRUN_FUZZ_COUNT (a test file run by node alone gets 30 s).
+  t.setTimeout(Math.max(120_000, FUZZ_COUNT * 100));
   const world = await createCommandWorld(t);
   const seeds = loadSeedManifests();
   t.ok(seeds.length >= 10, `seeds: ${seeds.length} manifests from examples/ and the corpus`);
