@@ -31,6 +31,9 @@ function defaultContainer(container: Container, hostNetwork: boolean): void {
   container.imagePullPolicy ??= defaultPullPolicy(container.image!);
   container.terminationMessagePath ??= "/dev/termination-log";
   container.terminationMessagePolicy ??= "File";
+  // A null list item decodes to Go's zero value: `args: [null]` is stored as `args: [""]`.
+  if (container.command) container.command = container.command.map((part) => part ?? "");
+  if (container.args) container.args = container.args.map((part) => part ?? "");
   for (const port of container.ports ?? []) {
     port.protocol ??= "TCP";
     // With the host's network the container listens on the host: the port is the host port.

@@ -24,10 +24,13 @@ export class FieldPath {
 
   /** A map entry: `parent[key]` (labels, data, resources.limits…). */
   key(k: string): FieldPath {
-    return new FieldPath([...this.segments, k], `${this.display}[${k}]`);
+    // kubectl prints the key as it is; a line break in it is escaped here, to keep one line per error.
+    return new FieldPath([...this.segments, k], `${this.display}[${k.replace(/[\r\n\u2028\u2029\u0085]/g, escapeLineBreak)}]`);
   }
 
   toString(): string {
     return this.display;
   }
 }
+
+const escapeLineBreak = (c: string): string => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);

@@ -6,6 +6,7 @@ import { adaptDoubleQuotedEscapes, useGoKeyStrings, useGoYamlScalars } from "./g
 import { isJsonStream, type KubectlChunk, splitJsonValues, splitKubectlChunks } from "./kubectl-documents.js";
 import { mapSource, type SourceMap } from "./source-map.js";
 import type { ManifestSource } from "./read-source.js";
+import { createLexemeDepthGuard, findTooDeepCollection, findTooDeepJson, MAX_YAML_DEPTH } from "./yaml-depth.js";
 
 export interface YamlDocument {
   /** The document's plain value (objects, arrays, scalars), or null for an empty document. */
@@ -29,6 +30,8 @@ const GO_YAML_DROPPED_TAGS = new Set([
 // The yaml-1.1 schema hands over tag objects; names (strings) only appear in user-given lists.
 const keepGoYamlTags = (tags: Tags): Tags =>
   useGoYamlScalars(tags.filter((tag) => typeof tag === "string" || (!GO_YAML_DROPPED_TAGS.has(tag.tag) && tag.format !== "TIME")));
+
+const TOO_DEEP = `lists and mappings nested deeper than ${MAX_YAML_DEPTH} levels: no Pod manifest needs that many`;
 
 // An alias re-uses a node; expanding many aliases of aliases ("billion laughs") builds an
 // exponentially large value. The yaml library counts expanded nodes against this limit.
@@ -119,8 +122,16 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
   const located: Located[] = [];
   const composer = new Composer(COMPOSE_OPTIONS);
   const parser = new Parser();
+  const depthGuard = createLexemeDepthGuard();
   const parse = function* () {
-    for (const lexeme of createGoYamlLexer().lex(withGoLineBreaks(chunk.text), false)) yield* parser.next(lexeme);
+    for (const lexeme of createGoYamlLexer().lex(withGoLineBreaks(chunk.text), false)) {
+      if (depthGuard.next(lexeme)) {
+        // The Parser's own recursion is what the limit protects: nothing more is parsed.
+        located.push({ offset: parser.offset, text: `YAML error: ${TOO_DEEP}` });
+        return;
+      }
+      yield* parser.next(lexeme);
+    }
     yield* parser.end();
   };
   const tokens = function* () {
@@ -131,6 +142,12 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
         located.push({ offset: token.offset, text });
       }
       if (token.type === "document") {
+        const tooDeep = findTooDeepCollection(token);
+        if (tooDeep !== undefined) {
+          located.push({ offset: tooDeep, text: `YAML error: ${TOO_DEEP}` });
+          // Not composed: the composer's recursion is what the limit protects.
+          continue;
+        }
         adaptDoubleQuotedEscapes(token, (e) => located.push({ offset: e.offset, text: `YAML syntax error: ${e.message}` }));
       }
       yield token;
@@ -196,6 +213,11 @@ function checkJsonValues(doc: Document.Parsed, located: Located[]): void {
 function parseJson(text: string, errors: Located[]): ParsedDocument[] {
   const docs: ParsedDocument[] = [];
   for (const chunk of splitJsonValues(text)) {
+    const tooDeep = findTooDeepJson(chunk.text);
+    if (tooDeep !== undefined) {
+      errors.push({ offset: chunk.offset + tooDeep, text: `JSON error: ${TOO_DEEP}` });
+      continue;
+    }
     let json: unknown;
     try {
       json = JSON.parse(chunk.text);
@@ -204,9 +226,12 @@ function parseJson(text: string, errors: Located[]): ParsedDocument[] {
       const at = /at position (\d+)/.exec(message);
       errors.push({
         offset: chunk.offset + (at ? Number(at[1]) : 0),
-        text: `JSON syntax error: ${message.replace(/ (in JSON )?at position \d+.*$/, "")}`,
+        // Node quotes the text around the error, line breaks included: escaped, one line per error.
+        text: `JSON syntax error: ${message.replace(/ (in JSON )?at position \d+.*$/, "").replace(/[\r\n\u2028\u2029]/g, escapeLineBreak)}`,
       });
-      continue;
+      // As kubectl's json.Decoder: nothing after a syntax error is read (the rest would be one
+      // error per word, the values' extents being unknown).
+      break;
     }
     if (hasNonFiniteNumber(json)) {
       errors.push({ offset: chunk.offset, text: "JSON error: a number is out of the range of a 64-bit float" });
@@ -223,6 +248,8 @@ function parseJson(text: string, errors: Located[]): ParsedDocument[] {
   }
   return docs;
 }
+
+const escapeLineBreak = (c: string): string => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16)}`);
 
 const hasNonFiniteNumber = (value: unknown): boolean =>
   typeof value === "number"

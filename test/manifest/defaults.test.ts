@@ -83,3 +83,9 @@ t.test("ConfigMap and Secret", async (t) => {
   t.equal(secret.type, "Opaque");
   t.equal(secret.metadata!.namespace, "default");
 });
+
+t.test("a null item of command or args is the empty string, as Go decodes it (found by the fuzzing test)", async (t) => {
+  const pod = defaultPod(podWith({ containers: [{ name: "a", image: "busybox", command: ["sh", null] as unknown as string[], args: [null, "x"] as unknown as string[] }] }));
+  t.same(pod.spec!.containers[0]!.command, ["sh", ""]);
+  t.same(pod.spec!.containers[0]!.args, ["", "x"]);
+});

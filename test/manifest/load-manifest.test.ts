@@ -91,3 +91,9 @@ t.test("every error of every object is reported, in source order", async (t) => 
   t.match(lines[0], /^pod\.yaml:3:18: metadata\.name: Invalid value: "Bad_Name"/);
   t.equal(lines[1], "pod.yaml:11:7: spec.containers[0].image: Required value");
 });
+
+t.test("a missing object's name with a line break stays on its error's line (found by the fuzzing test)", async (t) => {
+  const lines = errorsOf(pod('  containers:\n    - name: app\n      image: busybox\n      envFrom:\n        - configMapRef: {name: "a\\nb"}\n'));
+  t.notOk(lines.some((line) => line.includes("\n")), "no line break in any error");
+  t.same(lines.filter((line) => line.includes("Not found")), ['pod.yaml:10:32: spec.containers[0].envFrom[0].configMapRef.name: Not found: "a\\nb": no ConfigMap "a\\nb" in namespace "default" in the file read (pod.yaml)']);
+});

@@ -194,3 +194,8 @@ t.test("a flow collection continues on less indented lines, as in libyaml", asyn
   t.strictSame(doc!.value, { spec: [{ args: ["--one", "--two"], env: { a: 1, b: 2 }, next: 1 }] });
   t.same(doc!.sourceMap.locate(["spec", 0, "next"]), { line: 6, col: 11 });
 });
+
+t.test("a JSON syntax error is one line, and the first one ends the reading (found by the fuzzing test)", async (t) => {
+  const lines = errorLines('{"a": 1}\n{"b": x\n}\nc\nd\n');
+  t.same(lines, ['pod.yaml:2:1: JSON syntax error: Unexpected token \'x\', "{"b": x\\n}" is not valid JSON']);
+});

@@ -340,6 +340,31 @@ const envRows: Row[] = [
     withContainer({ env: [{ name: "N", valueFrom: { fieldRef: { fieldPath: "spec.bogus" } } }] }),
     ['spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Invalid value: "spec.bogus": error converting fieldPath: field label not supported: spec.bogus'],
   ],
+  [
+    // Found by the fuzzing test: such a file passed validation and failed at mount time (exit 1).
+    "downwardAPI volume fieldRef: the volume's own list of paths",
+    withSpec({
+      volumes: [
+        {
+          name: "info",
+          downwardAPI: {
+            items: [
+              { path: "ip", fieldRef: { fieldPath: "status.podIP" } },
+              { path: "app", fieldRef: { fieldPath: "metadata.labels['app']" } },
+              { path: "node", fieldRef: { fieldPath: "spec.nodeName['x']" } },
+              { path: "uid", fieldRef: { fieldPath: "metadata.uid" } },
+            ],
+          },
+        },
+        { name: "all", projected: { sources: [{ downwardAPI: { items: [{ path: "x", fieldRef: { fieldPath: "bogus" } }] } }] } },
+      ],
+    }),
+    [
+      'spec.volumes[0].downwardAPI.items[0].fieldRef.fieldPath: Unsupported value: "status.podIP": supported values: "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"',
+      `spec.volumes[0].downwardAPI.items[2].fieldRef.fieldPath: Invalid value: "spec.nodeName['x']": error converting fieldPath: field label does not support subscript`,
+      'spec.volumes[1].projected.sources[0].downwardAPI.items[0].fieldRef.fieldPath: Invalid value: "bogus": error converting fieldPath: field label not supported: bogus',
+    ],
+  ],
   ["envFrom configMapRef missing", withContainer({ envFrom: [{ configMapRef: { name: "env" } }] }), ['spec.containers[0].envFrom[0].configMapRef.name: Not found: "env"']],
   ["envFrom secretRef optional", withContainer({ envFrom: [{ secretRef: { name: "env", optional: true } }] }), []],
   ["envFrom without source", withContainer({ envFrom: [{ prefix: "X_" }] }), ['spec.containers[0].envFrom[0]: Invalid value: "": must specify one of: `configMapRef` or `secretRef`']],

@@ -19,11 +19,15 @@ const ENV_FIELD_PATHS = [
   "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
 ];
 
+/** What a downwardAPI volume file may hold (validVolumeDownwardAPIFieldPathExpressions), sorted. */
+export const VOLUME_FIELD_PATHS = ["metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"];
+
 const CONTAINER_RESOURCES = [
   "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory",
 ];
 
-export function checkEnvFieldRef(report: Reporter, ref: RawObject, path: FieldPath): void {
+/** validateObjectFieldSelector: `supported` are the paths the place allows (an env var's by default). */
+export function checkEnvFieldRef(report: Reporter, ref: RawObject, path: FieldPath, supported: readonly string[] = ENV_FIELD_PATHS): void {
   // An empty apiVersion is defaulted to v1.
   const apiVersion = asString(ref.apiVersion) || "v1";
   const fieldPath = asString(ref.fieldPath);
@@ -48,7 +52,7 @@ export function checkEnvFieldRef(report: Reporter, ref: RawObject, path: FieldPa
   // `spec.host` is how old clients spelled spec.nodeName.
   const converted = fieldPath === "spec.host" ? "spec.nodeName" : fieldPath;
   if (!CONVERTIBLE_FIELD_PATHS.has(converted)) return convertError(`field label not supported: ${fieldPath}`);
-  if (!ENV_FIELD_PATHS.includes(converted)) report({ type: "Unsupported", path: fieldPathPath, value: converted, supported: ENV_FIELD_PATHS });
+  if (!supported.includes(converted)) report({ type: "Unsupported", path: fieldPathPath, value: converted, supported });
 }
 
 // fieldpath.SplitMaybeSubscriptedPath: `metadata.labels['app']`.

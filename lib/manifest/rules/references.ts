@@ -87,7 +87,8 @@ function explainMissingObject(ctx: PodContext, ref: ObjectRef): string | undefin
   const files = ctx.index.files;
   if (files === undefined) return undefined;
   const named = files.length > MAX_FILES_NAMED ? [...files.slice(0, MAX_FILES_NAMED), `${files.length - MAX_FILES_NAMED} more`] : files;
-  const text = `no ${ref.kind} "${ref.name}" in namespace "${ctx.namespace}" in the ${files.length === 1 ? "file" : "files"} read (${named.join(", ")})`;
+  // Quoted as the field errors quote values: a name with a line break stays on the error's line.
+  const text = `no ${ref.kind} ${JSON.stringify(ref.name)} in namespace ${JSON.stringify(ctx.namespace)} in the ${files.length === 1 ? "file" : "files"} read (${named.join(", ")})`;
   for (const [key, place] of ctx.index.places ?? []) {
     const [kind, namespace, ...rest] = key.split(/[:/]/);
     if (kind === ref.kind && rest.join("/") === ref.name && namespace !== ctx.namespace) {

@@ -1,6 +1,7 @@
 import type { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
 import type { PodContext } from "./context.js";
+import { checkEnvFieldRef, VOLUME_FIELD_PATHS } from "./downward.js";
 import { checkLocalNonReservedPath } from "./paths.js";
 import { asObject, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
 import { checkObjectRef } from "./references.js";
@@ -57,6 +58,8 @@ export function checkDownwardItems(report: Reporter, source: RawObject, path: Fi
     }
     const fieldRef = isSet(item.fieldRef);
     const resourceFieldRef = isSet(item.resourceFieldRef);
+    const fieldSelector = asObject(item.fieldRef);
+    if (fieldSelector) checkEnvFieldRef(report, fieldSelector, itemPath.child("fieldRef"), VOLUME_FIELD_PATHS);
     if (fieldRef && resourceFieldRef) {
       report({ type: "Invalid", path: itemPath, value: "resource", detail: "fieldRef and resourceFieldRef can not be specified simultaneously" });
     } else if (!fieldRef && !resourceFieldRef) {
