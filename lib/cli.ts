@@ -325,12 +325,26 @@ export function buildProgram(): Command {
 
 /** Runs the CLI and returns the exit code; never throws. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  ignoreBrokenPipe(process.stdout);
   try {
     await buildProgram().parseAsync([...argv]);
     return ExitCode.Ok;
   } catch (error) {
     return exitCodeFor(error);
   }
+}
+
+// A reader that stops early (`podrun up --dry-run | head`) closes the pipe. What is left to print has
+// no reader, but the command must still end as it would have: a pod half started is finished (or
+// undone), and the exit code is the command's. So a broken pipe ends the printing, not the run
+// (without a listener, Node throws the EPIPE with a stack trace).
+let brokenPipeIgnored = false;
+function ignoreBrokenPipe(stdout: NodeJS.WriteStream): void {
+  if (brokenPipeIgnored) return;
+  brokenPipeIgnored = true;
+  stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
 }
 
 function exitCodeFor(error: unknown): number {
