@@ -4,61 +4,17 @@ import { PodrunError } from "../../lib/errors.js";
 import type { InvolvedObject } from "../../lib/events/types.js";
 import { defaultPod } from "../../lib/manifest/defaults.js";
 import type { PodIdentity } from "../../lib/pod/identity.js";
-import type { Clock } from "../../lib/readiness/wait-clock.js";
 import { waitForPodReady } from "../../lib/readiness/wait-ready.js";
 import { LABEL_RESTART_COUNT, type ExecResult } from "../../lib/runtime/types.js";
 import { FakeRuntime } from "../harness/fake-runtime.js";
+import { after, FakeClock } from "../harness/fake-clock.js";
 
 // Liveness probes while `up --wait` waits (lib/readiness/liveness.ts), on a fake clock and the
 // fake engine: when each probe runs, the threshold, the kill (Killing, preStop, the grace period),
 // the new container with its restart count, and the events, in the kubelet's words. The real
 // engines: test/commands/liveness.e2e.test.ts.
 
-const T0 = Date.parse("2025-03-01T12:00:00Z");
 const identity: PodIdentity = { name: "web", namespace: "default", uid: "u-1" };
-
-class FakeClock implements Clock {
-  private time = T0;
-  private timers: { at: number; resolve: () => void }[] = [];
-  now = () => this.time;
-  sleep = (ms: number, signal?: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const abort = () => {
-        this.timers = this.timers.filter((x) => x !== timer);
-        resolve();
-      };
-      const timer = {
-        at: this.time + ms,
-        resolve: () => {
-          signal?.removeEventListener("abort", abort);
-          resolve();
-        },
-      };
-      this.timers.push(timer);
-      signal?.addEventListener("abort", abort, { once: true });
-    });
-  get seconds() {
-    return (this.time - T0) / 1000;
-  }
-  async advance(ms: number) {
-    const end = this.time + ms;
-    for (;;) {
-      await settle();
-      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.time = Math.max(this.time, due.at);
-      this.timers = this.timers.filter((x) => x !== due);
-      due.resolve();
-    }
-    this.time = end;
-    await settle();
-  }
-}
-
-const settle = async () => {
-  for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 
 const ok: ExecResult = { exitCode: 0, stdout: "", stderr: "" };
 const fail = (stdout = "gone"): ExecResult => ({ exitCode: 1, stdout, stderr: "" });
@@ -116,13 +72,6 @@ function harness(containers: Container[], exec: (name: string, command: string, 
     return promise;
   };
   return { clock, events, calls, restarts, runtime, wait };
-}
-
-async function after<T>(clock: FakeClock, seconds: number, promise: Promise<T>): Promise<T | Error | "pending"> {
-  let fate: T | Error | "pending" = "pending";
-  promise.then((v) => (fate = v), (e: Error) => (fate = e));
-  await clock.advance(seconds * 1000);
-  return fate;
 }
 
 const app = (extra: Partial<Container> = {}): Container => ({ name: "app", image: "busybox", ...extra });

@@ -4,56 +4,17 @@ import { PodrunError } from "../../lib/errors.js";
 import type { InvolvedObject } from "../../lib/events/types.js";
 import { defaultPod } from "../../lib/manifest/defaults.js";
 import type { PodIdentity } from "../../lib/pod/identity.js";
-import type { Clock } from "../../lib/readiness/wait-clock.js";
 import { resolveProbeAddress, waitForPodReady, WaitInterruptedError, type ContainerProgress } from "../../lib/readiness/wait-ready.js";
 import type { ContainerState, ExecResult } from "../../lib/runtime/types.js";
 import { FakeRuntime } from "../harness/fake-runtime.js";
+import { after, FakeClock, T0 } from "../harness/fake-clock.js";
 
 // The kubelet's probe timing and threshold arithmetic, as timelines on a fake clock: the shared
 // fake engine answers `inspect` and `exec` from the clock's time, so each case says at which second
 // each probe ran and when the pod became ready. Real probes against real engines are in
 // test/commands/up-wait.e2e.test.ts.
 
-const T0 = Date.parse("2025-03-01T12:00:00Z");
 const identity: PodIdentity = { name: "web", namespace: "default", uid: "u-1" };
-
-/** Time moves only in advance(); timers due meanwhile fire in order, each followed by the work it causes. */
-class FakeClock implements Clock {
-  private time = T0;
-  private timers: { at: number; resolve: () => void }[] = [];
-  now = () => this.time;
-  sleep = (ms: number, signal?: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const timer = { at: this.time + ms, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener("abort", () => {
-        this.timers = this.timers.filter((x) => x !== timer);
-        resolve();
-      }, { once: true });
-    });
-  /** Seconds since T0. */
-  get seconds() {
-    return (this.time - T0) / 1000;
-  }
-  async advance(ms: number) {
-    const end = this.time + ms;
-    for (;;) {
-      await settle();
-      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.time = Math.max(this.time, due.at);
-      this.timers = this.timers.filter((x) => x !== due);
-      due.resolve();
-    }
-    this.time = end;
-    await settle();
-  }
-}
-
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 
 interface Script {
   /** The container's state at a time (seconds since T0); default: running since T0. */
@@ -115,14 +76,6 @@ const container = (name: string, extra: Partial<Container> = {}): Container => (
 const execProbe = (command: string, timing: Record<string, number> = {}) => ({ exec: { command: [command] }, ...timing });
 const ok: ExecResult = { exitCode: 0, stdout: "", stderr: "" };
 const fail = (stdout = "not yet"): ExecResult => ({ exitCode: 1, stdout, stderr: "" });
-
-/** Resolves `promise`'s fate after `seconds` of fake time: the value, the error, or "pending". */
-async function after<T>(clock: FakeClock, seconds: number, promise: Promise<T>): Promise<T | Error | "pending"> {
-  let fate: T | Error | "pending" = "pending";
-  promise.then((v) => (fate = v), (e: Error) => (fate = e));
-  await clock.advance(seconds * 1000);
-  return fate;
-}
 
 t.test("no probe: ready as soon as the engine says it runs", async (t) => {
   const h = harness([container("app")]);
