@@ -13,7 +13,7 @@ import { describeError } from "../../runtime/engine-error.js";
 import { startContainer, type ContainerStepContext } from "./start-container.js";
 import { planPodVolumes } from "../volumes/volume-plan.js";
 import { NO_OBJECTS, type PodObjects } from "../spec/pod-objects.js";
-import { findPodIP, waitForPodReady } from "../../readiness/wait-ready.js";
+import { waitForPodReady } from "../../readiness/wait-ready.js";
 import type { RestartContainer } from "../../readiness/liveness.js";
 import { prepareVolumes } from "../volumes/prepare-volumes.js";
 import { setUpEmptyDirs } from "../volumes/empty-dir-setup.js";
@@ -232,9 +232,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const startOne = (container: Container, kind: ContainerKind) => startContainer(context, container, kind);
 
     const containers: StartedPod["containers"] = [];
-    // The pod's address, for a sidecar's startup probe: asked once the sandbox runs, and only then.
-    let probeIP: Promise<string> | undefined;
-    const resolveProbeIP = () => (probeIP ??= findPodIP(deps.runtime, { sandboxId, containers: [] }, hostNetwork));
+    // The pod's address, for a sidecar's startup probe: the sandbox's, asked once (see findSandboxIP).
+    const resolveProbeIP = async () => (hostNetwork ? "127.0.0.1" : ((await findSandboxIP().catch(() => undefined)) ?? ""));
     // Init containers: one at a time, each to a zero exit before the next (computePodActions). A
     // kept pod's completed already, and are not run again; its sidecars run (or the engine
     // restarts them).
