@@ -15,7 +15,6 @@ import { buildLogsArgs, LogLineMerger, MERGE_HOLD_MS, MERGE_MAX_HELD, mergeTimes
 import { classifyPullError, PullError } from "./pull-errors.js";
 import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
 import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
-import { buildFindNamedArgs, parseNamedContainers, parseNamedPods, type FindNamedRequest, type NamedObject } from "./find-named.js";
 import { findSandboxMembers } from "./sandbox-members.js";
 import { parseVolumeList } from "./volume-list.js";
 import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, LogLine, LogStreamOptions, PullOptions, RuntimeCommand, SandboxSpec, VolumeInfo } from "./types.js";
@@ -199,17 +198,17 @@ export class CliRuntime implements ContainerRuntime {
     return fillPeerAddresses(inspected, extra.map((c) => toContainerState(this.dialect, c).state));
   }
 
-  async findNamed(request: FindNamedRequest): Promise<NamedObject[]> {
-    // A read that changes nothing: a dry run plans a new pod and does not ask.
-    if (this.dryRun) return [];
-    const args = buildFindNamedArgs(this.dialect, request);
-    // podman's listings fail with "no such container|pod" when one is removed while they run: what
-    // is going away holds no name, so that answer is as good as a full one.
-    const [containers, pods] = await Promise.all([
-      args.containers ? this.runTolerant(args.containers).then((r) => parseNamedContainers(r.stdout, request.containers)) : [],
-      args.pods && request.sandbox !== undefined ? this.runTolerant(args.pods).then((r) => parseNamedPods(r.stdout, request.sandbox!)) : [],
-    ]);
-    return [...containers, ...pods];
+  async listContainersNamed(prefix: string): Promise<ContainerState[]> {
+    // `--filter name=` is a regular expression on docker and podman and a substring on nerdctl
+    // (pkg/cmd/container/list_util.go): unanchored, a plain name matches as a substring on all
+    // three (a `.` of a pod name matches itself among others), so each returns a superset and
+    // the prefix is matched here.
+    const args = ["ps", "-a", "-q", "--no-trunc", "--filter", `name=${prefix}`];
+    if (this.record(args)) return [];
+    // podman's listing fails with "no such container" when one is removed while it runs: what is
+    // going away holds no name, so that answer is as good as a full one.
+    const ids = splitLines((await this.runTolerant(args)).stdout);
+    return (await this.inspectContainers(ids)).filter((state) => state.name.startsWith(prefix));
   }
 
   async logs(id: string, options: { tail?: number } = {}): Promise<string> {

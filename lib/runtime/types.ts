@@ -1,6 +1,5 @@
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
-import type { FindNamedRequest, NamedObject } from "./find-named.js";
 import type { ResourceArgs } from "./resource-args.js";
 import type { ContainerPodSettings, SandboxSettings } from "./sandbox-settings-args.js";
 import type { SecurityArgs } from "./security-args.js";
@@ -262,10 +261,11 @@ export interface ContainerRuntime {
   listContainers(labels: Record<string, string>): Promise<ContainerState[]>;
   inspectContainers(ids: readonly string[]): Promise<ContainerState[]>;
   /**
-   * The containers named exactly one of `request.containers`, and the podman pod named
-   * `request.sandbox`, whoever made them (labels are not read): `up` tells its own from others by ID.
+   * Every container whose name starts with `prefix`, whoever made it, inspected: a pod's own
+   * containers and whatever holds a name the pod may take, in one listing (`up` tells them apart
+   * by their labels).
    */
-  findNamed(request: FindNamedRequest): Promise<NamedObject[]>;
+  listContainersNamed(prefix: string): Promise<ContainerState[]>;
   /** The last `tail` lines of a container's output (stdout and stderr). */
   logs(id: string, options?: { tail?: number }): Promise<string>;
   /** Creates an engine volume (emptyDir) carrying `labels`; `group` where the dialect takes it (volumeGroupOption). */
