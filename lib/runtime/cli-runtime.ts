@@ -4,7 +4,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildCreateArgs, buildSandboxArgs, buildVolumeCreateArgs, buildVolumeInspectArgs, buildVolumeListArgs, buildVolumeRemoveArgs } from "./create-args.js";
+import { asRunArgs, buildCreateArgs, buildSandboxArgs, buildVolumeCreateArgs, buildVolumeInspectArgs, buildVolumeListArgs, buildVolumeRemoveArgs } from "./create-args.js";
 import type { DetectedRuntime, RuntimeName } from "./detect.js";
 import { formatInfraName, getDialect, isOnlyNotFound, type Dialect } from "./dialects.js";
 import { planEnv } from "./env-plan.js";
@@ -17,7 +17,7 @@ import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
 import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
 import { findSandboxMembers } from "./sandbox-members.js";
 import { parseVolumeList } from "./volume-list.js";
-import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, LogLine, LogStreamOptions, PullOptions, RuntimeCommand, SandboxSpec, VolumeInfo } from "./types.js";
+import { ContainerNotStartedError, type ContainerRuntime, type ContainerSpec, type ContainerState, type ExecResult, type ImageInfo, type LogLine, type LogStreamOptions, type PullOptions, type RuntimeCommand, type SandboxSpec, type VolumeInfo } from "./types.js";
 
 export interface CliRuntimeOptions {
   name: RuntimeName;
@@ -128,20 +128,30 @@ export class CliRuntime implements ContainerRuntime {
     await this.removeContainers([...members, infra]);
   }
 
-  async createContainer(spec: ContainerSpec): Promise<string> {
+  async createContainer(spec: ContainerSpec, options: { start?: boolean } = {}): Promise<string> {
     const env = planEnv(this.dialect, spec.env ?? []);
+    const command = options.start ? asRunArgs : (args: string[]) => args;
     if (this.dryRun) {
       // Nothing is written in dry-run mode: the plan shows where the file would go.
       const placeholder = env.fileContent === undefined ? undefined : `<env-file of ${spec.name}>`;
-      this.record(buildCreateArgs(this.dialect, { ...spec, ...spec.printed }, env, placeholder));
+      this.record(command(buildCreateArgs(this.dialect, { ...spec, ...spec.printed }, env, placeholder)));
       return spec.name;
     }
     const dir = env.fileContent === undefined ? undefined : await mkdtemp(join(tmpdir(), "podrun-env-"));
     try {
       const file = dir === undefined ? undefined : join(dir, "env");
       if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
-      const result = await this.run(buildCreateArgs(this.dialect, spec, env, file), { env: env.childEnv });
-      return lastLine(result.stdout);
+      try {
+        const result = await this.run(command(buildCreateArgs(this.dialect, spec, env, file)), { env: env.childEnv });
+        return lastLine(result.stdout);
+      } catch (error) {
+        if (!options.start) throw error;
+        // `run` fails the same way whether the create or the start failed: the engine says which.
+        const [made] = parseJsonObjects((await this.runTolerant(["container", "inspect", spec.name]).catch(() => undefined))?.stdout ?? "");
+        const id = made === undefined ? "" : toContainerState(this.dialect, made).state.id;
+        if (id !== "") throw new ContainerNotStartedError(id, error);
+        throw error;
+      }
     } finally {
       // The CLI has read the file by the time create returns: it must not outlive the call.
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });

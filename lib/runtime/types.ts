@@ -248,7 +248,12 @@ export interface ContainerRuntime {
   startSandbox(name: string): Promise<void>;
   /** Removes the sandbox and anything still in it; a missing sandbox is success. */
   removeSandbox(name: string): Promise<void>;
-  createContainer(spec: ContainerSpec): Promise<string>;
+  /**
+   * Creates a container and returns its ID. With `start`, starts it in the same engine call
+   * (`run --detach`): one command fewer once the sandbox runs. A container made but not started
+   * then throws ContainerNotStartedError, which carries its ID.
+   */
+  createContainer(spec: ContainerSpec, options?: { start?: boolean }): Promise<string>;
   startContainer(id: string): Promise<void>;
   /** Waits for the container to exit and returns its exit code. */
   waitContainer(id: string, options?: { signal?: AbortSignal }): Promise<number>;
@@ -282,4 +287,15 @@ export interface ContainerRuntime {
    * quiet end). An engine failure (the container is gone…) throws CommandError.
    */
   streamLogs(id: string, options?: LogStreamOptions): AsyncIterable<LogLine>;
+}
+
+/** `createContainer` with `start`: the container was made (`id`), its start failed (`cause`). */
+export class ContainerNotStartedError extends Error {
+  override readonly name = "ContainerNotStartedError";
+  constructor(
+    readonly id: string,
+    override readonly cause: unknown,
+  ) {
+    super(`container ${id} was created but did not start`, { cause });
+  }
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { CommandError } from "../../lib/runtime/exec.js";
 import { formatInfraName } from "../../lib/runtime/dialects.js";
+import { ContainerNotStartedError } from "../../lib/runtime/types.js";
 import { PullError, type PullErrorKind } from "../../lib/runtime/pull-errors.js";
 import {
   LABEL_CONTAINER_KIND,
@@ -294,12 +295,22 @@ export class FakeRuntime implements ContainerRuntime {
     }
   }
 
-  async createContainer(spec: ContainerSpec): Promise<string> {
+  /** With `start`, a `run --detach`: logged as the create and the start it is. */
+  async createContainer(spec: ContainerSpec, options: { start?: boolean } = {}): Promise<string> {
     await this.enter("createContainer", [spec], spec.labels[LABEL_CONTAINER_NAME] ?? spec.name);
     this.refuseTakenName(spec.name, ["create", "--name", spec.name]);
     if (!this.images.has(spec.image)) throw engineError(`No such image: ${spec.image}`, ["create", "--name", spec.name]);
-    return this.makeContainer(`id-${++this.containerSeq}`, spec).state.id;
+    const id = this.makeContainer(`id-${++this.containerSeq}`, spec).state.id;
+    if (!options.start) return id;
+    this.runStarts++;
+    await this.startContainer(id).catch((error: unknown) => {
+      throw new ContainerNotStartedError(id, error);
+    });
+    return id;
   }
+
+  /** How many createContainer calls also started their container (one `run --detach`). */
+  runStarts = 0;
 
   async startContainer(id: string): Promise<void> {
     await this.enter("startContainer", [id], this.subjectOf(id));

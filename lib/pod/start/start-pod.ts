@@ -214,6 +214,10 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       sandboxStarted.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     }
 
+    // Known once the sandbox (and its hosts file) is ready; a pod without a sandbox of its own is ready at once.
+    let sandboxRunning = hostNetwork || keptPod !== undefined;
+    sandboxStarted.then(() => (sandboxRunning = true), () => undefined);
+
     const context: ContainerStepContext = {
       ...deps,
       pod,
@@ -227,6 +231,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       mountSources,
       etcFiles,
       sandboxStarted,
+      sandboxRunning: () => sandboxRunning,
       resolvePodIP,
       runHooks: options.runHooks !== false,
       signal,
