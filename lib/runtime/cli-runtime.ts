@@ -4,7 +4,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildCreateArgs, buildSandboxArgs, buildVolumeCreateArgs, buildVolumeInspectArgs, buildVolumeListArgs, buildVolumeRemoveArgs } from "./create-args.js";
+import { asRunArgs, buildCreateArgs, buildSandboxArgs, buildVolumeCreateArgs, buildVolumeInspectArgs, buildVolumeListArgs, buildVolumeRemoveArgs } from "./create-args.js";
 import type { DetectedRuntime, RuntimeName } from "./detect.js";
 import { formatInfraName, getDialect, isOnlyNotFound, type Dialect } from "./dialects.js";
 import { planEnv } from "./env-plan.js";
@@ -15,10 +15,9 @@ import { buildLogsArgs, LogLineMerger, MERGE_HOLD_MS, MERGE_MAX_HELD, mergeTimes
 import { classifyPullError, PullError } from "./pull-errors.js";
 import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
 import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
-import { buildFindNamedArgs, parseNamedContainers, parseNamedPods, type FindNamedRequest, type NamedObject } from "./find-named.js";
 import { findSandboxMembers } from "./sandbox-members.js";
 import { parseVolumeList } from "./volume-list.js";
-import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, LogLine, LogStreamOptions, PullOptions, RuntimeCommand, SandboxSpec, VolumeInfo } from "./types.js";
+import { ContainerNotStartedError, type ContainerRuntime, type ContainerSpec, type ContainerState, type ExecResult, type ImageInfo, type LogLine, type LogStreamOptions, type PullOptions, type RuntimeCommand, type SandboxSpec, type VolumeInfo } from "./types.js";
 
 export interface CliRuntimeOptions {
   name: RuntimeName;
@@ -129,20 +128,30 @@ export class CliRuntime implements ContainerRuntime {
     await this.removeContainers([...members, infra]);
   }
 
-  async createContainer(spec: ContainerSpec): Promise<string> {
+  async createContainer(spec: ContainerSpec, options: { start?: boolean } = {}): Promise<string> {
     const env = planEnv(this.dialect, spec.env ?? []);
+    const command = options.start ? asRunArgs : (args: string[]) => args;
     if (this.dryRun) {
       // Nothing is written in dry-run mode: the plan shows where the file would go.
       const placeholder = env.fileContent === undefined ? undefined : `<env-file of ${spec.name}>`;
-      this.record(buildCreateArgs(this.dialect, { ...spec, ...spec.printed }, env, placeholder));
+      this.record(command(buildCreateArgs(this.dialect, { ...spec, ...spec.printed }, env, placeholder)));
       return spec.name;
     }
     const dir = env.fileContent === undefined ? undefined : await mkdtemp(join(tmpdir(), "podrun-env-"));
     try {
       const file = dir === undefined ? undefined : join(dir, "env");
       if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
-      const result = await this.run(buildCreateArgs(this.dialect, spec, env, file), { env: env.childEnv });
-      return lastLine(result.stdout);
+      try {
+        const result = await this.run(command(buildCreateArgs(this.dialect, spec, env, file)), { env: env.childEnv });
+        return lastLine(result.stdout);
+      } catch (error) {
+        if (!options.start) throw error;
+        // `run` fails the same way whether the create or the start failed: the engine says which.
+        const [made] = parseJsonObjects((await this.runTolerant(["container", "inspect", spec.name]).catch(() => undefined))?.stdout ?? "");
+        const id = made === undefined ? "" : toContainerState(this.dialect, made).state.id;
+        if (id !== "") throw new ContainerNotStartedError(id, error);
+        throw error;
+      }
     } finally {
       // The CLI has read the file by the time create returns: it must not outlive the call.
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -199,17 +208,17 @@ export class CliRuntime implements ContainerRuntime {
     return fillPeerAddresses(inspected, extra.map((c) => toContainerState(this.dialect, c).state));
   }
 
-  async findNamed(request: FindNamedRequest): Promise<NamedObject[]> {
-    // A read that changes nothing: a dry run plans a new pod and does not ask.
-    if (this.dryRun) return [];
-    const args = buildFindNamedArgs(this.dialect, request);
-    // podman's listings fail with "no such container|pod" when one is removed while they run: what
-    // is going away holds no name, so that answer is as good as a full one.
-    const [containers, pods] = await Promise.all([
-      args.containers ? this.runTolerant(args.containers).then((r) => parseNamedContainers(r.stdout, request.containers)) : [],
-      args.pods && request.sandbox !== undefined ? this.runTolerant(args.pods).then((r) => parseNamedPods(r.stdout, request.sandbox!)) : [],
-    ]);
-    return [...containers, ...pods];
+  async listContainersNamed(prefix: string): Promise<ContainerState[]> {
+    // `--filter name=` is a regular expression on docker and podman and a substring on nerdctl
+    // (pkg/cmd/container/list_util.go): unanchored, a plain name matches as a substring on all
+    // three (a `.` of a pod name matches itself among others), so each returns a superset and
+    // the prefix is matched here.
+    const args = ["ps", "-a", "-q", "--no-trunc", "--filter", `name=${prefix}`];
+    if (this.record(args)) return [];
+    // podman's listing fails with "no such container" when one is removed while it runs: what is
+    // going away holds no name, so that answer is as good as a full one.
+    const ids = splitLines((await this.runTolerant(args)).stdout);
+    return (await this.inspectContainers(ids)).filter((state) => state.name.startsWith(prefix));
   }
 
   async logs(id: string, options: { tail?: number } = {}): Promise<string> {

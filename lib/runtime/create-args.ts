@@ -14,6 +14,11 @@ import type { ContainerSpec, PortMapping, SandboxSpec, VolumeMount } from "./typ
  * `create` arguments for one container. `env` comes from planEnv(); `envFilePath` is where the
  * caller wrote its file (undefined when there is none). No environment value ever appears here.
  */
+/** `create` arguments as `run --detach`: the same container, started by the same command. */
+export function asRunArgs(createArgs: readonly string[]): string[] {
+  return ["run", "--detach", ...createArgs.slice(1)];
+}
+
 export function buildCreateArgs(dialect: Dialect, spec: ContainerSpec, env: EnvPlan, envFilePath?: string): string[] {
   const args = ["create", "--name", spec.name];
   args.push(...formatJoinArgs(dialect, spec));

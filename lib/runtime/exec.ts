@@ -1,7 +1,9 @@
-// The only module in podrun that spawns processes. Everything goes through execa with an
-// argument array, never a shell, so nothing in a manifest can be interpreted as shell syntax.
+// The only module in podrun that spawns processes. Everything goes through node:child_process
+// with an argument array, never a shell, so nothing in a manifest can be interpreted as shell
+// syntax. Node's own spawn rather than a wrapper library: `up` runs a dozen engine commands, and
+// each wrapped spawn cost more in the main thread than podrun's own work between them.
+import { spawn, type ChildProcess } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
-import { execa } from "execa";
 import { quoteArgument } from "./quote.js";
 
 export interface RunOptions {
@@ -82,25 +84,85 @@ export async function runCommand(
   // Never log stdin: it may hold a password.
   if (process.env["PODRUN_DEBUG"] === "1") process.stderr.write(`podrun: exec ${command}\n`);
 
-  const result = await execa(binary, args, {
-    reject: false,
-    // Without input the child gets no stdin, so a command that would prompt fails instead of hanging.
-    ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-    ...(options.signal ? { cancelSignal: options.signal } : {}),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const started = performance.now();
+  // Without input the child gets no stdin, so a command that would prompt fails instead of hanging.
+  const child = startChild(binary, args, { stdin: options.input === undefined ? "ignore" : "pipe", env: options.env });
+  if (options.input !== undefined && child.process.stdin) {
+    // A child that exits without reading its input must not fail the run with EPIPE.
+    child.process.stdin.on("error", () => undefined);
+    child.process.stdin.end(options.input);
+  }
+  const stdoutChunks: Buffer[] = [];
+  const stderrChunks: Buffer[] = [];
+  child.process.stdout?.on("data", (chunk: Buffer) => stdoutChunks.push(chunk));
+  child.process.stderr?.on("data", (chunk: Buffer) => stderrChunks.push(chunk));
+  const result = await child.finish({ timeoutMs: options.timeoutMs, signal: options.signal });
 
-  const stdout = typeof result.stdout === "string" ? result.stdout : "";
-  const stderr = typeof result.stderr === "string" ? result.stderr : "";
+  const stdout = stripFinalNewline(Buffer.concat(stdoutChunks).toString("utf8"));
+  const stderr = stripFinalNewline(Buffer.concat(stderrChunks).toString("utf8"));
   const failure = describeFailure(result, { binary, args, command, stdout, stderr, timeoutMs: options.timeoutMs, reject: options.reject !== false });
   if (failure) throw failure;
-  return { command, exitCode: result.exitCode ?? 0, stdout, stderr, durationMs: Math.round(result.durationMs) };
+  return { command, exitCode: result.exitCode ?? 0, stdout, stderr, durationMs: Math.round(performance.now() - started) };
 }
 
-/** What a finished child reports, as far as telling its failure goes (execa's result, either mode). */
+/** A stopped child gets SIGTERM, then SIGKILL this long after if it is still there. */
+const FORCE_KILL_AFTER_MS = 5000;
+
+interface StartedChild {
+  process: ChildProcess;
+  /** Resolves once the child has exited and its output streams are closed; never rejects. */
+  finish(limits: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined }): Promise<FinishedChild>;
+}
+
+function startChild(binary: string, args: readonly string[], options: { stdin: "ignore" | "pipe"; env?: Record<string, string | undefined> | undefined }): StartedChild {
+  // Node leaves out a variable whose value is undefined: that is how `env` removes one.
+  const env = options.env ? { ...process.env, ...options.env } : process.env;
+  const child = spawn(binary, args, { stdio: [options.stdin, "pipe", "pipe"], env });
+  let spawnError: unknown;
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("close", (code, signal) => resolve({ code, signal }));
+    // A binary that cannot be started gets `error` and, with no process, maybe no `close`.
+    child.on("error", (error) => {
+      if (child.pid !== undefined) return; // a failed kill of a process that has gone: `close` follows
+      spawnError = error;
+      resolve({ code: null, signal: null });
+    });
+  });
+  return {
+    process: child,
+    async finish({ timeoutMs, signal }) {
+      let timedOut = false;
+      let isCanceled = false;
+      let forceKill: NodeJS.Timeout | undefined;
+      const stop = () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill("SIGTERM");
+        forceKill ??= setTimeout(() => child.kill("SIGKILL"), FORCE_KILL_AFTER_MS);
+      };
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), stop()), timeoutMs);
+      const onAbort = () => ((isCanceled = true), stop());
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        const { code, signal: killedBy } = await closed;
+        const exitCode = code ?? undefined;
+        const failed = spawnError !== undefined || timedOut || isCanceled || exitCode !== 0;
+        return { failed, cause: spawnError, exitCode, timedOut, isCanceled, signal: killedBy ?? undefined };
+      } finally {
+        clearTimeout(timer);
+        clearTimeout(forceKill);
+        signal?.removeEventListener("abort", onAbort);
+      }
+    },
+  };
+}
+
+function stripFinalNewline(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
+}
+
+/** What a finished child reports, as far as telling its failure goes. */
 interface FinishedChild {
   failed: boolean;
   cause?: unknown;
@@ -111,7 +173,7 @@ interface FinishedChild {
 }
 
 /**
- * The CommandError for a finished child, checked in execa's order so that the most specific
+ * The CommandError for a finished child, checked in this order so that the most specific
  * reason wins, or undefined when it succeeded (or, with `reject` false, only exited non-zero).
  */
 function describeFailure(
@@ -120,8 +182,8 @@ function describeFailure(
 ): CommandError | undefined {
   if (!result.failed) return undefined;
   const { binary, args, command, stdout, stderr } = context;
-  // A failed result is execa's own ExecaError (returned, not thrown): keep it as the cause.
-  const base = { binary, args, stdout, stderr, exitCode: result.exitCode, cause: result };
+  // The spawn error (ENOENT…), when there is one, stays the cause.
+  const base = { binary, args, stdout, stderr, exitCode: result.exitCode, cause: result.cause };
   const code = errorCode(result.cause);
   if (code === "ENOENT" && result.exitCode === undefined) {
     return new CommandError({ ...base, shortMessage: `${binary}: not installed (not found on PATH)`, notInstalled: true });
@@ -166,15 +228,10 @@ const KEPT_STDERR_LINES = 20;
 export async function* streamCommand(binary: string, args: readonly string[], options: StreamOptions = {}): AsyncGenerator<OutputLine, void, undefined> {
   const command = formatCommand(binary, args);
   if (process.env["PODRUN_DEBUG"] === "1") process.stderr.write(`podrun: exec ${command}\n`);
-  const child = execa(binary, args, {
-    reject: false,
-    buffer: false,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.signal ? { cancelSignal: options.signal } : {}),
-  });
+  const started = startChild(binary, args, { stdin: "ignore", env: options.env });
+  const child = started.process;
+  // Started at once, so that an abort stops the command even while the consumer is not reading.
+  const finished = started.finish({ signal: options.signal });
 
   const queue: OutputLine[] = [];
   const stderrTail: string[] = [];
@@ -232,7 +289,7 @@ export async function* streamCommand(binary: string, args: readonly string[], op
       } else if (open === 0) break;
       else await new Promise<void>((resolve) => (wake = resolve));
     }
-    const result = await child;
+    const result = await finished;
     if (options.signal?.aborted) return;
     const failure = describeFailure(result, { binary, args, command, stdout: "", stderr: stderrTail.join("\n"), reject: true });
     if (failure) throw failure;

@@ -1,6 +1,5 @@
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
-import type { FindNamedRequest, NamedObject } from "./find-named.js";
 import type { ResourceArgs } from "./resource-args.js";
 import type { ContainerPodSettings, SandboxSettings } from "./sandbox-settings-args.js";
 import type { SecurityArgs } from "./security-args.js";
@@ -249,7 +248,12 @@ export interface ContainerRuntime {
   startSandbox(name: string): Promise<void>;
   /** Removes the sandbox and anything still in it; a missing sandbox is success. */
   removeSandbox(name: string): Promise<void>;
-  createContainer(spec: ContainerSpec): Promise<string>;
+  /**
+   * Creates a container and returns its ID. With `start`, starts it in the same engine call
+   * (`run --detach`): one command fewer once the sandbox runs. A container made but not started
+   * then throws ContainerNotStartedError, which carries its ID.
+   */
+  createContainer(spec: ContainerSpec, options?: { start?: boolean }): Promise<string>;
   startContainer(id: string): Promise<void>;
   /** Waits for the container to exit and returns its exit code. */
   waitContainer(id: string, options?: { signal?: AbortSignal }): Promise<number>;
@@ -262,10 +266,11 @@ export interface ContainerRuntime {
   listContainers(labels: Record<string, string>): Promise<ContainerState[]>;
   inspectContainers(ids: readonly string[]): Promise<ContainerState[]>;
   /**
-   * The containers named exactly one of `request.containers`, and the podman pod named
-   * `request.sandbox`, whoever made them (labels are not read): `up` tells its own from others by ID.
+   * Every container whose name starts with `prefix`, whoever made it, inspected: a pod's own
+   * containers and whatever holds a name the pod may take, in one listing (`up` tells them apart
+   * by their labels).
    */
-  findNamed(request: FindNamedRequest): Promise<NamedObject[]>;
+  listContainersNamed(prefix: string): Promise<ContainerState[]>;
   /** The last `tail` lines of a container's output (stdout and stderr). */
   logs(id: string, options?: { tail?: number }): Promise<string>;
   /** Creates an engine volume (emptyDir) carrying `labels`; `group` where the dialect takes it (volumeGroupOption). */
@@ -282,4 +287,15 @@ export interface ContainerRuntime {
    * quiet end). An engine failure (the container is gone…) throws CommandError.
    */
   streamLogs(id: string, options?: LogStreamOptions): AsyncIterable<LogLine>;
+}
+
+/** `createContainer` with `start`: the container was made (`id`), its start failed (`cause`). */
+export class ContainerNotStartedError extends Error {
+  override readonly name = "ContainerNotStartedError";
+  constructor(
+    readonly id: string,
+    override readonly cause: unknown,
+  ) {
+    super(`container ${id} was created but did not start`, { cause });
+  }
 }

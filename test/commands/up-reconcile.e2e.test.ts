@@ -142,6 +142,28 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(still[0]?.Id, id, "the foreign container is untouched");
   });
 
+  if (runtime === "podman") {
+    t.test("podman: a pod of the pod's name podrun did not create is an error told by podman; nothing of the run is left", async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = unique("podclash");
+      const foreign = `default_${name}`;
+      t.teardown(async () => {
+        await runCommand(runtime, ["pod", "rm", "-f", foreign], { reject: false });
+        await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
+      });
+      await runCommand(runtime, ["pod", "create", "--name", foreign]);
+      const withVolume = podYaml(name).replace("  containers:\n", "  volumes:\n    - name: scratch\n      emptyDir: {}\n  containers:\n");
+      const r = await env.up(withVolume);
+      t.equal(r.exitCode, 1, r.stderr);
+      t.equal(r.stderr.trimEnd().split("\n").at(-1), `Error: NameConflict: pod/${name}: pod name "${foreign}" is taken by a podman pod podrun did not create (\`podman pod rm -f ${foreign}\` removes it): podrun never replaces what it did not create; remove or rename it, or give the pod another name or namespace`);
+      t.same([...(await env.ids(name)).keys()], [], "no podrun container was created");
+      const volumes = await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${name}`]);
+      t.equal(volumes.stdout.trim(), "", "the volume the run made is removed");
+      t.equal((await runCommand(runtime, ["pod", "exists", foreign], { reject: false })).exitCode, 0, "the foreign pod is untouched");
+    });
+  }
+
   t.test(`${runtime}: SIGINT while an init container runs removes what the run created, exit 130`, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;

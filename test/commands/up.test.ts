@@ -93,11 +93,11 @@ t.test("up again with the same manifest keeps the pod: no container is made or r
 t.test("a changed app container is recreated; the rest of the pod stays", async (t) => {
   const { world, run } = await setup(t);
   await run();
-  const sandbox = world.runtime.container("default_web")!.id;
+  const sandbox = world.runtime.container("default_web_POD")!.id;
   const oldApp = world.runtime.container("app")!.id;
   await world.manifest("pod.yaml", POD.replace('["sleep", "3600"]', '["sleep", "7200"]'));
   await run();
-  t.equal(world.runtime.container("default_web")!.id, sandbox, "the sandbox is kept");
+  t.equal(world.runtime.container("default_web_POD")!.id, sandbox, "the sandbox is kept");
   t.not(world.runtime.container("app")!.id, oldApp, "app is new");
   t.same(world.runtime.container("app")!.status, "running");
   t.match(world.stdout.text, /Killing +pod\/web\[app\] +Container app definition changed, will be restarted/);
@@ -211,5 +211,5 @@ t.test("two pods: one that fails does not stop the other; exit 1 names it", asyn
   const error = await run().catch((e: unknown) => e);
   t.equal((error as ExitError).code, 1);
   t.equal(world.stderr.lines().at(-1), "podrun: 1 of 2 pods failed: pod/web");
-  t.same(world.runtime.listAll().map((c) => c.name), ["default_api", "default_api_init", "default_api_app"]);
+  t.same(world.runtime.listAll().map((c) => c.name), ["default_api_POD", "default_api_init", "default_api_app"]);
 });

@@ -43,7 +43,7 @@ t.test("a container needs its image, a free name, and a running sandbox to start
   await fake.startSandbox("default_web");
   await fake.startContainer(id);
   t.match(fake.container("a"), { id, status: "running", running: true, name: "default_web_a" });
-  t.match(fake.container("default_web"), { status: "running", ip: /^10\.88\.0\.\d+$/ });
+  t.match(fake.container("default_web_POD"), { status: "running", ip: /^10\.88\.0\.\d+$/ });
 });
 
 t.test("init containers exit 0 by default, the others run; a script sets exit codes and logs", async (t) => {
@@ -102,14 +102,14 @@ t.test("stop, remove and removeSandbox: missing is success; the sandbox takes it
   t.same(fake.calls.slice(-4), ["stopContainer gone 5", "removeContainers gone,app", "removeSandbox default_web", "removeSandbox default_web"], "a removed container keeps its name in the calls");
 });
 
-t.test("listContainers filters by every label; inspect and findNamed find by ID and exact name", async (t) => {
+t.test("listContainers filters by every label; inspect finds by ID, listContainersNamed by name prefix", async (t) => {
   const fake = new FakeRuntime({ images: ["busybox:1.36"] });
   const { init, app } = await pod(fake);
   const stranger = fake.addContainer({ name: "default_web_appx", labels: { "io.kubernetes.pod.name": "web" } });
   t.same((await fake.listContainers({ "io.podrun.managed": "true", "io.podrun.container.kind": "app" })).map((c) => c.id), [app]);
   t.same((await fake.listContainers({ "io.kubernetes.pod.name": "web" })).length, 4);
   t.same((await fake.inspectContainers([app, "missing", init])).map((c) => c.id), [app, init]);
-  t.same(await fake.findNamed({ containers: ["default_web_app", "default_web_nope"] }), [{ kind: "container", id: app, name: "default_web_app" }]);
+  t.same((await fake.listContainersNamed("default_web_app")).map((c) => c.id), [app, stranger.id]);
   t.equal(stranger.status, "running");
   const created = fake.listAll().map((c) => Date.parse(c.createdAt));
   t.same([...created].sort((a, b) => a - b), created, "creation times increase, even within one millisecond");

@@ -2,7 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { CommandError } from "../../lib/runtime/exec.js";
-import type { FindNamedRequest, NamedObject } from "../../lib/runtime/find-named.js";
+import { formatInfraName } from "../../lib/runtime/dialects.js";
+import { ContainerNotStartedError } from "../../lib/runtime/types.js";
 import { PullError, type PullErrorKind } from "../../lib/runtime/pull-errors.js";
 import {
   LABEL_CONTAINER_KIND,
@@ -274,7 +275,8 @@ export class FakeRuntime implements ContainerRuntime {
 
   async createSandbox(spec: SandboxSpec): Promise<string> {
     await this.enter("createSandbox", [spec], spec.name);
-    this.refuseTakenName(spec.name, ["run", "--name", spec.name]);
+    // The infra container is named as on the real engines (`<sandbox>_POD`).
+    this.refuseTakenName(formatInfraName(spec.name), ["run", "--name", formatInfraName(spec.name)]);
     return this.makeContainer(`sandbox-${++this.sandboxSeq}`, spec, spec.name).state.id;
   }
 
@@ -293,12 +295,22 @@ export class FakeRuntime implements ContainerRuntime {
     }
   }
 
-  async createContainer(spec: ContainerSpec): Promise<string> {
+  /** With `start`, a `run --detach`: logged as the create and the start it is. */
+  async createContainer(spec: ContainerSpec, options: { start?: boolean } = {}): Promise<string> {
     await this.enter("createContainer", [spec], spec.labels[LABEL_CONTAINER_NAME] ?? spec.name);
     this.refuseTakenName(spec.name, ["create", "--name", spec.name]);
     if (!this.images.has(spec.image)) throw engineError(`No such image: ${spec.image}`, ["create", "--name", spec.name]);
-    return this.makeContainer(`id-${++this.containerSeq}`, spec).state.id;
+    const id = this.makeContainer(`id-${++this.containerSeq}`, spec).state.id;
+    if (!options.start) return id;
+    this.runStarts++;
+    await this.startContainer(id).catch((error: unknown) => {
+      throw new ContainerNotStartedError(id, error);
+    });
+    return id;
   }
+
+  /** How many createContainer calls also started their container (one `run --detach`). */
+  runStarts = 0;
 
   async startContainer(id: string): Promise<void> {
     await this.enter("startContainer", [id], this.subjectOf(id));
@@ -370,10 +382,9 @@ export class FakeRuntime implements ContainerRuntime {
     });
   }
 
-  async findNamed(request: FindNamedRequest): Promise<NamedObject[]> {
-    await this.enter("findNamed", [request], request.containers.join(","));
-    const wanted = new Set(request.containers);
-    return [...this.containers.values()].filter((c) => wanted.has(c.state.name)).map((c) => ({ kind: "container" as const, id: c.state.id, name: c.state.name }));
+  async listContainersNamed(prefix: string): Promise<ContainerState[]> {
+    await this.enter("listContainersNamed", [prefix], prefix);
+    return this.listAll().filter((state) => state.name.startsWith(prefix));
   }
 
   async logs(id: string, options: { tail?: number } = {}): Promise<string> {
@@ -455,7 +466,7 @@ export class FakeRuntime implements ContainerRuntime {
     let markExited!: () => void;
     const exited = new Promise<void>((resolve) => (markExited = resolve));
     const fake: FakeContainer = {
-      state: { id, name: spec.name, status: "created", running: false, exitCode: 0, startedAt: "", finishedAt: "", createdAt: this.tick(), restartCount: 0, labels: { ...spec.labels }, image: spec.image },
+      state: { id, name: sandboxOf === undefined ? spec.name : formatInfraName(spec.name), status: "created", running: false, exitCode: 0, startedAt: "", finishedAt: "", createdAt: this.tick(), restartCount: 0, labels: { ...spec.labels }, image: spec.image },
       spec,
       sandboxOf,
       logs: [],

@@ -4,9 +4,9 @@ import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
 import type { ContainerRuntime, ContainerState } from "../../runtime/types.js";
 import { groupPods, kubeContainerName } from "../status/find-pods.js";
-import { podSelector, type PodIdentity } from "../identity.js";
+import { podSelector, sandboxRuntimeName, type PodIdentity } from "../identity.js";
 import { killContainers } from "../stop/kill-containers.js";
-import { describeNameClashes, findNameClashes, namesToCreate, podNames } from "./name-clash.js";
+import { describeNameClashes, findNameClashes, namesToCreate, type NamedObject } from "./name-clash.js";
 import { describeDesiredPod, planPod, type PodPlan } from "./reconcile-plan.js";
 import { stopPod } from "../stop/stop-pod.js";
 import type { PodObjects } from "../spec/pod-objects.js";
@@ -45,9 +45,13 @@ export async function reconcilePod(
   const spec = pod.spec!;
   const hostNetwork = spec.hostNetwork === true;
   const initContainers = (spec.initContainers ?? []).map((c) => c.name);
-  // Both questions at once: what this pod has (by label), and who holds the names it may need.
-  const allNames = podNames({ identity: options.identity, hostNetwork, initContainers, containers: spec.containers.map((c) => c.name) });
-  const [existing, named] = await Promise.all([runtime.listContainers(podSelector(options.identity)), runtime.findNamed(allNames)]);
+  // Both questions in one listing: what this pod has (its labels), and who holds the names it may
+  // need. Every name of the pod starts with `<namespace>_<pod>_`. A podman pod of the pod's name
+  // that podrun did not make is told by podman itself, at `pod create` (name-clash.ts).
+  const found = await runtime.listContainersNamed(`${sandboxRuntimeName(options.identity)}_`);
+  const selector = podSelector(options.identity);
+  const existing = found.filter((state) => Object.entries(selector).every(([key, value]) => state.labels[key] === value));
+  const named = found.map((state): NamedObject => ({ kind: "container", id: state.id, name: state.name }));
 
   const plan = planPod(existing, describeDesiredPod(options), { replace: options.replace });
   const identity = plan.uid ? { ...options.identity, uid: plan.uid } : options.identity;

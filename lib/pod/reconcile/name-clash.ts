@@ -1,4 +1,3 @@
-import type { NamedObject } from "../../runtime/find-named.js";
 import { formatInfraName } from "../../runtime/dialects.js";
 import type { ContainerState } from "../../runtime/types.js";
 import { containerRuntimeName, sandboxRuntimeName, type PodIdentity } from "../identity.js";
@@ -7,6 +6,16 @@ import type { PodPlan } from "./reconcile-plan.js";
 // A name `up` is about to take that something else holds: a container (or podman pod) that
 // podrun did not make for this pod. It is reported before anything is created or removed, never
 // replaced: podrun removes only what carries its labels (pure).
+
+/** An engine object that holds one of the names asked about. */
+export interface NamedObject {
+  kind: "container" | "pod";
+  /** Empty when the engine did not say (a podman pod named in `pod create`'s error). */
+  id: string;
+  name: string;
+  /** podman pods: the ID of the pod's infra container. */
+  infraId?: string;
+}
 
 interface PodShape {
   identity: Pick<PodIdentity, "name" | "namespace">;
@@ -50,12 +59,20 @@ export function findNameClashes(found: readonly NamedObject[], ours: readonly Co
 export function describeNameClashes(clashes: readonly NamedObject[], binary: string): string {
   const parts = clashes.map((object) =>
     object.kind === "pod"
-      ? `pod name "${object.name}" is taken by a ${binary} pod podrun did not create (${short(object.id)}; \`${binary} pod rm -f ${object.name}\` removes it)`
-      : `container name "${object.name}" is taken by a container podrun did not create (${short(object.id)}; \`${binary} rm -f ${object.name}\` removes it)`,
+      ? `pod name "${object.name}" is taken by a ${binary} pod podrun did not create (${short(object.id)}\`${binary} pod rm -f ${object.name}\` removes it)`
+      : `container name "${object.name}" is taken by a container podrun did not create (${short(object.id)}\`${binary} rm -f ${object.name}\` removes it)`,
   );
   return `${parts.join("; ")}: podrun never replaces what it did not create; remove or rename it, or give the pod another name or namespace`;
 }
 
+/**
+ * podman's answer to `pod create` of a name another pod holds (libpod's ErrPodExists: `name "x"
+ * is in use: pod already exists`), as the clash it is.
+ */
+export function findPodNameClash(message: string, sandbox: string): NamedObject | undefined {
+  return message.includes("pod already exists") && message.includes(`"${sandbox}"`) ? { kind: "pod", id: "", name: sandbox } : undefined;
+}
+
 function short(id: string): string {
-  return id.slice(0, 12);
+  return id === "" ? "" : `${id.slice(0, 12)}; `;
 }

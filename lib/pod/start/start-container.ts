@@ -6,7 +6,7 @@ import { toInvolvedObject } from "../../events/types.js";
 import type { ImageManager } from "../../images/manager.js";
 import type { PullPolicy } from "../../images/policy.js";
 import { throwIfAborted } from "../../process/abort.js";
-import { LABEL_RESTART_COUNT, type ContainerRuntime, type ImageInfo } from "../../runtime/types.js";
+import { ContainerNotStartedError, LABEL_RESTART_COUNT, type ContainerRuntime, type ImageInfo } from "../../runtime/types.js";
 import { buildContainerSpec, type ContainerKind } from "../spec/container-spec.js";
 import { HookError, runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
@@ -47,6 +47,8 @@ export interface ContainerStepContext {
   etcFiles?: PodEtcFiles;
   /** Settles when the sandbox runs: a start waits for it. */
   sandboxStarted: Promise<void>;
+  /** Whether sandboxStarted has resolved: a container can then be created and started in one call. */
+  sandboxRunning: () => boolean;
   /** The pod's IP, for an httpGet hook without a host (asked once, lazily). */
   resolvePodIP: () => Promise<string>;
   runHooks: boolean;
@@ -124,13 +126,23 @@ export async function startContainer(context: ContainerStepContext, container: C
   if (mounts.length > 0) spec.mounts = mounts;
   if (context.etcFiles) spec.mounts = withEtcFileMounts(spec.mounts, context.etcFiles);
   let id: string;
+  // Once the sandbox runs (init containers, sidecars, a kept pod's containers), one `run` makes
+  // and starts the container: the kubelet's create and start, and their events, in one engine
+  // call. Before that, the container is made now and started once the sandbox is up.
+  const startNow = context.sandboxRunning();
   // While `create` runs, only the name is known: an interrupted run removes the container by it.
   context.created.creating.add(spec.name);
   try {
-    id = await runtime.createContainer(spec);
+    id = await runtime.createContainer(spec, startNow ? { start: true } : {});
   } catch (error) {
     throwIfAborted(signal);
     context.created.creating.delete(spec.name);
+    if (error instanceof ContainerNotStartedError) {
+      context.created.containerIds.push(error.id);
+      emit("Normal", "Created", `Created container: ${container.name}`);
+      emit("Warning", "Failed", `Error: ${describeError(error.cause)}`);
+      return fail("RunContainerError", describeError(error.cause), error.cause);
+    }
     if (error instanceof PodrunError) {
       emit("Warning", "Failed", `Error: ${error.reason}`);
       return fail(error.reason, error.message, error);
@@ -143,14 +155,16 @@ export async function startContainer(context: ContainerStepContext, container: C
   context.created.creating.delete(spec.name);
   emit("Normal", "Created", `Created container: ${container.name}`);
 
-  await context.sandboxStarted;
-  throwIfAborted(signal);
-  try {
-    await runtime.startContainer(id);
-  } catch (error) {
+  if (!startNow) {
+    await context.sandboxStarted;
     throwIfAborted(signal);
-    emit("Warning", "Failed", `Error: ${describeError(error)}`);
-    return fail("RunContainerError", describeError(error), error);
+    try {
+      await runtime.startContainer(id);
+    } catch (error) {
+      throwIfAborted(signal);
+      emit("Warning", "Failed", `Error: ${describeError(error)}`);
+      return fail("RunContainerError", describeError(error), error);
+    }
   }
   emit("Normal", "Started", `Started container ${container.name}`);
 

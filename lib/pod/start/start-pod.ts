@@ -22,6 +22,7 @@ import type { MountSourceContext } from "../volumes/mount-sources.js";
 import { choosePodDirectory } from "../volumes/termination-log.js";
 import { describeTerminationMessage } from "../status/termination-message.js";
 import { completeHostsFile, preparePodEtcFiles } from "../etc/etc-files.js";
+import { describeNameClashes, findPodNameClash } from "../reconcile/name-clash.js";
 
 // The kubelet's SyncPod for a new pod, in its order (pkg/kubelet/kuberuntime/kuberuntime_manager.go): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
@@ -191,6 +192,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       throwIfAborted(signal);
       sandboxCreating = sandbox.name;
       const sandboxFailed = (error: unknown): never => {
+        const clash = findPodNameClash(describeError(error), sandbox.name);
+        if (clash) throw new PodrunError("NameConflict", describeNameClashes([clash], deps.runtime.binary), { cause: error });
         const message = `Failed to create pod sandbox: ${describeError(error)}`;
         emit(podObject, "Warning", "FailedCreatePodSandBox", message);
         throw new PodrunError("FailedCreatePodSandBox", message, { cause: error });
@@ -211,6 +214,10 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       sandboxStarted.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     }
 
+    // Known once the sandbox (and its hosts file) is ready; a pod without a sandbox of its own is ready at once.
+    let sandboxRunning = hostNetwork || keptPod !== undefined;
+    sandboxStarted.then(() => (sandboxRunning = true), () => undefined);
+
     const context: ContainerStepContext = {
       ...deps,
       pod,
@@ -224,6 +231,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       mountSources,
       etcFiles,
       sandboxStarted,
+      sandboxRunning: () => sandboxRunning,
       resolvePodIP,
       runHooks: options.runHooks !== false,
       signal,

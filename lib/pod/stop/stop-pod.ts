@@ -123,7 +123,11 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
   const objectOf = (state: ContainerState, init: boolean) => toInvolvedObject(pod, { name: kubeContainerName(state), init });
   const killing = (state: ContainerState, init: boolean) =>
     deps.recorder.event(objectOf(state, init), "Normal", "Killing", `Stopping container ${kubeContainerName(state)}`);
+  // --grace-period 0 leaves no time to give: the `rm -f` below is the kill (SIGKILL, as `stop -t 0`
+  // sends), one command for every container rather than a stop for each and then the removal.
+  const killByRemoval = override === 0 && !options.keepStopped;
   const stop = async (state: ContainerState) => {
+    if (killByRemoval) return;
     try {
       await runtime.stopContainer(state.id, stopTimeout());
     } catch (error) {

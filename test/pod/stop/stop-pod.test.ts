@@ -133,13 +133,21 @@ t.test("the manifest's hook and grace period come first; the grace period is one
   t.ok(slow.calls.includes("stopContainer b 2"), "b shares the pod's deadline");
 });
 
-t.test("--grace-period 0: no preStop hook, stopped at once", async (t) => {
+t.test("--grace-period 0: no preStop hook, killed at once by the removal itself (no stop)", async (t) => {
   const h = harness();
   const pod = record({ appContainers: [state("a", "app", { labels: { "io.kubernetes.container.preStopHandler": '{"exec":{"command":["x"]}}' } })] });
   await h.stop({ pod, volumes: [], gracePeriodOverride: 0 });
   t.notOk(h.calls.some((c) => c.startsWith("exec")));
-  t.ok(h.calls.includes("stopContainer a 0"));
+  t.notOk(h.calls.some((c) => c.startsWith("stopContainer")), "rm -f kills: no stop first");
+  t.ok(h.calls.some((c) => c.startsWith("removeContainers a")));
   t.ok(h.calls.some((c) => c === "event Killing spec.containers{a}"), "Killing all the same");
+});
+
+t.test("--grace-period 0 for a pod kept stopped (activeDeadlineSeconds): stopped, not removed", async (t) => {
+  const h = harness();
+  await h.stop({ pod: record({ appContainers: [state("a", "app")] }), volumes: [], gracePeriodOverride: 0, keepStopped: true });
+  t.ok(h.calls.includes("stopContainer a 0"));
+  t.notOk(h.calls.some((c) => c.startsWith("removeContainers")));
 });
 
 t.test("a failing preStop hook: FailedPreStopHook with the kubelet's text, the container is stopped anyway", async (t) => {
