@@ -16,9 +16,12 @@ import { validateAndDryRun } from "../harness/manifest-outcome.js";
 // engine: no call at all (test/harness/manifest-outcome.ts).
 // Seeded (PODRUN_FUZZ_SEED), PODRUN_FUZZ_COUNT cases; a failure names its replay command.
 
+// The run's length follows PODRUN_FUZZ_COUNT. Set on the file's root test: a file run by node alone
+// (npm run test:unit) otherwise ends at tap's default 30 s, whatever its subtests ask, and a
+// machine busy with other work reaches that.
+t.setTimeout(Math.max(120_000, FUZZ_COUNT * 100));
+
 t.test(`validate and up --dry-run on mutated manifests (seed ${FUZZ_SEED})`, async (t) => {
-  // The run's length follows PODRUN_FUZZ_COUNT (a test file run by node alone gets 30 s).
-  t.setTimeout(Math.max(120_000, FUZZ_COUNT * 100));
   const world = await createCommandWorld(t);
   const seeds = loadSeedManifests();
   t.ok(seeds.length >= 10, `seeds: ${seeds.length} manifests from examples/ and the corpus`);
