@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
 import { parseAllDocuments, stringify } from "yaml";
 
 // Manifests mutated from the repository's examples and from real-world manifests
-// (test/fixtures/corpus/), for the fuzzing tests (test/commands/fuzz*.test.ts). Every case is made
+// (test/fixtures/corpus/: the Kubernetes documentation's examples, and podman's kube play tests in
+// corpus/podman/), for the fuzzing tests (test/commands/fuzz*.test.ts). Every case is made
 // from the run's seed and its own number alone: PODRUN_FUZZ_SEED=s PODRUN_FUZZ_CASE=n makes
 // case n of seed s again, whatever the count.
 
@@ -18,7 +19,10 @@ export const FUZZ_ONLY = process.env.PODRUN_FUZZ_CASE === undefined ? undefined 
 /** The command that replays a case, printed with every failure. */
 export const replayHint = (index: number): string => `replay: PODRUN_FUZZ_SEED=${FUZZ_SEED} PODRUN_FUZZ_CASE=${index}`;
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The repository, which the seeds' names are relative to. */
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The real-world manifests, subdirectories included (test/fixtures/corpus/README.md says whence). */
+export const CORPUS_DIR = "test/fixtures/corpus";
 
 /** A manifest to start from. */
 export interface SeedManifest {
@@ -26,7 +30,7 @@ export interface SeedManifest {
   text: string;
 }
 
-/** The examples (examples/ and below) and the corpus, in a stable order. */
+/** The examples (examples/ and below) and the corpus (and below), in a stable order. */
 export function loadSeedManifests(): SeedManifest[] {
   const found: SeedManifest[] = [];
   const walk = (dir: string) => {
@@ -37,7 +41,7 @@ export function loadSeedManifests(): SeedManifest[] {
     }
   };
   walk("examples");
-  walk("test/fixtures/corpus");
+  walk(CORPUS_DIR);
   return found;
 }
 

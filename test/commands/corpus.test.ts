@@ -1,0 +1,104 @@
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import t from "tap";
+import { ExitCode } from "../../lib/errors.js";
+import { createCommandWorld } from "../harness/command-io.js";
+import { CORPUS_DIR, ROOT, loadSeedManifests } from "../harness/manifest-fuzzer.js";
+import { validateAndDryRun } from "../harness/manifest-outcome.js";
+
+// The real-world manifests of test/fixtures/corpus/ (the fuzzing tests' seeds), each as it is:
+// `podrun validate` and `podrun up --dry-run` end as the corpus README records, exit 0, or exit 2
+// with one `file:line:col: field: reason` line per error on exactly the fields recorded here, and
+// keep every property the fuzzing test checks (test/harness/manifest-outcome.ts). A file added to
+// the corpus fails here until it is recorded in REFUSED (or found valid) and in the README.
+
+/**
+ * The files podrun refuses, and the fields it names (each line's text up to its first ": ").
+ * Why each is refused is in the README; every other corpus file must be valid.
+ */
+const REFUSED: Record<string, string[]> = {
+  // The ConfigMap it mounts is another example's, not in the file: podrun reads only the files given.
+  "k8s-pod-configmap-volume.yaml": ["spec.volumes[0].configMap.name"],
+  // fsGroup is a pod-level field only: an API server's strict field validation refuses it here too.
+  "podman/podman-bats-hostpath-selinux.yaml": ["spec.containers[0].securityContext"],
+  // podman plays Deployments; podrun runs Pods.
+  "podman/podman-deployment-startup-probe.yaml": ["kind"],
+  // Protocols are case-sensitive to an API server; podman lowercases them.
+  "podman/podman-host-port-udp.yaml": ["spec.containers[0].ports[0].protocol"],
+  // Written to make `kube play` fail: tab indentation is not YAML.
+  "podman/podman-tab-indented.yaml": ["YAML syntax error"],
+  // podman's test template: names with capitals, numbers where strings go, the pull policy
+  // "missing", an empty containerPort, `readonly` for readOnly.
+  "podman/podman-template-env-from-configmap.yaml": [
+    "data[MY_ENV_VAR]",
+    "metadata.name",
+    "spec.containers[0].args[1]",
+    "spec.containers[0].env[1].value",
+    "spec.containers[0].imagePullPolicy",
+    "spec.containers[0].name",
+    "spec.containers[0].ports[0].containerPort",
+  ],
+  "podman/podman-template-hostpath-subpath.yaml": [
+    "spec.containers[0].args[1]",
+    "spec.containers[0].imagePullPolicy",
+    "spec.containers[0].ports[0].containerPort",
+    "spec.containers[0].volumeMounts[0]",
+    "spec.volumes[0].name",
+  ],
+  "podman/podman-template-init-container.yaml": [
+    "metadata.name",
+    "spec.containers[0].args[1]",
+    "spec.containers[0].imagePullPolicy",
+    "spec.containers[0].name",
+    "spec.containers[0].ports[0].containerPort",
+  ],
+};
+
+/** Valid files with no Pod in them (a ConfigMap, a Secret): `up` has nothing to run and says so. */
+const NO_POD = ["k8s-example-redis-config.yaml", "k8s-secret.yaml"];
+
+const corpus = loadSeedManifests().filter((seed) => seed.name.startsWith(`${CORPUS_DIR}/`));
+const readme = readFileSync(join(ROOT, CORPUS_DIR, "README.md"), "utf8");
+
+t.test("the corpus holds the Kubernetes examples and podman's kube play manifests, each in the README", async (t) => {
+  const names = corpus.map((seed) => relative(CORPUS_DIR, seed.name));
+  t.ok(names.filter((name) => name.startsWith("podman/")).length >= 10, `${names.length} corpus files`);
+  t.same(names.filter((name) => !readme.includes(`\`${name}\``)), [], "every corpus file has a row in the README");
+  t.same([...Object.keys(REFUSED), ...NO_POD].filter((name) => !names.includes(name)), [], "every file recorded here is in the corpus");
+});
+
+t.test("each corpus manifest, unmutated: valid, or refused on the fields recorded, one line per error", async (t) => {
+  const world = await createCommandWorld(t);
+  for (const seed of corpus) {
+    const name = relative(CORPUS_DIR, seed.name);
+    const path = join(ROOT, seed.name);
+    const { checked, started, problems } = await validateAndDryRun(world, path);
+    t.same(problems, [], `${name}: exit 0 or 2, no stack trace, no engine touched when refused`);
+    if (NO_POD.includes(name)) {
+      t.equal(started.code, ExitCode.Usage, `${name}: up --dry-run refuses a file without a Pod`);
+      t.same(started.stderr, [`error: ${path}: no Pod to run (the file holds only ConfigMaps or Secrets)`], `${name}: up --dry-run says there is no Pod`);
+    } else {
+      t.equal(started.code, checked.code, `${name}: up --dry-run ends as validate does`);
+    }
+    // Every line, errors and Warnings, names the place in the file.
+    const located = /^(\d+):(\d+): /;
+    const unlocated = checked.stderr.filter((line) => !located.test(line.slice(path.length + 1)));
+    t.same(unlocated, [], `${name}: every stderr line is file:line:col`);
+    const fields = [
+      ...new Set(
+        checked.stderr
+          .map((line) => line.slice(path.length + 1).replace(located, ""))
+          .filter((text) => !text.startsWith("Warning: "))
+          .map((text) => text.split(": ")[0]!),
+      ),
+    ].sort();
+    const expected = REFUSED[name];
+    if (expected) {
+      t.equal(checked.code, ExitCode.Usage, `${name}: refused (exit 2)`);
+      t.same(fields, [...expected].sort(), `${name}: the errors name ${expected.join(", ")}`);
+    } else {
+      t.equal(checked.code, ExitCode.Ok, `${name}: valid (exit 0)`);
+      t.same(fields, [], `${name}: no error line`);
+    }
+  }
+});
