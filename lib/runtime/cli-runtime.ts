@@ -18,6 +18,7 @@ import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
 import { buildFindNamedArgs, parseNamedContainers, parseNamedPods, type FindNamedRequest, type NamedObject } from "./find-named.js";
 import { findSandboxMembers } from "./sandbox-members.js";
 import { parseVolumeList } from "./volume-list.js";
+import { runWithinDeadline } from "./request-timeout.js";
 import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, LogLine, LogStreamOptions, PullOptions, RuntimeCommand, SandboxSpec, VolumeInfo } from "./types.js";
 
 export interface CliRuntimeOptions {
@@ -25,6 +26,8 @@ export interface CliRuntimeOptions {
   binary: string;
   /** Record the commands instead of running them. */
   dryRun?: { record(command: RuntimeCommand): void };
+  /** `--runtime-request-timeout`: each command's deadline (request-timeout.ts); absent, none. */
+  requestTimeoutMs?: number;
 }
 
 /** How a command gets its engine: the CLI below, or a fake in engine-free tests (test/harness/fake-runtime.ts). */
@@ -39,12 +42,14 @@ export class CliRuntime implements ContainerRuntime {
   readonly binary: string;
   private readonly dialect: Dialect;
   private readonly dryRun: CliRuntimeOptions["dryRun"];
+  private readonly requestTimeoutMs: number | undefined;
 
   constructor(options: CliRuntimeOptions) {
     this.name = options.name;
     this.binary = options.binary;
     this.dialect = getDialect(options.name);
     this.dryRun = options.dryRun;
+    this.requestTimeoutMs = options.requestTimeoutMs;
   }
 
   async inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>> {
@@ -313,7 +318,7 @@ export class CliRuntime implements ContainerRuntime {
   }
 
   private run(args: readonly string[], options: RunOptions = {}): Promise<CommandResult> {
-    return runCommand(this.binary, args, options);
+    return runWithinDeadline(runCommand, this.binary, args, options, this.requestTimeoutMs);
   }
 
   /** Runs a command for which "not found" is an acceptable answer; other failures throw. */
