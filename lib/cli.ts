@@ -38,7 +38,8 @@ Examples:
 
 Exit codes: 0 ok, 1 the pod or an operation on it failed, 2 usage or manifest error, 130 interrupted.
 Environment: NO_COLOR, FORCE_COLOR; PODRUN_RUNTIME (docker|podman|nerdctl); PODRUN_INFRA_IMAGE;
-  REGISTRY_AUTH_FILE (up: as --authfile); PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
+  PODRUN_RUNTIME_REQUEST_TIMEOUT (as --runtime-request-timeout); REGISTRY_AUTH_FILE (up: as --authfile);
+  PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
 
 // Option values are parsed here, one function per kind, as commander reads them (a bad value is
 // exit 2 before anything runs). Durations are read by parseDurationOption (events/parse-duration.ts)

@@ -4,7 +4,7 @@
 // (the kubelet's PullImage has no deadline), a wait for a container's exit, and an exec, whose
 // own timeout is the probe's or hook's; `logs -f` is streamed (exec.ts streamCommand) and never
 // comes here. A stop gets its grace period on top, as the kubelet's StopContainer does:
-// https://github.com/kubernetes/kubernetes/blob/v1.34.0/pkg/kubelet/cri/remote/remote_runtime.go
+// https://github.com/kubernetes/kubernetes/blob/v1.34.0/staging/src/k8s.io/cri-client/pkg/remote_runtime.go
 import { formatGoDuration } from "../events/go-duration.js";
 import { parseDurationOption } from "../events/parse-duration.js";
 import { CommandError, type CommandResult, type RunOptions } from "./exec.js";
