@@ -131,9 +131,9 @@ export async function startContainer(context: ContainerStepContext, container: C
     id = await runtime.createContainer(spec);
   } catch (error) {
     throwIfAborted(signal);
-    if (isProgrammingError(error)) throw error; // a bug: start-pod.ts reports it as one
     // One that did not answer may be made yet: start-pod.ts then removes it by this name.
     if (!isRequestTimeout(error)) context.created.creating.delete(spec.name);
+    if (isProgrammingError(error)) throw error; // a bug: start-pod.ts reports it as one
     if (error instanceof PodrunError) {
       emit("Warning", "Failed", `Error: ${error.reason}`);
       return fail(error.reason, error.message, error);

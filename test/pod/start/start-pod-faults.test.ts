@@ -7,6 +7,8 @@ import type { PodIdentity } from "../../../lib/pod/identity.js";
 import { startPod, StartPodError, undoStart } from "../../../lib/pod/start/start-pod.js";
 import { CommandError } from "../../../lib/runtime/exec.js";
 import { RequestTimeoutError } from "../../../lib/runtime/request-timeout.js";
+import { up } from "../../../lib/commands/up.js";
+import { createCommandWorld } from "../../harness/command-io.js";
 import { FakeRuntime } from "../../harness/fake-runtime.js";
 
 // What a failed start leaves for undoing when the failure is not the pod's own: an engine
@@ -69,4 +71,16 @@ t.test("a bug is not the pod's failure: what was made is removed and the bug its
     t.notOk(error instanceof PodrunError);
     t.same(h.runtime.listAll(), [], `${where}: the sandbox and the containers are gone`);
   }
+});
+
+t.test("through `podrun up`: the bug itself reaches lib/cli.ts (reported there as a bug, with its stack), not a pod failure", async (t) => {
+  const world = await createCommandWorld(t);
+  world.runtime.images.set("busybox:1.36", { id: "sha256:b", size: 1 });
+  const bug = new TypeError("Cannot read properties of null (reading 'length')");
+  world.runtime.failOn("createContainer", bug, { subject: "app" });
+  const file = await world.manifest("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: busybox:1.36\n");
+  const error = await up({ files: [file], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io }).catch((e: unknown) => e);
+  t.equal(error, bug);
+  t.notMatch(world.stderr.text, /RunContainerError|CreateContainerError/);
+  t.same(world.runtime.listAll(), [], "the sandbox is gone");
 });
