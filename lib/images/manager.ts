@@ -89,18 +89,17 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
     // 7. Back-off first: while in it, the registry is not contacted.
     const key = imagePullBackoffKey(object, image);
     const attemptMs = clock();
-    const check = await backoff
-      .update((state) => {
-        if (state.isInBackOffSinceUpdate(key, attemptMs)) return { inBackOff: true, previous: state.entries.get(key)?.lastError };
-        delete state.entries.get(key)?.lastError; // the kubelet forgets the previous error before pulling
-        return { inBackOff: false, previous: undefined };
-      })
-      .catch((error: unknown) => {
-        // Without its back-off the registry is not contacted (a full disk): the pull step fails,
-        // and the state error (its path and why, in words) says what to mend.
-        if (!(error instanceof StateAccessError)) throw error;
-        return fail(EventType.Warning, EventReason.Failed, "ErrImagePull", `Failed to pull image ${quoted}: pull back-off not checked: ${error.message}`, error);
-      });
+    // Without its back-off the registry is not contacted (a full disk): the pull step fails, and
+    // the state error (its path and why, in words) says what to mend.
+    const unchecked = (error: unknown): never => {
+      if (!(error instanceof StateAccessError)) throw error;
+      return fail(EventType.Warning, EventReason.Failed, "ErrImagePull", `Failed to pull image ${quoted}: pull back-off not checked: ${error.message}`, error);
+    };
+    const check = await backoff.update((state) => {
+      if (state.isInBackOffSinceUpdate(key, attemptMs)) return { inBackOff: true, previous: state.entries.get(key)?.lastError };
+      delete state.entries.get(key)?.lastError; // the kubelet forgets the previous error before pulling
+      return { inBackOff: false, previous: undefined };
+    }).catch(unchecked);
     if (check.inBackOff) {
       const message = `Back-off pulling image ${quoted}`;
       recorder.event(object, EventType.Normal, EventReason.BackOff, message);
