@@ -38,7 +38,8 @@ Examples:
 
 Exit codes: 0 ok, 1 the pod or an operation on it failed, 2 usage or manifest error, 130 interrupted.
 Environment: NO_COLOR, FORCE_COLOR; PODRUN_RUNTIME (docker|podman|nerdctl); PODRUN_INFRA_IMAGE;
-  REGISTRY_AUTH_FILE (up: as --authfile); PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
+  PODRUN_RUNTIME_REQUEST_TIMEOUT (as --runtime-request-timeout); REGISTRY_AUTH_FILE (up: as --authfile);
+  PODRUN_STATE_DIR, else XDG_STATE_HOME/podrun, else ~/.local/state/podrun (back-off, event log).`;
 
 // Option values are parsed here, one function per kind, as commander reads them (a bad value is
 // exit 2 before anything runs). Durations are read by parseDurationOption (events/parse-duration.ts)
@@ -68,6 +69,8 @@ const collectFilename = (value: string, previous: string[] | undefined): string[
 // The engines of runtime/detect.ts, listed here so that building the program loads no engine code.
 const RUNTIME_CHOICES = ["docker", "podman", "nerdctl"] as const satisfies readonly RuntimeName[];
 const runtimeOption = () => new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(RUNTIME_CHOICES);
+// As the kubelet's flag: an engine command that does not answer in time fails its step (pulls, waits and execs excepted).
+const requestTimeoutOption = () => new Option("--runtime-request-timeout <duration>", "how long each engine command may take (default: $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m)");
 
 // What commander gives each command's action, typed once here. A command whose options are
 // named as its flags (events, ps, logs, backoff) takes them as they are, through FlagsOf: an
@@ -97,6 +100,7 @@ interface ValidateFlags extends ManifestFlags {
 
 interface UpFlags extends ManifestFlags {
   runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
   infraImage?: string;
   authfile?: string;
   publishAll?: true;
@@ -126,6 +130,7 @@ interface DownFlags extends ManifestFlags {
   gracePeriod?: number;
   timeout?: number;
   runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
   json?: true;
   stateDir?: string;
 }
@@ -170,6 +175,7 @@ export function buildProgram(): Command {
     .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
     .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
     .option("--infra-image <image>", "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)")
     .option("--authfile <path>", "registry credentials (docker config.json or podman auth.json), tried after imagePullSecrets (default: $REGISTRY_AUTH_FILE)")
     .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
@@ -189,6 +195,7 @@ export function buildProgram(): Command {
         files: manifestArguments(files, flags),
         recursive: flags.recursive === true,
         runtime: flags.runtime,
+        runtimeRequestTimeout: flags.runtimeRequestTimeout,
         infraImage: flags.infraImage,
         authFile: flags.authfile,
         publishAll: flags.publishAll === true,
@@ -234,6 +241,7 @@ export function buildProgram(): Command {
     .addOption(new Option("-o, --output <format>", "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS").choices(["wide"]))
     .option("--json", "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…)")
     .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
     .addHelpText("after", "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'")
     .action(async (names: string[], flags: PsFlags) => {
       const { ps } = await import("./commands/ps.js");
@@ -253,6 +261,7 @@ export function buildProgram(): Command {
     .option("--prefix", "start each line with [pod/NAME/CONTAINER]")
     .option("-n, --namespace <ns>", "the pod's namespace (default: default)")
     .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
     .addHelpText("after", "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix")
     .action(async (pod: string, flags: LogsFlags) => {
       const { logs } = await import("./commands/logs.js");
@@ -277,6 +286,7 @@ export function buildProgram(): Command {
     .option("--grace-period <seconds>", "seconds between the stop signal and SIGKILL, instead of the pod's terminationGracePeriodSeconds (0: kill at once, no preStop)", parseSeconds)
     .option("-t, --timeout <seconds>", "same as --grace-period", parseSeconds)
     .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
     .option("--json", "print one JSON result per pod (NDJSON) instead of events and lines")
     .option("--state-dir <dir>", "state directory (event log)")
     .addHelpText("after", "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml")
@@ -293,6 +303,7 @@ export function buildProgram(): Command {
         namespace: flags.namespace,
         gracePeriod: flags.gracePeriod ?? flags.timeout,
         runtime: flags.runtime,
+        runtimeRequestTimeout: flags.runtimeRequestTimeout,
         json: flags.json === true,
         stateDir: flags.stateDir,
       });

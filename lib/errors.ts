@@ -1,6 +1,14 @@
 // Errors sorted by intent: each class says which exit code it ends in, and lib/cli.ts maps
 // them in one place. Anything else that reaches the top is a bug and is reported as one.
 
+/**
+ * A bug in podrun rather than a failure of the pod, the engine or the disk: the classes the
+ * JavaScript engine throws for wrong code (not SyntaxError: JSON.parse throws it for bad input).
+ */
+export function isProgrammingError(error: unknown): boolean {
+  return error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError;
+}
+
 /** Documented exit codes. */
 export const ExitCode = {
   Ok: 0,

@@ -14,6 +14,7 @@ import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
+import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
@@ -41,6 +42,8 @@ export interface DownOptions {
   /** Replaces every pod's terminationGracePeriodSeconds. */
   gracePeriod?: number;
   runtime?: RuntimeName;
+  /** `--runtime-request-timeout`: each engine command's deadline (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
+  runtimeRequestTimeout?: string;
   json: boolean;
   stateDir?: string;
   env?: NodeJS.ProcessEnv;
@@ -83,7 +86,8 @@ export async function down(options: DownOptions): Promise<void> {
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
   const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace });
 
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env));
+  const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
   const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;

@@ -6,6 +6,7 @@ import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/sta
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
+import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import type { ContainerRuntime, LogLine } from "../runtime/types.js";
 import { stopSignal } from "../process/stop-signal.js";
@@ -33,6 +34,8 @@ export interface LogsOptions {
   prefix: boolean;
   namespace?: string;
   runtime?: RuntimeName;
+  /** `--runtime-request-timeout`: the deadline of each engine command but the log stream itself (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
+  runtimeRequestTimeout?: string;
   env?: NodeJS.ProcessEnv;
   stdout?: NodeJS.WritableStream;
   stderr?: NodeJS.WritableStream;
@@ -47,7 +50,8 @@ export async function logs(options: LogsOptions): Promise<void> {
   if (options.container !== undefined && options.allContainers) {
     throw new UsageError(`--all-containers=true should not be specified with container name ${options.container}`);
   }
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env));
+  const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
   const namespace = options.namespace ?? "default";
   const [record] = await findPods(runtime, { namespace, name: options.pod }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   if (!record) return fail(stderr, `Error from server (NotFound): pods "${options.pod}" not found`);

@@ -13,6 +13,7 @@ import { formatRestarts, summarizePod, type PodSummary } from "../pod/status/pod
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
+import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
 
 // `podrun ps`: the pods podrun runs, read from the engine by label on every call (no cache, so
@@ -31,6 +32,8 @@ export interface PsOptions {
   wide: boolean;
   json: boolean;
   runtime?: RuntimeName;
+  /** `--runtime-request-timeout`: each engine command's deadline (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
+  runtimeRequestTimeout?: string;
   /** podrun's state directory, where each container's termination message file is (default: resolveStateDir). */
   stateDir?: string;
   env?: NodeJS.ProcessEnv;
@@ -41,7 +44,8 @@ export interface PsOptions {
 
 export async function ps(options: PsOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env));
+  const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
   const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   const wanted = options.names && options.names.length > 0 ? new Set(options.names) : undefined;

@@ -18,6 +18,7 @@ import { formatDeadlineWarnings } from "../readiness/active-deadline.js";
 import { watchInterrupt } from "../process/interrupt.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
+import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { quoteCommand } from "../runtime/quote.js";
 import type { RuntimeCommand } from "../runtime/types.js";
@@ -35,6 +36,8 @@ export interface UpOptions {
   /** Read the subdirectories of a directory too (-R). */
   recursive?: boolean;
   runtime?: RuntimeName;
+  /** `--runtime-request-timeout`: each engine command's deadline (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
+  runtimeRequestTimeout?: string;
   infraImage?: string;
   /** `--authfile`: registry credentials tried after the pod's imagePullSecrets (default: $REGISTRY_AUTH_FILE). */
   authFile?: string;
@@ -75,6 +78,7 @@ export async function up(options: UpOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr } = options;
   const color = configureColor(env);
   if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt)) throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
+  const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
@@ -90,7 +94,7 @@ export async function up(options: UpOptions): Promise<void> {
   const commands: RuntimeCommand[] = [];
   // With several pods, the dry run says where each pod's commands begin.
   const podMarks: { at: number; line: string }[] = [];
-  const runtime = (options.createRuntime ?? createRuntime)(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : {});
+  const runtime = (options.createRuntime ?? createRuntime)(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : { requestTimeoutMs });
   const stateDir = options.stateDir ?? resolveStateDir(env);
 
   // Every object label known up front keeps the event columns aligned from the first line.

@@ -1,4 +1,4 @@
-import { PodrunError, type Reason } from "../errors.js";
+import { PodrunError, StateAccessError, type Reason } from "../errors.js";
 import { formatGoDuration } from "../events/go-duration.js";
 import { EventReason, EventType } from "../events/reasons.js";
 import type { EventRecorder } from "../events/recorder.js";
@@ -89,11 +89,17 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
     // 7. Back-off first: while in it, the registry is not contacted.
     const key = imagePullBackoffKey(object, image);
     const attemptMs = clock();
+    // Without its back-off the registry is not contacted (a full disk): the pull step fails, and
+    // the state error (its path and why, in words) says what to mend.
+    const unchecked = (error: unknown): never => {
+      if (!(error instanceof StateAccessError)) throw error;
+      return fail(EventType.Warning, EventReason.Failed, "ErrImagePull", `Failed to pull image ${quoted}: pull back-off not checked: ${error.message}`, error);
+    };
     const check = await backoff.update((state) => {
       if (state.isInBackOffSinceUpdate(key, attemptMs)) return { inBackOff: true, previous: state.entries.get(key)?.lastError };
       delete state.entries.get(key)?.lastError; // the kubelet forgets the previous error before pulling
       return { inBackOff: false, previous: undefined };
-    });
+    }).catch(unchecked);
     if (check.inBackOff) {
       const message = `Back-off pulling image ${quoted}`;
       recorder.event(object, EventType.Normal, EventReason.BackOff, message);
@@ -115,8 +121,11 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
         EventReason.Pulled,
         `Successfully pulled image ${quoted} in ${formatGoDuration(result.pullMs)} (${formatGoDuration(result.totalMs)} including waiting). Image size: ${result.imageInfo.size} bytes.`,
       );
-      // Success does not reset the key: the entry ages out.
-      await backoff.update((state) => void state.gc(clock()));
+      // Success does not reset the key: the entry ages out. Dropping expired entries can wait for
+      // another run when the state cannot be written (a full disk): the image is there.
+      await backoff.update((state) => void state.gc(clock())).catch((error: unknown) => {
+        if (!(error instanceof StateAccessError)) throw error;
+      });
       return ref;
     } catch (error) {
       if (isAbort(error)) throw error; // Ctrl-C is not a registry failure

@@ -17,6 +17,7 @@ import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
 import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
 import { findSandboxMembers } from "./sandbox-members.js";
 import { parseVolumeList } from "./volume-list.js";
+import { runWithinDeadline } from "./request-timeout.js";
 import { ContainerNotStartedError, type ContainerRuntime, type ContainerSpec, type ContainerState, type ExecResult, type ImageInfo, type LogLine, type LogStreamOptions, type PullOptions, type RuntimeCommand, type SandboxSpec, type VolumeInfo } from "./types.js";
 
 export interface CliRuntimeOptions {
@@ -24,6 +25,8 @@ export interface CliRuntimeOptions {
   binary: string;
   /** Record the commands instead of running them. */
   dryRun?: { record(command: RuntimeCommand): void };
+  /** `--runtime-request-timeout`: each command's deadline (request-timeout.ts); absent, none. */
+  requestTimeoutMs?: number;
 }
 
 /** How a command gets its engine: the CLI below, or a fake in engine-free tests (test/harness/fake-runtime.ts). */
@@ -38,12 +41,14 @@ export class CliRuntime implements ContainerRuntime {
   readonly binary: string;
   private readonly dialect: Dialect;
   private readonly dryRun: CliRuntimeOptions["dryRun"];
+  private readonly requestTimeoutMs: number | undefined;
 
   constructor(options: CliRuntimeOptions) {
     this.name = options.name;
     this.binary = options.binary;
     this.dialect = getDialect(options.name);
     this.dryRun = options.dryRun;
+    this.requestTimeoutMs = options.requestTimeoutMs;
   }
 
   async inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>> {
@@ -322,7 +327,7 @@ export class CliRuntime implements ContainerRuntime {
   }
 
   private run(args: readonly string[], options: RunOptions = {}): Promise<CommandResult> {
-    return runCommand(this.binary, args, options);
+    return runWithinDeadline(runCommand, this.binary, args, options, this.requestTimeoutMs);
   }
 
   /** Runs a command for which "not found" is an acceptable answer; other failures throw. */

@@ -274,6 +274,25 @@ t.test("a back-off that cannot be saved: the pull's own reason, the state error 
   t.same(run.events.map((e) => e.reason), ["Pulling", "Failed"]);
 });
 
+t.test("a back-off that cannot be read (a full state directory): no pull, ErrImagePull naming the state error; one that cannot be tidied after a pull: the image is used", async (t) => {
+  const full = () => Promise.reject(new StateAccessError("/s/backoff.json.lock", "cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)"));
+  const memory = createMemoryBackoffStore();
+  let updates = 0;
+  // First run: the check before the pull is refused. Second run: the check passes, the tidying after the pull is refused.
+  const store: BackoffStore = { update: (mutate) => (++updates === 1 || updates === 3 ? full() : memory.update(mutate)) };
+  const world = createWorld({ store });
+  const first = world.startRun();
+  const error = (await world.ensure(first.manager, "x:1", "Always").catch((e: unknown) => e)) as PodrunError;
+  t.type(error, PodrunError);
+  t.equal(error.reason, "ErrImagePull");
+  t.equal(error.message, 'Failed to pull image "x:1": pull back-off not checked: cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)');
+  t.same(first.events.map((e) => `${e.reason}: ${e.message}`), [`Failed: ${error.message}`]);
+  t.notOk(world.calls.some((c) => c.startsWith("pullImage")), "the registry is not contacted");
+  const second = world.startRun();
+  t.equal(await world.ensure(second.manager, "x:1", "Always"), "x:1");
+  t.same(second.events.map((e) => e.reason), ["Pulling", "Pulled"]);
+});
+
 t.test("success does not reset back-off; the entry ages out, and GC runs after a successful pull", async (t) => {
   let fail = true;
   const world = createWorld({ pull: (ref) => ({ result: fail ? notFound(ref) : BUSYBOX }) });

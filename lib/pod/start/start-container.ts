@@ -1,6 +1,6 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import { findPullCredentials, type AuthFileCredentials } from "../../credentials/pod-credentials.js";
-import { PodrunError } from "../../errors.js";
+import { isProgrammingError, PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
 import type { ImageManager } from "../../images/manager.js";
@@ -16,6 +16,7 @@ import { withTerminationLog } from "../volumes/termination-log.js";
 import { NO_CAPACITY, resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "../spec/container-env.js";
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "../spec/field-ref.js";
 import { describeError } from "../../runtime/engine-error.js";
+import { isRequestTimeout } from "../../runtime/request-timeout.js";
 import { needsImageUser, verifyRunAsNonRoot } from "../spec/security-context.js";
 import { withEtcFileMounts, type PodEtcFiles } from "../etc/etc-files.js";
 
@@ -136,7 +137,9 @@ export async function startContainer(context: ContainerStepContext, container: C
     id = await runtime.createContainer(spec, startNow ? { start: true } : {});
   } catch (error) {
     throwIfAborted(signal);
-    context.created.creating.delete(spec.name);
+    // One that did not answer may be made yet: start-pod.ts then removes it by this name.
+    if (!isRequestTimeout(error)) context.created.creating.delete(spec.name);
+    if (isProgrammingError(error)) throw error; // a bug: start-pod.ts reports it as one
     if (error instanceof ContainerNotStartedError) {
       context.created.containerIds.push(error.id);
       emit("Normal", "Created", `Created container: ${container.name}`);
@@ -162,6 +165,7 @@ export async function startContainer(context: ContainerStepContext, container: C
       await runtime.startContainer(id);
     } catch (error) {
       throwIfAborted(signal);
+      if (isProgrammingError(error)) throw error;
       emit("Warning", "Failed", `Error: ${describeError(error)}`);
       return fail("RunContainerError", describeError(error), error);
     }

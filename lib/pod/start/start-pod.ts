@@ -1,6 +1,6 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import { findPullCredentials, type AuthFileCredentials } from "../../credentials/pod-credentials.js";
-import { PodrunError } from "../../errors.js";
+import { isProgrammingError, PodrunError } from "../../errors.js";
 import { applyDefaultImageTag } from "../../images/reference.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject, type InvolvedObject } from "../../events/types.js";
@@ -10,6 +10,7 @@ import type { ContainerRuntime, ImageInfo } from "../../runtime/types.js";
 import { buildSandboxSpec, computePodHash, isSidecar, type ContainerKind } from "../spec/container-spec.js";
 import type { PodIdentity } from "../identity.js";
 import { describeError } from "../../runtime/engine-error.js";
+import { isRequestTimeout } from "../../runtime/request-timeout.js";
 import { startContainer, type ContainerStepContext } from "./start-container.js";
 import { planPodVolumes } from "../volumes/volume-plan.js";
 import { NO_OBJECTS, type PodObjects } from "../spec/pod-objects.js";
@@ -300,8 +301,16 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       const containerIds = [...created.containerIds, ...creating];
       throw new StartPodInterrupted({ ...created, containerIds, ...(sandboxCreating ? { sandbox: sandboxCreating } : {}) });
     }
+    // A create that did not answer in time may yet be carried out by the engine: its container
+    // (still in `creating`), or the sandbox, is removed by name.
+    const undo = { ...created, containerIds: [...created.containerIds, ...creating], ...(sandboxCreating && isRequestTimeout(error) ? { sandbox: sandboxCreating } : {}) };
+    if (isProgrammingError(error)) {
+      // A bug, not the pod's failure: what this run made goes, and the bug goes on to lib/cli.ts, which reports it as one.
+      await undoStart(deps.runtime, undo).catch(() => undefined);
+      throw error;
+    }
     const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describeError(error), { cause: error });
-    throw new StartPodError(cause, created);
+    throw new StartPodError(cause, undo);
   }
 }
 

@@ -15,7 +15,8 @@ import { readEventLines } from "../../harness/state-files.js";
 // (the shared daemons stay up: podrun is pointed at a socket nobody serves, as when the daemon is
 // stopped), and a state directory on a full file system. Each gives one clear line and exit 1
 // (README, exit codes), no stack trace, and leaves nothing half done. A container that exits
-// during `up --wait` is test/commands/up-wait.e2e.test.ts.
+// during `up --wait` with code 0 is here; with code 3, test/commands/up-wait.e2e.test.ts. An engine
+// that never answers is engine-hang.e2e.test.ts.
 
 const ERROR_LINE = /^Error: [^\n]+\n$/;
 // An engine whose daemon is gone: the CLIs' own variables, pointed at a socket that is not there.
@@ -137,6 +138,61 @@ for (const runtime of ["docker", "podman"] as const) {
     const after = await readEventLines(stateDir);
     t.same(after.invalid, torn, "down's events are whole lines after the torn one");
     t.match(after.events.at(-1)?.reason, /Killing|Deleted|Stopped/, "and they are in the log");
+  });
+}
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: a full state directory with imagePullPolicy Always: the pull back-off cannot be read, ErrImagePull names it, nothing is left`, async (t) => {
+    if (process.getuid?.() !== 0) return void t.plan(0, "mounting a tmpfs needs root");
+    if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+    const dir = await tempDir(t, "podrun-faults-");
+    const stateDir = join(dir, "state");
+    await mkdir(stateDir);
+    await runCommand("mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", stateDir]);
+    const name = uniqueName("disk-always");
+    t.teardown(async () => {
+      await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
+      await runCommand("umount", [stateDir], { reject: false });
+    });
+    const file = join(dir, "pod.yaml");
+    await writeFile(file, podYaml(name).replace("      command:", "      imagePullPolicy: Always\n      command:"));
+    // Room for the pod's /etc files, none for the back-off's lock.
+    await fill(join(stateDir, "fill"), 1);
+
+    const r = await runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir } });
+    t.equal(r.exitCode, 1, "exit 1");
+    const errors = r.stderr.split("\n").filter((line) => line.startsWith("Error"));
+    t.same(errors, [`Error: ErrImagePull: pod/${name}: container a: Failed to pull image "${BUSYBOX}": pull back-off not checked: cannot take lock ${stateDir}/backoff.json.lock: no space left on device (ENOSPC)`], "one line naming the state directory and why");
+    t.notMatch(r.stderr, /RunContainerError|^\s+at /m);
+    t.same(await containersOf(runtime, name), [], "no container of the pod");
+    t.notOk((await readdir(join(stateDir, "pods", runtime)).catch((): string[] => [])).includes(`default_${name}`), "nor its directory");
+    t.same((await readdir(stateDir)).filter((f) => /\.lock|\.tmp$/.test(f)), [], "no lock or temp file left");
+    t.ok((await readEventLines(stateDir)).invalid.length <= 1, "the event log parses but for a torn last line");
+  });
+
+  t.test(`${runtime}: an app container that exits with code 0 during up --wait fails the wait at once, in one line, exit 1`, async (t) => {
+    if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+    const dir = await tempDir(t, "podrun-faults-");
+    const name = uniqueName("wait-exit0");
+    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }).then(() => undefined));
+    const file = join(dir, "pod.yaml");
+    // OnFailure does not restart a container that succeeded: the pod can never be Ready.
+    await writeFile(
+      file,
+      podYaml(name)
+        .replace("restartPolicy: Never", "restartPolicy: OnFailure")
+        .replace('command: ["sleep", "600"]', 'command: ["sh", "-c", "echo finished early; sleep 1"]\n      readinessProbe:\n        exec:\n          command: ["false"]\n        periodSeconds: 1'),
+    );
+    const started = Date.now();
+    const r = await runCli(["up", "--runtime", runtime, "--wait", "--timeout", "2m", file], { env: { PODRUN_STATE_DIR: join(dir, "state") } });
+    t.equal(r.exitCode, 1, "exit 1");
+    t.ok(Date.now() - started < 30_000, "long before the timeout");
+    const lines = r.stderr.trimEnd().split("\n");
+    t.equal(lines.at(-1), `Error: ContainerTerminated: pod/${name}: container a exited with code 0 and restartPolicy OnFailure does not restart it`);
+    t.equal(lines.filter((line) => line.startsWith("Error")).length, 1, "one error line");
+    t.match(r.stderr, "last log lines of container a:\n    finished early\n");
+    t.match(r.stderr, `podrun: pod/${name} left as it is (podrun down ${file} removes it)`);
+    t.equal(await isRunning(runtime, `default_${name}_a`), "false", "the container stays exited, not restarted");
   });
 }
 
