@@ -142,6 +142,7 @@ export async function startContainer(context: ContainerStepContext, container: C
     if (isProgrammingError(error)) throw error; // a bug: start-pod.ts reports it as one
     if (error instanceof ContainerNotStartedError) {
       context.created.containerIds.push(error.id);
+      if (isProgrammingError(error.cause)) throw error.cause;
       emit("Normal", "Created", `Created container: ${container.name}`);
       emit("Warning", "Failed", `Error: ${describeError(error.cause)}`);
       return fail("RunContainerError", describeError(error.cause), error.cause);
