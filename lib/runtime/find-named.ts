@@ -17,6 +17,8 @@ export interface NamedObject {
   name: string;
   /** podman pods: the ID of the pod's infra container. */
   infraId?: string;
+  /** podman pods: the pod's labels (a pod without an infra container has no other). */
+  labels?: Record<string, string>;
 }
 
 export interface FindNamedRequest {
@@ -61,5 +63,10 @@ export function parseNamedPods(stdout: string, name: string): NamedObject[] {
       id: pod["Id"] as string,
       name,
       ...(typeof pod["InfraId"] === "string" && pod["InfraId"] !== "" ? { infraId: pod["InfraId"] } : {}),
+      ...(isLabelMap(pod["Labels"]) ? { labels: pod["Labels"] } : {}),
     }));
+}
+
+function isLabelMap(value: unknown): value is Record<string, string> {
+  return typeof value === "object" && value !== null && Object.values(value).every((v) => typeof v === "string");
 }

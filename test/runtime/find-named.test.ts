@@ -32,11 +32,14 @@ t.test("containers: only exact names count (the filters match substrings or patt
   t.strictSame(parseNamedContainers("", ["x"]), []);
 });
 
-t.test("podman pods: the exact name, with the infra container's ID", async (t) => {
+t.test("podman pods: the exact name, with the infra container's ID and the pod's labels", async (t) => {
   const stdout = JSON.stringify([
     { Id: "p1", Name: "default_web", InfraId: "i1", Labels: {} },
     { Id: "p2", Name: "default_web2", InfraId: "i2" },
   ]);
-  t.strictSame(parseNamedPods(stdout, "default_web"), [{ kind: "pod", id: "p1", name: "default_web", infraId: "i1" }]);
+  t.strictSame(parseNamedPods(stdout, "default_web"), [{ kind: "pod", id: "p1", name: "default_web", infraId: "i1", labels: {} }]);
+  // A pod whose `pod create` was killed before its infra container: no InfraId, its labels only.
+  const halfMade = JSON.stringify([{ Id: "p3", Name: "default_web", InfraId: "", Labels: { "io.podrun.managed": "true" } }]);
+  t.strictSame(parseNamedPods(halfMade, "default_web"), [{ kind: "pod", id: "p3", name: "default_web", labels: { "io.podrun.managed": "true" } }]);
   t.strictSame(parseNamedPods("[]", "default_web"), []);
 });

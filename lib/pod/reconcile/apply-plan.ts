@@ -9,6 +9,7 @@ import { killContainers } from "../stop/kill-containers.js";
 import { describeNameClashes, findNameClashes, namesToCreate, podNames } from "./name-clash.js";
 import { describeDesiredPod, planPod, type PodPlan } from "./reconcile-plan.js";
 import { stopPod } from "../stop/stop-pod.js";
+import { isHalfMadeSandbox, removeHalfMadeSandbox } from "../stop/half-made-sandbox.js";
 import type { PodObjects } from "../spec/pod-objects.js";
 
 // The first half of an idempotent `up` (the kubelet's SyncPod steps 1–3): read the pod back from
@@ -47,12 +48,16 @@ export async function reconcilePod(
   const initContainers = (spec.initContainers ?? []).map((c) => c.name);
   // Both questions at once: what this pod has (by label), and who holds the names it may need.
   const allNames = podNames({ identity: options.identity, hostNetwork, initContainers, containers: spec.containers.map((c) => c.name) });
-  const [existing, named] = await Promise.all([runtime.listContainers(podSelector(options.identity)), runtime.findNamed(allNames)]);
+  const [existing, found] = await Promise.all([runtime.listContainers(podSelector(options.identity)), runtime.findNamed(allNames)]);
+  // A podman pod a killed run left half made is the pod's own: removed below, not reported.
+  const halfMade = found.filter((object) => isHalfMadeSandbox(object, options.identity));
+  const named = found.filter((object) => !halfMade.includes(object));
 
   const plan = planPod(existing, describeDesiredPod(options), { replace: options.replace });
   const identity = plan.uid ? { ...options.identity, uid: plan.uid } : options.identity;
   const clashes = findNameClashes(named, existing, namesToCreate(plan, { identity, hostNetwork, initContainers }));
   if (clashes.length > 0) throw new PodrunError("NameConflict", describeNameClashes(clashes, runtime.binary));
+  for (const sandbox of halfMade) await removeHalfMadeSandbox(runtime, sandbox.name);
   options.onPlan?.(plan);
 
   const [record] = groupPods(existing);
