@@ -17,6 +17,7 @@ import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
 import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
 import { buildFindNamedArgs, parseNamedContainers, parseNamedPods, type FindNamedRequest, type NamedObject } from "./find-named.js";
 import { findSandboxMembers } from "./sandbox-members.js";
+import { createPastStorageLeftover } from "./storage-leftover.js";
 import { parseVolumeList } from "./volume-list.js";
 import type { ContainerRuntime, ContainerSpec, ContainerState, ExecResult, ImageInfo, LogLine, LogStreamOptions, PullOptions, RuntimeCommand, SandboxSpec, VolumeInfo } from "./types.js";
 
@@ -141,7 +142,8 @@ export class CliRuntime implements ContainerRuntime {
     try {
       const file = dir === undefined ? undefined : join(dir, "env");
       if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
-      const result = await this.run(buildCreateArgs(this.dialect, spec, env, file), { env: env.childEnv });
+      const create = () => this.run(buildCreateArgs(this.dialect, spec, env, file), { env: env.childEnv });
+      const result = await createPastStorageLeftover(this.dialect, create, (args) => this.run(args, { reject: false }));
       return lastLine(result.stdout);
     } finally {
       // The CLI has read the file by the time create returns: it must not outlive the call.
