@@ -12,6 +12,7 @@ import { findPods, kubeContainerName, type PodRecord } from "../pod/status/find-
 import { identifyPod } from "../pod/identity.js";
 import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
+import { removeHalfMadeSandbox } from "../pod/stop/half-made-sandbox.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
@@ -121,7 +122,9 @@ export async function down(options: DownOptions): Promise<void> {
         // Named by namespace and pod, so that a pod given by name, or already gone, finds it too.
         const podDir = podDirectory(stateDir, runtime.name, target);
         const hasPodDir = (await stat(podDir).catch(() => undefined)) !== undefined;
-        if (!pod && podVolumes.length === 0 && !hasPodDir) {
+        // A podman pod a killed `up` left without its infra container: no container carries its labels.
+        const halfMade = !pod?.infra && (await removeHalfMadeSandbox(runtime, target));
+        if (!pod && podVolumes.length === 0 && !hasPodDir && !halfMade) {
           const hint = target.alsoDirectory ? ` (${target.name} is also a directory here: podrun down ./${target.name} brings down its manifests' pods)` : "";
           report({ target, status: "NotFound", started }, `${label} not found${hint}`);
           return;

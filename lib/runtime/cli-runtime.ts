@@ -15,10 +15,12 @@ import { buildLogsArgs, LogLineMerger, MERGE_HOLD_MS, MERGE_MAX_HELD, mergeTimes
 import { classifyPullError, PullError } from "./pull-errors.js";
 import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
 import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
+import { buildFindPodArgs, parseFindPod } from "./find-pod.js";
 import { findSandboxMembers } from "./sandbox-members.js";
+import { createPastStorageLeftover } from "./storage-leftover.js";
 import { parseVolumeList } from "./volume-list.js";
 import { runWithinDeadline } from "./request-timeout.js";
-import { ContainerNotStartedError, type ContainerRuntime, type ContainerSpec, type ContainerState, type ExecResult, type ImageInfo, type LogLine, type LogStreamOptions, type PullOptions, type RuntimeCommand, type SandboxSpec, type VolumeInfo } from "./types.js";
+import { ContainerNotStartedError, type ContainerRuntime, type ContainerSpec, type ContainerState, type ExecResult, type ImageInfo, type LogLine, type LogStreamOptions, type PodInfo, type PullOptions, type RuntimeCommand, type SandboxSpec, type VolumeInfo } from "./types.js";
 
 export interface CliRuntimeOptions {
   name: RuntimeName;
@@ -147,7 +149,8 @@ export class CliRuntime implements ContainerRuntime {
       const file = dir === undefined ? undefined : join(dir, "env");
       if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
       try {
-        const result = await this.run(command(buildCreateArgs(this.dialect, spec, env, file)), { env: env.childEnv });
+        const create = () => this.run(command(buildCreateArgs(this.dialect, spec, env, file)), { env: env.childEnv });
+        const result = await createPastStorageLeftover(this.dialect, create, (args) => this.run(args, { reject: false }));
         return lastLine(result.stdout);
       } catch (error) {
         if (!options.start) throw error;
@@ -211,6 +214,12 @@ export class CliRuntime implements ContainerRuntime {
     const peers = listUnresolvedPeers(inspected);
     const extra = peers.length === 0 ? [] : parseJsonObjects((await this.runTolerant(["container", "inspect", ...peers])).stdout);
     return fillPeerAddresses(inspected, extra.map((c) => toContainerState(this.dialect, c).state));
+  }
+
+  async findPod(name: string): Promise<PodInfo | undefined> {
+    const args = buildFindPodArgs(name);
+    if (this.dialect.sandbox !== "pod" || this.record(args)) return undefined;
+    return parseFindPod((await this.runTolerant(args)).stdout, name);
   }
 
   async listContainersNamed(prefix: string): Promise<ContainerState[]> {

@@ -271,6 +271,8 @@ export interface ContainerRuntime {
    * by their labels).
    */
   listContainersNamed(prefix: string): Promise<ContainerState[]>;
+  /** The podman pod named exactly `name`; undefined when there is none, and on docker and nerdctl (no pods). */
+  findPod(name: string): Promise<PodInfo | undefined>;
   /** The last `tail` lines of a container's output (stdout and stderr). */
   logs(id: string, options?: { tail?: number }): Promise<string>;
   /** Creates an engine volume (emptyDir) carrying `labels`; `group` where the dialect takes it (volumeGroupOption). */
@@ -298,4 +300,13 @@ export class ContainerNotStartedError extends Error {
   ) {
     super(`container ${id} was created but did not start`, { cause });
   }
+}
+
+/** A podman pod, as `pod ps` lists it. */
+export interface PodInfo {
+  id: string;
+  name: string;
+  /** Absent: the pod has no infra container (a `pod create` killed midway). */
+  infraId?: string;
+  labels: Record<string, string>;
 }

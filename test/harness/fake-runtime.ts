@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { CommandError } from "../../lib/runtime/exec.js";
 import { formatInfraName } from "../../lib/runtime/dialects.js";
-import { ContainerNotStartedError } from "../../lib/runtime/types.js";
+import { ContainerNotStartedError, type PodInfo } from "../../lib/runtime/types.js";
 import { PullError, type PullErrorKind } from "../../lib/runtime/pull-errors.js";
 import {
   LABEL_CONTAINER_KIND,
@@ -275,6 +275,7 @@ export class FakeRuntime implements ContainerRuntime {
 
   async createSandbox(spec: SandboxSpec): Promise<string> {
     await this.enter("createSandbox", [spec], spec.name);
+    if (this.pods.has(spec.name)) throw engineError(`adding pod to state: name "${spec.name}" is in use: pod already exists`, ["pod", "create", "--name", spec.name]);
     // The infra container is named as on the real engines (`<sandbox>_POD`).
     this.refuseTakenName(formatInfraName(spec.name), ["run", "--name", formatInfraName(spec.name)]);
     return this.makeContainer(`sandbox-${++this.sandboxSeq}`, spec, spec.name).state.id;
@@ -290,6 +291,7 @@ export class FakeRuntime implements ContainerRuntime {
 
   async removeSandbox(name: string): Promise<void> {
     await this.enter("removeSandbox", [name], name);
+    this.pods.delete(name);
     for (const fake of [...this.containers.values()]) {
       if (fake.sandboxOf === name || (fake.spec as ContainerSpec).sandbox === name) this.remove(fake);
     }
@@ -380,6 +382,14 @@ export class FakeRuntime implements ContainerRuntime {
       const state = this.container(id);
       return state ? [state] : [];
     });
+  }
+
+  /** podman pods other than the sandboxes it models (a half-made one), by name: set by a test. */
+  readonly pods = new Map<string, PodInfo>();
+
+  async findPod(name: string): Promise<PodInfo | undefined> {
+    await this.enter("findPod", [name], name);
+    return this.name === "podman" ? this.pods.get(name) : undefined;
   }
 
   async listContainersNamed(prefix: string): Promise<ContainerState[]> {

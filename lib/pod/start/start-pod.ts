@@ -24,6 +24,7 @@ import { choosePodDirectory } from "../volumes/termination-log.js";
 import { describeTerminationMessage } from "../status/termination-message.js";
 import { completeHostsFile, preparePodEtcFiles } from "../etc/etc-files.js";
 import { describeNameClashes, findPodNameClash } from "../reconcile/name-clash.js";
+import { removeHalfMadeSandbox } from "../stop/half-made-sandbox.js";
 
 // The kubelet's SyncPod for a new pod, in its order (pkg/kubelet/kuberuntime/kuberuntime_manager.go): the sandbox, then each
 // init container to a zero exit, one at a time, then the app containers, each pull → create →
@@ -199,7 +200,14 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
         emit(podObject, "Warning", "FailedCreatePodSandBox", message);
         throw new PodrunError("FailedCreatePodSandBox", message, { cause: error });
       };
-      sandboxId = await deps.runtime.createSandbox({ ...sandbox, image: infraRef }).catch(sandboxFailed);
+      const createSandbox = () => deps.runtime.createSandbox({ ...sandbox, image: infraRef });
+      sandboxId = await createSandbox()
+        .catch(async (error: unknown) => {
+          // The pod's own, half made by a killed run (half-made-sandbox.ts): removed, and made anew.
+          if (findPodNameClash(describeError(error), sandbox.name) && (await removeHalfMadeSandbox(deps.runtime, identity))) return createSandbox();
+          throw error;
+        })
+        .catch(sandboxFailed);
       created.sandbox = sandbox.name;
       sandboxStarted = deps.runtime.startSandbox(sandbox.name).catch(sandboxFailed);
       sandboxStarted.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile

@@ -1,0 +1,314 @@
+import { execa } from "execa";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Test } from "tap";
+import type { RuntimeName } from "../../lib/runtime/detect.js";
+import { runCommand } from "../../lib/runtime/exec.js";
+import { PODRUN_BIN, runCli, type CliResult } from "./cli.js";
+import { removeManagedContainers } from "./cleanup.js";
+import { requireEngine, requireImage, requireRegistry } from "./engine.js";
+import { BUSYBOX, uniqueName } from "./engine-pod.js";
+import { describeKillPoint, drawKillPoints, KILL_ONLY, KILL_SEED, readEngineCalls, resetEngineCalls, waitForEngineCalls, writeKillShim, type EngineCall, type KillPoint } from "./kill-shim.js";
+import { listStateLeftovers, readBackoffFile, readEventLines } from "./state-files.js";
+
+// The kill tests' cases, for one engine (test/state/robustness/kill-points.<engine>.e2e.test.ts):
+// `podrun up` of a pod that goes through many steps is SIGKILLed at seeded points (kill-shim.ts).
+// Once every engine call the dead run left under way has ended, the state directory must parse;
+// then, in the order drawn for the point, either `podrun down FILE` must leave nothing of the pod
+// (by label and by name: containers, podman pods and storage-only containers, volumes, its
+// directory) before `up` brings it up whole and `down` removes it again, or `up` must bring it up
+// whole over what the kill left, and `down` leave nothing. Each case has a pod and a state
+// directory of its own, so two run at once.
+
+const PAUSE = "registry.k8s.io/pause:3.10";
+const SECRET_VALUE = "kill-test-token";
+// Exits at once on SIGTERM, so that `down` does not wait out the grace period.
+const IDLE = `["sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait"]`;
+
+/**
+ * The pod: an emptyDir, a configMap and a secret volume, an init container, a sidecar, two app
+ * containers (one with a postStart hook); `pullAlways` makes the second app container pull.
+ */
+export function killTestPod(name: string, options: { pullAlways?: boolean } = {}): string {
+  return `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}-cm
+data:
+  greeting: hello
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: ${name}-s
+stringData:
+  token: ${SECRET_VALUE}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  volumes:
+    - {name: data, emptyDir: {}}
+    - {name: config, configMap: {name: ${name}-cm}}
+    - {name: creds, secret: {secretName: ${name}-s}}
+  initContainers:
+    - name: init
+      image: ${BUSYBOX}
+      command: ["sh", "-c", "echo init-ran > /data/init"]
+      volumeMounts: [{name: data, mountPath: /data}]
+    - name: sidecar
+      image: ${BUSYBOX}
+      restartPolicy: Always
+      command: ${IDLE}
+      volumeMounts: [{name: data, mountPath: /data}]
+  containers:
+    - name: app
+      image: ${BUSYBOX}
+      command: ${IDLE}
+      volumeMounts:
+        - {name: data, mountPath: /data}
+        - {name: config, mountPath: /config}
+        - {name: creds, mountPath: /creds}
+      lifecycle:
+        postStart:
+          exec: {command: ["sh", "-c", "echo hook-ran > /data/poststart"]}
+    - name: web
+      image: ${BUSYBOX}
+${options.pullAlways ? "      imagePullPolicy: Always\n" : ""}      command: ${IDLE}
+      volumeMounts: [{name: data, mountPath: /data}]
+`;
+}
+
+/** Whatever of pod `name` the engine or the state directory still has, one line each (empty: nothing). */
+export async function findPodRemains(runtime: RuntimeName, name: string, stateDir: string): Promise<string[]> {
+  // Everything listed, matched here by label or by name: a filter would AND the two.
+  const label = runtime === "docker" ? `{{.Label "io.kubernetes.pod.name"}}` : `{{index .Labels "io.kubernetes.pod.name"}}`;
+  const list = async (what: string, args: string[], nameField: string) => {
+    const lines = (await runCommand(runtime, [...args, "--format", `${nameField}|${label}`])).stdout.split("\n").filter(Boolean);
+    return lines.flatMap((line) => {
+      const [object = "", pod] = line.split("|");
+      return pod === name || object === `default_${name}` || object.startsWith(`default_${name}_`) ? [`${what} ${object}`] : [];
+    });
+  };
+  const found = await Promise.all([
+    // podman's --external adds what its storage has but its database lost (a `create` killed midway): it still holds the name.
+    list("container", ["ps", "-a", ...(runtime === "podman" ? ["--external"] : [])], "{{.Names}}"),
+    list("volume", ["volume", "ls"], "{{.Name}}"),
+    ...(runtime === "podman" ? [list("pod", ["pod", "ps"], "{{.Name}}")] : []),
+  ]);
+  const remains = found.flat();
+  if (existsSync(join(stateDir, "pods", runtime, `default_${name}`))) remains.push("pod directory");
+  return remains;
+}
+
+/** What is wrong with the state directory after a kill (empty: it parses). */
+export async function checkStateAfterKill(stateDir: string, runtime: RuntimeName, name: string): Promise<string[]> {
+  const problems: string[] = [];
+  const log = await readEventLines(stateDir);
+  const lines = log.text.split("\n").filter(Boolean).length;
+  // A kill inside a write(2) may tear the last line, which readers skip; any other is broken.
+  const broken = log.invalid.filter((n) => !(n === lines && !log.text.endsWith("\n")));
+  if (broken.length > 0) problems.push(`event log lines ${broken.join(", ")} are not events`);
+  if (existsSync(join(stateDir, "backoff.json"))) await readBackoffFile(stateDir).catch((error: Error) => problems.push(`backoff.json: ${error.message}`));
+  const podDir = join(stateDir, "pods", runtime, `default_${name}`);
+  if (existsSync(podDir)) {
+    const hosts = await readFile(join(podDir, "etc-hosts"), "utf8").catch(() => undefined);
+    // Written in place (a running container's bind mount holds the file): empty, or whole.
+    if (hosts !== undefined && hosts !== "" && !(hosts.startsWith("# Kubernetes-managed hosts file.\n") && hosts.endsWith("\n"))) problems.push(`etc-hosts is half written: ${JSON.stringify(hosts)}`);
+    // A volume's files are swapped in by one rename: absent, or whole.
+    for (const [file, want] of [["volumes/config/greeting", "hello"], ["volumes/creds/token", SECRET_VALUE]] as const) {
+      const content = await readFile(join(podDir, file), "utf8").catch(() => undefined);
+      if (content !== undefined && content !== want) problems.push(`${file} holds ${JSON.stringify(content)}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Whether the pod runs whole, from inside it: what is wrong (empty: nothing). `appCreated`: this
+ * run made the app container, so its postStart hook ran. An app container the kill left running
+ * is kept, and its hook is not run again, as the kubelet runs a hook only when it starts the
+ * container: killed before its hook, it runs without it.
+ */
+async function checkPodRuns(runtime: RuntimeName, name: string, appCreated: boolean): Promise<string[]> {
+  const problems: string[] = [];
+  const containers = ["init", "sidecar", "app", "web"].map((c) => `default_${name}_${c}`);
+  const inspected = await runCommand(runtime, ["inspect", "--format", "{{.Name}} {{.State.Status}} {{.State.ExitCode}}", ...containers], { reject: false });
+  const states = inspected.stdout.split("\n").filter(Boolean).map((line) => line.replace(/^\//, ""));
+  const want = [`${containers[0]} exited 0`, ...containers.slice(1).map((c) => `${c} running 0`)];
+  if (states.join("\n") !== want.join("\n")) problems.push(`containers: ${JSON.stringify(states)}, want ${JSON.stringify(want)}`);
+  const seen = await runCommand(runtime, ["exec", containers[2]!, "cat", "/data/init", "/data/poststart", "/config/greeting", "/creds/token"], { reject: false });
+  const whole = `init-ran\nhook-ran\nhello${SECRET_VALUE}`;
+  const withoutHook = `init-ran\nhello${SECRET_VALUE}`;
+  if (seen.stdout !== whole && (appCreated || seen.stdout !== withoutHook)) problems.push(`app sees ${JSON.stringify(seen.stdout)} (${seen.stderr.trim()})`);
+  return problems;
+}
+
+interface CaseResult {
+  /** How `up` ended: SIGKILL, or an exit code when the point was past its last call. */
+  killedBy: string;
+  /** Milliseconds of each step, for the comment. */
+  timings: string[];
+  killedCall?: EngineCall;
+  calls: number;
+  stillRunning: EngineCall[];
+  stateProblems: string[];
+  /** down-first: the `down` right after the kill, and what it left. */
+  down?: CliResult;
+  remainsAfterDown?: string[];
+  up: CliResult;
+  podProblems: string[];
+  secondDown: CliResult;
+  remainsAtEnd: string[];
+  stateLeftovers: string[];
+  eventLogBroken: number[];
+}
+
+/** Runs `podrun up` with `env`, SIGKILLed by the shim at its point or after `afterMs`. */
+async function killedUp(file: string, env: Record<string, string>, afterMs?: number): Promise<string> {
+  const child = execa(process.execPath, [PODRUN_BIN, "up", file], { reject: false, env: { NO_COLOR: "1", FORCE_COLOR: "0", ...env }, stdin: "ignore", timeout: 120_000 });
+  const timer = afterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), afterMs);
+  const result = await child;
+  clearTimeout(timer);
+  return result.signal ?? `exit ${result.exitCode} (${String(result.stderr).trim().split("\n").at(-1)})`;
+}
+
+async function runCase(runtime: RuntimeName, dir: string, point: KillPoint): Promise<{ name: string; result: CaseResult }> {
+  const name = uniqueName("kill");
+  const stateDir = join(dir, "state");
+  const file = join(dir, "pod.yaml");
+  await writeFile(file, killTestPod(name, { pullAlways: point.at === "pull" }));
+  const shim = (await writeKillShim(dir, runtime))!;
+  const env = { PODRUN_STATE_DIR: stateDir, PODRUN_RUNTIME: runtime };
+  const timings: string[] = [];
+  let mark = performance.now();
+  const lap = (what: string) => {
+    const now = performance.now();
+    timings.push(`${what} ${Math.round(now - mark)}`);
+    mark = now;
+  };
+  const killedBy = await killedUp(file, { ...env, ...shim.envFor(point) }, typeof point.at === "object" ? point.at.afterMs : undefined);
+  // What the dead run had under way finishes first: then the engine holds what it left.
+  const stillRunning = await waitForEngineCalls(shim.callsDir);
+  lap("killed up");
+  const calls = await readEngineCalls(shim.callsDir);
+  const stateProblems = await checkStateAfterKill(stateDir, runtime, name);
+  const tornByKill = (await readEventLines(stateDir)).invalid;
+  lap("wait+state");
+  // down-first: `down` must clear what the kill left; up-first: `up` must make the pod over it.
+  let first: { down: CliResult; remains: string[] } | undefined;
+  if (point.recovery === "down-first") {
+    first = { down: await runCli(["down", file], { env }), remains: await findPodRemains(runtime, name, stateDir) };
+    lap("down");
+  }
+  const up = await runCli(["up", file], { env });
+  lap("up");
+  const podProblems = up.exitCode === 0 ? await checkPodRuns(runtime, name, up.stdout.includes("Created container: app")) : ["not up"];
+  lap("check");
+  const secondDown = await runCli(["down", file], { env });
+  const remainsAtEnd = await findPodRemains(runtime, name, stateDir);
+  lap("down");
+  const log = await readEventLines(stateDir);
+  return {
+    name,
+    result: {
+      killedBy,
+      timings,
+      ...(calls.find((c) => c.killed) ? { killedCall: calls.find((c) => c.killed)! } : {}),
+      calls: calls.length,
+      stillRunning,
+      stateProblems,
+      ...(first ? { down: first.down, remainsAfterDown: first.remains } : {}),
+      up,
+      podProblems,
+      secondDown,
+      remainsAtEnd,
+      // The lock a dead writer was preparing (`.tmp`) stays for a while by design (state.md).
+      stateLeftovers: (await listStateLeftovers(stateDir)).filter((f) => !/^backoff\.json\.lock\.\d+-[0-9a-f]+\.tmp$/.test(f)),
+      eventLogBroken: log.invalid.filter((n) => !tornByKill.includes(n)),
+    },
+  };
+}
+
+/**
+ * The suite for `runtime`: a calibration run counts the engine calls of a whole `up` and times
+ * it, then the points are drawn (KILL_SEED) and run two at a time.
+ */
+export async function runKillSuite(t: Test, runtime: RuntimeName, options: { count: number; timed: number; pull: boolean }): Promise<void> {
+  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, PAUSE))) return;
+  if (options.pull && !(await requireRegistry(t, "open"))) return;
+  const root = await mkdtemp(join(tmpdir(), `podrun-kill-${runtime}-`));
+  const names: string[] = [];
+  t.teardown(async () => {
+    for (const name of names) {
+      await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
+      // By name too: what a kill left unlabelled.
+      await runCommand(runtime, runtime === "podman" ? ["pod", "rm", "-f", "-t", "0", `default_${name}`] : ["rm", "-f", `default_${name}_POD`], { reject: false });
+      await runCommand(runtime, ["volume", "rm", "-f", `default_${name}_data`], { reject: false });
+    }
+    await rm(root, { recursive: true, force: true });
+  });
+
+  // Calibration: a whole `up`, counted, then `down`.
+  const calibration = join(root, "calibration");
+  await mkdir(calibration);
+  const shim = (await writeKillShim(calibration, runtime))!;
+  const name = uniqueName("kill-cal");
+  names.push(name);
+  const file = join(calibration, "pod.yaml");
+  await writeFile(file, killTestPod(name));
+  const env = { PODRUN_STATE_DIR: join(calibration, "state"), PODRUN_RUNTIME: runtime };
+  const started = performance.now();
+  const full = await runCli(["up", file], { env: { ...env, ...shim.envFor() } });
+  const upMs = Math.round(performance.now() - started);
+  if (full.exitCode !== 0) return void t.fail(`the uninterrupted up failed: ${full.stderr}`);
+  await waitForEngineCalls(shim.callsDir);
+  const calls = (await readEngineCalls(shim.callsDir)).length;
+  await runCli(["down", file], { env });
+  await resetEngineCalls(shim.callsDir);
+
+  const points = drawKillPoints({ seed: KILL_SEED, calls, count: options.count, timed: options.timed, upMs, pull: options.pull });
+  t.comment(`${runtime}: a whole up makes ${calls} engine calls in ${upMs} ms; seed ${KILL_SEED}: ${points.length} kill points`);
+  const chosen = points.map((point, index) => ({ point, index })).filter(({ index }) => KILL_ONLY === undefined || index === KILL_ONLY);
+
+  // Two cases at a time; the subtests take their results in order.
+  const results = new Map<number, Promise<{ name: string; result: CaseResult }>>();
+  let next = 0;
+  const startNext = () => {
+    const item = chosen[next++];
+    if (!item) return;
+    const dir = join(root, `case-${item.index}`);
+    const run = mkdir(dir).then(() => runCase(runtime, dir, item.point));
+    results.set(item.index, run);
+    run.then(startNext, startNext);
+  };
+  startNext();
+  startNext();
+
+  for (const { point, index } of chosen) {
+    await t.test(`${runtime}: case ${index}: SIGKILL ${describeKillPoint(point)}, then ${point.recovery === "down-first" ? "down, up, down" : "up, down"} (PODRUN_KILL_SEED=${KILL_SEED} PODRUN_KILL_CASE=${index})`, async (t) => {
+      const { name, result: r } = await results.get(index)!;
+      names.push(name);
+      t.comment(`pod ${name}; up ended by ${r.killedBy} at ${r.killedCall ? `call ${r.killedCall.index} (${r.killedCall.args})` : `its call ${r.calls}`}; ms: ${r.timings.join(", ")}`);
+      if (typeof point.at === "number" || point.at === "pull") t.equal(r.killedBy, "SIGKILL", "up was killed");
+      t.same(r.stillRunning, [], "the engine calls it left under way ended");
+      t.same(r.stateProblems, [], "the state directory parses");
+      if (r.down) {
+        t.equal(r.down.exitCode, 0, `down: exit 0 ${r.down.stderr}`);
+        t.same(r.remainsAfterDown, [], "down left nothing of the pod");
+      }
+      t.equal(r.up.exitCode, 0, `up again: exit 0 ${r.up.stderr}`);
+      t.same(r.podProblems, [], "the pod runs whole");
+      t.equal(r.secondDown.exitCode, 0, `down after up: exit 0 ${r.secondDown.stderr}`);
+      t.same(r.remainsAtEnd, [], "nothing is left at the end");
+      t.same(r.stateLeftovers, [], "no lock or temp file left in the state directory");
+      t.same(r.eventLogBroken, [], "the event log has no broken line but one torn by the kill");
+    });
+  }
+}
