@@ -34,6 +34,8 @@ export interface PullCommandOptions {
 }
 
 const NOT_PROGRESS = /^elapsed:|: Retrying in \d+ seconds?$/;
+/** Lines of each stream kept for the result. */
+const KEPT_LINES = 500;
 
 /**
  * Runs the pull command as runCommand with `reject: false` would, watching its output: resolves
@@ -43,8 +45,12 @@ const NOT_PROGRESS = /^elapsed:|: Retrying in \d+ seconds?$/;
 export async function runPullCommand(binary: string, args: readonly string[], options: PullCommandOptions): Promise<CommandResult> {
   const { ref, deadlineMs = 0, env, signal } = options;
   const started = performance.now();
-  const stalled = new AbortController();
-  const stop = signal ? AbortSignal.any([signal, stalled.signal]) : stalled.signal;
+  // Stops the pull for either reason (AbortSignal.any is newer than Node 20.0).
+  const stop = new AbortController();
+  let stalled = false;
+  const onAbort = () => stop.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) stop.abort();
   const lines = { stdout: [] as string[], stderr: [] as string[] };
   const seen = new Set<string>();
   let latest = "";
@@ -52,7 +58,10 @@ export async function runPullCommand(binary: string, args: readonly string[], op
   const rearm = () => {
     if (deadlineMs <= 0) return;
     clearTimeout(timer);
-    timer = setTimeout(() => stalled.abort(), deadlineMs);
+    timer = setTimeout(() => {
+      stalled = true;
+      stop.abort();
+    }, deadlineMs);
   };
   const result = (exitCode: number): CommandResult => ({
     command: formatCommand(binary, args),
@@ -64,8 +73,9 @@ export async function runPullCommand(binary: string, args: readonly string[], op
 
   rearm();
   try {
-    for await (const { stream, text } of streamCommand(binary, args, { ...(env ? { env } : {}), signal: stop })) {
-      lines[stream].push(text);
+    for await (const { stream, text } of streamCommand(binary, args, { ...(env ? { env } : {}), signal: stop.signal })) {
+      // Bounded whatever the engine redraws: the error is at the end.
+      if (lines[stream].push(text) > KEPT_LINES) lines[stream].shift();
       const line = text.trim();
       if (line === "" || seen.has(line) || NOT_PROGRESS.test(line)) continue;
       seen.add(line);
@@ -78,12 +88,13 @@ export async function runPullCommand(binary: string, args: readonly string[], op
     throw error;
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
   if (signal?.aborted) {
     const { stdout, stderr } = result(0);
     throw new CommandError({ shortMessage: `Command was canceled: ${formatCommand(binary, args)}`, binary, args, exitCode: undefined, stdout, stderr, canceled: true });
   }
-  if (stalled.signal.aborted) {
+  if (stalled) {
     const after = latest ? `; latest progress: ${JSON.stringify(latest)}` : "";
     const message = `pull of ${ref} canceled because of no progress for ${formatGoDuration(deadlineMs)} (--image-pull-progress-deadline)${after}`;
     throw new PullError(ref, { reason: "ErrImagePull", kind: "other", message });
