@@ -105,6 +105,7 @@ interface UpFlags extends ManifestFlags {
   authfile?: string;
   publishAll?: true;
   parallelPulls?: number;
+  imagePullProgressDeadline?: string;
   keepOnFailure?: true;
   dryRun?: true;
   json?: true;
@@ -180,6 +181,7 @@ export function buildProgram(): Command {
     .option("--authfile <path>", "registry credentials (docker config.json or podman auth.json), tried after imagePullSecrets (default: $REGISTRY_AUTH_FILE)")
     .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
     .option("--parallel-pulls <n>", "pull up to n images at once (default 1: serialized, as the kubelet)", parsePositiveInteger)
+    .option("--image-pull-progress-deadline <duration>", "cancel a pull that shows no progress for this long; 0: never (default: $PODRUN_IMAGE_PULL_PROGRESS_DEADLINE, else 5m)")
     .option("--keep-on-failure", "keep what was created when the pod fails (default: remove it)")
     .option("--dry-run", "print the engine commands that would run, and run none")
     .option("--json", "print events as NDJSON core/v1 Event objects instead of lines")
@@ -200,6 +202,7 @@ export function buildProgram(): Command {
         authFile: flags.authfile,
         publishAll: flags.publishAll === true,
         parallelPulls: flags.parallelPulls ?? 1,
+        imagePullProgressDeadline: flags.imagePullProgressDeadline,
         keepOnFailure: flags.keepOnFailure === true,
         dryRun: flags.dryRun === true,
         json: flags.json === true,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Brings up everything podrun's tests need on one machine, offline, as root:
 #   dockerd, podman, an open registry on 127.0.0.1:5100, an htpasswd registry on 127.0.0.1:5101,
+#   127.0.0.1:5102 made plain HTTP for podman too (the fault registry of the tests listens there),
 #   a busybox test image and the kubelet's default pause image (both built locally), and
 #   kubectl's YAML reader built from Debian's Go packages (scripts/k8s-yaml-reader), and
 #   $PODRUN_TEST_HOME/env.json describing all of it for test/harness/env.ts.
@@ -13,6 +14,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 OPEN=127.0.0.1:5100
 AUTH=127.0.0.1:5101
+# No daemon: test/harness/fault-registry.ts listens here during test/images/registry-faults.e2e.test.ts.
+FAULT=127.0.0.1:5102
 AUTH_USER=podrun
 PASSWORD_FILE=$STATE/auth/password
 
@@ -110,6 +113,10 @@ insecure = true
 
 [[registry]]
 location = "$AUTH"
+insecure = true
+
+[[registry]]
+location = "$FAULT"
 insecure = true
 EOF
   if ! cmp -s "$TMP/registries.conf" "$dropin"; then

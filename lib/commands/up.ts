@@ -20,6 +20,7 @@ import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
+import { parseImagePullProgressDeadline } from "../runtime/pull-progress.js";
 import { quoteCommand } from "../runtime/quote.js";
 import type { RuntimeCommand } from "../runtime/types.js";
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
@@ -43,6 +44,8 @@ export interface UpOptions {
   authFile?: string;
   publishAll: boolean;
   parallelPulls: number;
+  /** `--image-pull-progress-deadline`, as written (default: $PODRUN_IMAGE_PULL_PROGRESS_DEADLINE, else 5m). */
+  imagePullProgressDeadline?: string;
   keepOnFailure: boolean;
   dryRun: boolean;
   json: boolean;
@@ -88,13 +91,16 @@ export async function up(options: UpOptions): Promise<void> {
   // Read once, before anything is created: a missing or broken file is a usage error.
   const authFilePath = options.authFile || env["REGISTRY_AUTH_FILE"];
   const authFile = authFilePath ? await readAuthFile(authFilePath) : undefined;
+  const pullProgressDeadlineMs = options.imagePullProgressDeadline !== undefined
+    ? parseImagePullProgressDeadline(options.imagePullProgressDeadline)
+    : parseImagePullProgressDeadline(env["PODRUN_IMAGE_PULL_PROGRESS_DEADLINE"], "PODRUN_IMAGE_PULL_PROGRESS_DEADLINE");
 
   const detected = await chooseRuntime(options.runtime, env);
   for (const warning of manifest.engineWarnings?.[detected.name] ?? []) stderr.write(`${color.yellow(warning)}\n`);
   const commands: RuntimeCommand[] = [];
   // With several pods, the dry run says where each pod's commands begin.
   const podMarks: { at: number; line: string }[] = [];
-  const runtime = (options.createRuntime ?? createRuntime)(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : { requestTimeoutMs });
+  const runtime = (options.createRuntime ?? createRuntime)(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : { requestTimeoutMs, pullProgressDeadlineMs });
   const stateDir = options.stateDir ?? resolveStateDir(env);
 
   // Every object label known up front keeps the event columns aligned from the first line.

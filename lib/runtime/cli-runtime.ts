@@ -14,6 +14,7 @@ import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, 
 import { buildLogsArgs, LogLineMerger, MERGE_HOLD_MS, MERGE_MAX_HELD, mergeTimestampedLogs, splitTimestamp } from "./logs.js";
 import { classifyPullError, PullError } from "./pull-errors.js";
 import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
+import { runPullCommand } from "./pull-progress.js";
 import { listSecretForms, scrubSecrets } from "../credentials/scrub.js";
 import { buildFindPodArgs, parseFindPod } from "./find-pod.js";
 import { findSandboxMembers } from "./sandbox-members.js";
@@ -29,6 +30,8 @@ export interface CliRuntimeOptions {
   dryRun?: { record(command: RuntimeCommand): void };
   /** `--runtime-request-timeout`: each command's deadline (request-timeout.ts); absent, none. */
   requestTimeoutMs?: number;
+  /** A pull that prints nothing new for this long is canceled (pull-progress.ts); 0 or absent: never. */
+  pullProgressDeadlineMs?: number;
 }
 
 /** How a command gets its engine: the CLI below, or a fake in engine-free tests (test/harness/fake-runtime.ts). */
@@ -44,6 +47,7 @@ export class CliRuntime implements ContainerRuntime {
   private readonly dialect: Dialect;
   private readonly dryRun: CliRuntimeOptions["dryRun"];
   private readonly requestTimeoutMs: number | undefined;
+  private readonly pullProgressDeadlineMs: number;
 
   constructor(options: CliRuntimeOptions) {
     this.name = options.name;
@@ -51,6 +55,7 @@ export class CliRuntime implements ContainerRuntime {
     this.dialect = getDialect(options.name);
     this.dryRun = options.dryRun;
     this.requestTimeoutMs = options.requestTimeoutMs;
+    this.pullProgressDeadlineMs = options.pullProgressDeadlineMs ?? 0;
   }
 
   async inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>> {
@@ -71,7 +76,7 @@ export class CliRuntime implements ContainerRuntime {
     const args = buildPullArgs(ref, auth?.args);
     let result: CommandResult;
     try {
-      result = await this.run(args, { reject: false, env: auth?.env, signal });
+      result = await runPullCommand(this.binary, args, { ref, deadlineMs: this.pullProgressDeadlineMs, env: auth?.env, signal });
     } catch (error) {
       if (error instanceof CommandError && error.notInstalled) {
         throw new PullError(ref, { reason: "RuntimeUnavailable", kind: "engine-down", message: error.shortMessage }, { cause: error });

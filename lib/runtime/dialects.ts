@@ -6,7 +6,7 @@
 // everywhere stays out of the table: `create`/`start`/`wait`/`exec`/`logs --timestamps --tail`,
 // `stop -t N`, `ps -a -q --no-trunc --filter label=k=v` (label filters AND-ed, podman 4.3 too),
 // `container inspect` and `image inspect` with several arguments (found ones printed, exit non-zero
-// when some are absent), `pull --quiet`, `create --pull never` (docker 28's CLI handles it on the
+// when some are absent), `pull`, `create --pull never` (docker 28's CLI handles it on the
 // client side, so a 20.10 daemon is fine).
 import type { RuntimeName } from "./detect.js";
 import { INFRA_CONTAINER_NAME } from "./types.js";

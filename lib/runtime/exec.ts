@@ -207,8 +207,8 @@ export interface OutputLine {
 }
 
 export interface StreamOptions {
-  /** Added to the inherited environment (it does not replace it). */
-  env?: Record<string, string>;
+  /** Added to the inherited environment (it does not replace it); an undefined value removes that variable. */
+  env?: Record<string, string | undefined>;
   /** Stops the command (SIGTERM, then SIGKILL 5 s later); the stream then ends without an error. */
   signal?: AbortSignal;
 }

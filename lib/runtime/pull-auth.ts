@@ -58,9 +58,12 @@ export function buildAuthConfig(options: { dialect: Dialect; image: string; cred
   return config;
 }
 
-/** `pull --quiet [--authfile FILE] REF`: the file's path is harmless in argv, its content never goes there. */
+/**
+ * `pull [--authfile FILE] REF`: the file's path is harmless in argv, its content never goes there.
+ * Not `--quiet`: the pull's output is its progress (pull-progress.ts).
+ */
 export function buildPullArgs(ref: string, authArgs: readonly string[] = []): string[] {
-  return ["pull", "--quiet", ...authArgs, ref];
+  return ["pull", ...authArgs, ref];
 }
 
 /**

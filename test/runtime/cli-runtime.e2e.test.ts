@@ -310,7 +310,7 @@ for (const runtime of RUNTIMES) {
     await rt.removeSandbox(pod);
     t.same(
       recorded.map((c) => c.args.slice(0, 2).join(" ")),
-      ["image inspect", "pull --quiet", runtime === "podman" ? "pod create" : "create --name", `start ${pod}_POD`, `create --name`, `start ${pod}-app`, `wait ${pod}-app`, "ps -a", runtime === "podman" ? "pod rm" : "rm -f"],
+      ["image inspect", `pull ${env.images.busybox}`, runtime === "podman" ? "pod create" : "create --name", `start ${pod}_POD`, `create --name`, `start ${pod}-app`, `wait ${pod}-app`, "ps -a", runtime === "podman" ? "pod rm" : "rm -f"],
     );
     t.ok(recorded.every((c) => c.binary === runtime));
     const created = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);

@@ -48,7 +48,7 @@ for (const name of ["docker", "nerdctl"] as const) {
   t.test(`${name}: the recorded plan`, async (t) => {
     t.same(await plan(t, name), [
       ["image", "inspect", "busybox:1", "pause:3"],
-      ["pull", "--quiet", "busybox:1"],
+      ["pull", "busybox:1"],
       ["create", "--name", "web_POD", "--ipc", "shareable", "--hostname", "web", "-p", "8080:80/tcp", ...LABEL_ARGS, "--pull", "never", "pause:3"],
       ["start", "web_POD"],
       ["create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", ...APP_LABEL_ARGS, "--restart", "always", "--stop-timeout", "5", "--env-file", "<env-file of web-app>", "-e", "PEM", "--pull", "never", "--entrypoint", "sh", "busybox:1"],
@@ -61,7 +61,7 @@ for (const name of ["docker", "nerdctl"] as const) {
 t.test("podman: the recorded plan", async (t) => {
   t.same(await plan(t, "podman"), [
     ["image", "inspect", "busybox:1", "pause:3"],
-    ["pull", "--quiet", "busybox:1"],
+    ["pull", "busybox:1"],
     ["pod", "create", "--name", "web", "--infra-name", "web_POD", "--infra-image", "pause:3", "--hostname", "web", "-p", "8080:80/tcp", ...LABEL_ARGS],
     ["start", "web_POD"],
     ["create", "--name", "web-app", "--pod", "web", ...APP_LABEL_ARGS, "--restart", "always", "--stop-timeout", "5", "--env-file", "<env-file of web-app>", "-e", "PEM", "--pull", "never", "--entrypoint", '["sh"]', "busybox:1"],

@@ -35,8 +35,8 @@ t.test("the auths key is the key the engine looks the image's registry up by", a
 });
 
 t.test("goldens: argv and environment of a pull with and without a credential", async (t) => {
-  t.same(buildPullArgs("busybox:1"), ["pull", "--quiet", "busybox:1"]);
-  t.same(buildPullArgs("busybox:1", ["--authfile", "/tmp/podrun-auth-x/auth.json"]), ["pull", "--quiet", "--authfile", "/tmp/podrun-auth-x/auth.json", "busybox:1"]);
+  t.same(buildPullArgs("busybox:1"), ["pull", "busybox:1"]);
+  t.same(buildPullArgs("busybox:1", ["--authfile", "/tmp/podrun-auth-x/auth.json"]), ["pull", "--authfile", "/tmp/podrun-auth-x/auth.json", "busybox:1"]);
   t.same(buildPullEnv("/tmp/podrun-auth-x"), { DOCKER_CONFIG: "/tmp/podrun-auth-x", DOCKER_AUTH_CONFIG: undefined });
   const image = "registry.example.com/app:1";
   t.same(buildAuthConfig({ dialect: getDialect("docker"), image, credential, settings: { currentContext: "remote" } }), { auths: { "registry.example.com": { auth: AUTH } }, currentContext: "remote" });
@@ -136,10 +136,10 @@ for (const name of ["docker", "podman", "nerdctl"] as const) {
     t.notMatch(record.split("\n")[0]!, PASSWORD, "not in argv");
     t.match(record, AUTH, "the engine got the credential");
     if (name === "podman") {
-      t.match(record, /^ARGS pull --quiet --authfile \S+\/podrun-auth-[\w-]+\/auth\.json 127\.0\.0\.1:5101\/x:1$/m);
+      t.match(record, /^ARGS pull --authfile \S+\/podrun-auth-[\w-]+\/auth\.json 127\.0\.0\.1:5101\/x:1$/m);
       t.match(record, /^DOCKER_CONFIG $/m);
     } else {
-      t.match(record, /^ARGS pull --quiet 127\.0\.0\.1:5101\/x:1$/m);
+      t.match(record, /^ARGS pull 127\.0\.0\.1:5101\/x:1$/m);
       t.match(record, /^DOCKER_CONFIG \S+\/podrun-auth-[\w-]+$/m);
     }
     t.same(listAuthDirs().filter((d) => !before.includes(d)), [], "the temporary credentials are gone");
@@ -170,8 +170,8 @@ t.test("dry run: the credential is named by its source, nothing is written", asy
     t.same(
       recorded,
       name === "podman"
-        ? [{ binary: "podman", args: ["pull", "--quiet", "--authfile", '<credentials of secret "regcred">', "127.0.0.1:5101/x:1"] }]
-        : [{ binary: "docker", args: ["pull", "--quiet", "127.0.0.1:5101/x:1"], env: { DOCKER_CONFIG: '<credentials of secret "regcred">' } }],
+        ? [{ binary: "podman", args: ["pull", "--authfile", '<credentials of secret "regcred">', "127.0.0.1:5101/x:1"] }]
+        : [{ binary: "docker", args: ["pull", "127.0.0.1:5101/x:1"], env: { DOCKER_CONFIG: '<credentials of secret "regcred">' } }],
       name,
     );
   }

@@ -124,6 +124,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
   // Containers whose `create` was under way: an interrupt may have cut the CLI off after the engine made them.
   const creating = new Set<string>();
   let sandboxCreating: string | undefined;
+  // A volume still being made when the start fails would be made after the undo removed it.
+  let volumesSettled: Promise<unknown> = Promise.resolve();
   const podObject = toInvolvedObject(identity);
   const emit = (object: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string) =>
     deps.recorder.event(object, type, reason, message);
@@ -173,7 +175,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       : createPodVolumes(deps, pod, identity, created).then(() =>
           setUpEmptyDirs({ spec, identity, engine: deps.runtime.name, mountpoint: mountSources.mountpoint, touchDisk: mountSources.touchDisk, recorder: deps.recorder }),
         );
-    volumesReady.catch(() => undefined); // awaited before each create; a failure must not go unhandled meanwhile
+    volumesSettled = volumesReady.catch(() => undefined); // awaited before each create; a failure must not go unhandled meanwhile
 
     let sandboxId: string | undefined = keptPod?.sandboxId;
     // The sandbox starts (network setup: the slowest step) while containers are pulled and
@@ -304,6 +306,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     };
     return { sandboxId, containerIds: created.containerIds, containers, initContainers: inits, ...(sidecars > 0 ? { sidecars } : {}), appContainers: apps.length, restartContainer };
   } catch (error) {
+    await volumesSettled;
     if (signal?.aborted) {
       // Whatever failed after Ctrl-C failed because of it: undo, including what was being made.
       const containerIds = [...created.containerIds, ...creating];
