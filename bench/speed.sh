@@ -87,7 +87,7 @@ for goal in $goals; do
   2)
     echo "### 2. start-up"
     pod_yaml 50 >"$work/pod50.yaml"
-    bench startup -N --warmup 5 \
+    bench startup -N \
       --command-name "node -e 0" "node -e 0" \
       --command-name "podrun --version" "$podrun --version" \
       --command-name "podrun validate (50 containers)" "$podrun validate $work/pod50.yaml"
