@@ -9,7 +9,7 @@ import { runCommand } from "../../lib/runtime/exec.js";
 import { PODRUN_BIN, runCli, type CliResult } from "./cli.js";
 import { removeManagedContainers } from "./cleanup.js";
 import { requireEngine, requireImage, requireRegistry } from "./engine.js";
-import { BUSYBOX, uniqueName } from "./engine-pod.js";
+import { BUSYBOX, testPodHeader, uniqueName } from "./engine-pod.js";
 import { describeKillPoint, drawKillPoints, KILL_ONLY, KILL_SEED, readEngineCalls, resetEngineCalls, waitForEngineCalls, writeKillShim, type EngineCall, type KillPoint } from "./kill-shim.js";
 import { listStateLeftovers, readBackoffFile, readEventLines } from "./state-files.js";
 
@@ -46,14 +46,7 @@ metadata:
 stringData:
   token: ${SECRET_VALUE}
 ---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  volumes:
+${testPodHeader(name)}  volumes:
     - {name: data, emptyDir: {}}
     - {name: config, configMap: {name: ${name}-cm}}
     - {name: creds, secret: {secretName: ${name}-s}}

@@ -33,6 +33,22 @@ async function tempDir(t: Test, prefix: string): Promise<string> {
   return dir;
 }
 
+/**
+ * A 256 KiB tmpfs as the state directory, in a temporary directory. At teardown `pods` are removed
+ * before it is unmounted: their containers bind-mount their /etc/hosts from it.
+ */
+async function smallStateDir(t: Test, runtime: RuntimeName, pods: readonly string[]): Promise<{ dir: string; stateDir: string }> {
+  const dir = await tempDir(t, "podrun-faults-");
+  const stateDir = join(dir, "state");
+  await mkdir(stateDir);
+  await runCommand("mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", stateDir]);
+  t.teardown(async () => {
+    for (const pod of pods) await removeManagedContainers(runtime, { "io.kubernetes.pod.name": pod });
+    await runCommand("umount", [stateDir], { reject: false });
+  });
+  return { dir, stateDir };
+}
+
 const podYaml = (name: string) => `${testPodHeader(name)}  containers:\n    - name: a\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`;
 const containersOf = async (runtime: RuntimeName, pod: string) =>
   (await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean);
@@ -83,17 +99,9 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: a full state directory: up fails in one line naming the path, creates nothing, the state still parses`, async (t) => {
     if (process.getuid?.() !== 0) return void t.plan(0, "mounting a tmpfs needs root");
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
-    const dir = await tempDir(t, "podrun-faults-");
-    const stateDir = join(dir, "state");
-    await mkdir(stateDir);
-    await runCommand("mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", stateDir]);
     const kept = uniqueName("disk-kept");
     const late = uniqueName("disk-full");
-    // Containers bind-mount their /etc/hosts from it: remove them before unmounting.
-    t.teardown(async () => {
-      for (const pod of [kept, late]) await removeManagedContainers(runtime, { "io.kubernetes.pod.name": pod });
-      await runCommand("umount", [stateDir], { reject: false });
-    });
+    const { dir, stateDir } = await smallStateDir(t, runtime, [kept, late]);
     const env = { PODRUN_STATE_DIR: stateDir };
     const files = Object.fromEntries(await Promise.all([kept, late].map(async (pod) => [pod, await writeManifest(dir, pod)] as const)));
 
@@ -145,15 +153,8 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: a full state directory with imagePullPolicy Always: the pull back-off cannot be read, ErrImagePull names it, nothing is left`, async (t) => {
     if (process.getuid?.() !== 0) return void t.plan(0, "mounting a tmpfs needs root");
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
-    const dir = await tempDir(t, "podrun-faults-");
-    const stateDir = join(dir, "state");
-    await mkdir(stateDir);
-    await runCommand("mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", stateDir]);
     const name = uniqueName("disk-always");
-    t.teardown(async () => {
-      await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
-      await runCommand("umount", [stateDir], { reject: false });
-    });
+    const { dir, stateDir } = await smallStateDir(t, runtime, [name]);
     const file = join(dir, "pod.yaml");
     await writeFile(file, podYaml(name).replace("      command:", "      imagePullPolicy: Always\n      command:"));
     // Room for the pod's /etc files, none for the back-off's lock.
