@@ -4,6 +4,10 @@ import { PodrunError } from "../../../lib/errors.js";
 import { createRecorder } from "../../../lib/events/recorder.js";
 import { claimVolumeLabels, ensureClaimVolumes, removeClaimVolumes } from "../../../lib/pod/volumes/claim-volumes.js";
 import { planContainerMounts, planPodVolumes } from "../../../lib/pod/volumes/volume-plan.js";
+import { CliRuntime } from "../../../lib/runtime/cli-runtime.js";
+import { formatMountArgs } from "../../../lib/runtime/create-args.js";
+import { DIALECTS } from "../../../lib/runtime/dialects.js";
+import type { RuntimeCommand } from "../../../lib/runtime/types.js";
 import { FakeRuntime } from "../../harness/fake-runtime.js";
 
 // A claim's engine volume: made once, kept when there, shared, never one of the pod's own; a
@@ -84,4 +88,18 @@ t.test("down --volumes: the manifests' claims, or every claim with --all; never 
   t.same(await removeClaimVolumes(runtime, { all: true, namespace: "ci" }), { removed: ["ci_db"], failures: [] });
   t.same(await removeClaimVolumes(runtime, { all: true }), { removed: ["default_cache"], failures: [] });
   t.same((await runtime.listVolumes({})).map((v) => v.name), ["default_web_scratch"]);
+});
+
+t.test("argv on each engine (nerdctl: argv only, never run here): a listing, then volume create with the claim's labels", async (t) => {
+  for (const name of ["docker", "podman", "nerdctl"] as const) {
+    const commands: RuntimeCommand[] = [];
+    const runtime = new CliRuntime({ name, binary: `/nonexistent/${name}`, dryRun: { record: (c) => commands.push(c) } });
+    await ensureClaimVolumes({ runtime, recorder: recorded().recorder }, { pod: pod(["db"]), identity, objects: objects(claimOf("db")) });
+    t.same(commands.map((c) => c.args), [
+      ["volume", "ls", "--format", "json", "--filter", "label=io.podrun.managed=true", "--filter", "label=io.kubernetes.pod.namespace=default"],
+      ["volume", "create", "--label", "io.podrun.managed=true", "--label", "io.kubernetes.pod.namespace=default", "--label", "io.podrun.claim=db", "default_db"],
+    ], name);
+    const mounts = planContainerMounts(pod(["db"]).spec!, identity, pod(["db"]).spec!.containers[0]!);
+    t.same(formatMountArgs(DIALECTS[name], mounts.slice(0, 1)), name === "nerdctl" ? ["-v", "default_db:/data"] : ["-v", "default_db:/data:nocopy"], `${name}: the claim's volume by name`);
+  }
 });
