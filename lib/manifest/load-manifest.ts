@@ -15,7 +15,7 @@ import { findEngineSecurityWarnings } from "./security-warnings.js";
 import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
-import { findClaimWarnings, validatePersistentVolumeClaim } from "./rules/persistent-volume-claim.js";
+import { claimKeyOf, findClaimWarnings, findMissingClaims, validatePersistentVolumeClaim } from "./rules/persistent-volume-claim.js";
 
 /** The valid objects of one file of the set, with the API server's defaults applied. */
 export interface ManifestFile {
@@ -142,6 +142,7 @@ export function checkManifests(
     warnings: [],
   };
   const podSources = new Map<Pod, string>();
+  const claimKeys = new Set(checks.flatMap((check) => check.objects.filter((o) => o.kind === "PersistentVolumeClaim").flatMap((o) => claimKeyOf(o.value) ?? [])));
   for (const check of checks) {
     const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [] };
     const warnings: LocatedError[] = [];
@@ -149,6 +150,7 @@ export function checkManifests(
     for (const object of check.objects) {
       if (object.kind === "Pod") {
         findIgnoredFields(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        if (checkReferences) findMissingClaims(object.value, claimKeys, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         findEngineSecurityWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         findEnginePodResourceWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         const pod = defaultPod(object.value);

@@ -61,3 +61,13 @@ t.test("a claim without spec: access modes and storage are both required", async
   const errors = errorsOf("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: db}\n");
   t.match(errors, [/spec\.accessModes: Required value/, /spec\.resources\[storage\]: Required value/]);
 });
+
+t.test("a pod naming a claim in none of the files: a Warning at the claimName (up fails on it)", async (t) => {
+  const podText = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: db}\n  containers: [{name: c, image: busybox}]\n";
+  const alone = check(podText);
+  t.same(alone.warnings, [
+    'pvc.yaml:7:40: Warning: spec.volumes[0].persistentVolumeClaim.claimName: persistentvolumeclaim "db" is in none of the files given: the pod cannot mount it, and up fails with FailedMount',
+  ]);
+  const withClaim = check(`${claim("  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n")}---\n${podText}`);
+  t.same(withClaim.warnings.filter((line) => line.includes("claimName")), [], "defined in the set: no Warning");
+});

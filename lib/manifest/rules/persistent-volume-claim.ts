@@ -57,3 +57,26 @@ export function findClaimWarnings(claim: unknown, report: Reporter): void {
   }
   if (spec.volumeMode === "Block") report({ type: "Forbidden", path: path.child("volumeMode"), detail: "podrun gives a claim a filesystem (the engine's local volume), never a block device" });
 }
+
+/** `namespace/name` of a claim object, for findMissingClaims; undefined without a name. */
+export function claimKeyOf(claim: unknown): string | undefined {
+  const meta = asObject(asObject(claim)?.metadata);
+  const name = asString(meta?.name);
+  return name ? `${asString(meta?.namespace) || "default"}/${name}` : undefined;
+}
+
+/**
+ * A pod volume naming a claim that none of the files defines: valid for the API server, but on a
+ * node the pod cannot mount it and waits, so `up` will fail with FailedMount. Named in a Warning
+ * where the claim is named, so that `validate` and `up --dry-run` say it too.
+ */
+export function findMissingClaims(pod: unknown, claims: ReadonlySet<string>, report: Reporter): void {
+  const object = asObject(pod);
+  const namespace = asString(asObject(object?.metadata)?.namespace) || "default";
+  (asArray(asObject(object?.spec)?.volumes) ?? []).forEach((volume, index) => {
+    const claimName = asString(asObject(asObject(volume)?.persistentVolumeClaim)?.claimName);
+    if (!claimName || claims.has(`${namespace}/${claimName}`)) return;
+    const path = FieldPath.root().child("spec").child("volumes").index(index).child("persistentVolumeClaim").child("claimName");
+    report({ type: "NotFound", path, detail: `persistentvolumeclaim "${claimName}" is in none of the files given: the pod cannot mount it, and up fails with FailedMount` });
+  });
+}

@@ -143,7 +143,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     }
 
     // hostPath checks and the volumes' files come first: a failure there leaves nothing behind.
-    await ensureClaimVolumes(deps, { pod, identity, objects: options.objects ?? NO_OBJECTS });
+    await ensureClaimVolumes(deps, { pod, identity, objects: options.objects ?? NO_OBJECTS, dryRun: options.dryRun === true });
     const volumes = await prepareVolumes(deps.recorder, {
       pod,
       identity,

@@ -44,23 +44,33 @@ export function findClaim(claims: readonly PersistentVolumeClaim[] | undefined, 
  */
 export async function ensureClaimVolumes(
   deps: { runtime: ContainerRuntime; recorder: Pick<EventRecorder, "event"> },
-  options: { pod: Pod; identity: PodIdentity; objects: PodObjects },
+  options: { pod: Pod; identity: PodIdentity; objects: PodObjects; dryRun?: boolean },
 ): Promise<void> {
   const { pod, identity } = options;
   const namespace = identity.namespace;
   const volumes = (pod.spec?.volumes ?? []).filter((volume) => volume.persistentVolumeClaim !== undefined);
   if (volumes.length === 0) return;
-  const failed = (volumeNames: string[], message: string, cause?: unknown): never => {
+  const failedMount = (volumeNames: string[], message: string) => {
     const text = `Unable to attach or mount volumes: unmounted volumes=[${volumeNames.join(" ")}]: ${message}`;
     deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", text);
-    throw new PodrunError("FailedMount", text, cause === undefined ? undefined : { cause });
+    return text;
   };
-  const missing = volumes.filter((volume) => !findClaim(options.objects.persistentVolumeClaims, namespace, volume.persistentVolumeClaim!.claimName));
+  const failed = (volumeNames: string[], message: string, cause?: unknown): never => {
+    throw new PodrunError("FailedMount", failedMount(volumeNames, message), cause === undefined ? undefined : { cause });
+  };
+  const isDefined = (claim: string) => findClaim(options.objects.persistentVolumeClaims, namespace, claim) !== undefined;
+  const missing = volumes.filter((volume) => !isDefined(volume.persistentVolumeClaim!.claimName));
   if (missing.length > 0) {
     const claim = missing[0]!.persistentVolumeClaim!.claimName;
-    failed(missing.map((volume) => volume.name), `error processing PVC ${namespace}/${claim}: persistentvolumeclaim "${claim}" not found`);
+    const message = `error processing PVC ${namespace}/${claim}: persistentvolumeclaim "${claim}" not found`;
+    // A dry run plans the rest and ends as validation does (0 or 2): the event, and the Warning
+    // validation gave at the claimName, say what `up` would meet.
+    if (options.dryRun) failedMount(missing.map((volume) => volume.name), message);
+    else failed(missing.map((volume) => volume.name), message);
   }
-  const claims = [...new Set(volumes.map((volume) => volume.persistentVolumeClaim!.claimName))];
+  // A dry run plans even a missing claim's volume: the plan shows the mounts as they would be.
+  const claims = [...new Set(volumes.map((volume) => volume.persistentVolumeClaim!.claimName))].filter((claim) => options.dryRun === true || isDefined(claim));
+  if (claims.length === 0) return;
   const present = async () => new Set((await deps.runtime.listVolumes({ [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: namespace })).map((volume) => volume.name));
   const existing = await present().catch((error: unknown) => failed(volumes.map((v) => v.name), describeError(error), error));
   const fsGroup = pod.spec?.securityContext?.fsGroup;

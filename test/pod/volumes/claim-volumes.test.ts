@@ -103,3 +103,11 @@ t.test("argv on each engine (nerdctl: argv only, never run here): a listing, the
     t.same(formatMountArgs(DIALECTS[name], mounts.slice(0, 1)), name === "nerdctl" ? ["-v", "default_db:/data"] : ["-v", "default_db:/data:nocopy"], `${name}: the claim's volume by name`);
   }
 });
+
+t.test("a dry run names a missing claim in the event and plans on", async (t) => {
+  const runtime = new FakeRuntime();
+  const { recorder, events } = recorded();
+  await ensureClaimVolumes({ runtime, recorder }, { pod: pod(["gone"]), identity, objects: objects(), dryRun: true });
+  t.same(events, ['Warning FailedMount Unable to attach or mount volumes: unmounted volumes=[v0]: error processing PVC default/gone: persistentvolumeclaim "gone" not found']);
+  t.same(runtime.callsOf("createVolume"), ["createVolume default_gone"], "the plan shows the volume the claim would have");
+});
