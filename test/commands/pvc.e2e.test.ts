@@ -114,6 +114,7 @@ async function missingClaimTest(t: Test, runtime: RuntimeName): Promise<void> {
   await writeFile(file, text);
   const up = await runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: join(dir, "state") } });
   t.equal(up.exitCode, 1, "the pod failed");
+  t.match(up.stderr, `Warning: spec.volumes[0].persistentVolumeClaim.claimName: persistentvolumeclaim "${claim}" is in none of the files given`, "validation said so first");
   const errors = up.stderr.split("\n").filter((line) => line.startsWith("Error:"));
   t.same(errors, [`Error: FailedMount: pod/${pod}: Unable to attach or mount volumes: unmounted volumes=[data]: error processing PVC default/${claim}: persistentvolumeclaim "${claim}" not found`]);
   const left = await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${pod}`]);
