@@ -127,6 +127,7 @@ type LogsFlags = FlagsOf<LogsOptions, "pod">;
 
 interface DownFlags extends ManifestFlags {
   all?: true;
+  volumes?: true;
   namespace?: string;
   gracePeriod?: number;
   timeout?: number;
@@ -285,6 +286,7 @@ export function buildProgram(): Command {
     .option("-f, --filename <file>", "a manifest file, directory or - whose pods go down (may be repeated)", collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
+    .option("--volumes", "also remove the volumes of the manifests' PersistentVolumeClaims (with --all: of every claim)")
     .option("-n, --namespace <ns>", "namespace of the pods named (default: default)")
     .option("--grace-period <seconds>", "seconds between the stop signal and SIGKILL, instead of the pod's terminationGracePeriodSeconds (0: kill at once, no preStop)", parseSeconds)
     .option("-t, --timeout <seconds>", "same as --grace-period", parseSeconds)
@@ -303,6 +305,7 @@ export function buildProgram(): Command {
         filenames: flags.filename ?? [],
         recursive: flags.recursive === true,
         all: flags.all === true,
+        volumes: flags.volumes === true,
         namespace: flags.namespace,
         gracePeriod: flags.gracePeriod ?? flags.timeout,
         runtime: flags.runtime,

@@ -16,7 +16,7 @@ import ts from "typescript";
 import type { CompactSchema, SchemaKind, StructSchema, TypeExpr } from "../lib/manifest/schema.js";
 
 export const OUTPUT_FILE = fileURLToPath(new URL("../lib/manifest/schema.generated.ts", import.meta.url));
-const KINDS: readonly SchemaKind[] = ["Pod", "ConfigMap", "Secret"];
+const KINDS: readonly SchemaKind[] = ["Pod", "ConfigMap", "Secret", "PersistentVolumeClaim"];
 
 // Aliases of apimachinery whose JSON form is not their TypeScript form.
 const SPECIAL_ALIASES: Record<string, TypeExpr> = {
@@ -216,7 +216,7 @@ export async function generateSchema(): Promise<Generated> {
   for (const name of Object.keys(types).sort()) sorted[name] = types[name]!;
   const schema: CompactSchema = {
     source,
-    roots: { Pod: "io.k8s.api.core.v1.Pod", ConfigMap: "io.k8s.api.core.v1.ConfigMap", Secret: "io.k8s.api.core.v1.Secret" },
+    roots: { Pod: "io.k8s.api.core.v1.Pod", ConfigMap: "io.k8s.api.core.v1.ConfigMap", Secret: "io.k8s.api.core.v1.Secret", PersistentVolumeClaim: "io.k8s.api.core.v1.PersistentVolumeClaim" },
     types: sorted,
   };
   return { schema, text: render(schema) };

@@ -13,6 +13,7 @@ import { identifyPod } from "../pod/identity.js";
 import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
 import { removeHalfMadeSandbox } from "../pod/stop/half-made-sandbox.js";
+import { removeClaimsOf, type Claim } from "./down-claims.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
@@ -38,6 +39,8 @@ export interface DownOptions {
   /** Read the subdirectories of the directories given (-R). */
   recursive?: boolean;
   all: boolean;
+  /** Also remove the engine volumes of the PersistentVolumeClaims of the manifests given (of every claim with --all). */
+  volumes?: boolean;
   /** Namespace of the pods named (default "default"); with --all, only that namespace. */
   namespace?: string;
   /** Replaces every pod's terminationGracePeriodSeconds. */
@@ -85,7 +88,8 @@ export async function down(options: DownOptions): Promise<void> {
   if (options.all && given > 0) throw new UsageError("--all takes no FILE or POD argument: give one or the other");
   if (!options.all && given === 0) throw new UsageError("nothing to bring down: give a manifest FILE or DIR, a POD name, or --all");
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
-  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace });
+  const claims: Claim[] = [];
+  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace, claims: options.volumes ? claims : undefined });
 
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
@@ -97,7 +101,7 @@ export async function down(options: DownOptions): Promise<void> {
     const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);
     for (const key of [...volumes.keys(), ...leftDirs.map(keyOf)]) if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
   }
-  if (options.all && wanted.length === 0) {
+  if (options.all && wanted.length === 0 && !options.volumes) {
     if (options.json) return;
     stdout.write(`no podrun pods${options.namespace ? ` in namespace ${options.namespace}` : ""} (${runtime.name})\n`);
     return;
@@ -150,6 +154,8 @@ export async function down(options: DownOptions): Promise<void> {
         report({ target, status, started, result }, status === "Deleted" ? color.green(`${label} deleted (${counts})`) : `${label} not fully deleted (${counts} removed)`);
       }),
     );
+    // After the pods: a claim's volume is in use until the last pod mounting it is gone.
+    if (options.volumes && !(await removeClaimsOf(runtime, { claims, all: options.all, namespace: options.namespace, json: options.json, stdout, stderr, color }))) failed = true;
   } finally {
     await recorder.flush().catch((error: unknown) => stderr.write(`${color.yellow(`Warning: event log not written: ${(error as Error).message}`)}\n`));
     await log.close();
@@ -182,7 +188,7 @@ export async function down(options: DownOptions): Promise<void> {
  * pod's, as `podrun down web` must stay a pod name in a project with a web/ folder. The manifests
  * are read as one set, without resolving references: a pod goes down without its ConfigMaps.
  */
-async function resolveTargets(input: { args: readonly string[]; filenames: readonly string[]; recursive: boolean; namespace: string | undefined }): Promise<Target[]> {
+async function resolveTargets(input: { args: readonly string[]; filenames: readonly string[]; recursive: boolean; namespace: string | undefined; claims?: Claim[] }): Promise<Target[]> {
   const { namespace } = input;
   const targets = new Map<string, Target>();
   const manifestPaths: string[] = [];
@@ -200,7 +206,8 @@ async function resolveTargets(input: { args: readonly string[]; filenames: reado
   manifestPaths.push(...input.filenames);
   if (manifestPaths.length > 0) {
     const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
-    if (manifest.pods.length === 0) {
+    for (const claim of manifest.persistentVolumeClaims ?? []) input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
+    if (manifest.pods.length === 0 && (input.claims ?? []).length === 0) {
       const what = manifest.sources.length === 1 ? "this file" : "these files";
       throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
     }

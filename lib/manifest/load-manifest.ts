@@ -1,4 +1,4 @@
-import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, PersistentVolumeClaim, Pod, Secret } from "kubernetes-types/core/v1.js";
 import { ManifestError } from "../errors.js";
 import { defaultConfigMap, defaultPod, defaultSecret } from "./defaults.js";
 import { formatFieldError, type FieldError } from "./field-error.js";
@@ -15,6 +15,7 @@ import { findEngineSecurityWarnings } from "./security-warnings.js";
 import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
+import { claimKeyOf, findClaimWarnings, findMissingClaims, validatePersistentVolumeClaim } from "./rules/persistent-volume-claim.js";
 
 /** The valid objects of one file of the set, with the API server's defaults applied. */
 export interface ManifestFile {
@@ -23,6 +24,8 @@ export interface ManifestFile {
   pods: Pod[];
   configMaps: ConfigMap[];
   secrets: Secret[];
+  /** Claims podrun gives an engine volume each (lib/pod/volumes/claim-volumes.ts). */
+  persistentVolumeClaims?: PersistentVolumeClaim[];
 }
 
 /**
@@ -42,6 +45,8 @@ export interface Manifest {
   podSources: ReadonlyMap<Pod, string>;
   configMaps: ConfigMap[];
   secrets: Secret[];
+  /** Every file's PersistentVolumeClaims: any pod of the set may mount them. */
+  persistentVolumeClaims?: PersistentVolumeClaim[];
   /** Formatted warning lines (`pod.yaml:9:7: Warning: spec.nodeSelector: …`), file by file. */
   warnings: string[];
   /** Warning lines that hold on one engine only (security-warnings.ts, pod-resources-support.ts), for `up` to print those of its engine. */
@@ -119,6 +124,7 @@ export function checkManifests(
     for (const object of check.objects) {
       if (object.kind === "Pod") validatePod(object.value, index, collect(check, object));
       else if (object.kind === "ConfigMap") validateConfigMap(object.value, collect(check, object));
+      else if (object.kind === "PersistentVolumeClaim") validatePersistentVolumeClaim(object.value, collect(check, object));
       else validateSecret(object.value, collect(check, object));
     }
   }
@@ -136,6 +142,7 @@ export function checkManifests(
     warnings: [],
   };
   const podSources = new Map<Pod, string>();
+  const claimKeys = new Set(checks.flatMap((check) => check.objects.filter((o) => o.kind === "PersistentVolumeClaim").flatMap((o) => claimKeyOf(o.value) ?? [])));
   for (const check of checks) {
     const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [] };
     const warnings: LocatedError[] = [];
@@ -143,18 +150,23 @@ export function checkManifests(
     for (const object of check.objects) {
       if (object.kind === "Pod") {
         findIgnoredFields(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        if (checkReferences) findMissingClaims(object.value, claimKeys, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         findEngineSecurityWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         findEnginePodResourceWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         const pod = defaultPod(object.value);
         file.pods.push(pod);
         podSources.set(pod, file.source);
       } else if (object.kind === "ConfigMap") file.configMaps.push(defaultConfigMap(object.value));
-      else file.secrets.push(defaultSecret(object.value));
+      else if (object.kind === "PersistentVolumeClaim") {
+        findClaimWarnings(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        (file.persistentVolumeClaims ??= []).push(object.value);
+      } else file.secrets.push(defaultSecret(object.value));
     }
     manifest.files.push(file);
     manifest.pods.push(...file.pods);
     manifest.configMaps.push(...file.configMaps);
     manifest.secrets.push(...file.secrets);
+    if (file.persistentVolumeClaims) (manifest.persistentVolumeClaims ??= []).push(...file.persistentVolumeClaims);
     manifest.warnings.push(...formatWarnings(file.source, warnings));
     for (const [engine, located] of Object.entries(engineWarnings) as [RuntimeName, LocatedError[]][]) {
       ((manifest.engineWarnings ??= {})[engine] ??= []).push(...formatWarnings(file.source, located));

@@ -3,7 +3,7 @@ import type { FieldError } from "./field-error.js";
 import type { SourceMap } from "./source-map.js";
 import type { YamlDocument } from "./parse-yaml.js";
 
-export const SUPPORTED_KINDS = ["Pod", "ConfigMap", "Secret"] as const;
+export const SUPPORTED_KINDS = ["Pod", "ConfigMap", "Secret", "PersistentVolumeClaim"] as const;
 export type ObjectKind = (typeof SUPPORTED_KINDS)[number];
 
 /** One Kubernetes object of the manifest, with what is needed to point at its source. */

@@ -3,7 +3,7 @@
 import type { CompactSchema } from "./schema.js";
 
 export const SCHEMA = JSON.parse(`{"source":"kubernetes-models@5.1.0 + @kubernetes-models/apimachinery@3.0.2",
-"roots":{"Pod":"io.k8s.api.core.v1.Pod","ConfigMap":"io.k8s.api.core.v1.ConfigMap","Secret":"io.k8s.api.core.v1.Secret"},
+"roots":{"Pod":"io.k8s.api.core.v1.Pod","ConfigMap":"io.k8s.api.core.v1.ConfigMap","Secret":"io.k8s.api.core.v1.Secret","PersistentVolumeClaim":"io.k8s.api.core.v1.PersistentVolumeClaim"},
 "types":{
 "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource":{"f":{"fsType":"string","partition":"int32","readOnly":"boolean","volumeID":"string"},"r":["volumeID"]},
 "io.k8s.api.core.v1.Affinity":{"f":{"nodeAffinity":"io.k8s.api.core.v1.NodeAffinity","podAffinity":"io.k8s.api.core.v1.PodAffinity","podAntiAffinity":"io.k8s.api.core.v1.PodAntiAffinity"}},
@@ -63,6 +63,7 @@ export const SCHEMA = JSON.parse(`{"source":"kubernetes-models@5.1.0 + @kubernet
 "io.k8s.api.core.v1.LifecycleHandler":{"f":{"exec":"io.k8s.api.core.v1.ExecAction","httpGet":"io.k8s.api.core.v1.HTTPGetAction","sleep":"io.k8s.api.core.v1.SleepAction","tcpSocket":"io.k8s.api.core.v1.TCPSocketAction"}},
 "io.k8s.api.core.v1.LinuxContainerUser":{"f":{"gid":"integer","supplementalGroups":["[]","integer"],"uid":"integer"},"r":["gid","uid"]},
 "io.k8s.api.core.v1.LocalObjectReference":{"f":{"name":"string"}},
+"io.k8s.api.core.v1.ModifyVolumeStatus":{"f":{"status":"string","targetVolumeAttributesClassName":"string"},"r":["status"],"e":{"status":["InProgress","Infeasible","Pending"]}},
 "io.k8s.api.core.v1.NFSVolumeSource":{"f":{"path":"string","readOnly":"boolean","server":"string"},"r":["path","server"]},
 "io.k8s.api.core.v1.NodeAffinity":{"f":{"preferredDuringSchedulingIgnoredDuringExecution":["[]","io.k8s.api.core.v1.PreferredSchedulingTerm"],"requiredDuringSchedulingIgnoredDuringExecution":"io.k8s.api.core.v1.NodeSelector"}},
 "io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus":{"f":{"containers":["[]","string"],"resourceClaimName":"string","resources":["{}","quantity"]},"r":["resourceClaimName","resources"]},
@@ -70,7 +71,10 @@ export const SCHEMA = JSON.parse(`{"source":"kubernetes-models@5.1.0 + @kubernet
 "io.k8s.api.core.v1.NodeSelectorRequirement":{"f":{"key":"string","operator":"string","values":["[]","string"]},"r":["key","operator"],"e":{"operator":["DoesNotExist","Exists","Gt","In","Lt","NotIn"]}},
 "io.k8s.api.core.v1.NodeSelectorTerm":{"f":{"matchExpressions":["[]","io.k8s.api.core.v1.NodeSelectorRequirement"],"matchFields":["[]","io.k8s.api.core.v1.NodeSelectorRequirement"]}},
 "io.k8s.api.core.v1.ObjectFieldSelector":{"f":{"apiVersion":"string","fieldPath":"string"},"r":["fieldPath"]},
+"io.k8s.api.core.v1.PersistentVolumeClaim":{"f":{"apiVersion":"string","kind":"string","metadata":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","spec":"io.k8s.api.core.v1.PersistentVolumeClaimSpec","status":"io.k8s.api.core.v1.PersistentVolumeClaimStatus"}},
+"io.k8s.api.core.v1.PersistentVolumeClaimCondition":{"f":{"lastProbeTime":"time","lastTransitionTime":"time","message":"string","reason":"string","status":"string","type":"string"},"r":["status","type"]},
 "io.k8s.api.core.v1.PersistentVolumeClaimSpec":{"f":{"accessModes":["[]","string"],"dataSource":"io.k8s.api.core.v1.TypedLocalObjectReference","dataSourceRef":"io.k8s.api.core.v1.TypedObjectReference","resources":"io.k8s.api.core.v1.VolumeResourceRequirements","selector":"io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector","storageClassName":"string","volumeAttributesClassName":"string","volumeMode":"string","volumeName":"string"},"e":{"accessModes":["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"],"volumeMode":["Block","Filesystem"]}},
+"io.k8s.api.core.v1.PersistentVolumeClaimStatus":{"f":{"accessModes":["[]","string"],"allocatedResourceStatuses":["{}","string"],"allocatedResources":["{}","quantity"],"capacity":["{}","quantity"],"conditions":["[]","io.k8s.api.core.v1.PersistentVolumeClaimCondition"],"currentVolumeAttributesClassName":"string","modifyVolumeStatus":"io.k8s.api.core.v1.ModifyVolumeStatus","phase":"string"},"e":{"accessModes":["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"],"allocatedResourceStatuses":["ControllerResizeInProgress","ControllerResizeInfeasible","NodeResizeInProgress","NodeResizeInfeasible","NodeResizePending"],"phase":["Bound","Lost","Pending"]}},
 "io.k8s.api.core.v1.PersistentVolumeClaimTemplate":{"f":{"metadata":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","spec":"io.k8s.api.core.v1.PersistentVolumeClaimSpec"},"r":["spec"]},
 "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource":{"f":{"claimName":"string","readOnly":"boolean"},"r":["claimName"]},
 "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource":{"f":{"fsType":"string","pdID":"string"},"r":["pdID"]},

@@ -31,6 +31,8 @@ export const HONOURED_POD_FIELDS = [
   "spec.volumes[*].secret",
   "spec.volumes[*].downwardAPI",
   "spec.volumes[*].hostPath",
+  // One engine volume per claim, kept across `down` (lib/pod/volumes/claim-volumes.ts).
+  "spec.volumes[*].persistentVolumeClaim",
   "spec.volumes[*].projected.defaultMode",
   "spec.volumes[*].projected.sources[*].configMap",
   "spec.volumes[*].projected.sources[*].secret",

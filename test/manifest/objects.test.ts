@@ -23,13 +23,13 @@ t.test("kind: List is expanded, its items keep their own positions", async (t) =
   const text = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n  - apiVersion: apps/v1\n    kind: Deployment\n";
   t.same(collect(text), {
     kinds: ["items[0] Pod/p"],
-    errors: ['8:11: items[1].kind: Unsupported value: "Deployment": supported values: "Pod", "ConfigMap", "Secret"'],
+    errors: ['8:11: items[1].kind: Unsupported value: "Deployment": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim"'],
   });
 });
 
 const rejected: [string, string, string][] = [
-  ["another kind is an error, never skipped", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", '2:7: kind: Unsupported value: "Service": supported values: "Pod", "ConfigMap", "Secret", "List"'],
-  ["a missing kind", "apiVersion: v1\nmetadata: {name: s}\n", "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, List"],
+  ["another kind is an error, never skipped", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", '2:7: kind: Unsupported value: "Service": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "List"'],
+  ["a missing kind", "apiVersion: v1\nmetadata: {name: s}\n", "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, PersistentVolumeClaim, List"],
   ["a missing apiVersion", "kind: Pod\nmetadata: {name: s}\n", "1:1: apiVersion: Required value"],
   ["a wrong apiVersion", "apiVersion: apps/v1\nkind: Pod\n", '1:13: apiVersion: Unsupported value: "apps/v1": supported values: "v1"'],
   ["a list document", "- a\n- b\n", "1:1: Forbidden: expected a Kubernetes object (a mapping with apiVersion and kind), got a list"],

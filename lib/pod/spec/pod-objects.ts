@@ -1,4 +1,4 @@
-import type { ConfigMap, Secret } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, PersistentVolumeClaim, Secret } from "kubernetes-types/core/v1.js";
 import { decodeBase64 } from "../../manifest/rules/config-map.js";
 
 // The ConfigMaps and Secrets of the manifests given to one command: what a pod's env and
@@ -7,6 +7,8 @@ import { decodeBase64 } from "../../manifest/rules/config-map.js";
 export interface PodObjects {
   configMaps: readonly ConfigMap[];
   secrets: readonly Secret[];
+  /** The claims the pod's persistentVolumeClaim volumes name (lib/pod/volumes/claim-volumes.ts). */
+  persistentVolumeClaims?: readonly PersistentVolumeClaim[];
 }
 
 export const NO_OBJECTS: PodObjects = { configMaps: [], secrets: [] };

@@ -18,6 +18,7 @@ import { waitForPodReady } from "../../readiness/wait-ready.js";
 import type { RestartContainer } from "../../readiness/liveness.js";
 import { prepareVolumes } from "../volumes/prepare-volumes.js";
 import { setUpEmptyDirs } from "../volumes/empty-dir-setup.js";
+import { ensureClaimVolumes } from "../volumes/claim-volumes.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
 import type { MountSourceContext } from "../volumes/mount-sources.js";
 import { choosePodDirectory } from "../volumes/termination-log.js";
@@ -142,6 +143,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     }
 
     // hostPath checks and the volumes' files come first: a failure there leaves nothing behind.
+    await ensureClaimVolumes(deps, { pod, identity, objects: options.objects ?? NO_OBJECTS, dryRun: options.dryRun === true });
     const volumes = await prepareVolumes(deps.recorder, {
       pod,
       identity,

@@ -6,6 +6,7 @@ import { parseQuantityBytes } from "../../resources/quantity.js";
 import type { PodIdentity } from "../identity.js";
 import { readNodeCapacity, readNodeName } from "../spec/field-ref.js";
 import { isFileVolume, planVolumeFiles, type VolumeFilesContext } from "./volume-files.js";
+import { claimVolumeName } from "./claim-volumes.js";
 
 export { parseQuantityBytes };
 
@@ -84,6 +85,11 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
     }
     if (volume.hostPath) {
       return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly, bind: { from: "host", path: volume.hostPath.path, ...subPath }, ...propagation }];
+    }
+    if (volume.persistentVolumeClaim) {
+      // The claim's engine volume (claim-volumes.ts); a read-only claim source makes every mount of it read-only.
+      const claim = { volume: claimVolumeName(pod.namespace, volume.persistentVolumeClaim.claimName), target: containerMountPath(mount.mountPath), readOnly: readOnly || volume.persistentVolumeClaim.readOnly === true };
+      return hasSubPath(mount) || propagation.propagation ? [{ ...claim, bind: { from: "engine-volume", ...subPath }, ...propagation }] : [claim];
     }
     const emptyDir = volume.emptyDir;
     if (!emptyDir) return [];
