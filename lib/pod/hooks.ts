@@ -2,6 +2,7 @@ import type { Container, LifecycleHandler } from "kubernetes-types/core/v1.js";
 import { resolveContainerPort } from "../probes/container-port.js";
 import { formatHandlerUrl, HttpGetError, httpGet } from "../probes/http-get.js";
 import type { ContainerRuntime } from "../runtime/types.js";
+import { CommandError } from "../runtime/exec.js";
 
 // A lifecycle handler (postStart now, preStop later), run the way the kubelet runs it: exec
 // inside the container, an HTTP GET against the pod, or a sleep. The hook's own output is
@@ -27,7 +28,12 @@ export class HookError extends Error {
 export async function runLifecycleHandler(handler: LifecycleHandler, target: HookTarget): Promise<void> {
   const timeoutMs = target.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   if (handler.exec) {
-    const result = await target.runtime.execInContainer(target.containerId, handler.exec.command ?? [], { timeoutMs });
+    const result = await target.runtime.execInContainer(target.containerId, handler.exec.command ?? [], { timeoutMs }).catch((error: unknown) => {
+      // The engine's own failure (podman may end an exec session with an error after the hook ran):
+      // its stderr holds the hook's output too, which never leaves, as with the kubelet.
+      if (!(error instanceof CommandError)) throw error;
+      throw new HookError(`exec hook failed in the engine: ${target.runtime.name} exec ${error.exitCode === undefined ? "did not finish" : `exited with code ${error.exitCode}`}`);
+    });
     if (result.exitCode !== 0) throw new HookError(`exec hook exited with code ${result.exitCode}`);
     return;
   }

@@ -1,3 +1,4 @@
+import { CommandError } from "../../../lib/runtime/exec.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -178,6 +179,22 @@ t.test("a failing postStart hook: FailedPostStartHook, Killing, no hook output a
     "spec.containers{a} Normal Killing: FailedPostStartHook",
   ]);
   t.ok(h.calls.includes("stopContainer a 0"));
+  t.notMatch(JSON.stringify(h.events) + error.message, "hunter2");
+});
+
+t.test("a postStart hook whose exec the engine ends in an error after the hook ran: its output still goes nowhere", async (t) => {
+  const h = harness();
+  // podman may print the hook's own stderr, then an error of its own, and exit 125.
+  const cliFailure = new CommandError({ shortMessage: "Command failed with exit code 125: podman exec a sh", binary: "podman", args: ["exec"], exitCode: 125, stdout: "", stderr: "token=hunter2\nError: exec session exited with an error" });
+  h.runtime.script("a", { exec: () => Promise.reject(cliFailure) });
+  const error = (await startPod(h.deps, {
+    pod: pod({ containers: [{ name: "a", image: "x:1", lifecycle: { postStart: { exec: { command: ["sh"] } } } }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(error.reason, "PostStartHookError");
+  t.match(error.message, /postStart hook failed: exec hook failed in the engine: docker exec exited with code 125/);
   t.notMatch(JSON.stringify(h.events) + error.message, "hunter2");
 });
 
