@@ -160,9 +160,8 @@ export class CliRuntime implements ContainerRuntime {
       } catch (error) {
         if (!options.start) throw error;
         // `run` fails the same way whether the create or the start failed: the engine says which.
-        const [made] = parseJsonObjects((await this.runTolerant(["container", "inspect", spec.name]).catch(() => undefined))?.stdout ?? "");
-        const id = made === undefined ? "" : toContainerState(this.dialect, made).state.id;
-        if (id !== "") throw new ContainerNotStartedError(id, error);
+        const [made] = await this.inspectContainers([spec.name]).catch(() => []);
+        if (made) throw new ContainerNotStartedError(made.id, error);
         throw error;
       }
     } finally {
