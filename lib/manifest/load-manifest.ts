@@ -15,6 +15,9 @@ import { findEngineSecurityWarnings } from "./security-warnings.js";
 import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
+import { isWorkloadKind } from "./kinds.js";
+import { validateWorkload } from "./rules/workloads.js";
+import { expandWorkload, type Workload } from "../workloads/expand.js";
 
 /** The valid objects of one file of the set, with the API server's defaults applied. */
 export interface ManifestFile {
@@ -23,6 +26,8 @@ export interface ManifestFile {
   pods: Pod[];
   configMaps: ConfigMap[];
   secrets: Secret[];
+  /** Deployments, StatefulSets, Jobs… with the pods their controllers would create (not run by `up` yet). */
+  workloads: Workload[];
 }
 
 /**
@@ -92,6 +97,8 @@ interface FileCheck {
   source: ManifestSource;
   objects: ManifestObject[];
   errors: LocatedError[];
+  /** Kinds podrun does not run (a Service). */
+  warnings: LocatedError[];
 }
 
 /**
@@ -119,6 +126,8 @@ export function checkManifests(
     for (const object of check.objects) {
       if (object.kind === "Pod") validatePod(object.value, index, collect(check, object));
       else if (object.kind === "ConfigMap") validateConfigMap(object.value, collect(check, object));
+      else if (isWorkloadKind(object.kind)) validateWorkload(object.kind, object.value, index, collect(check, object), validatePod);
+      else if (object.kind === "PersistentVolumeClaim") continue;
       else validateSecret(object.value, collect(check, object));
     }
   }
@@ -137,8 +146,8 @@ export function checkManifests(
   };
   const podSources = new Map<Pod, string>();
   for (const check of checks) {
-    const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [] };
-    const warnings: LocatedError[] = [];
+    const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [], workloads: [] };
+    const warnings: LocatedError[] = [...check.warnings];
     const engineWarnings: Partial<Record<RuntimeName, LocatedError[]>> = {};
     for (const object of check.objects) {
       if (object.kind === "Pod") {
@@ -149,6 +158,8 @@ export function checkManifests(
         file.pods.push(pod);
         podSources.set(pod, file.source);
       } else if (object.kind === "ConfigMap") file.configMaps.push(defaultConfigMap(object.value));
+      else if (isWorkloadKind(object.kind)) file.workloads.push(expandWorkload({ ...object.value, kind: object.kind }));
+      else if (object.kind === "PersistentVolumeClaim") continue;
       else file.secrets.push(defaultSecret(object.value));
     }
     manifest.files.push(file);
