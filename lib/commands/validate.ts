@@ -43,7 +43,7 @@ export async function validate(options: ValidateOptions): Promise<void> {
 /** `pod.yaml: Pod web (2 containers, 1 init container)`, one line per pod. */
 export function summarize(manifest: ManifestFile): string[] {
   const others = [count(manifest.configMaps.length, "ConfigMap"), count(manifest.secrets.length, "Secret")].filter(Boolean);
-  const workloads = (manifest.workloads ?? []).map((w) => `${manifest.source}: ${w.kind} ${w.name} (${plural(w.replicas, w.kind === "Job" ? "parallel pod" : "replica")}, ${describePod(w.pods[0] ?? { spec: { containers: [] } })})`);
+  const workloads = (manifest.workloads ?? []).map((w) => `${manifest.source}: ${w.kind} ${w.name} (${plural(w.replicas, w.kind === "Job" ? "parallel pod" : w.kind === "DaemonSet" ? "pod" : "replica")}, ${describePod(w.pods[0] ?? { spec: { containers: [] } })})`);
   if (manifest.pods.length === 0 && workloads.length === 0) return [`${manifest.source}: no Pod${others.length ? ` (${others.join(", ")})` : ""}`];
   return [...manifest.pods.map((pod) => `${manifest.source}: Pod ${pod.metadata!.name} (${describePod(pod)})`), ...workloads];
 }

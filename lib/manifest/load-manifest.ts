@@ -16,7 +16,7 @@ import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
 import { isWorkloadKind } from "./kinds.js";
-import { validateWorkload } from "./rules/workloads.js";
+import { findInTemplate, validateWorkload } from "./rules/workloads.js";
 import { expandWorkload, type Workload } from "../workloads/expand.js";
 
 /** The valid objects of one file of the set, with the API server's defaults applied. */
@@ -158,7 +158,10 @@ export function checkManifests(
         file.pods.push(pod);
         podSources.set(pod, file.source);
       } else if (object.kind === "ConfigMap") file.configMaps.push(defaultConfigMap(object.value));
-      else if (isWorkloadKind(object.kind)) file.workloads.push(expandWorkload({ ...object.value, kind: object.kind }));
+      else if (isWorkloadKind(object.kind)) {
+        findInTemplate(object.value, findIgnoredFields, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        file.workloads.push(expandWorkload({ ...object.value, kind: object.kind }));
+      }
       else if (object.kind === "PersistentVolumeClaim") continue;
       else file.secrets.push(defaultSecret(object.value));
     }

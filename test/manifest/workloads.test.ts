@@ -1,5 +1,6 @@
 import t from "tap";
 import { ManifestError } from "../../lib/errors.js";
+import { summarize } from "../../lib/commands/validate.js";
 import { checkManifests } from "../../lib/manifest/load-manifest.js";
 
 const check = (text: string) => {
@@ -118,4 +119,17 @@ t.test("a PersistentVolumeClaim is accepted and checked structurally", async (t)
   const ok = check("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
   t.same(ok.errors, []);
   t.same(check("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {size: 1}\n").errors, ['w.yaml:4:8: spec: unknown field "size"']);
+});
+
+t.test("fields of the template podrun ignores are warned about under spec.template", async (t) => {
+  const text = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {disk: ssd}\n      containers: [{name: a, image: busybox}]\n";
+  const { errors, manifest } = check(text);
+  t.same(errors, []);
+  t.same(manifest!.warnings, ["w.yaml:9:7: Warning: spec.template.spec.nodeSelector: scheduling does not apply on one machine: ignored"]);
+});
+
+t.test("validate's summary names each workload with its pods and containers", async (t) => {
+  const job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate}\nspec:\n  parallelism: 2\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: busybox}, {name: side, image: busybox}]\n";
+  const { manifest } = check(`${deployment(`  replicas: 2\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`)}---\n${job}`);
+  t.same(summarize(manifest!.files[0]!), ["w.yaml: Deployment web (2 replicas, 1 container)", "w.yaml: Job migrate (2 parallel pods, 2 containers)"]);
 });

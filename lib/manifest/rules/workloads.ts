@@ -178,3 +178,10 @@ export function selectorMatches(selector: RawObject, labels: RawObject): boolean
 function underTemplate(error: FieldError): FieldError {
   return { ...error, path: error.path.under(TEMPLATE), ...(error.others && { others: error.others.map((p) => p.under(TEMPLATE)) }) };
 }
+
+/** Runs a Pod finder (the ignored-field warnings) on a workload's template, reporting under `spec.template`. */
+export function findInTemplate(object: RawObject, find: (pod: unknown, report: Reporter) => void, report: Reporter): void {
+  const template = asObject(asObject(object.spec)?.template);
+  if (!template) return;
+  find({ apiVersion: "v1", kind: "Pod", metadata: template.metadata, spec: template.spec }, (error) => report(underTemplate(error)));
+}
