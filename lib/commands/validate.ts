@@ -33,7 +33,7 @@ export async function validate(options: ValidateOptions): Promise<void> {
   }
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (options.json) {
-    const items = manifest.files.flatMap((file) => [...file.configMaps, ...file.secrets.map(redactSecret), ...file.pods]);
+    const items = manifest.files.flatMap((file) => [...file.configMaps, ...file.secrets.map(redactSecret), ...file.pods, ...file.workloads.map((w) => w.object)]);
     stdout.write(`${JSON.stringify({ apiVersion: "v1", kind: "List", items }, null, 2)}\n`);
     return;
   }

@@ -20,6 +20,8 @@ export interface Workload {
   /** The Deployment's pod-template-hash, the StatefulSet's revision hash; "" for the others. */
   templateHash: string;
   pods: Pod[];
+  /** The workload object itself, its namespace defaulted (for `validate --json`). */
+  object: Record<string, unknown>;
 }
 
 interface RawWorkload {
@@ -80,7 +82,8 @@ export function expandWorkload(object: RawWorkload): Workload {
     }
     pods.push(pod);
   }
-  return { kind, name, namespace, replicas: count, templateHash, pods };
+  const written = object as unknown as Record<string, unknown>;
+  return { kind, name, namespace, replicas: count, templateHash, pods, object: { ...written, metadata: { ...object.metadata, namespace } } };
 }
 
 function podCount(kind: WorkloadKind, spec: RawWorkload["spec"] & object): number {

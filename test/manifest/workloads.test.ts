@@ -1,6 +1,10 @@
 import t from "tap";
 import { ManifestError } from "../../lib/errors.js";
-import { summarize } from "../../lib/commands/validate.js";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { summarize, validate } from "../../lib/commands/validate.js";
 import { checkManifests } from "../../lib/manifest/load-manifest.js";
 
 const check = (text: string) => {
@@ -132,4 +136,18 @@ t.test("validate's summary names each workload with its pods and containers", as
   const job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate}\nspec:\n  parallelism: 2\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: busybox}, {name: side, image: busybox}]\n";
   const { manifest } = check(`${deployment(`  replicas: 2\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`)}---\n${job}`);
   t.same(summarize(manifest!.files[0]!), ["w.yaml: Deployment web (2 replicas, 1 container)", "w.yaml: Job migrate (2 parallel pods, 2 containers)"]);
+});
+
+t.test("validate --json lists the workloads with the other objects", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "podrun-workloads-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, "web.yaml");
+  await writeFile(file, deployment(`  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`));
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  await validate({ files: [file], json: true, stdout, stderr });
+  const list = JSON.parse(out) as { items: { kind: string; metadata: { name: string; namespace: string } }[] };
+  t.same(list.items.map((i) => `${i.kind}/${i.metadata.namespace}/${i.metadata.name}`), ["Deployment/default/web"]);
 });
