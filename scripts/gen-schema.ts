@@ -1,5 +1,7 @@
 // Generates lib/manifest/schema.generated.ts: the compact structural schema of the core/v1 Pod,
-// ConfigMap and Secret that lib/manifest/schema.ts checks manifests against.
+// ConfigMap, Secret and PersistentVolumeClaim, and of the workloads (apps/v1 Deployment,
+// ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job), that lib/manifest/schema.ts checks manifests
+// against. The workloads share the core/v1 types of their pod template, so they add little.
 //
 // Source: the `kubernetes-models` package (pinned in devDependencies), which is generated from
 // the Kubernetes OpenAPI spec. It ships no raw JSON schema, so two of its faces are read:
@@ -16,7 +18,22 @@ import ts from "typescript";
 import type { CompactSchema, SchemaKind, StructSchema, TypeExpr } from "../lib/manifest/schema.js";
 
 export const OUTPUT_FILE = fileURLToPath(new URL("../lib/manifest/schema.generated.ts", import.meta.url));
-const KINDS: readonly SchemaKind[] = ["Pod", "ConfigMap", "Secret", "PersistentVolumeClaim"];
+// Each kind and the directory of kubernetes-models that declares it (its API group and version).
+const KIND_DIRS: Record<SchemaKind, string> = {
+  Pod: "v1",
+  ConfigMap: "v1",
+  Secret: "v1",
+  PersistentVolumeClaim: "v1",
+  Deployment: "apps/v1",
+  ReplicaSet: "apps/v1",
+  StatefulSet: "apps/v1",
+  DaemonSet: "apps/v1",
+  Job: "batch/v1",
+};
+const KINDS = Object.keys(KIND_DIRS) as SchemaKind[];
+const kindFile = (modelsDir: string, kind: SchemaKind) => join(modelsDir, KIND_DIRS[kind], `${kind}.d.ts`);
+/** `io.k8s.api.apps.v1.Deployment` for a kind. */
+const rootName = (kind: SchemaKind) => `io.k8s.api.${KIND_DIRS[kind] === "v1" ? "core/v1" : KIND_DIRS[kind]}.${kind}`.replaceAll("/", ".");
 
 // Aliases of apimachinery whose JSON form is not their TypeScript form.
 const SPECIAL_ALIASES: Record<string, TypeExpr> = {
@@ -64,6 +81,8 @@ function officialName(file: string): string {
   const posix = file.replaceAll("\\", "/");
   const core = /\/kubernetes-models\/v1\/([A-Za-z0-9]+)\.d\.ts$/.exec(posix);
   if (core) return `io.k8s.api.core.v1.${core[1]}`;
+  const grouped = /\/kubernetes-models\/(apps|batch)\/v1\/([A-Za-z0-9]+)\.d\.ts$/.exec(posix);
+  if (grouped) return `io.k8s.api.${grouped[1]}.v1.${grouped[2]}`;
   const machinery = /\/@kubernetes-models\/apimachinery\/((?:[a-z0-9]+\/)+)([A-Za-z0-9]+)\.d\.ts$/.exec(posix);
   if (machinery) return `io.k8s.apimachinery.pkg.${machinery[1]!.split("/").filter(Boolean).join(".")}.${machinery[2]}`;
   throw new Error(`gen-schema: no Kubernetes name for a type declared in ${file}`);
@@ -77,6 +96,11 @@ function camelName(name: string): string {
     .join("");
 }
 
+function sameMembers(a: ts.TypeLiteralNode, b: ts.InterfaceDeclaration): boolean {
+  const names = (members: ts.NodeArray<ts.TypeElement>) => members.map((m) => m.name?.getText() ?? "").sort().join(",");
+  return names(a.members) === names(b.members);
+}
+
 export interface Generated {
   /** The text of lib/manifest/schema.generated.ts. */
   text: string;
@@ -88,7 +112,7 @@ export async function generateSchema(): Promise<Generated> {
   const modelsDir = packageDir("kubernetes-models");
   const models = readVersion(modelsDir);
   const program = ts.createProgram(
-    KINDS.map((kind) => join(modelsDir, "v1", `${kind}.d.ts`)),
+    KINDS.map((kind) => kindFile(modelsDir, kind)),
     {
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -151,6 +175,10 @@ export async function generateSchema(): Promise<Generated> {
     }
     if (ts.isTypeLiteralNode(node)) {
       if (node.members.length === 0) return { expr: "object" };
+      // An embedded object (a StatefulSet's volumeClaimTemplates) is spelled inline, with the
+      // members of one of the kinds: it is that kind, whose root already reads apiVersion/kind as optional strings.
+      const embedded = KINDS.find((k) => sameMembers(node, interfaceOf(kindFile(modelsDir, k), k)));
+      if (embedded) return { expr: enqueue(interfaceOf(kindFile(modelsDir, embedded), embedded), [], embedded) };
       const index = node.members[0];
       if (node.members.length === 1 && index && ts.isIndexSignatureDeclaration(index)) {
         const inner = read(index.type, [...steps, "{}"], kind);
@@ -180,7 +208,7 @@ export async function generateSchema(): Promise<Generated> {
     throw new Error(`gen-schema: unsupported type \`${node.getText()}\` in ${node.getSourceFile().fileName}`);
   };
 
-  for (const kind of KINDS) enqueue(interfaceOf(join(modelsDir, "v1", `${kind}.d.ts`), kind), [], kind);
+  for (const kind of KINDS) enqueue(interfaceOf(kindFile(modelsDir, kind), kind), [], kind);
   const enums = new Map<string, Record<string, string[]>>();
   for (let struct = queue.shift(); struct; struct = queue.shift()) {
     const f: Record<string, TypeExpr> = {};
@@ -216,7 +244,7 @@ export async function generateSchema(): Promise<Generated> {
   for (const name of Object.keys(types).sort()) sorted[name] = types[name]!;
   const schema: CompactSchema = {
     source,
-    roots: { Pod: "io.k8s.api.core.v1.Pod", ConfigMap: "io.k8s.api.core.v1.ConfigMap", Secret: "io.k8s.api.core.v1.Secret", PersistentVolumeClaim: "io.k8s.api.core.v1.PersistentVolumeClaim" },
+    roots: Object.fromEntries(KINDS.map((kind) => [kind, rootName(kind)])) as Record<SchemaKind, string>,
     types: sorted,
   };
   return { schema, text: render(schema) };
@@ -232,7 +260,7 @@ async function refineWithValidators(
 ): Promise<void> {
   const validators = new Map<SchemaKind, Validator>();
   for (const kind of KINDS) {
-    const module = (await import(`kubernetes-models/_schemas/IoK8sApiCoreV1${kind}`)) as { validate: Validator };
+    const module = (await import(`kubernetes-models/_schemas/${camelName(rootName(kind))}`)) as { validate: Validator };
     validators.set(kind, module.validate);
   }
   const probe = (struct: Struct, leaf: unknown, steps: Step[]): AjvError[] => {

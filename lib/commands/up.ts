@@ -85,6 +85,9 @@ export async function up(options: UpOptions): Promise<void> {
   const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
+  // Workloads are validated and expanded to their pods, but not run yet: never dropped silently.
+  const workloads = manifest.files.flatMap((file) => file.workloads.map((w) => `${file.source}: ${w.kind} ${w.name}`));
+  if (workloads.length > 0) throw new UsageError(`${workloads.join(", ")}: not run by \`podrun up\` yet (podrun validate checks it)`);
   if (manifest.pods.length === 0) {
     throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }

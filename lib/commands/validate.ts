@@ -33,7 +33,7 @@ export async function validate(options: ValidateOptions): Promise<void> {
   }
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (options.json) {
-    const items = manifest.files.flatMap((file) => [...file.configMaps, ...file.secrets.map(redactSecret), ...(file.persistentVolumeClaims ?? []), ...file.pods]);
+    const items = manifest.files.flatMap((file) => [...file.configMaps, ...file.secrets.map(redactSecret), ...(file.persistentVolumeClaims ?? []), ...file.pods, ...file.workloads.map((w) => w.object)]);
     stdout.write(`${JSON.stringify({ apiVersion: "v1", kind: "List", items }, null, 2)}\n`);
     return;
   }
@@ -43,8 +43,9 @@ export async function validate(options: ValidateOptions): Promise<void> {
 /** `pod.yaml: Pod web (2 containers, 1 init container)`, one line per pod. */
 export function summarize(manifest: ManifestFile): string[] {
   const others = [count(manifest.configMaps.length, "ConfigMap"), count(manifest.secrets.length, "Secret"), count(manifest.persistentVolumeClaims?.length ?? 0, "PersistentVolumeClaim")].filter(Boolean);
-  if (manifest.pods.length === 0) return [`${manifest.source}: no Pod${others.length ? ` (${others.join(", ")})` : ""}`];
-  return manifest.pods.map((pod) => `${manifest.source}: Pod ${pod.metadata!.name} (${describePod(pod)})`);
+  const workloads = (manifest.workloads ?? []).map((w) => `${manifest.source}: ${w.kind} ${w.name} (${plural(w.replicas, w.kind === "Job" ? "parallel pod" : w.kind === "DaemonSet" ? "pod" : "replica")}, ${describePod(w.pods[0] ?? { spec: { containers: [] } })})`);
+  if (manifest.pods.length === 0 && workloads.length === 0) return [`${manifest.source}: no Pod${others.length ? ` (${others.join(", ")})` : ""}`];
+  return [...manifest.pods.map((pod) => `${manifest.source}: Pod ${pod.metadata!.name} (${describePod(pod)})`), ...workloads];
 }
 
 function describePod(pod: Pod): string {

@@ -28,6 +28,13 @@ export class FieldPath {
     return new FieldPath([...this.segments, k], `${this.display}[${k.replace(/[\r\n\u2028\u2029\u0085]/g, escapeLineBreak)}]`);
   }
 
+  /** This path read from `parent` (a pod template's `spec.containers` as `spec.template.spec.containers`). */
+  under(parent: FieldPath): FieldPath {
+    if (!parent.display) return this;
+    const display = !this.display ? parent.display : this.display.startsWith("[") ? `${parent.display}${this.display}` : `${parent.display}.${this.display}`;
+    return new FieldPath([...parent.segments, ...this.segments], display);
+  }
+
   toString(): string {
     return this.display;
   }

@@ -16,6 +16,9 @@ import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
 import { claimKeyOf, findClaimWarnings, findMissingClaims, validatePersistentVolumeClaim } from "./rules/persistent-volume-claim.js";
+import { isWorkloadKind } from "./kinds.js";
+import { findInTemplate, validateWorkload } from "./rules/workloads.js";
+import { expandWorkload, type Workload } from "../workloads/expand.js";
 
 /** The valid objects of one file of the set, with the API server's defaults applied. */
 export interface ManifestFile {
@@ -26,6 +29,8 @@ export interface ManifestFile {
   secrets: Secret[];
   /** Claims podrun gives an engine volume each (lib/pod/volumes/claim-volumes.ts). */
   persistentVolumeClaims?: PersistentVolumeClaim[];
+  /** Deployments, StatefulSets, Jobs… with the pods their controllers would create (not run by `up` yet). */
+  workloads: Workload[];
 }
 
 /**
@@ -97,6 +102,8 @@ interface FileCheck {
   source: ManifestSource;
   objects: ManifestObject[];
   errors: LocatedError[];
+  /** Kinds podrun does not run (a Service). */
+  warnings: LocatedError[];
 }
 
 /**
@@ -125,6 +132,7 @@ export function checkManifests(
       if (object.kind === "Pod") validatePod(object.value, index, collect(check, object));
       else if (object.kind === "ConfigMap") validateConfigMap(object.value, collect(check, object));
       else if (object.kind === "PersistentVolumeClaim") validatePersistentVolumeClaim(object.value, collect(check, object));
+      else if (isWorkloadKind(object.kind)) validateWorkload(object.kind, object.value, index, collect(check, object), validatePod);
       else validateSecret(object.value, collect(check, object));
     }
   }
@@ -144,8 +152,8 @@ export function checkManifests(
   const podSources = new Map<Pod, string>();
   const claimKeys = new Set(checks.flatMap((check) => check.objects.filter((o) => o.kind === "PersistentVolumeClaim").flatMap((o) => claimKeyOf(o.value) ?? [])));
   for (const check of checks) {
-    const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [] };
-    const warnings: LocatedError[] = [];
+    const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [], workloads: [] };
+    const warnings: LocatedError[] = [...check.warnings];
     const engineWarnings: Partial<Record<RuntimeName, LocatedError[]>> = {};
     for (const object of check.objects) {
       if (object.kind === "Pod") {
@@ -160,6 +168,9 @@ export function checkManifests(
       else if (object.kind === "PersistentVolumeClaim") {
         findClaimWarnings(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
         (file.persistentVolumeClaims ??= []).push(object.value);
+      } else if (isWorkloadKind(object.kind)) {
+        findInTemplate(object.value, findIgnoredFields, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        file.workloads.push(expandWorkload({ ...object.value, kind: object.kind }));
       } else file.secrets.push(defaultSecret(object.value));
     }
     manifest.files.push(file);

@@ -2,9 +2,10 @@ import { FieldPath } from "./field-path.js";
 import type { FieldError } from "./field-error.js";
 import type { SourceMap } from "./source-map.js";
 import type { YamlDocument } from "./parse-yaml.js";
+import { KIND_API_VERSIONS, NOT_RUN_KINDS } from "./kinds.js";
 
-export const SUPPORTED_KINDS = ["Pod", "ConfigMap", "Secret", "PersistentVolumeClaim"] as const;
-export type ObjectKind = (typeof SUPPORTED_KINDS)[number];
+export type ObjectKind = keyof typeof KIND_API_VERSIONS;
+export const SUPPORTED_KINDS = Object.keys(KIND_API_VERSIONS) as ObjectKind[];
 
 /** One Kubernetes object of the manifest, with what is needed to point at its source. */
 export interface ManifestObject {
@@ -25,12 +26,14 @@ export interface LocatedError {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Splits the documents into supported objects, expanding `kind: List`. Every other kind is an
- * error naming it: podman skips unknown kinds silently, and users lose a Service or a typo'd kind.
+ * Splits the documents into supported objects, expanding `kind: List`. A built-in kind podrun does
+ * not run (a Service) is one Warning; any other kind is an error naming it: podman skips unknown
+ * kinds silently, and users lose a typo'd kind.
  */
-export function collectObjects(documents: readonly YamlDocument[]): { objects: ManifestObject[]; errors: LocatedError[] } {
+export function collectObjects(documents: readonly YamlDocument[]): { objects: ManifestObject[]; errors: LocatedError[]; warnings: LocatedError[] } {
   const objects: ManifestObject[] = [];
   const errors: LocatedError[] = [];
+  const warnings: LocatedError[] = [];
   const reject = (error: FieldError, sourceMap: SourceMap, prefix: string) => errors.push({ error, sourceMap, prefix });
 
   const visit = (value: unknown, sourceMap: SourceMap, prefix: string, allowList: boolean) => {
@@ -54,12 +57,17 @@ export function collectObjects(documents: readonly YamlDocument[]): { objects: M
       items.forEach((item, i) => visit(item, sourceMap.subtree(["items", i]), `items[${i}]`, false));
       return;
     }
+    if (typeof kind === "string" && NOT_RUN_KINDS.has(kind)) {
+      const name = asName(value.metadata);
+      warnings.push({ error: { type: "Forbidden", path: root.child("kind"), detail: `${kind}/${name}: not run by podrun` }, sourceMap, prefix });
+      return;
+    }
     if (typeof kind !== "string" || !(SUPPORTED_KINDS as readonly string[]).includes(kind)) {
       const supported = allowList ? [...SUPPORTED_KINDS, "List"] : [...SUPPORTED_KINDS];
       reject({ type: "Unsupported", path: root.child("kind"), value: kind, supported }, sourceMap, prefix);
       return;
     }
-    if (!checkApiVersion(value, sourceMap, prefix, reject)) return;
+    if (!checkApiVersion(value, sourceMap, prefix, reject, KIND_API_VERSIONS[kind as ObjectKind])) return;
     objects.push({ kind: kind as ObjectKind, value, sourceMap, prefix });
   };
 
@@ -68,7 +76,12 @@ export function collectObjects(documents: readonly YamlDocument[]): { objects: M
     if (doc.value === null) continue;
     visit(doc.value, doc.sourceMap, "", true);
   }
-  return { objects, errors };
+  return { objects, errors, warnings };
+}
+
+function asName(metadata: unknown): string {
+  const name = isObject(metadata) ? metadata.name : undefined;
+  return typeof name === "string" && name !== "" ? name : "<unnamed>";
 }
 
 function checkApiVersion(
@@ -76,14 +89,15 @@ function checkApiVersion(
   sourceMap: SourceMap,
   prefix: string,
   reject: (error: FieldError, sourceMap: SourceMap, prefix: string) => void,
+  expected = "v1",
 ): boolean {
   const path = FieldPath.root().child("apiVersion");
   if (value.apiVersion === undefined || value.apiVersion === null) {
     reject({ type: "Required", path }, sourceMap, prefix);
     return false;
   }
-  if (value.apiVersion !== "v1") {
-    reject({ type: "Unsupported", path, value: value.apiVersion, supported: ["v1"] }, sourceMap, prefix);
+  if (value.apiVersion !== expected) {
+    reject({ type: "Unsupported", path, value: value.apiVersion, supported: [expected] }, sourceMap, prefix);
     return false;
   }
   return true;

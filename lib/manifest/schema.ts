@@ -7,7 +7,16 @@ import { FieldPath } from "./field-path.js";
 import type { FieldError, Reporter } from "./field-error.js";
 import { SCHEMA } from "./schema.generated.js";
 
-export type SchemaKind = "Pod" | "ConfigMap" | "Secret" | "PersistentVolumeClaim";
+export type SchemaKind =
+  | "Pod"
+  | "ConfigMap"
+  | "Secret"
+  | "PersistentVolumeClaim"
+  | "Deployment"
+  | "ReplicaSet"
+  | "StatefulSet"
+  | "DaemonSet"
+  | "Job";
 
 /**
  * A field's type in the generated schema:

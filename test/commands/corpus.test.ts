@@ -22,7 +22,7 @@ const REFUSED: Record<string, string[]> = {
   // fsGroup is a pod-level field only: an API server's strict field validation refuses it here too.
   "podman/podman-bats-hostpath-selinux.yaml": ["spec.containers[0].securityContext"],
   // podman plays Deployments; podrun runs Pods.
-  "podman/podman-deployment-startup-probe.yaml": ["kind"],
+  "podman/podman-deployment-startup-probe.yaml": ["spec.template.spec.restartPolicy"],
   // Protocols are case-sensitive to an API server; podman lowercases them.
   "podman/podman-host-port-udp.yaml": ["spec.containers[0].ports[0].protocol"],
   // Written to make `kube play` fail: tab indentation is not YAML.

@@ -194,6 +194,14 @@ t.test("usage errors are thrown before the engine is asked anything", async (t) 
     name: "UsageError",
     message: `${onlyConfig}: no Pod to run (the file holds only ConfigMaps or Secrets)`,
   });
+  const deployment = await world.manifest(
+    "deploy.yaml",
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  selector: { matchLabels: { app: web } }\n  template:\n    metadata: { labels: { app: web } }\n    spec: { containers: [{ name: app, image: busybox:1.36 }] }\n",
+  );
+  await t.rejects(up({ files: [deployment], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io }), {
+    name: "UsageError",
+    message: `${deployment}: Deployment web: not run by \`podrun up\` yet (podrun validate checks it)`,
+  });
   t.same(world.runtime.calls, []);
 });
 

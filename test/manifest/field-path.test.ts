@@ -11,3 +11,12 @@ t.test("a line break in a map key is escaped: one line per error (found by the f
   t.equal(path.display, "data[a\\nb\\r\\u2028c]");
   t.same(path.segments, ["data", "a\nb\r\u2028c"], "the raw key still locates the field");
 });
+
+t.test("a path read under another: a pod template's fields under spec.template", async (t) => {
+  const template = FieldPath.root().child("spec").child("template");
+  const label = FieldPath.root().child("metadata").child("labels").key("app").under(template);
+  t.equal(label.display, "spec.template.metadata.labels[app]");
+  t.same(label.segments, ["spec", "template", "metadata", "labels", "app"]);
+  t.equal(FieldPath.root().under(template).display, "spec.template");
+  t.equal(FieldPath.root().child("x").under(FieldPath.root()).display, "x");
+});

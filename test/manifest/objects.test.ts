@@ -20,16 +20,17 @@ t.test("multi-document files: Pod, ConfigMap, Secret, empty documents skipped", 
 });
 
 t.test("kind: List is expanded, its items keep their own positions", async (t) => {
-  const text = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n  - apiVersion: apps/v1\n    kind: Deployment\n";
+  const text = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n  - apiVersion: example.com/v1\n    kind: Widget\n";
   t.same(collect(text), {
     kinds: ["items[0] Pod/p"],
-    errors: ['8:11: items[1].kind: Unsupported value: "Deployment": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim"'],
+    errors: ['8:11: items[1].kind: Unsupported value: "Widget": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"'],
   });
 });
 
 const rejected: [string, string, string][] = [
-  ["another kind is an error, never skipped", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", '2:7: kind: Unsupported value: "Service": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "List"'],
-  ["a missing kind", "apiVersion: v1\nmetadata: {name: s}\n", "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, PersistentVolumeClaim, List"],
+  ["a kind Kubernetes does not have is an error, never skipped", "apiVersion: v1\nkind: Servise\nmetadata: {name: s}\n", '2:7: kind: Unsupported value: "Servise": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "List"'],
+  ["a missing kind", "apiVersion: v1\nmetadata: {name: s}\n", "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, PersistentVolumeClaim, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, List"],
+  ["a workload at another apiVersion", "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: d}\n", '1:13: apiVersion: Unsupported value: "extensions/v1beta1": supported values: "apps/v1"'],
   ["a missing apiVersion", "kind: Pod\nmetadata: {name: s}\n", "1:1: apiVersion: Required value"],
   ["a wrong apiVersion", "apiVersion: apps/v1\nkind: Pod\n", '1:13: apiVersion: Unsupported value: "apps/v1": supported values: "v1"'],
   ["a list document", "- a\n- b\n", "1:1: Forbidden: expected a Kubernetes object (a mapping with apiVersion and kind), got a list"],
@@ -43,3 +44,9 @@ for (const [name, text, line] of rejected) {
     t.ok(errors[0]!.endsWith(line), `${errors[0]} ends with ${line}`);
   });
 }
+
+t.test("a built-in kind podrun does not run is one warning, not an object nor an error", async (t) => {
+  const { objects, errors, warnings } = collectObjects(parseYamlDocuments({ name: "m.yaml", text: "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n" }));
+  t.same([objects.length, errors.length], [0, 0]);
+  t.same(warnings.map((w) => w.error.detail), ["Service/web: not run by podrun", "Role/<unnamed>: not run by podrun"]);
+});
