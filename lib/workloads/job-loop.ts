@@ -41,11 +41,14 @@ export async function runJob(
     const stop = new AbortController();
     const abort = () => stop.abort();
     signal?.addEventListener("abort", abort, { once: true });
-    const waits: Promise<JobObservation[]>[] = [engine.watch(stop.signal)];
-    if (decision.wakeAt !== undefined) waits.push(clock.sleep(Math.max(0, decision.wakeAt - clock.now()), stop.signal).then(() => []));
-    const observations = await Promise.race(waits);
+    const watching = engine.watch(stop.signal);
+    const waits: Promise<unknown>[] = [watching];
+    if (decision.wakeAt !== undefined) waits.push(clock.sleep(Math.max(0, decision.wakeAt - clock.now()), stop.signal));
+    await Promise.race(waits);
     stop.abort();
     signal?.removeEventListener("abort", abort);
-    for (const observation of observations) controller.observe(observation);
+    // Awaited even when the wake-up came first: a watch that had just resolved still hands over
+    // what it saw (an aborted one resolves at once).
+    for (const observation of await watching) controller.observe(observation);
   }
 }

@@ -105,3 +105,22 @@ t.test("interrupted: the loop returns with the status so far", async (t) => {
   interrupt.abort();
   t.match(await after(clock, 0, outcome), { outcome: "interrupted", status: { active: 1 } });
 });
+
+t.test("news that arrives with the wake-up is not lost", async (t) => {
+  // The pod's exit and the active deadline fall at the same second, and the wake-up fires first.
+  const clock = new FakeClock();
+  let calls = 0;
+  const engine: JobPodEngine = {
+    create: async () => {},
+    delete: async () => {},
+    watch: async (signal) => {
+      if (calls++ > 0) return new Promise((resolve) => signal.addEventListener("abort", () => resolve([]), { once: true }));
+      await Promise.resolve();
+      await clock.sleep(1000);
+      return [{ kind: "exited", pod: "p", containers: [{ name: "main", exitCode: 0 }], at: clock.now() }];
+    },
+  };
+  const controller = new JobController({ job: job({ activeDeadlineSeconds: 1 }), podName: () => "p" });
+  const outcome = runJob(controller, engine, { clock });
+  t.match(await after(clock, 2, outcome), { outcome: "Failed", reason: "DeadlineExceeded", status: { succeeded: 1, active: 0 } }, "the success is counted (the deadline, checked first, still fails the Job, as in the controller)");
+});
