@@ -81,6 +81,8 @@ export interface JobControllerOptions {
   job: Job;
   /** Names a new pod (`<job>-<5 chars>`, or `<job>-<index>-<5 chars>` for an Indexed Job). */
   podName: (request: { index?: number }) => string;
+  /** status.startTime of a Job picked up again (ms), e.g. from its pods' labels: the deadline runs from it. */
+  startTime?: number;
 }
 
 type Phase = "Pending" | "Running" | "Succeeded" | "Failed";
@@ -170,6 +172,19 @@ export class JobController {
     if (!options.job.spec) throw new TypeError("a Job without a spec");
     this.spec = defaultJobSpec(options.job.spec);
     this.podName = options.podName;
+    this.startTime = options.startTime;
+  }
+
+  /**
+   * Takes over a pod an earlier podrun command created for this Job (found on the engine by its
+   * labels), before the first sync; its start and exit are then observed as usual. This is how a
+   * later command rebuilds the Job's state: counters and back-off follow from the pods' exits.
+   */
+  adopt(pod: PodToCreate): void {
+    if (this.pods.has(pod.name)) return;
+    const record: PodRecord = { name: pod.name, phase: "Pending", containers: [], restartCount: 0, counted: false };
+    if (pod.index !== undefined) record.index = pod.index;
+    this.pods.set(pod.name, record);
   }
 
   observe(observation: JobObservation): void {
@@ -309,13 +324,9 @@ export class JobController {
     if (completions === undefined) wantActive = this.succeeded > 0 ? active.length : parallelism;
     else wantActive = Math.max(0, Math.min(completions - this.succeeded, parallelism));
 
-    // Too many: the ones least far along go first (controller.ActivePods: pending before running,
-    // then the newest). Deleting and creating never happen in one sync.
-    if (active.length > wantActive) {
-      const order = [...active].sort((a, b) => rank(a) - rank(b) || this.createdOrder(b) - this.createdOrder(a));
-      for (const pod of order.slice(0, active.length - wantActive)) this.deletePod(pod, now, decision);
-      return;
-    }
+    // The controller also deletes pods when more are active than wanted; that takes a spec
+    // changed under a running Job (parallelism scaled down), which a manifest given to one `up`
+    // never is, so there is no such branch here.
     // podReplacementPolicy Failed: a pod being deleted still holds its place until it is gone.
     const terminating = this.spec.podReplacementPolicy === "Failed" ? this.terminatingPods().length : 0;
     let diff = wantActive - terminating - active.length;
@@ -405,16 +416,10 @@ export class JobController {
     return [...this.pods.values()].filter((p) => (p.phase === "Pending" || p.phase === "Running") && p.deletedAt !== undefined);
   }
 
-  private createdOrder(pod: PodRecord): number {
-    return [...this.pods.keys()].indexOf(pod.name);
-  }
-
   private podView(pod: PodRecord) {
     return { name: pod.name, namespace: this.namespace, containers: pod.containers };
   }
 }
-
-const rank = (pod: PodRecord) => (pod.phase === "Pending" ? 0 : 1);
 
 /** Indexes as status.completedIndexes writes them: "0-2,5". */
 export function formatIndexes(indexes: number[]): string {

@@ -322,3 +322,17 @@ t.test("jobSpecWarnings names each field the controller does not act on", async 
     ],
   );
 });
+
+t.test("a later command picks the Job up again from its pods: counters, back-off and deadline carry over", async (t) => {
+  const c = new JobController({ job: job({ backoffLimit: 3, activeDeadlineSeconds: 600 }), podName: () => "migrate-p2", startTime: T0 });
+  c.adopt({ name: "migrate-p0" });
+  c.adopt({ name: "migrate-p1" });
+  c.observe({ kind: "exited", pod: "migrate-p0", containers: [{ name: "main", exitCode: 1 }], at: T0 + 1000 });
+  c.observe({ kind: "exited", pod: "migrate-p1", containers: [{ name: "main", exitCode: 1 }], at: T0 + 12_000 });
+  const first = c.sync(T0 + 20_000);
+  t.same(first.create, [], "two failures in a row: 20 s from the last one's finish");
+  t.equal(first.wakeAt, T0 + 32_000);
+  t.match(c.status(), { failed: 2, active: 0, startTime: "2025-03-01T12:00:00Z" });
+  t.same(c.sync(T0 + 32_000).create, [{ name: "migrate-p2" }]);
+  t.equal(c.sync(T0 + 33_000).wakeAt, T0 + 600_000, "the deadline still runs from the first start");
+});
