@@ -31,6 +31,7 @@ Examples:
   $ podrun down -f k8s/                      the pods of every manifest of a directory
   $ podrun ps -o wide                        the pods, like kubectl get pods: READY, STATUS, RESTARTS, AGE, IP
   $ podrun logs web -c app -f                follow one container's output, like kubectl logs
+  $ podrun logs deploy/web                   a workload's pods (deploy, rs, sts, ds, job): also ps, events, down
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
   $ podrun validate examples/*.yaml          several files as one set: one summary line per pod
   $ podrun validate --json pod.yaml          print the objects with the API server's defaults
@@ -218,8 +219,8 @@ export function buildProgram(): Command {
   program
     .command("events")
     .description("list the events podrun recorded, like kubectl get events (repeats folded: 2m (x3 over 10m))")
-    .argument("[pod]", "only this pod (same as --pod)")
-    .option("--pod <name>", "only events of this pod")
+    .argument("[pod]", "only this pod (same as --pod), or a workload and its pods: deploy/web, job/migrate…")
+    .option("--pod <name>", "only events of this pod (or TYPE/NAME: a workload and its pods)")
     .option("-n, --namespace <ns>", "only this namespace")
     .addOption(new Option("--type <type>", "only Normal or Warning events").choices(["Normal", "Warning"]))
     .option("--reason <reason>", "only events with this reason (e.g. BackOff)")
@@ -239,14 +240,15 @@ export function buildProgram(): Command {
   program
     .command("ps")
     .description("list the pods podrun runs, like kubectl get pods (read from the engine by label, never cached)")
-    .argument("[pod...]", "only these pods")
+    .argument("[pod...]", "only these pods, or a workload's: deploy/web, sts/db, job/migrate… (with --volumes: these claims)")
     .option("-n, --namespace <ns>", "only this namespace (default: default)")
     .option("-A, --all-namespaces", "pods of every namespace, with a NAMESPACE column")
     .addOption(new Option("-o, --output <format>", "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS").choices(["wide"]))
     .option("--json", "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…)")
+    .option("--volumes", "list the PersistentVolumeClaims' engine volumes instead: claim, volume, the pods using it")
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
-    .addHelpText("after", "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'")
+    .addHelpText("after", "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'\n  $ podrun ps deploy/web -o wide\n  $ podrun ps --volumes -A")
     .action(async (names: string[], flags: PsFlags) => {
       const { ps } = await import("./commands/ps.js");
       await ps({ ...flags, names, allNamespaces: flags.allNamespaces === true, wide: flags.output === "wide", json: flags.json === true });
@@ -255,7 +257,7 @@ export function buildProgram(): Command {
   program
     .command("logs")
     .description("print the logs of a pod's container, like kubectl logs (stdout and stderr of the container, merged)")
-    .argument("<pod>", "pod name")
+    .argument("<pod>", "pod name, or a workload (deploy/web, job/migrate…): each of its pods, lines prefixed [pod/NAME/CONTAINER]")
     .option("-c, --container <name>", "the container (an app or an init container); needed when the pod has several")
     .option("-f, --follow", "stream new lines until the container stops; Ctrl-C ends it (exit 0)")
     .option("--tail <n>", "only the last n lines of each container (-1: all)", parseTail)
@@ -266,7 +268,7 @@ export function buildProgram(): Command {
     .option("-n, --namespace <ns>", "the pod's namespace (default: default)")
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
-    .addHelpText("after", "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix")
+    .addHelpText("after", "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix\n  $ podrun logs deploy/web -f --tail 10")
     .action(async (pod: string, flags: LogsFlags) => {
       const { logs } = await import("./commands/logs.js");
       await logs({
@@ -282,7 +284,7 @@ export function buildProgram(): Command {
   program
     .command("down")
     .description("stop and remove pods: preStop hooks, stop within the grace period, remove containers, sandbox and emptyDir volumes")
-    .argument("[target...]", "manifest files or directories (- for standard input), or pod names")
+    .argument("[target...]", "manifest files or directories (- for standard input), pod names, or workloads (deploy/web, job/migrate…)")
     .option("-f, --filename <file>", "a manifest file, directory or - whose pods go down (may be repeated)", collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
@@ -294,7 +296,7 @@ export function buildProgram(): Command {
     .addOption(requestTimeoutOption())
     .option("--json", "print one JSON result per pod (NDJSON) instead of events and lines")
     .option("--state-dir <dir>", "state directory (event log)")
-    .addHelpText("after", "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml")
+    .addHelpText("after", "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml")
     .action(async (targets: string[], flags: DownFlags) => {
       const { down } = await import("./commands/down.js");
       if (flags.gracePeriod !== undefined && flags.timeout !== undefined && flags.gracePeriod !== flags.timeout) {

@@ -14,6 +14,8 @@ import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
 import { removeHalfMadeSandbox } from "../pod/stop/half-made-sandbox.js";
 import { removeClaimsOf, type Claim } from "./down-claims.js";
+import { findWorkloadPods, formatWorkloadNotFound, readResourceArgument, type WorkloadToDown } from "./down-workloads.js";
+import { isWorkloadRef } from "../pod/status/workload-ref.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
@@ -89,7 +91,8 @@ export async function down(options: DownOptions): Promise<void> {
   if (!options.all && given === 0) throw new UsageError("nothing to bring down: give a manifest FILE or DIR, a POD name, or --all");
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
   const claims: Claim[] = [];
-  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace, claims: options.volumes ? claims : undefined });
+  const workloads: WorkloadToDown[] = [];
+  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace, claims: options.volumes ? claims : undefined, workloads });
 
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
@@ -101,6 +104,10 @@ export async function down(options: DownOptions): Promise<void> {
     const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);
     for (const key of [...volumes.keys(), ...leftDirs.map(keyOf)]) if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
   }
+  // A workload's pods, by its owner label (down-workloads.ts); one it has none of is "not found", exit 0 as for a pod.
+  const ofWorkloads = await findWorkloadPods(workloads, pods, async (pod) => volumes.has(keyOf(pod)) || (await stat(podDirectory(stateDir, runtime.name, pod)).catch(() => undefined)) !== undefined);
+  for (const target of ofWorkloads.targets) if (!wanted.some((t) => keyOf(t) === keyOf(target))) wanted.push(target);
+  for (const workload of ofWorkloads.notFound) stdout.write(options.json ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: "NotFound" })}\n` : `${formatWorkloadNotFound(workload)}\n`);
   if (options.all && wanted.length === 0 && !options.volumes) {
     if (options.json) return;
     stdout.write(`no podrun pods${options.namespace ? ` in namespace ${options.namespace}` : ""} (${runtime.name})\n`);
@@ -188,12 +195,18 @@ export async function down(options: DownOptions): Promise<void> {
  * pod's, as `podrun down web` must stay a pod name in a project with a web/ folder. The manifests
  * are read as one set, without resolving references: a pod goes down without its ConfigMaps.
  */
-async function resolveTargets(input: { args: readonly string[]; filenames: readonly string[]; recursive: boolean; namespace: string | undefined; claims?: Claim[] }): Promise<Target[]> {
+async function resolveTargets(input: { args: readonly string[]; filenames: readonly string[]; recursive: boolean; namespace: string | undefined; claims?: Claim[]; workloads: WorkloadToDown[] }): Promise<Target[]> {
   const { namespace } = input;
   const targets = new Map<string, Target>();
   const manifestPaths: string[] = [];
   const names: Target[] = [];
   for (const arg of input.args) {
+    const ref = await readResourceArgument(arg);
+    if (ref && isWorkloadRef(ref)) input.workloads.push({ ref, namespace: namespace ?? "default" });
+    if (ref) {
+      if (!isWorkloadRef(ref)) names.push({ name: ref.name, namespace: namespace ?? "default" });
+      continue;
+    }
     if (await isManifestArgument(arg)) {
       manifestPaths.push(arg);
       continue;
@@ -207,7 +220,14 @@ async function resolveTargets(input: { args: readonly string[]; filenames: reado
   if (manifestPaths.length > 0) {
     const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
     for (const claim of manifest.persistentVolumeClaims ?? []) input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
-    if (manifest.pods.length === 0 && (input.claims ?? []).length === 0) {
+    const fileWorkloads = manifest.files.flatMap((file) => file.workloads);
+    for (const workload of fileWorkloads) {
+      if (namespace !== undefined && namespace !== workload.namespace) {
+        throw new UsageError(`${manifest.source}: ${workload.kind} ${workload.name} is in namespace "${workload.namespace}", which does not match -n ${namespace}`);
+      }
+      input.workloads.push({ ref: { kind: workload.kind, name: workload.name }, namespace: workload.namespace, pods: workload.pods });
+    }
+    if (manifest.pods.length === 0 && (input.claims ?? []).length === 0 && fileWorkloads.length === 0) {
       const what = manifest.sources.length === 1 ? "this file" : "these files";
       throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
     }

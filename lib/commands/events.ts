@@ -14,6 +14,8 @@ import { StateAccessError } from "../errors.js";
 import { describeFsError } from "../state/state-error.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { watchOutputClosed } from "../output/output-closed.js";
+import { createWorkloadEventFilter } from "../events/workload-event-filter.js";
+import { isWorkloadRef, parseResourceRef } from "../pod/status/workload-ref.js";
 
 // `podrun events`: the event log, rotated files included (oldest first), read line by line into
 // folded rows (fold.ts), events past the retention left out, filtered, sorted by last seen,
@@ -25,6 +27,7 @@ import { watchOutputClosed } from "../output/output-closed.js";
 const LEFTOVER_CHECKPOINT = "events.folded";
 
 export interface EventsOptions {
+  /** A pod's name, `pod/NAME`, or a workload (`deploy/web`): its own events and its pods'. */
   pod?: string;
   namespace?: string;
   type?: "Normal" | "Warning";
@@ -54,7 +57,8 @@ export async function events(options: EventsOptions): Promise<void> {
   const retentionMs = resolveRetention(options.retention, env);
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
-  const filter = createEventFilter(options);
+  const ref = options.pod === undefined ? undefined : parseResourceRef(options.pod, "events");
+  const filter = ref && isWorkloadRef(ref) ? createWorkloadEventFilter(ref, { namespace: options.namespace, type: options.type, reason: options.reason }) : createEventFilter({ ...options, pod: ref?.name ?? options.pod });
   const startMs = now();
   const fold = new EventFold({ accept: filter.active ? filter.matches : undefined, notBeforeMs: Number.isFinite(retentionMs) ? startMs - retentionMs : undefined });
   // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.

@@ -11,13 +11,15 @@ import type { RuntimeName } from "../runtime/detect.js";
 import type { ContainerRuntime, LogLine } from "../runtime/types.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { watchOutputClosed } from "../output/output-closed.js";
+import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../pod/status/workload-ref.js";
 
 // `podrun logs POD`: the containers found by label, their engine's `logs` piped through line by
 // line as they come (never held whole), like `kubectl logs`: stdout and stderr of the container
 // both on standard output, `--prefix` as `[pod/web/app] `, `--timestamps` as the engine stamped
 // each line. With --follow several containers are read at once, each line prefixed. Ctrl-C
 // (or SIGTERM) ends a follow normally, exit 0: stopping is the only way a follow of a running
-// container ends.
+// container ends. A workload (`deploy/web`) is every pod of it, one after the other (with
+// --follow at once), each line prefixed with its pod, as `kubectl logs -l … --prefix` prints them.
 
 export interface LogsOptions {
   /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
@@ -53,32 +55,41 @@ export async function logs(options: LogsOptions): Promise<void> {
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
   const namespace = options.namespace ?? "default";
-  const [record] = await findPods(runtime, { namespace, name: options.pod }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
-  if (!record) return fail(stderr, `Error from server (NotFound): pods "${options.pod}" not found`);
-  const targets = selectLogTargets(record, options);
-  const notStarted = targets.length === 1 ? describeNotStarted(record.name, targets[0]!) : undefined;
-  if (notStarted) return fail(stderr, `Error from server (BadRequest): ${notStarted}`);
+  const ref = parseResourceRef(options.pod, "logs") ?? { kind: "Pod", name: options.pod };
+  const filter = isWorkloadRef(ref) ? { namespace } : { namespace, name: ref.name };
+  const records = selectPods(await findPods(runtime, filter).catch((error: unknown) => explainEngineFailure(runtime.name, error)), ref);
+  if (records.length === 0) return fail(stderr, formatNotFound(ref));
+  const sources: { pod: string; target: LogTarget }[] = [];
+  for (const record of records) {
+    const targets = selectLogTargets(record, options);
+    const notStarted = targets.length === 1 ? describeNotStarted(record.name, targets[0]!) : undefined;
+    // One pod: kubectl's error. A workload's pod still starting is said and left out; the others are read.
+    if (notStarted && records.length === 1) return fail(stderr, `Error from server (BadRequest): ${notStarted}`);
+    if (notStarted) stderr.write(`${notStarted}\n`);
+    else sources.push(...targets.map((target) => ({ pod: record.name, target })));
+  }
+  if (sources.length === 0) throw new ExitError(ExitCode.Failed);
 
   const output = openOutput(stdout);
   const stop = stopSignal(options.signal, output.closed);
   // Followed at once, the lines of several containers interleave: each must say whose it is.
-  const concurrent = options.follow && targets.length > 1;
-  const prefixed = options.prefix || concurrent;
+  const concurrent = options.follow && sources.length > 1;
+  const prefixed = options.prefix || concurrent || records.length > 1;
   const request = {
     follow: options.follow,
     tail: options.tail,
     since: sinceMs === undefined ? undefined : new Date(now() - sinceMs),
     signal: stop.signal,
   };
-  const copy = (target: LogTarget) =>
-    copyLines(runtime, target, request, (line) => output.write(formatLine(line, { pod: record.name, target, prefixed, timestamps: options.timestamps })));
+  const copy = ({ pod, target }: { pod: string; target: LogTarget }) =>
+    copyLines(runtime, target, request, (line) => output.write(formatLine(line, { pod, target, prefixed, timestamps: options.timestamps })));
   try {
     if (concurrent) {
-      const results = await Promise.allSettled(targets.map(copy));
+      const results = await Promise.allSettled(sources.map(copy));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
     } else {
-      for (const target of targets) if (!stop.signal.aborted) await copy(target);
+      for (const source of sources) if (!stop.signal.aborted) await copy(source);
     }
   } catch (error) {
     // Interrupted: the engine's `logs` may have died of the same Ctrl-C first. Not a failure.

@@ -15,6 +15,8 @@ import { explainEngineFailure } from "../runtime/engine-error.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
+import { formatNotFound, formatOwner, ownerOf, parseRefs, selectByRefs, withOwner, type WorkloadRef } from "../pod/status/workload-ref.js";
+import { listClaimVolumes } from "./ps-volumes.js";
 
 // `podrun ps`: the pods podrun runs, read from the engine by label on every call (no cache, so
 // it is always what is there), printed as `kubectl get pods` prints them. READY counts running
@@ -24,8 +26,10 @@ import type { RuntimeName } from "../runtime/detect.js";
 export interface PsOptions {
   /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
   createRuntime?: RuntimeFactory;
-  /** Only these pods (kubectl get pods NAME…); one that is not there is an error, exit 1. */
+  /** Only these pods (kubectl get pods NAME…), or a workload's (`deploy/web`); one that is not there is an error, exit 1. */
   names?: string[];
+  /** List the PersistentVolumeClaims' engine volumes instead of the pods (names: claim names). */
+  volumes?: boolean;
   /** Only this namespace (default "default"), unless allNamespaces. */
   namespace?: string;
   allNamespaces: boolean;
@@ -44,20 +48,22 @@ export interface PsOptions {
 
 export async function ps(options: PsOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
+  const refs = options.volumes ? [] : parseRefs(options.names ?? [], "ps");
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
+  if (options.volumes) return listClaimVolumes(runtime, { namespace, names: options.names ?? [], json: options.json, stdout, stderr });
   const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
-  const wanted = options.names && options.names.length > 0 ? new Set(options.names) : undefined;
-  const pods = records.filter((record) => !wanted || wanted.has(record.name)).map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()));
+  const { selected, missing } = selectByRefs(records, refs);
+  const owners = new Map(selected.map((record) => [`${record.namespace}/${record.name}`, ownerOf(record)]));
+  const pods = selected.map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()));
   const stateDir = options.stateDir ?? resolveStateDir(env);
   // Only the JSON shows messages: the table costs no file or log read.
   if (options.json) await Promise.all(pods.map((pod) => addTerminationMessages(pod, runtime, podDirectory(stateDir, runtime.name, pod))));
-  const missing = [...(wanted ?? [])].filter((name) => !pods.some((pod) => pod.name === name));
   try {
-    writePods(pods, namespace, options, { stdout, stderr, nowMs: now(), env });
+    writePods(pods, namespace, options, { stdout, stderr, nowMs: now(), env, owners });
   } finally {
-    for (const name of missing) stderr.write(`Error from server (NotFound): pods "${name}" not found\n`);
+    for (const ref of missing) stderr.write(`${formatNotFound(ref)}\n`);
   }
   if (missing.length > 0) throw new ExitError(ExitCode.Failed);
 }
@@ -66,11 +72,14 @@ function writePods(
   pods: PodSummary[],
   namespace: string | undefined,
   options: PsOptions,
-  { stdout, stderr, nowMs, env }: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; nowMs: number; env: NodeJS.ProcessEnv },
+  { stdout, stderr, nowMs, env, owners }: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; nowMs: number; env: NodeJS.ProcessEnv; owners: ReadonlyMap<string, WorkloadRef | undefined> },
 ): void {
+  const ownerOfPod = (pod: PodSummary) => owners.get(`${pod.namespace}/${pod.name}`);
 
   if (options.json) {
-    stdout.write(`${JSON.stringify(toPodList(pods), null, 4)}\n`);
+    const list = toPodList(pods);
+    list.items.forEach((item, i) => withOwner(item, ownerOfPod(pods[i]!)));
+    stdout.write(`${JSON.stringify(list, null, 4)}\n`);
     return;
   }
   if (pods.length === 0) {
@@ -78,14 +87,20 @@ function writePods(
     stderr.write(namespace === undefined ? "No resources found\n" : `No resources found in ${namespace} namespace.\n`);
     return;
   }
-  const lines = formatPodTable(pods, { namespaceColumn: options.allNamespaces, wide: options.wide, nowMs, color: configureColor(env) });
+  const lines = formatPodTable(pods, { namespaceColumn: options.allNamespaces, wide: options.wide, nowMs, color: configureColor(env), owner: ownerOfPod });
   stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** The table's lines, the header first; STATUS coloured when colour is on (after padding, so columns stay aligned). */
-export function formatPodTable(pods: readonly PodSummary[], options: { namespaceColumn: boolean; wide: boolean; nowMs: number; color?: ChalkInstance }): string[] {
+export function formatPodTable(
+  pods: readonly PodSummary[],
+  options: { namespaceColumn: boolean; wide: boolean; nowMs: number; color?: ChalkInstance; owner?: (pod: PodSummary) => WorkloadRef | undefined },
+): string[] {
   const header = [...(options.namespaceColumn ? ["NAMESPACE"] : []), "NAME", "READY", "STATUS", "RESTARTS", "AGE"];
   if (options.wide) header.push("IP", "CONTAINERS", "IMAGES", "CONTAINER IDS");
+  // As NAMESPACE with -A: there only when it says something, so a list of bare pods keeps kubectl's columns.
+  const ownerColumn = options.wide && options.owner !== undefined && pods.some((pod) => options.owner!(pod) !== undefined);
+  if (ownerColumn) header.push("OWNER");
   const rows = pods.map((pod) => {
     const row = [
       ...(options.namespaceColumn ? [pod.namespace] : []),
@@ -100,6 +115,7 @@ export function formatPodTable(pods: readonly PodSummary[], options: { namespace
       const containers = pod.containerStatuses;
       row.push(pod.podIP ?? "<none>", list(containers.map((c) => c.name)), list(containers.map((c) => c.image)), list(pod.appContainers.map((c) => c.id.slice(0, 12))));
     }
+    if (ownerColumn) row.push(formatOwner(options.owner!(pod)));
     return row;
   });
   const lines = formatTable([header, ...rows]);

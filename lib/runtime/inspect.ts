@@ -107,8 +107,16 @@ export function toContainerState(dialect: Dialect, c: Json): InspectedContainer 
     image: text(config["Image"]) || text(c["ImageName"]) || text(c["Image"]),
   };
   if (ip) result.ip = ip;
+  const volumes = namedVolumes(c["Mounts"]);
+  if (volumes.length > 0) result.volumes = volumes;
   const peer = findNetworkPeer(object(c["HostConfig"])["NetworkMode"], labels["nerdctl/networks"]);
   return peer ? { state: result, networkPeer: peer } : { state: result };
+}
+
+// The three CLIs list mounts alike: `{ Type: "volume", Name, Destination, … }` for an engine volume.
+function namedVolumes(mounts: unknown): string[] {
+  if (!Array.isArray(mounts)) return [];
+  return mounts.filter((m): m is Json => isObject(m) && m["Type"] === "volume" && typeof m["Name"] === "string" && m["Name"] !== "").map((m) => m["Name"] as string);
 }
 
 /**

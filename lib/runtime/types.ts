@@ -182,6 +182,8 @@ export interface ContainerState {
   ip?: string;
   labels: Record<string, string>;
   image: string;
+  /** The named engine volumes it mounts (not binds nor tmpfs), when it mounts any. */
+  volumes?: string[];
 }
 
 /** One line of a container's log. */

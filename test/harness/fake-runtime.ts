@@ -484,6 +484,8 @@ export class FakeRuntime implements ContainerRuntime {
       markExited,
       listeners: new Set(),
     };
+    const volumes = ((spec as ContainerSpec).mounts ?? []).filter((m) => !m.tmpfs && m.bind === undefined).map((m) => m.volume);
+    if (volumes.length > 0) fake.state.volumes = volumes;
     this.containers.set(id, fake);
     this.subjects.set(id, sandboxOf ?? spec.labels[LABEL_CONTAINER_NAME] ?? spec.name);
     return fake;

@@ -15,6 +15,7 @@ import { activeDeadlineLabels } from "../status/active-deadline.js";
 import { planTerminal } from "../../runtime/terminal-args.js";
 import { terminationMessageLabels } from "./termination-message.js";
 import { planPodEtcFiles } from "../etc/etc-files.js";
+import { ownerLabels } from "../status/workload-ref.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -67,7 +68,7 @@ export function buildContainerSpec(options: {
     image: imageRef,
     ...withEnv(env),
     workingDir: container.workingDir || undefined,
-    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind), ...activeDeadlineLabels(spec), ...terminationMessageLabels(container) },
+    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind), ...activeDeadlineLabels(spec), ...terminationMessageLabels(container), ...ownerLabels(pod) },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
     // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
