@@ -97,3 +97,17 @@ t.test("restart count: the engine's restarts plus the kubelet's restartCount lab
   t.equal(toContainerState(DIALECTS.podman, container({ "io.kubernetes.container.restartCount": "3" }, 2)).state.restartCount, 5, "then crashes restarted by the engine");
   t.equal(toContainerState(DIALECTS.docker, container({ "io.kubernetes.container.restartCount": "x" }, 1)).state.restartCount, 1, "a label that is not a number counts for nothing");
 });
+
+t.test("the named volumes a container mounts (ps --volumes: which pods use a claim), binds and tmpfs left out", async (t) => {
+  // As docker 20.10 and podman 4.3 print them; nerdctl's MountPoint has the same Type and Name.
+  const mounts = [
+    { Type: "volume", Name: "default_data", Source: "/var/lib/docker/volumes/default_data/_data", Destination: "/data", Driver: "local", Mode: "z", RW: true, Propagation: "" },
+    { Type: "bind", Source: "/tmp", Destination: "/host", Mode: "", RW: true, Propagation: "rprivate" },
+    { Type: "tmpfs", Source: "", Destination: "/cache", Mode: "", RW: true, Propagation: "" },
+  ];
+  for (const runtime of ["docker", "podman", "nerdctl"] as const) {
+    t.same(toContainerState(DIALECTS[runtime], { Id: "x", Mounts: mounts }).state.volumes, ["default_data"], runtime);
+  }
+  t.equal(toContainerState(DIALECTS.docker, { Id: "x", Mounts: mounts.slice(1) }).state.volumes, undefined, "none: no field");
+  t.equal(toContainerState(DIALECTS.podman, { Id: "x", Mounts: null }).state.volumes, undefined);
+});
