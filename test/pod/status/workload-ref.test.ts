@@ -20,6 +20,9 @@ import { expandWorkload, OWNER_LABEL } from "../../../lib/workloads/expand.js";
 import type { ContainerState } from "../../../lib/runtime/types.js";
 import { claimVolumeRows, formatClaimTable } from "../../../lib/commands/ps-volumes.js";
 import { LABEL_CLAIM } from "../../../lib/pod/volumes/claim-volumes.js";
+import { buildContainerSpec, buildSandboxSpec } from "../../../lib/pod/spec/container-spec.js";
+import { buildCreateArgs, buildSandboxArgs } from "../../../lib/runtime/create-args.js";
+import { DIALECTS } from "../../../lib/runtime/dialects.js";
 
 // Workload references (`deploy/web`), the pods they stand for, the names and owners a pod of a
 // workload has, and the `ps --volumes` rows (pure). The commands: test/commands/workload-ref.test.ts.
@@ -65,7 +68,7 @@ const state = (name: string, labels: Record<string, string> = {}): ContainerStat
   image: "busybox",
 });
 const record = (name: string, owner?: string, where: "infra" | "app" = "infra"): PodRecord => {
-  const labels = owner ? { [OWNER_LABEL]: owner } : {};
+  const labels: Record<string, string> = owner ? { [OWNER_LABEL]: owner } : {};
   return { name, namespace: "default", uid: "", ...(where === "infra" ? { infra: state(`${name}_POD`, labels) } : {}), initContainers: [], appContainers: [state(`${name}_app`, where === "app" ? labels : {})] };
 };
 
@@ -115,7 +118,7 @@ t.test("ps --json: the owner label and the ownerReferences the controller sets (
   const job = expandWorkload({ kind: "Job", metadata: { name: "m", namespace: "ci" }, spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "i" }] } } } });
   const [jobRef] = ownerReferencesOf({ name: job.pods[0]!.metadata!.name!, namespace: "ci" }, { kind: "Job", name: "m" });
   t.match(jobRef, { apiVersion: "batch/v1", kind: "Job", name: "m", uid: job.pods[0]!.metadata!.labels!["controller-uid"] }, "the Job's UID is its controller-uid label's");
-  const pod = withOwner({ metadata: { name, namespace: "default" } }, { kind: "Deployment", name: "web" });
+  const pod = withOwner<{ metadata: { name: string; namespace: string; labels?: Record<string, string> } }>({ metadata: { name, namespace: "default" } }, { kind: "Deployment", name: "web" });
   t.same(pod.metadata.labels, { [OWNER_LABEL]: "Deployment/web" });
   t.same(withOwner({ metadata: { name: "bare" } }, undefined), { metadata: { name: "bare" } }, "a bare pod is left as it was");
 });
@@ -154,4 +157,21 @@ t.test("ps --volumes: each claim's volume and the pods mounting it, whatever els
     "default     data    default_data   web-0,web-1",
   ]);
   t.same(formatClaimTable(rows.slice(1), { namespaceColumn: false }), ["NAME   VOLUME         USED BY", "data   default_data   web-0,web-1"]);
+});
+
+t.test("argv goldens: the owner label reaches every container a workload's pod makes, nerdctl included; a bare pod's argv has none", async (t) => {
+  const template = { metadata: { labels: { app: "agent" } }, spec: { containers: [{ name: "app", image: "busybox:1.36" }] } };
+  const [pod] = expandWorkload({ kind: "DaemonSet", metadata: { name: "agent" }, spec: { template } }).pods;
+  const identity = { name: pod!.metadata!.name!, namespace: "default", uid: "u" };
+  const container = pod!.spec!.containers[0]!;
+  const owner = ["--label", "io.podrun.owner=DaemonSet/agent"];
+  const has = (args: string[]) => args.some((arg, i) => arg === owner[0] && args[i + 1] === owner[1]);
+  for (const dialect of [DIALECTS.docker, DIALECTS.podman, DIALECTS.nerdctl]) {
+    t.ok(has(buildCreateArgs(dialect, buildContainerSpec({ pod: pod!, identity, container, kind: "app", imageRef: "busybox:1.36" }), { byName: [], childEnv: {} })), `${dialect.name}: container`);
+    t.ok(has(buildSandboxArgs(dialect, buildSandboxSpec({ pod: pod!, identity, infraImage: "pause:3.10", publishAll: false }))), `${dialect.name}: sandbox (podman: the pod, whose labels its infra container gets)`);
+    const hostNetwork = { ...pod!, spec: { ...pod!.spec!, hostNetwork: true } };
+    t.ok(has(buildCreateArgs(dialect, buildContainerSpec({ pod: hostNetwork, identity, container, kind: "app", imageRef: "busybox:1.36" }), { byName: [], childEnv: {} })), `${dialect.name}: hostNetwork, no sandbox`);
+    const bare = { apiVersion: "v1" as const, kind: "Pod" as const, metadata: { name: "agent", labels: { app: "agent" } }, spec: pod!.spec! };
+    t.notOk(buildCreateArgs(dialect, buildContainerSpec({ pod: bare, identity, container, kind: "app", imageRef: "busybox:1.36" }), { byName: [], childEnv: {} }).some((arg) => arg.startsWith("io.podrun.owner")), `${dialect.name}: bare pod`);
+  }
 });
