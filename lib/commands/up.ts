@@ -99,7 +99,7 @@ export async function up(options: UpOptions): Promise<void> {
   // The bare pods, then the pods of each workload in file order, as their controllers would make them.
   const runs = listPodRuns(manifest);
   if (runs.length === 0) {
-    throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps, Secrets or claims)`);
+    throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }
   // Read once, before anything is created: a missing or broken file is a usage error.
   const authFilePath = options.authFile || env["REGISTRY_AUTH_FILE"];

@@ -27,12 +27,16 @@ export async function removeStalePods(deps: StalePodsDeps, workload: Workload, o
   const { runtime } = deps;
   const owned = { [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: workload.namespace, [OWNER_LABEL]: `${workload.kind}/${workload.name}` };
   const wanted = new Set(workload.pods.map((pod) => pod.metadata!.name!));
-  const stale = groupPods(await runtime.listContainers(owned)).filter((pod) => !wanted.has(pod.name));
+  // Each label checked here too: an engine that ORs label filters must never make another pod stale.
+  const isOwned = (labels: Record<string, string>) => Object.entries(owned).every(([key, value]) => labels[key] === value);
+  const containers = (await runtime.listContainers(owned)).filter((state) => isOwned(state.labels));
+  const stale = groupPods(containers).filter((pod) => !wanted.has(pod.name));
   return Promise.all(stale.map((pod) => removePod(deps, pod, options.stateDir)));
 }
 
 async function removePod(deps: StalePodsDeps, pod: PodRecord, stateDir: string): Promise<RemovedPod> {
-  const volumes = await deps.runtime.listVolumes({ [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: pod.namespace, [LABEL_POD_NAME]: pod.name });
+  const labels = { [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: pod.namespace, [LABEL_POD_NAME]: pod.name };
+  const volumes = (await deps.runtime.listVolumes(labels)).filter((volume) => Object.entries(labels).every(([key, value]) => volume.labels[key] === value));
   const podDir = podDirectory(stateDir, deps.runtime.name, pod);
   const hasPodDir = (await stat(podDir).catch(() => undefined)) !== undefined;
   const result = await stopPod(deps, { pod, volumes, ...(hasPodDir ? { podDir } : {}) });
