@@ -97,8 +97,9 @@ export async function up(options: UpOptions): Promise<void> {
   const jobs = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind === "Job").map((w) => `${file.source}: ${w.kind} ${w.name}`));
   if (jobs.length > 0) throw new UsageError(`${jobs.join(", ")}: not run by \`podrun up\` yet (podrun validate checks it)`);
   // The bare pods, then the pods of each workload in file order, as their controllers would make them.
-  const runs = listPodRuns(manifest);
-  if (runs.length === 0) {
+  const workloads = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind !== "Job"));
+  const runs = listPodRuns(manifest, workloads);
+  if (runs.length === 0 && workloads.length === 0) {
     throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }
   // Read once, before anything is created: a missing or broken file is a usage error.
@@ -148,7 +149,6 @@ export async function up(options: UpOptions): Promise<void> {
   const several = runs.length > 1;
   // The scheduler's verdict on one node: a pod whose host port an earlier pod has stays Pending.
   const unschedulable = findUnschedulable(runs.map((run) => run.pod));
-  const pending: string[] = [];
   // A line on standard output, above the live block when there is one.
   const say = (line: string) => (live ? live.print(line) : stdout.write(`${line}\n`));
   const printOutcome = (outcome: PodOutcome, lastPod: boolean) => {
@@ -162,13 +162,10 @@ export async function up(options: UpOptions): Promise<void> {
   const failed: string[] = [];
   const done: { name: string; source: string }[] = [];
   try {
-    for (const { pod, source, workload } of runs) {
-      const label = `pod/${pod.metadata!.name}`;
-      // A Ctrl-C between two pods: the next one is not started.
-      if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
-      if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source}${workload ? `, ${workload.kind.toLowerCase()}/${workload.name}` : ""})` });
-      // Before a workload's first pod: the pods its spec no longer names go (lib/workloads/stale-pods.ts).
-      if (workload && pod === workload.pods[0] && !options.dryRun) {
+    // First, the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a
+    // template changed, fewer replicas. A cluster's controllers would delete them.
+    if (!options.dryRun) {
+      for (const workload of workloads) {
         const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
         for (const { name, failures } of removed) {
           for (const failure of failures) stderr.write(`${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${failure.object}: could not ${failure.step} it: ${failure.message}` }, `pod/${name}`))}\n`);
@@ -176,6 +173,12 @@ export async function up(options: UpOptions): Promise<void> {
           else if (!options.json) say(`pod/${name} deleted (${workload.kind.toLowerCase()}/${workload.name} no longer has it)`);
         }
       }
+    }
+    for (const { pod, source, workload } of runs) {
+      const label = `pod/${pod.metadata!.name}`;
+      // A Ctrl-C between two pods: the next one is not started.
+      if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
+      if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source}${workload ? `, ${workload.kind.toLowerCase()}/${workload.name}` : ""})` });
       const port = unschedulable.get(pod);
       if (port) {
         const identity = identifyPod(pod);
@@ -185,7 +188,6 @@ export async function up(options: UpOptions): Promise<void> {
         else stderr.write(`${color[options.wait ? "red" : "yellow"](line)}\n`);
         // With --wait the pod never becomes Ready: a failure. Without, it is left Pending, as a cluster leaves it.
         if (options.wait) failed.push(label);
-        else pending.push(label);
         continue;
       }
       const outcome = await runPod(
@@ -256,8 +258,9 @@ interface PodRun {
   workload?: Workload;
 }
 
-function listPodRuns(manifest: Manifest): PodRun[] {
+function listPodRuns(manifest: Manifest, workloads: readonly Workload[]): PodRun[] {
   const bare = manifest.pods.map((pod) => ({ pod, source: manifest.podSources.get(pod) ?? manifest.source }));
-  const owned = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind !== "Job").flatMap((workload) => workload.pods.map((pod) => ({ pod, source: file.source, workload }))));
+  const sourceOf = (workload: Workload) => manifest.files.find((file) => file.workloads.includes(workload))?.source ?? manifest.source;
+  const owned = workloads.flatMap((workload) => workload.pods.map((pod) => ({ pod, source: sourceOf(workload), workload })));
   return [...bare, ...owned];
 }

@@ -153,6 +153,11 @@ export async function deploymentCase(t: Test, runtime: RuntimeName): Promise<voi
   const newIds = await env.idsOf("Deployment/web");
   t.equal(newIds.length, 4);
   t.ok(newIds.every((id) => !ids.includes(id)), "no container of the old pods is left");
+
+  await writeFile(join(app, "deployment.yaml"), deployment(namespace, "bonjour").replace("replicas: 2", "replicas: 0"));
+  const scaled = await env.podrun("up", app);
+  t.equal(scaled.exitCode, 0, scaled.stderr);
+  t.same(await env.pods(), [], "replicas: 0 removes every pod");
 }
 
 /** replicas: 2 with a hostPort on one machine: the second pod stays Pending (FailedScheduling); --wait fails. */
