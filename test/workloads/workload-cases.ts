@@ -121,12 +121,20 @@ export async function deploymentCase(t: Test, runtime: RuntimeName): Promise<voi
   await mkdir(app);
   await writeFile(join(app, "deployment.yaml"), deployment(namespace, "hello"));
   await writeFile(join(app, "service.yaml"), `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ${namespace}}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n`);
+  await writeFile(
+    join(app, "agent.yaml"),
+    `apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: ${namespace}}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      containers: [{name: agent, image: ${BUSYBOX}, command: [sleep, "600"]}]\n`,
+  );
   await writeFile(join(app, "config.yaml"), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: ${namespace}}\ndata: {colour: blue}\n`);
 
   const up = await env.podrun("up", "--wait", app);
   t.equal(up.exitCode, 0, up.stderr);
   t.match(up.stderr, /service\.yaml:2:7: Warning: kind: Service\/web: not run by podrun/, "the Service is warned about, once");
-  const pods = await env.pods();
+  const all = await env.pods();
+  const agents = all.filter((pod) => pod.name.startsWith("agent-"));
+  t.equal(agents.length, 1, "the DaemonSet: one pod, on the one node");
+  t.match(agents[0]?.name, /^agent-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  const pods = all.filter((pod) => pod.name.startsWith("web-"));
   t.equal(pods.length, 2, "two pods");
   const [first, second] = pods;
   t.match(first?.name, /^web-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/, "named <deployment>-<template hash>-<5 characters>");
@@ -145,7 +153,7 @@ export async function deploymentCase(t: Test, runtime: RuntimeName): Promise<voi
   const changed = await env.podrun("up", "--wait", app);
   t.equal(changed.exitCode, 0, changed.stderr);
   for (const pod of pods) t.match(changed.stdout, `pod/${pod.name} deleted (deployment/web no longer has it)`);
-  const replaced = await env.pods();
+  const replaced = (await env.pods()).filter((pod) => pod.name.startsWith("web-"));
   t.equal(replaced.length, 2, "still two pods");
   t.ok(replaced.every((pod) => !pods.some((old) => old.name === pod.name)), "both replaced");
   t.not(replaced[0]?.name.split("-")[1], first?.name.split("-")[1], "a new template hash");
@@ -157,7 +165,7 @@ export async function deploymentCase(t: Test, runtime: RuntimeName): Promise<voi
   await writeFile(join(app, "deployment.yaml"), deployment(namespace, "bonjour").replace("replicas: 2", "replicas: 0"));
   const scaled = await env.podrun("up", app);
   t.equal(scaled.exitCode, 0, scaled.stderr);
-  t.same(await env.pods(), [], "replicas: 0 removes every pod");
+  t.same((await env.pods()).map((pod) => pod.name), agents.map((pod) => pod.name), "replicas: 0 removes every pod of the Deployment");
 }
 
 /** replicas: 2 with a hostPort on one machine: the second pod stays Pending (FailedScheduling); --wait fails. */
