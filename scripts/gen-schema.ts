@@ -97,7 +97,16 @@ function camelName(name: string): string {
 }
 
 function sameMembers(a: ts.TypeLiteralNode, b: ts.InterfaceDeclaration): boolean {
-  const names = (members: ts.NodeArray<ts.TypeElement>) => members.map((m) => m.name?.getText() ?? "").sort().join(",");
+  // Names, and the declared types but those of apiVersion and kind (literals in a kind's own
+  // interface): a Pod and a PersistentVolumeClaim have the same member names.
+  const names = (members: ts.NodeArray<ts.TypeElement>) =>
+    members
+      .map((m) => {
+        const name = m.name?.getText().replaceAll('"', "") ?? "";
+        return name === "apiVersion" || name === "kind" || !ts.isPropertySignature(m) ? name : `${name}:${m.type?.getText() ?? ""}`;
+      })
+      .sort()
+      .join(",");
   return names(a.members) === names(b.members);
 }
 

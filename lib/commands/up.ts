@@ -7,7 +7,15 @@ import { createRecorder, type EventSink } from "../events/recorder.js";
 import { readAuthFile } from "../credentials/pod-credentials.js";
 import { createImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
-import { loadManifests } from "../manifest/load-manifest.js";
+import type { Pod } from "kubernetes-types/core/v1.js";
+import { loadManifests, type Manifest } from "../manifest/load-manifest.js";
+import { toInvolvedObject } from "../events/types.js";
+import { formatErrorLine } from "../output/error-line.js";
+import { identifyPod } from "../pod/identity.js";
+import { explainEngineFailure } from "../runtime/engine-error.js";
+import type { Workload } from "../workloads/expand.js";
+import { findUnschedulable, formatHostPort, NO_FREE_PORTS_MESSAGE } from "../workloads/host-ports.js";
+import { removeStalePods } from "../workloads/stale-pods.js";
 import { configureColor } from "../output/color.js";
 import { plural } from "../output/plural.js";
 import { createLiveStatus } from "../output/live-status.js";
@@ -86,9 +94,12 @@ export async function up(options: UpOptions): Promise<void> {
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
   // Workloads are validated and expanded to their pods, but not run yet: never dropped silently.
-  const workloads = manifest.files.flatMap((file) => file.workloads.map((w) => `${file.source}: ${w.kind} ${w.name}`));
-  if (workloads.length > 0) throw new UsageError(`${workloads.join(", ")}: not run by \`podrun up\` yet (podrun validate checks it)`);
-  if (manifest.pods.length === 0) {
+  const jobs = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind === "Job").map((w) => `${file.source}: ${w.kind} ${w.name}`));
+  if (jobs.length > 0) throw new UsageError(`${jobs.join(", ")}: not run by \`podrun up\` yet (podrun validate checks it)`);
+  // The bare pods, then the pods of each workload in file order, as their controllers would make them.
+  const workloads = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind !== "Job"));
+  const runs = listPodRuns(manifest, workloads);
+  if (runs.length === 0 && workloads.length === 0) {
     throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }
   // Read once, before anything is created: a missing or broken file is a usage error.
@@ -107,7 +118,7 @@ export async function up(options: UpOptions): Promise<void> {
   const stateDir = options.stateDir ?? resolveStateDir(env);
 
   // Every object label known up front keeps the event columns aligned from the first line.
-  const objects = manifest.pods.flatMap((pod) => [
+  const objects = runs.flatMap(({ pod }) => [
     `pod/${pod.metadata!.name}`,
     ...[...(pod.spec!.initContainers ?? []), ...pod.spec!.containers].map((c) => `pod/${pod.metadata!.name}[${c.name}]`),
   ]);
@@ -116,7 +127,7 @@ export async function up(options: UpOptions): Promise<void> {
     ? createLiveStatus({ stream: stdout, chalk: color, labels: objects.filter((o) => o.endsWith("]")) })
     : undefined;
   const consoleSink = options.json || options.dryRun ? undefined : createConsoleSink({ stream: stdout, env, objects, live });
-  const sinks: EventSink[] = options.dryRun ? [] : [...(live ? [createLiveStatusSink(live, manifest.pods)] : []), consoleSink ?? createJsonSink(stdout)];
+  const sinks: EventSink[] = options.dryRun ? [] : [...(live ? [createLiveStatusSink(live, runs.map((run) => run.pod))] : []), consoleSink ?? createJsonSink(stdout)];
   // A dry run changes nothing on disk: no event log, and back-off kept in memory.
   const log: EventLog | undefined = options.dryRun ? undefined : await openEventLog(stateDir);
   const recorder = createRecorder({ sinks, log });
@@ -135,7 +146,9 @@ export async function up(options: UpOptions): Promise<void> {
   });
   const infraImage = options.infraImage || env.PODRUN_INFRA_IMAGE || DEFAULT_INFRA_IMAGE;
 
-  const several = manifest.pods.length > 1;
+  const several = runs.length > 1;
+  // The scheduler's verdict on one node: a pod whose host port an earlier pod has stays Pending.
+  const unschedulable = findUnschedulable(runs.map((run) => run.pod));
   // A line on standard output, above the live block when there is one.
   const say = (line: string) => (live ? live.print(line) : stdout.write(`${line}\n`));
   const printOutcome = (outcome: PodOutcome, lastPod: boolean) => {
@@ -149,12 +162,34 @@ export async function up(options: UpOptions): Promise<void> {
   const failed: string[] = [];
   const done: { name: string; source: string }[] = [];
   try {
-    for (const pod of manifest.pods) {
-      const source = manifest.podSources.get(pod) ?? manifest.source;
+    // First, the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a
+    // template changed, fewer replicas. A cluster's controllers would delete them.
+    if (!options.dryRun) {
+      for (const workload of workloads) {
+        const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
+        for (const { name, failures } of removed) {
+          for (const failure of failures) stderr.write(`${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${failure.object}: could not ${failure.step} it: ${failure.message}` }, `pod/${name}`))}\n`);
+          if (failures.length > 0) failed.push(`pod/${name}`);
+          else if (!options.json) say(`pod/${name} deleted (${workload.kind.toLowerCase()}/${workload.name} no longer has it)`);
+        }
+      }
+    }
+    for (const { pod, source, workload } of runs) {
       const label = `pod/${pod.metadata!.name}`;
       // A Ctrl-C between two pods: the next one is not started.
       if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
-      if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source})` });
+      if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source}${workload ? `, ${workload.kind.toLowerCase()}/${workload.name}` : ""})` });
+      const port = unschedulable.get(pod);
+      if (port) {
+        const identity = identifyPod(pod);
+        recorder.event(toInvolvedObject(identity), "Warning", "FailedScheduling", NO_FREE_PORTS_MESSAGE);
+        const line = `${label} Pending: hostPort ${formatHostPort(port)} is taken by an earlier pod of the set (FailedScheduling)`;
+        if (options.dryRun) podMarks.push({ at: commands.length, line: `# ${line}` });
+        else stderr.write(`${color[options.wait ? "red" : "yellow"](line)}\n`);
+        // With --wait the pod never becomes Ready: a failure. Without, it is left Pending, as a cluster leaves it.
+        if (options.wait) failed.push(label);
+        continue;
+      }
       const outcome = await runPod(
         { runtime, recorder, images },
         {
@@ -180,7 +215,7 @@ export async function up(options: UpOptions): Promise<void> {
       );
       // One pod: an engine command that failed is reported as any command's (lib/cli.ts).
       if (outcome.status === "failed" && outcome.error instanceof EngineCommandError && !several) throw outcome.error;
-      printOutcome(outcome, pod === manifest.pods.at(-1));
+      printOutcome(outcome, pod === runs.at(-1)!.pod);
       if (outcome.status === "interrupted") throw new ExitError(ExitCode.Interrupted);
       if (outcome.status !== "failed") done.push({ name: pod.metadata!.name!, source });
       else if (several) failed.push(label);
@@ -207,10 +242,25 @@ export async function up(options: UpOptions): Promise<void> {
         for (const mark of podMarks) if (mark.at === i) stdout.write(`${mark.line}\n`);
         stdout.write(`${quoteCommand(command.binary, command.args, command.env)}\n`);
       });
+      for (const mark of podMarks) if (mark.at === commands.length) stdout.write(`${mark.line}\n`);
     }
   }
   if (failed.length > 0) {
-    stderr.write(`${color.red(`podrun: ${failed.length} of ${plural(manifest.pods.length, "pod")} failed: ${failed.join(", ")}`)}\n`);
+    stderr.write(`${color.red(`podrun: ${failed.length} of ${plural(runs.length, "pod")} failed: ${failed.join(", ")}`)}\n`);
     throw new ExitError(ExitCode.Failed);
   }
+}
+
+/** One pod `up` brings up: a bare pod of the files, or one of a workload's. */
+interface PodRun {
+  pod: Pod;
+  source: string;
+  workload?: Workload;
+}
+
+function listPodRuns(manifest: Manifest, workloads: readonly Workload[]): PodRun[] {
+  const bare = manifest.pods.map((pod) => ({ pod, source: manifest.podSources.get(pod) ?? manifest.source }));
+  const sourceOf = (workload: Workload) => manifest.files.find((file) => file.workloads.includes(workload))?.source ?? manifest.source;
+  const owned = workloads.flatMap((workload) => workload.pods.map((pod) => ({ pod, source: sourceOf(workload), workload })));
+  return [...bare, ...owned];
 }

@@ -178,6 +178,8 @@ export function checkManifests(
     manifest.configMaps.push(...file.configMaps);
     manifest.secrets.push(...file.secrets);
     if (file.persistentVolumeClaims) (manifest.persistentVolumeClaims ??= []).push(...file.persistentVolumeClaims);
+    // A StatefulSet's claims are made by its controller, not written in the file: they join the set's claims.
+    for (const workload of file.workloads) if (workload.claims.length > 0) (manifest.persistentVolumeClaims ??= []).push(...workload.claims);
     manifest.warnings.push(...formatWarnings(file.source, warnings));
     for (const [engine, located] of Object.entries(engineWarnings) as [RuntimeName, LocatedError[]][]) {
       ((manifest.engineWarnings ??= {})[engine] ??= []).push(...formatWarnings(file.source, located));

@@ -16,6 +16,8 @@ export const LABEL_POD_UID = "io.kubernetes.pod.uid";
 export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
 /** Marks what podrun created, so that cleanup never touches anything else. */
 export const LABEL_MANAGED = "io.podrun.managed";
+/** On every container of a pod made from a workload: `Deployment/web` (lib/workloads/expand.ts). */
+export const LABEL_OWNER = "io.podrun.owner";
 /**
  * "init", "sidecar" (an init container with `restartPolicy: Always`) or "app": `ps` counts app
  * containers and sidecars in READY; `down` stops app containers first, then sidecars in reverse

@@ -1,14 +1,15 @@
-import type { Pod, PodTemplateSpec } from "kubernetes-types/core/v1.js";
+import type { PersistentVolumeClaim, Pod, PodTemplateSpec, Volume } from "kubernetes-types/core/v1.js";
 import { defaultPod } from "../manifest/defaults.js";
 import type { WorkloadKind } from "../manifest/kinds.js";
+import { LABEL_OWNER } from "../runtime/types.js";
 
 // The pods a workload's controller would create from its template, as a pure function of the
 // validated manifest: named and labelled as the controllers do, so `ps`, `logs` and `down` can find
 // them by workload, and stable, so an unchanged re-up finds the same pods.
 // Controllers: https://github.com/kubernetes/kubernetes/tree/v1.34.0/pkg/controller
 
-/** podrun's own label on every pod of a workload: `Deployment/web`. */
-export const OWNER_LABEL = "io.podrun.owner";
+/** podrun's own label on every pod of a workload, and on its containers: `Deployment/web`. */
+export const OWNER_LABEL = LABEL_OWNER;
 
 /** A workload of the manifest (validated) and the pods it runs. */
 export interface Workload {
@@ -20,6 +21,8 @@ export interface Workload {
   /** The Deployment's pod-template-hash, the StatefulSet's revision hash; "" for the others. */
   templateHash: string;
   pods: Pod[];
+  /** A StatefulSet's claims from its volumeClaimTemplates, one per template and pod: `<template>-<set>-<i>`. */
+  claims: PersistentVolumeClaim[];
   /** The workload object itself, its namespace defaulted (for `validate --json`). */
   object: Record<string, unknown>;
 }
@@ -27,7 +30,14 @@ export interface Workload {
 interface RawWorkload {
   kind: WorkloadKind;
   metadata?: { name?: string; namespace?: string };
-  spec?: { replicas?: number; parallelism?: number; completions?: number; template?: PodTemplateSpec };
+  spec?: {
+    replicas?: number;
+    parallelism?: number;
+    completions?: number;
+    template?: PodTemplateSpec;
+    selector?: { matchLabels?: Record<string, string> };
+    volumeClaimTemplates?: PersistentVolumeClaim[];
+  };
 }
 
 /** The pods of a validated workload object. */
@@ -44,6 +54,7 @@ export function expandWorkload(object: RawWorkload): Workload {
   const templateHash = kind === "Deployment" || kind === "StatefulSet" ? computeHash(canonicalJson(hashed)) : "";
   const owner = `${kind}/${name}`;
   const pods: Pod[] = [];
+  const claims: PersistentVolumeClaim[] = [];
   for (let i = 0; i < count; i++) {
     const labels: Record<string, string> = { ...template.metadata?.labels };
     let podName: string;
@@ -79,11 +90,25 @@ export function expandWorkload(object: RawWorkload): Workload {
     if (kind === "StatefulSet") {
       // The StatefulSet controller gives each pod a stable hostname, under the governing service.
       pod.spec!.hostname = podName;
+      // …and its own claim per volumeClaimTemplate, labelled with the template's labels and the
+      // selector's, mounted through a volume of the template's name.
+      const podClaims = (spec.volumeClaimTemplates ?? []).map((template): PersistentVolumeClaim => ({
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: { name: `${template.metadata?.name}-${name}-${i}`, namespace, labels: { ...template.metadata?.labels, ...spec.selector?.matchLabels } },
+        spec: structuredClone(template.spec),
+      }));
+      if (podClaims.length > 0) {
+        const volumes: Volume[] = podClaims.map((claim, t) => ({ name: spec.volumeClaimTemplates![t]!.metadata!.name!, persistentVolumeClaim: { claimName: claim.metadata!.name! } }));
+        const taken = new Set(volumes.map((v) => v.name));
+        pod.spec!.volumes = [...(pod.spec!.volumes ?? []).filter((v) => !taken.has(v.name)), ...volumes];
+        claims.push(...podClaims);
+      }
     }
     pods.push(pod);
   }
   const written = object as unknown as Record<string, unknown>;
-  return { kind, name, namespace, replicas: count, templateHash, pods, object: { ...written, metadata: { ...object.metadata, namespace } } };
+  return { kind, name, namespace, replicas: count, templateHash, pods, claims, object: { ...written, metadata: { ...object.metadata, namespace } } };
 }
 
 function podCount(kind: WorkloadKind, spec: RawWorkload["spec"] & object): number {

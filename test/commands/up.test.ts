@@ -194,15 +194,21 @@ t.test("usage errors are thrown before the engine is asked anything", async (t) 
     name: "UsageError",
     message: `${onlyConfig}: no Pod to run (the file holds only ConfigMaps or Secrets)`,
   });
+  t.same(world.runtime.calls, []);
+});
+
+t.test("a Deployment: its stale pods are looked for by owner, then its replicas run as pods named by the controller's rules", async (t) => {
+  const { world } = await setup(t);
   const deployment = await world.manifest(
     "deploy.yaml",
-    "apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  selector: { matchLabels: { app: web } }\n  template:\n    metadata: { labels: { app: web } }\n    spec: { containers: [{ name: app, image: busybox:1.36 }] }\n",
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  replicas: 2\n  selector: { matchLabels: { app: web } }\n  template:\n    metadata: { labels: { app: web } }\n    spec: { containers: [{ name: app, image: busybox:1.36 }] }\n",
   );
-  await t.rejects(up({ files: [deployment], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io }), {
-    name: "UsageError",
-    message: `${deployment}: Deployment web: not run by \`podrun up\` yet (podrun validate checks it)`,
-  });
-  t.same(world.runtime.calls, []);
+  await up({ files: [deployment], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io });
+  t.equal(world.runtime.calls[0], "listContainers io.podrun.managed=true,io.kubernetes.pod.namespace=default,io.podrun.owner=Deployment/web");
+  const sandboxes = world.runtime.calls.filter((call) => call.startsWith("createSandbox "));
+  t.equal(sandboxes.length, 2, "two pods");
+  for (const call of sandboxes) t.match(call, /^createSandbox default_web-[bcdfghjklmnpqrstvwxz2456789]+-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  t.equal(world.runtime.calls.filter((call) => call.startsWith("listContainers ")).length, 1, "one look for stale pods per workload");
 });
 
 t.test("--json: one JSON event per line on stdout, no summary", async (t) => {

@@ -122,7 +122,18 @@ t.test("other Kubernetes kinds are one Warning each, never an error; unknown kin
 t.test("a PersistentVolumeClaim is accepted and checked structurally", async (t) => {
   const ok = check("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
   t.same(ok.errors, []);
-  t.same(check("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {size: 1}\n").errors, ['w.yaml:4:8: spec: unknown field "size"']);
+  t.same(check("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  size: 1\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n").errors, ['w.yaml:5:3: spec: unknown field "size"']);
+});
+
+const statefulSet = (claimSpec: string) =>
+  "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n      containers:\n      - name: db\n        image: busybox\n        volumeMounts: [{name: data, mountPath: /data}]\n" +
+  `  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: ${claimSpec}\n`;
+
+t.test("a StatefulSet's volumeClaimTemplates: mounted by name, each checked as a claim", async (t) => {
+  t.same(check(statefulSet("{accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}")).errors, [], "a mount of a claim template's name is a mount of a volume");
+  t.same(check(statefulSet("{accessModes: [ReadWriteOnce]}")).errors, ["w.yaml:15:11: spec.volumeClaimTemplates[0].spec.resources[storage]: Required value"]);
+  const noClaims = statefulSet("{}").replace(/ {2}volumeClaimTemplates:[^]*$/, "");
+  t.same(check(noClaims).errors, ['w.yaml:12:31: spec.template.spec.containers[0].volumeMounts[0].name: Not found: "data"'], "without the template, the mount names nothing");
 });
 
 t.test("fields of the template podrun ignores are warned about under spec.template", async (t) => {

@@ -87,3 +87,21 @@ t.test("Job: <name>-<5 chars>, job-name and controller-uid labels, parallelism p
   t.equal(w.pods[0]!.spec!.restartPolicy, "Never");
   t.equal(expandWorkload({ kind: "Job", metadata: { name: "one" }, spec: { completions: 1, parallelism: 4, template: template() } }).pods.length, 1, "never more pods than completions");
 });
+
+t.test("a StatefulSet's claim templates: one claim per pod and template, mounted through a volume of the template's name", async (t) => {
+  const workload = expandWorkload({
+    kind: "StatefulSet",
+    metadata: { name: "db", namespace: "shop" },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: "db" } },
+      template: { metadata: { labels: { app: "db" } }, spec: { volumes: [{ name: "data", emptyDir: {} }], containers: [{ name: "db", image: "busybox" }] } },
+      volumeClaimTemplates: [{ metadata: { name: "data", labels: { tier: "storage" } }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
+    },
+  });
+  t.same(workload.claims.map((c) => [c.metadata?.namespace, c.metadata?.name, c.metadata?.labels]), [
+    ["shop", "data-db-0", { tier: "storage", app: "db" }],
+    ["shop", "data-db-1", { tier: "storage", app: "db" }],
+  ]);
+  t.same(workload.pods.map((p) => p.spec?.volumes), [[{ name: "data", persistentVolumeClaim: { claimName: "data-db-0" } }], [{ name: "data", persistentVolumeClaim: { claimName: "data-db-1" } }]], "the claim takes the place of a template volume of the same name");
+});

@@ -6,6 +6,7 @@ import { reportInvalid } from "./context.js";
 import { validateObjectMeta } from "./metadata.js";
 import { findLabelValueErrors, findQualifiedNameErrors } from "./names.js";
 import { asArray, asInteger, asObject, asString, isSet, listObjectItems, type RawObject } from "./raw.js";
+import { validatePersistentVolumeClaim } from "./persistent-volume-claim.js";
 
 // The rules of ValidateDeployment, ValidateReplicaSet, ValidateStatefulSet, ValidateDaemonSet
 // (pkg/apis/apps/validation) and ValidateJob (pkg/apis/batch/validation) for the fields a
@@ -63,8 +64,13 @@ export function validateWorkload(kind: WorkloadKind, object: RawObject, index: O
     report({ type: "Required", path: TEMPLATE });
     return;
   }
-  // The template is checked as the Pod the controller would create from it, named after the workload.
-  const pod = { apiVersion: "v1", kind: "Pod", metadata: { ...templateMeta, name: asString(asObject(object.metadata)?.name) || "workload", namespace }, spec: template.spec };
+  // The template is checked as the Pod the controller would create from it, named after the
+  // workload. A StatefulSet's pods also get a volume per claim template (the API server leaves the
+  // template's volume mounts unchecked for that reason; the pod creation would check them).
+  const claimVolumes = kind === "StatefulSet" ? validateClaimTemplates(spec, report) : [];
+  const writtenSpec = asObject(template.spec);
+  const podSpec = claimVolumes.length > 0 && writtenSpec ? { ...writtenSpec, volumes: withClaimVolumes(asArray(writtenSpec.volumes), claimVolumes) } : template.spec;
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { ...templateMeta, name: asString(asObject(object.metadata)?.name) || "workload", namespace }, spec: podSpec };
   validatePod(pod, index, (error) => {
     // The name is the workload's, already checked; a template has none.
     if (error.path.segments[0] === "metadata" && (error.path.segments[1] === "name" || error.path.segments[1] === "namespace")) return;
@@ -87,6 +93,25 @@ export function validateWorkload(kind: WorkloadKind, object: RawObject, index: O
       report({ type: "Forbidden", path: TEMPLATE.child("spec").child("activeDeadlineSeconds"), detail: `activeDeadlineSeconds in ${owner} is not Supported` });
     }
   }
+}
+
+/**
+ * Checks each of a StatefulSet's volumeClaimTemplates as a claim (its name required) and returns
+ * the volumes its pods get from them, named after the templates.
+ */
+function validateClaimTemplates(spec: RawObject, report: Reporter): RawObject[] {
+  const path = SPEC.child("volumeClaimTemplates");
+  return listObjectItems(spec.volumeClaimTemplates).flatMap(([i, claim]) => {
+    validatePersistentVolumeClaim(claim, (error) => report({ ...error, path: error.path.under(path.index(i)) }));
+    const name = asString(asObject(claim.metadata)?.name);
+    return name ? [{ name, persistentVolumeClaim: { claimName: name } }] : [];
+  });
+}
+
+/** The template's volumes with the claim templates' volumes in place of any of the same name, as the controller does. */
+export function withClaimVolumes(volumes: readonly unknown[] | undefined, claimVolumes: readonly RawObject[]): unknown[] {
+  const names = new Set(claimVolumes.map((v) => v.name));
+  return [...(volumes ?? []).filter((v) => !names.has(asObject(v)?.name)), ...claimVolumes];
 }
 
 function validateJobFields(spec: RawObject, report: Reporter): void {

@@ -1,7 +1,7 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import type { ContainerSpec, PortMapping, SandboxSpec } from "../../runtime/types.js";
 import { containerLabels, containerRuntimeName, sandboxRuntimeName, type PodIdentity } from "../identity.js";
-import { INFRA_CONTAINER_NAME } from "../../runtime/types.js";
+import { INFRA_CONTAINER_NAME, LABEL_OWNER } from "../../runtime/types.js";
 import { buildStopLabels } from "./stop-labels.js";
 import { planSecurityOptions } from "./security-options.js";
 import { planContainerMounts } from "../volumes/volume-plan.js";
@@ -15,7 +15,6 @@ import { activeDeadlineLabels } from "../status/active-deadline.js";
 import { planTerminal } from "../../runtime/terminal-args.js";
 import { terminationMessageLabels } from "./termination-message.js";
 import { planPodEtcFiles } from "../etc/etc-files.js";
-import { ownerLabels } from "../status/workload-ref.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -68,7 +67,7 @@ export function buildContainerSpec(options: {
     image: imageRef,
     ...withEnv(env),
     workingDir: container.workingDir || undefined,
-    labels: { ...containerLabels(identity, container.name, kind), ...buildStopLabels(spec, container, kind), ...activeDeadlineLabels(spec), ...terminationMessageLabels(container), ...ownerLabels(pod) },
+    labels: { ...containerLabels(identity, container.name, kind), ...workloadLabel(pod), ...buildStopLabels(spec, container, kind), ...activeDeadlineLabels(spec), ...terminationMessageLabels(container) },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
     // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
@@ -150,4 +149,10 @@ function collectPublishedPorts(pod: Pod, publishAll: boolean): PortMapping[] {
     }
   }
   return ports;
+}
+
+/** The workload a pod was made from, on each of its containers (the sandbox has all the pod's labels). */
+function workloadLabel(pod: Pod): Record<string, string> {
+  const owner = pod.metadata?.labels?.[LABEL_OWNER];
+  return owner !== undefined ? { [LABEL_OWNER]: owner } : {};
 }

@@ -1,4 +1,3 @@
-import type { Pod } from "kubernetes-types/core/v1.js";
 import { UsageError } from "../../errors.js";
 import { WORKLOAD_KINDS, type WorkloadKind } from "../../manifest/kinds.js";
 import { findObjectNameErrors } from "../../manifest/rules/names.js";
@@ -82,15 +81,6 @@ export function formatNotFound(ref: ResourceRef): string {
 /** The owner label's value for a workload: `Deployment/web`. */
 export function ownerLabelValue(ref: WorkloadRef): string {
   return `${ref.kind}/${ref.name}`;
-}
-
-/**
- * The owner label of a workload's pod, for each of its containers: the kubelet gives the pod's
- * labels to the sandbox alone, and a hostNetwork pod has none, so the label goes on every container.
- */
-export function ownerLabels(pod: Pod): Record<string, string> {
-  const value = pod.metadata?.labels?.[OWNER_LABEL];
-  return value === undefined ? {} : { [OWNER_LABEL]: value };
 }
 
 /** The workload a pod was made from, read from the owner label of any of its containers; undefined for a bare pod. */

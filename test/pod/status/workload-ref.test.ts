@@ -7,7 +7,6 @@ import {
   formatNotFound,
   formatRef,
   isPodNameOf,
-  ownerLabels,
   ownerOf,
   ownerReferencesOf,
   parseRefs,
@@ -77,8 +76,6 @@ t.test("a pod's owner is read from the label of its sandbox or of any container 
   t.same(ownerOf(record("agent-bcdfg", "DaemonSet/agent", "app")), { kind: "DaemonSet", name: "agent" });
   t.equal(ownerOf(record("web")), undefined, "a bare pod");
   t.equal(ownerOf(record("x", "Service/x")), undefined, "a kind that makes no pods");
-  t.same(ownerLabels(expandWorkload({ kind: "Job", metadata: { name: "m" }, spec: { template: { spec: { containers: [{ name: "c", image: "i" }] } } } }).pods[0]!), { [OWNER_LABEL]: "Job/m" });
-  t.same(ownerLabels({ metadata: { name: "web", labels: { app: "web" } } }), {}, "a bare pod's containers get no label");
 });
 
 t.test("a reference selects its pods, in the records' order; one that selects none is missing", async (t) => {

@@ -1,0 +1,44 @@
+import { stat } from "node:fs/promises";
+import type { EventRecorder } from "../events/recorder.js";
+import { groupPods, type PodRecord } from "../pod/status/find-pods.js";
+import { stopPod, type StopFailure } from "../pod/stop/stop-pod.js";
+import { podDirectory } from "../pod/volumes/pod-dir.js";
+import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, type ContainerRuntime } from "../runtime/types.js";
+import { OWNER_LABEL, type Workload } from "./expand.js";
+
+// What a controller deletes when the workload changes: the pods of the workload that its new
+// spec no longer names. A Deployment whose template changed has a new template hash, hence new
+// pod names, and its old pods go; fewer replicas remove the highest StatefulSet ordinals or the
+// surplus ReplicaSet pods. They go before the new pods start (as the Recreate strategy does): on
+// one machine the old and new pods would otherwise compete for the same host ports.
+
+export interface StalePodsDeps {
+  runtime: ContainerRuntime;
+  recorder: Pick<EventRecorder, "event">;
+}
+
+export interface RemovedPod {
+  name: string;
+  failures: StopFailure[];
+}
+
+/** Removes the workload's pods that are not among `workload.pods`, as `down` removes a pod. */
+export async function removeStalePods(deps: StalePodsDeps, workload: Workload, options: { stateDir: string }): Promise<RemovedPod[]> {
+  const { runtime } = deps;
+  const owned = { [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: workload.namespace, [OWNER_LABEL]: `${workload.kind}/${workload.name}` };
+  const wanted = new Set(workload.pods.map((pod) => pod.metadata!.name!));
+  // Each label checked here too: an engine that ORs label filters must never make another pod stale.
+  const isOwned = (labels: Record<string, string>) => Object.entries(owned).every(([key, value]) => labels[key] === value);
+  const containers = (await runtime.listContainers(owned)).filter((state) => isOwned(state.labels));
+  const stale = groupPods(containers).filter((pod) => !wanted.has(pod.name));
+  return Promise.all(stale.map((pod) => removePod(deps, pod, options.stateDir)));
+}
+
+async function removePod(deps: StalePodsDeps, pod: PodRecord, stateDir: string): Promise<RemovedPod> {
+  const labels = { [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: pod.namespace, [LABEL_POD_NAME]: pod.name };
+  const volumes = (await deps.runtime.listVolumes(labels)).filter((volume) => Object.entries(labels).every(([key, value]) => volume.labels[key] === value));
+  const podDir = podDirectory(stateDir, deps.runtime.name, pod);
+  const hasPodDir = (await stat(podDir).catch(() => undefined)) !== undefined;
+  const result = await stopPod(deps, { pod, volumes, ...(hasPodDir ? { podDir } : {}) });
+  return { name: pod.name, failures: result.failures };
+}
