@@ -2,19 +2,17 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t, { type Test } from "tap";
-import { createRuntime } from "../../lib/runtime/cli-runtime.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { requireEngine, requireImage } from "../harness/engine.js";
 import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
-import { upWorkloadPods } from "../harness/workload-pods.js";
 
 // ps, logs, events and down by workload on docker and podman: a Deployment of two pods sharing a
 // claim, and a hostNetwork DaemonSet (no sandbox: its owner is on its container alone), in a
-// namespace of the test's own. The pods are run as `up` runs a pod (harness/workload-pods.ts);
-// everything after that is the CLI. Each pod prints its hostname, the pod's name, from inside.
+// namespace of the test's own, all through the CLI. Each pod prints its hostname, the pod's name,
+// from inside.
 
 function manifest(ns: string, web: string, agent: string, claim: string): string {
   const template = (name: string, extra: string) => `  template:
@@ -67,18 +65,22 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
   const file = join(dir, "app.yaml");
   await writeFile(file, manifest(ns, web, agent, claim));
   const pods: string[] = [];
+  const cli = (...args: string[]) => runCli([...args, "--runtime", runtime], { env: { PODRUN_STATE_DIR: stateDir } });
   t.teardown(async () => {
+    await cli("down", "--all", "-n", ns, "--grace-period", "0");
     for (const pod of pods) await removeManagedContainers(runtime, { "io.kubernetes.pod.name": pod });
     await runCommand(runtime, ["volume", "rm", "-f", `${ns}_${claim}`], { reject: false });
     await rm(dir, { recursive: true, force: true });
   });
-  const cli = (...args: string[]) => runCli([...args, "--runtime", runtime], { env: { PODRUN_STATE_DIR: stateDir } });
 
-  const outcomes = await upWorkloadPods(createRuntime({ name: runtime, binary: runtime, clientVersion: "", serverVersion: "" }), [file], { stateDir });
-  pods.push(...outcomes.map((o) => o.label.replace(/^pod\//, "")));
-  t.same(outcomes.map((o) => o.status), ["started", "started", "started"], "two Deployment pods and the DaemonSet's");
-  const [web0, web1, agentPod] = pods as [string, string, string];
-  const webPods = [web0, web1].sort();
+  const up = await cli("up", file);
+  t.equal(up.exitCode, 0, "up runs the Deployment and the DaemonSet");
+  const listed = await cli("ps", "-n", ns);
+  pods.push(...listed.stdout.split("\n").slice(1).filter(Boolean).map((line) => line.split(/\s+/)[0]!));
+  const webPods = pods.filter((p) => p.startsWith(`${web}-`)).sort();
+  const [agentPod] = pods.filter((p) => p.startsWith(`${agent}-`)) as [string];
+  t.equal(webPods.length, 2, "two Deployment pods");
+  t.ok(agentPod, "and the DaemonSet's");
   for (const pod of pods) await started(runtime, `${ns}_${pod}_app`);
 
   const ps = await cli("ps", "-n", ns, `deploy/${web}`);

@@ -7,11 +7,9 @@ import { up } from "../../lib/commands/up.js";
 import { ExitError, UsageError } from "../../lib/errors.js";
 import { OWNER_LABEL } from "../../lib/workloads/expand.js";
 import { createCommandWorld, type CommandWorld } from "../harness/command-io.js";
-import { upWorkloadPods } from "../harness/workload-pods.js";
 
-// ps, logs, events and down given a workload (`deploy/web`), against the shared fake engine: the
-// workload's pods run as `up` runs a pod (harness/workload-pods.ts), beside a bare pod whose name
-// could be a pod of theirs. The pure parts: test/pod/status/workload-ref.test.ts; the engines:
+// ps, logs, events and down given a workload (`deploy/web`), against the shared fake engine after
+// `up` of a Deployment, beside a bare pod whose name could be a pod of theirs. The pure parts: test/pod/status/workload-ref.test.ts; the engines:
 // workload-ref.e2e.test.ts.
 
 const DEPLOYMENT = `apiVersion: apps/v1
@@ -57,11 +55,10 @@ async function setup(t: Test): Promise<Setup> {
   const world = await createCommandWorld(t, { images: ["registry.k8s.io/pause:3.10", "busybox:1.36"] });
   world.runtime.script("app", { logs: ["listening"] });
   const file = await world.manifest("web.yaml", DEPLOYMENT);
-  const outcomes = await upWorkloadPods(world.runtime, [file], { stateDir: world.stateDir });
-  t.same(outcomes.map((o) => o.status), ["started", "started"], "the Deployment's pods run");
-  await up({ files: [await world.manifest("bare.yaml", BARE)], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io });
+  await up({ files: [file, await world.manifest("bare.yaml", BARE)], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io });
+  const pods = [...new Set(world.runtime.listAll().filter((c) => c.labels[OWNER_LABEL] === "Deployment/web").map((c) => c.labels["io.kubernetes.pod.name"]!))];
+  t.equal(pods.length, 2, "the Deployment's two pods run");
   world.nextCommand();
-  const pods = outcomes.map((o) => o.label.replace(/^pod\//, ""));
   return { world, file, pods };
 }
 
