@@ -243,7 +243,7 @@ export function buildProgram(): Command {
     .argument("[pod...]", "only these pods, or a workload's: deploy/web, sts/db, job/migrate… (with --volumes: these claims)")
     .option("-n, --namespace <ns>", "only this namespace (default: default)")
     .option("-A, --all-namespaces", "pods of every namespace, with a NAMESPACE column")
-    .addOption(new Option("-o, --output <format>", "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS").choices(["wide"]))
+    .addOption(new Option("-o, --output <format>", "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS (and OWNER when a pod is a workload's)").choices(["wide"]))
     .option("--json", "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…)")
     .option("--volumes", "list the PersistentVolumeClaims' engine volumes instead: claim, volume, the pods using it")
     .addOption(runtimeOption())
