@@ -14,6 +14,7 @@ import { createLiveStatus } from "../output/live-status.js";
 import { createLiveStatusSink, showPodProgress } from "../output/live-status-sink.js";
 import { formatPodOutcome, formatPodProgress } from "../output/pod-outcome.js";
 import { runPod, type PodOutcome } from "../pod/run-pod.js";
+import { runJobs } from "../workloads/run-jobs.js";
 import { formatDeadlineWarnings } from "../readiness/active-deadline.js";
 import { watchInterrupt } from "../process/interrupt.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
@@ -86,9 +87,9 @@ export async function up(options: UpOptions): Promise<void> {
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
   // Workloads are validated and expanded to their pods, but not run yet: never dropped silently.
-  const workloads = manifest.files.flatMap((file) => file.workloads.map((w) => `${file.source}: ${w.kind} ${w.name}`));
+  const workloads = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind !== "Job").map((w) => `${file.source}: ${w.kind} ${w.name}`));
   if (workloads.length > 0) throw new UsageError(`${workloads.join(", ")}: not run by \`podrun up\` yet (podrun validate checks it)`);
-  if (manifest.pods.length === 0) {
+  if (manifest.pods.length === 0 && !manifest.files.some((file) => file.workloads.some((w) => w.kind === "Job"))) {
     throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }
   // Read once, before anything is created: a missing or broken file is a usage error.
@@ -186,6 +187,23 @@ export async function up(options: UpOptions): Promise<void> {
       else if (several) failed.push(label);
       else throw new ExitError(ExitCode.Failed);
     }
+    // Jobs, after the bare pods: each run as the Job controller would (lib/workloads/run-jobs.ts).
+    const jobs = await runJobs(
+      { runtime, recorder, images },
+      {
+        jobs: manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind === "Job").map((workload) => ({ workload, source: file.source }))),
+        podOptions: { objects: manifest, authFile, infraImage, stateDir, publishAll: options.publishAll, dryRun: options.dryRun, signal: interrupt?.signal },
+        keepOnFailure: options.keepOnFailure,
+        wait: options.wait ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true } : undefined,
+        signal: interrupt?.signal,
+        say,
+        warn: (line) => stderr.write(`${line}\n`),
+        paint: color,
+      },
+    );
+    if (jobs.interrupted) throw new ExitError(ExitCode.Interrupted);
+    if (jobs.failed.length > 0 && failed.length === 0) throw new ExitError(ExitCode.Failed);
+    failed.push(...jobs.failed);
   } catch (error) {
     // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
     // stay, and the user is told which.
