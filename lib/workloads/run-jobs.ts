@@ -139,7 +139,6 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
       result.failed.push(label);
     } catch (error) {
       if (!(error instanceof JobPodStartError)) throw error;
-      pods.close();
       await save();
       const { outcome } = error;
       if (outcome.status === "interrupted") {
@@ -149,6 +148,9 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
       for (const note of outcome.notes) options.warn(note);
       options.warn(paint.red(formatErrorLine(outcome.error, `${outcome.label} of ${label}`)));
       result.failed.push(label);
+    } finally {
+      // Nothing is watched once `up` is done with the Job: the pods run on, the engine keeps them.
+      pods.close();
     }
   }
   return result;
