@@ -96,7 +96,8 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
     };
 
     try {
-      if (!options.wait) {
+      // A dry run plans the first sync's pods: nothing runs, so there is nothing to wait for.
+      if (!options.wait || dryRun) {
         const decision = controller.sync(clock.now());
         for (const event of decision.events) onEvent(event);
         for (const name of decision.delete) await pods.delete(name);
