@@ -196,7 +196,8 @@ export async function up(options: UpOptions): Promise<void> {
         keepOnFailure: options.keepOnFailure,
         wait: options.wait ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true } : undefined,
         signal: interrupt?.signal,
-        say,
+        // --json: standard output carries events only.
+        say: options.json ? (line) => stderr.write(`${line}\n`) : say,
         warn: (line) => stderr.write(`${line}\n`),
         paint: color,
       },

@@ -39,7 +39,7 @@ export interface RunJobsOptions {
   say: (line: string) => void;
   warn: (line: string) => void;
   /** Colours of the failure lines. */
-  paint?: { red: (s: string) => string; yellow: (s: string) => string };
+  paint?: { red: (s: string) => string; yellow: (s: string) => string; green: (s: string) => string };
 }
 
 export interface RunJobsResult {
@@ -58,7 +58,8 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
   const clock = options.clock ?? systemClock;
   const { stateDir, dryRun } = options.podOptions;
   const engine = deps.runtime.name;
-  const paint = options.paint ?? { red: (s: string) => s, yellow: (s: string) => s };
+  const plain = (s: string) => s;
+  const paint = options.paint ?? { red: plain, yellow: plain, green: plain };
   const result: RunJobsResult = { failed: [], interrupted: false };
   if (!dryRun) await removeExpiredJobs(deps, options, clock);
 
@@ -173,7 +174,7 @@ async function report(
   if (finished.type === "Complete") {
     const wanted = controller.spec.completions;
     const failures = status.failed ? `, ${status.failed} failed` : "";
-    options.say(`${label}: Complete: ${status.succeeded ?? 0}${wanted === undefined ? "" : ` of ${wanted}`} succeeded${failures}, in ${seconds}s`);
+    options.say(paint.green(`${label}: Complete: ${status.succeeded ?? 0}${wanted === undefined ? "" : ` of ${wanted}`} succeeded${failures}, in ${seconds}s`));
   } else {
     for (const line of formatFailedPodLogs(pods.lastFailure)) options.warn(line);
     options.warn(paint.red(formatErrorLine({ reason: finished.reason, message: `${finished.message} (${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed, in ${seconds}s)` }, label)));
