@@ -2,6 +2,7 @@ import t, { type Test } from "tap";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { up, type UpOptions } from "../../lib/commands/up.js";
+import { down } from "../../lib/commands/down.js";
 import { ExitError } from "../../lib/errors.js";
 import { readJobRecord, writeJobRecord } from "../../lib/workloads/job-state.js";
 import { createCommandWorld, type CommandWorld } from "../harness/command-io.js";
@@ -114,4 +115,46 @@ t.test("ttlSecondsAfterFinished: the next up after the TTL removes the pods of a
   await run({ wait: true });
   t.match(world.stdout.text, /job\/migrate: Complete/);
   void file;
+});
+
+t.test("a failed init container is the pod's failure: counted, the Job fails with its exit and log lines", async (t) => {
+  const manifest = JOB().replace("    spec:\n      restartPolicy: Never", "    spec:\n      restartPolicy: Never\n      initContainers:\n        - name: prep\n          image: busybox:1.36\n          command: [\"false\"]");
+  const { world, run } = await setup(t, manifest);
+  world.runtime.script("prep", { exitCode: 2, logs: ["no schema"] });
+  const error = await run({ wait: true }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(error instanceof ExitError && error.code === 1);
+  const stderr = world.stderr.lines();
+  t.match(stderr.at(-1), /^Error: BackoffLimitExceeded: job\/migrate: .*\(0 succeeded, 1 failed, in \d+s\)$/);
+  t.match(stderr.slice(-3, -1), [/^last log lines of pod\/migrate-[a-z0-9]{5}\[prep\]:$/, "  no schema"]);
+  t.notOk(world.runtime.calls.some((c) => c === "createContainer main"), "the app container never made");
+  t.equal(podNames(world).length, 1, "the failed pod is kept (restartPolicy Never)");
+});
+
+t.test("down of the Job's file removes its pods, found by owner, and its record: the next up runs it anew", async (t) => {
+  const { world, run, file } = await setup(t, JOB());
+  world.runtime.script("main", { exitCode: 0 });
+  await run({ wait: true });
+  t.equal(podNames(world).length, 1);
+  world.nextCommand();
+  await down({ targets: [file], all: false, json: false, ...world.io });
+  t.match(world.stdout.text, /pod\/migrate-[a-z0-9]{5} deleted/);
+  t.same(podNames(world), []);
+  t.equal(await readJobRecord(world.stateDir, "docker", { namespace: "default", name: "migrate" }), undefined);
+  await run({ wait: true });
+  t.match(world.stdout.text, /job\/migrate: Complete/);
+});
+
+t.test("up --json: standard output holds the events only, the Job's lines go to standard error", async (t) => {
+  const { world, run } = await setup(t, JOB());
+  world.runtime.script("main", { exitCode: 0 });
+  await run({ wait: true, json: true });
+  const events = world.stdout.lines().map((line) => JSON.parse(line) as { reason: string; involvedObject: { kind: string; apiVersion: string; name: string } });
+  const job = events.filter((e) => e.involvedObject.kind === "Job");
+  t.same(job.map((e) => e.reason), ["SuccessfulCreate", "Completed"]);
+  t.equal(job[0]!.involvedObject.apiVersion, "batch/v1");
+  t.equal(job[0]!.involvedObject.name, "migrate");
+  t.match(world.stderr.text, /job\/migrate: Complete: 1 of 1 succeeded/);
 });
