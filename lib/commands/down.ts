@@ -22,7 +22,7 @@ import type { RuntimeName } from "../runtime/detect.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
 import { isJobPod } from "../workloads/job-pods.js";
-import { removeJobRecord } from "../workloads/job-state.js";
+import { listJobRecords, removeJobRecord } from "../workloads/job-state.js";
 import { plural } from "../output/plural.js";
 import { formatErrorLine } from "../output/error-line.js";
 
@@ -100,6 +100,7 @@ export async function down(options: DownOptions): Promise<void> {
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;
   // A Job's pods are found by their owner (their names are drawn as they are made), and its record goes with them.
+  if (options.all) jobs.push(...(await listJobRecords(stateDir, runtime.name)).filter((r) => options.namespace === undefined || r.namespace === options.namespace));
   for (const job of jobs) {
     for (const pod of pods) if (isJobPod(pod, job) && !wanted.some((t) => keyOf(t) === keyOf(pod))) wanted.push({ name: pod.name, namespace: pod.namespace });
     await removeJobRecord(stateDir, runtime.name, job);

@@ -71,15 +71,16 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
 
     const pods = new EngineJobPods(deps, { workload, podOptions: { ...options.podOptions, source }, keepOnFailure: options.keepOnFailure, clock });
     const existing = dryRun ? { records: [] } : await pods.findExisting();
-    let record = dryRun ? undefined : await readJobRecord(stateDir, engine, workload);
-    // A record without pods is a Job whose pods were removed (`down`): it runs anew.
-    if (record && existing.records.length === 0) {
-      await removeJobRecord(stateDir, engine, workload);
-      record = undefined;
-    }
+    // The record stands for the Job object: it goes with `down` (or the TTL), not with the pods,
+    // which the controller itself may have deleted (activeDeadlineSeconds).
+    const record = dryRun ? undefined : await readJobRecord(stateDir, engine, workload);
     if (record?.finished) {
-      options.say(`${label}: already ${record.finished.type} (${record.finished.reason}); a finished Job is not run again (podrun down ${source} removes its pods, then up runs it anew)`);
-      if (record.finished.type === "Failed" && options.wait) result.failed.push(label);
+      const { type, reason, message } = record.finished;
+      const note = `a finished Job is not run again (podrun down ${source} removes it and its pods, then up runs it anew)`;
+      if (type === "Failed" && options.wait) {
+        options.warn(paint.red(formatErrorLine({ reason, message: `${message} (already Failed; ${note})` }, label)));
+        result.failed.push(label);
+      } else options.say(`${label}: already ${type} (${reason}); ${note}`);
       continue;
     }
     const startTime = record?.startTime ?? existing.earliest ?? clock.now();

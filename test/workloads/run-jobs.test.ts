@@ -158,3 +158,27 @@ t.test("up --json: standard output holds the events only, the Job's lines go to 
   t.equal(job[0]!.involvedObject.name, "migrate");
   t.match(world.stderr.text, /job\/migrate: Complete: 1 of 1 succeeded/);
 });
+
+t.test("activeDeadlineSeconds: the running pod is deleted, the Job fails; a re-up finds it Failed, though its pods are gone", async (t) => {
+  const { world, run } = await setup(t, JOB().replace("  backoffLimit: 0\n", "  backoffLimit: 0\n  activeDeadlineSeconds: 1\n"));
+  world.runtime.script("main", { runs: true, logs: ["still migrating"] });
+  const failure = await run({ wait: true }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(failure instanceof ExitError && failure.code === 1);
+  t.same(
+    jobLines(world).map((line) => line.split(/ {2,}/)[1]),
+    ["SuccessfulCreate", "SuccessfulDelete", "DeadlineExceeded"],
+  );
+  t.match(world.stderr.text, /last log lines of pod\/migrate-[a-z0-9]{5}\[main\]:\n {2}still migrating\nError: DeadlineExceeded: job\/migrate: Job was active longer than specified deadline/);
+  t.same(podNames(world), [], "the controller deleted its pod");
+
+  const again = await run({ wait: true }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(again instanceof ExitError && again.code === 1, "still Failed: exit 1 with --wait");
+  t.match(world.stderr.lines().at(-1), /^Error: DeadlineExceeded: job\/migrate: Job was active longer than specified deadline \(already Failed; a finished Job is not run again/);
+  t.same(podNames(world), []);
+});
