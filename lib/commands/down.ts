@@ -21,6 +21,8 @@ import { explainEngineFailure } from "../runtime/engine-error.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
+import { isJobPod } from "../workloads/job-pods.js";
+import { listJobRecords, removeJobRecord } from "../workloads/job-state.js";
 import { plural } from "../output/plural.js";
 import { formatErrorLine } from "../output/error-line.js";
 
@@ -89,13 +91,20 @@ export async function down(options: DownOptions): Promise<void> {
   if (!options.all && given === 0) throw new UsageError("nothing to bring down: give a manifest FILE or DIR, a POD name, or --all");
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
   const claims: Claim[] = [];
-  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace, claims: options.volumes ? claims : undefined });
+  const jobs: { name: string; namespace: string }[] = [];
+  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace, claims: options.volumes ? claims : undefined, jobs });
 
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
   const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;
+  // A Job's pods are found by their owner (their names are drawn as they are made), and its record goes with them.
+  if (options.all) jobs.push(...(await listJobRecords(stateDir, runtime.name)).filter((r) => options.namespace === undefined || r.namespace === options.namespace));
+  for (const job of jobs) {
+    for (const pod of pods) if (isJobPod(pod, job) && !wanted.some((t) => keyOf(t) === keyOf(pod))) wanted.push({ name: pod.name, namespace: pod.namespace });
+    await removeJobRecord(stateDir, runtime.name, job);
+  }
   // --all also finds a pod of which only volumes, or only its directory, are left (a run that was killed).
   if (options.all) {
     const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);
@@ -188,7 +197,7 @@ export async function down(options: DownOptions): Promise<void> {
  * pod's, as `podrun down web` must stay a pod name in a project with a web/ folder. The manifests
  * are read as one set, without resolving references: a pod goes down without its ConfigMaps.
  */
-async function resolveTargets(input: { args: readonly string[]; filenames: readonly string[]; recursive: boolean; namespace: string | undefined; claims?: Claim[] }): Promise<Target[]> {
+async function resolveTargets(input: { args: readonly string[]; filenames: readonly string[]; recursive: boolean; namespace: string | undefined; claims?: Claim[]; jobs?: { name: string; namespace: string }[] }): Promise<Target[]> {
   const { namespace } = input;
   const targets = new Map<string, Target>();
   const manifestPaths: string[] = [];
@@ -207,7 +216,8 @@ async function resolveTargets(input: { args: readonly string[]; filenames: reado
   if (manifestPaths.length > 0) {
     const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
     for (const claim of manifest.persistentVolumeClaims ?? []) input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
-    if (manifest.pods.length === 0 && (input.claims ?? []).length === 0) {
+    for (const file of manifest.files) for (const w of file.workloads) if (w.kind === "Job") input.jobs?.push({ name: w.name, namespace: w.namespace });
+    if (manifest.pods.length === 0 && (input.claims ?? []).length === 0 && (input.jobs ?? []).length === 0) {
       const what = manifest.sources.length === 1 ? "this file" : "these files";
       throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
     }
