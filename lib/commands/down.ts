@@ -23,6 +23,8 @@ import { explainEngineFailure } from "../runtime/engine-error.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
+import { isJobPod } from "../workloads/job-pods.js";
+import { listJobRecords, removeJobRecord } from "../workloads/job-state.js";
 import { plural } from "../output/plural.js";
 import { formatErrorLine } from "../output/error-line.js";
 
@@ -92,22 +94,32 @@ export async function down(options: DownOptions): Promise<void> {
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
   const claims: Claim[] = [];
   const workloads: WorkloadToDown[] = [];
-  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace, claims: options.volumes ? claims : undefined, workloads });
+  const jobs: { name: string; namespace: string }[] = [];
+  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace, claims: options.volumes ? claims : undefined, jobs, workloads });
 
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
   const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) => explainEngineFailure(runtime.name, error));
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;
+  // A workload's pods, by its owner label (down-workloads.ts); one with none (a Job: nor a record) is "not found", exit 0 as for a pod.
+  const ofWorkloads = await findWorkloadPods(workloads, pods, async (pod) => volumes.has(keyOf(pod)) || (await stat(podDirectory(stateDir, runtime.name, pod)).catch(() => undefined)) !== undefined);
+  for (const target of ofWorkloads.targets) if (!wanted.some((t) => keyOf(t) === keyOf(target))) wanted.push(target);
+  const jobRecords = ofWorkloads.notFound.some((w) => w.ref.kind === "Job") ? await listJobRecords(stateDir, runtime.name) : [];
+  for (const workload of ofWorkloads.notFound.filter((w) => !(w.ref.kind === "Job" && jobRecords.some((r) => r.name === w.ref.name && r.namespace === w.namespace)))) {
+    stdout.write(options.json ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: "NotFound" })}\n` : `${formatWorkloadNotFound(workload)}\n`);
+  }
+  // A Job's pods are found by their owner (their names are drawn as they are made), and its record goes with them.
+  if (options.all) jobs.push(...(await listJobRecords(stateDir, runtime.name)).filter((r) => options.namespace === undefined || r.namespace === options.namespace));
+  for (const job of jobs) {
+    for (const pod of pods) if (isJobPod(pod, job) && !wanted.some((t) => keyOf(t) === keyOf(pod))) wanted.push({ name: pod.name, namespace: pod.namespace });
+    await removeJobRecord(stateDir, runtime.name, job);
+  }
   // --all also finds a pod of which only volumes, or only its directory, are left (a run that was killed).
   if (options.all) {
     const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);
     for (const key of [...volumes.keys(), ...leftDirs.map(keyOf)]) if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
   }
-  // A workload's pods, by its owner label (down-workloads.ts); one it has none of is "not found", exit 0 as for a pod.
-  const ofWorkloads = await findWorkloadPods(workloads, pods, async (pod) => volumes.has(keyOf(pod)) || (await stat(podDirectory(stateDir, runtime.name, pod)).catch(() => undefined)) !== undefined);
-  for (const target of ofWorkloads.targets) if (!wanted.some((t) => keyOf(t) === keyOf(target))) wanted.push(target);
-  for (const workload of ofWorkloads.notFound) stdout.write(options.json ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: "NotFound" })}\n` : `${formatWorkloadNotFound(workload)}\n`);
   if (options.all && wanted.length === 0 && !options.volumes) {
     if (options.json) return;
     stdout.write(`no podrun pods${options.namespace ? ` in namespace ${options.namespace}` : ""} (${runtime.name})\n`);
@@ -195,7 +207,15 @@ export async function down(options: DownOptions): Promise<void> {
  * pod's, as `podrun down web` must stay a pod name in a project with a web/ folder. The manifests
  * are read as one set, without resolving references: a pod goes down without its ConfigMaps.
  */
-async function resolveTargets(input: { args: readonly string[]; filenames: readonly string[]; recursive: boolean; namespace: string | undefined; claims?: Claim[]; workloads: WorkloadToDown[] }): Promise<Target[]> {
+async function resolveTargets(input: {
+  args: readonly string[];
+  filenames: readonly string[];
+  recursive: boolean;
+  namespace: string | undefined;
+  claims?: Claim[];
+  jobs?: { name: string; namespace: string }[];
+  workloads: WorkloadToDown[];
+}): Promise<Target[]> {
   const { namespace } = input;
   const targets = new Map<string, Target>();
   const manifestPaths: string[] = [];
@@ -203,6 +223,7 @@ async function resolveTargets(input: { args: readonly string[]; filenames: reado
   for (const arg of input.args) {
     const ref = await readResourceArgument(arg);
     if (ref && isWorkloadRef(ref)) input.workloads.push({ ref, namespace: namespace ?? "default" });
+    if (ref?.kind === "Job") input.jobs?.push({ name: ref.name, namespace: namespace ?? "default" });
     if (ref) {
       if (!isWorkloadRef(ref)) names.push({ name: ref.name, namespace: namespace ?? "default" });
       continue;
@@ -220,6 +241,7 @@ async function resolveTargets(input: { args: readonly string[]; filenames: reado
   if (manifestPaths.length > 0) {
     const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
     for (const claim of manifest.persistentVolumeClaims ?? []) input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
+    for (const file of manifest.files) for (const w of file.workloads) if (w.kind === "Job") input.jobs?.push({ name: w.name, namespace: w.namespace });
     const fileWorkloads = manifest.files.flatMap((file) => file.workloads);
     for (const workload of fileWorkloads) {
       if (namespace !== undefined && namespace !== workload.namespace) {

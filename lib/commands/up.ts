@@ -22,6 +22,7 @@ import { createLiveStatus } from "../output/live-status.js";
 import { createLiveStatusSink, showPodProgress } from "../output/live-status-sink.js";
 import { formatPodOutcome, formatPodProgress } from "../output/pod-outcome.js";
 import { runPod, type PodOutcome } from "../pod/run-pod.js";
+import { runJobs } from "../workloads/run-jobs.js";
 import { formatDeadlineWarnings } from "../readiness/active-deadline.js";
 import { watchInterrupt } from "../process/interrupt.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
@@ -93,13 +94,10 @@ export async function up(options: UpOptions): Promise<void> {
   const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
-  // Workloads are validated and expanded to their pods, but not run yet: never dropped silently.
-  const jobs = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind === "Job").map((w) => `${file.source}: ${w.kind} ${w.name}`));
-  if (jobs.length > 0) throw new UsageError(`${jobs.join(", ")}: not run by \`podrun up\` yet (podrun validate checks it)`);
   // The bare pods, then the pods of each workload in file order, as their controllers would make them.
   const workloads = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind !== "Job"));
   const runs = listPodRuns(manifest, workloads);
-  if (runs.length === 0 && workloads.length === 0) {
+  if (runs.length === 0 && workloads.length === 0 && !manifest.files.some((file) => file.workloads.some((w) => w.kind === "Job"))) {
     throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }
   // Read once, before anything is created: a missing or broken file is a usage error.
@@ -146,7 +144,7 @@ export async function up(options: UpOptions): Promise<void> {
   });
   const infraImage = options.infraImage || env.PODRUN_INFRA_IMAGE || DEFAULT_INFRA_IMAGE;
 
-  const several = runs.length > 1;
+  const several = runs.length + manifest.files.reduce((n, file) => n + file.workloads.filter((w) => w.kind === "Job").length, 0) > 1;
   // The scheduler's verdict on one node: a pod whose host port an earlier pod has stays Pending.
   const unschedulable = findUnschedulable(runs.map((run) => run.pod));
   // A line on standard output, above the live block when there is one.
@@ -221,6 +219,24 @@ export async function up(options: UpOptions): Promise<void> {
       else if (several) failed.push(label);
       else throw new ExitError(ExitCode.Failed);
     }
+    // Jobs, after the bare pods: each run as the Job controller would (lib/workloads/run-jobs.ts).
+    const jobs = await runJobs(
+      { runtime, recorder, images },
+      {
+        jobs: manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind === "Job").map((workload) => ({ workload, source: file.source }))),
+        podOptions: { objects: manifest, authFile, infraImage, stateDir, publishAll: options.publishAll, dryRun: options.dryRun, signal: interrupt?.signal },
+        keepOnFailure: options.keepOnFailure,
+        wait: options.wait ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true } : undefined,
+        signal: interrupt?.signal,
+        // --json: standard output carries events only.
+        say: options.json ? (line) => stderr.write(`${line}\n`) : say,
+        warn: (line) => stderr.write(`${line}\n`),
+        paint: color,
+      },
+    );
+    if (jobs.interrupted) throw new ExitError(ExitCode.Interrupted);
+    if (jobs.failed.length > 0 && failed.length === 0) throw new ExitError(ExitCode.Failed);
+    failed.push(...jobs.failed);
   } catch (error) {
     // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
     // stay, and the user is told which.

@@ -1,10 +1,10 @@
 import type { Event } from "kubernetes-types/core/v1.js";
 import type { EventType } from "./reasons.js";
 
-/** What an event is about: always the pod; `fieldPath` names the container, if any. */
+/** What an event is about: a pod (`fieldPath` names the container, if any), or a Job (lib/workloads/run-jobs.ts). */
 export interface InvolvedObject {
-  apiVersion: "v1";
-  kind: "Pod";
+  apiVersion: "v1" | "batch/v1";
+  kind: "Pod" | "Job";
   name: string;
   namespace: string;
   uid: string;

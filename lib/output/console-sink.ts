@@ -68,10 +68,10 @@ export function formatEventLine(event: KubeEvent, { chalk, widths }: { chalk: Ch
   ].join("  ");
 }
 
-/** `pod/web`, or `pod/web[app]` for an event about container `app`. */
+/** `pod/web`, or `pod/web[app]` for an event about container `app`; `job/migrate` for a Job's. */
 export function formatObjectLabel(event: Pick<KubeEvent, "involvedObject">): string {
   const container = containerNameOf(event.involvedObject);
-  const pod = `pod/${event.involvedObject.name}`;
+  const pod = `${event.involvedObject.kind === "Job" ? "job" : "pod"}/${event.involvedObject.name}`;
   return container === undefined ? pod : `${pod}[${container}]`;
 }
 

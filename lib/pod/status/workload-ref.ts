@@ -109,8 +109,8 @@ const SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]";
 
 /**
  * Whether `podName` has the form the workload's controller gives its pods: `web-<hash>-<5>`
- * (Deployment: its ReplicaSet's pods), `web-<5>` (ReplicaSet, DaemonSet, Job), `web-<i>`
- * (StatefulSet). For the event log, which keeps the events of pods long gone and knows nothing of
+ * (Deployment: its ReplicaSet's pods), `web-<5>` (ReplicaSet, DaemonSet, Job; an Indexed Job's
+ * `web-<index>-<5>`), `web-<i>` (StatefulSet). For the event log, which keeps the events of pods long gone and knows nothing of
  * their labels.
  */
 export function isPodNameOf(ref: WorkloadRef, podName: string): boolean {
@@ -121,6 +121,9 @@ export function isPodNameOf(ref: WorkloadRef, podName: string): boolean {
       return new RegExp(`^${SUFFIX}{1,10}-${SUFFIX}{5}$`).test(rest);
     case "StatefulSet":
       return /^(?:0|[1-9]\d*)$/.test(rest);
+    case "Job":
+      // An Indexed Job's pods carry their completion index: `<job>-<index>-<5>`.
+      return new RegExp(`^(?:\\d+-)?${SUFFIX}{5}$`).test(rest);
     default:
       return new RegExp(`^${SUFFIX}{5}$`).test(rest);
   }

@@ -104,6 +104,8 @@ t.test("the pod names each controller gives, and no other", async (t) => {
   t.notOk(isPodNameOf(deploy, "web-abc-bcdfg"), "vowels are not in the alphabet");
   t.notOk(isPodNameOf({ kind: "StatefulSet", name: "db" }, "db-01"));
   t.notOk(isPodNameOf({ kind: "Job", name: "m" }, "mx-bcdfg"));
+  t.ok(isPodNameOf({ kind: "Job", name: "m" }, "m-3-bcdfg"), "an Indexed Job's pod");
+  t.notOk(isPodNameOf({ kind: "ReplicaSet", name: "m" }, "m-3-bcdfg"));
 });
 
 t.test("ps --json: the owner label and the ownerReferences the controller sets (a Deployment's pods: its ReplicaSet's)", async (t) => {
@@ -131,6 +133,7 @@ t.test("events deploy/web: the workload's own events and its pods', by the names
   t.notOk(filter.matches(event("Pod", "web")), "the bare pod web");
   t.notOk(filter.matches(event("Job", "web")), "the Job web");
   t.notOk(filter.matches(event("Deployment", "web-db")));
+  t.ok(createWorkloadEventFilter({ kind: "Job", name: "m" }, {}).matches(event("Job", "m", "SuccessfulCreate")), "a Job's own events (involvedObject kind Job)");
   t.ok(filter.mayMatchLine(JSON.stringify(event("Pod", "web-5d8b7c9f4-bcdfg"))));
   t.notOk(filter.mayMatchLine(JSON.stringify(event("Pod", "api-5d8b7c9f4-bcdfg"))));
   const warnings = createWorkloadEventFilter({ kind: "Job", name: "m" }, { type: "Warning", namespace: "ci" });
