@@ -106,8 +106,11 @@ export async function down(options: DownOptions): Promise<void> {
   const ofWorkloads = await findWorkloadPods(workloads, pods, async (pod) => volumes.has(keyOf(pod)) || (await stat(podDirectory(stateDir, runtime.name, pod)).catch(() => undefined)) !== undefined);
   for (const target of ofWorkloads.targets) if (!wanted.some((t) => keyOf(t) === keyOf(target))) wanted.push(target);
   const jobRecords = ofWorkloads.notFound.some((w) => w.ref.kind === "Job") ? await listJobRecords(stateDir, runtime.name) : [];
-  for (const workload of ofWorkloads.notFound.filter((w) => !(w.ref.kind === "Job" && jobRecords.some((r) => r.name === w.ref.name && r.namespace === w.namespace)))) {
-    stdout.write(options.json ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: "NotFound" })}\n` : `${formatWorkloadNotFound(workload)}\n`);
+  for (const workload of ofWorkloads.notFound) {
+    // A finished Job whose pods went (ttlSecondsAfterFinished) is still there as its record: deleted below.
+    const recorded = workload.ref.kind === "Job" && jobRecords.some((r) => r.name === workload.ref.name && r.namespace === workload.namespace);
+    const line = recorded ? formatWorkloadNotFound(workload).replace(/ not found$/, " deleted (no pod left)") : formatWorkloadNotFound(workload);
+    stdout.write(options.json ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: recorded ? "Deleted" : "NotFound" })}\n` : `${line}\n`);
   }
   // A Job's pods are found by their owner (their names are drawn as they are made), and its record goes with them.
   if (options.all) jobs.push(...(await listJobRecords(stateDir, runtime.name)).filter((r) => options.namespace === undefined || r.namespace === options.namespace));

@@ -197,3 +197,55 @@ t.test("ps --volumes: the claim's volume, used by the Deployment's two pods; a c
   await ps({ ...psBase, volumes: true, ...world.io });
   t.same(world.stdout.lines(), ["NAME   VOLUME         USED BY", "data   default_data   <none>"], "kept after down, used by none");
 });
+
+const JOB = `apiVersion: batch/v1
+kind: Job
+metadata: { name: migrate }
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 1
+      containers: [{ name: main, image: busybox:1.36 }]
+`;
+
+t.test("a Job run by up: ps, logs and events job/NAME; down job/NAME removes its pod and its record", async (t) => {
+  const world = await createCommandWorld(t, { images: ["registry.k8s.io/pause:3.10", "busybox:1.36"] });
+  world.runtime.script("main", { exitCode: 0, logs: ["migrated"] });
+  await up({ files: [await world.manifest("job.yaml", JOB)], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, wait: true, timeoutMs: 10_000, ...world.io });
+  world.nextCommand();
+  await ps({ ...psBase, names: ["jobs/migrate"], ...world.io });
+  const [pod] = world.stdout.lines().slice(1).map((line) => line.split(/\s+/)[0]!);
+  t.match(pod, /^migrate-[a-z0-9]{5}$/);
+  t.match(world.stdout.lines()[1], /Completed/);
+  world.nextCommand();
+  await logs({ pod: "job/migrate", follow: false, timestamps: false, allContainers: false, prefix: false, ...world.io });
+  t.same(world.stdout.lines(), ["migrated"], "one pod: as logs POD");
+  world.nextCommand();
+  await events({ pod: "job/migrate", wide: false, json: true, watch: false, ...world.io });
+  const objects = world.stdout.lines().map((line) => (JSON.parse(line) as { involvedObject: { kind: string; name: string }; reason: string }).involvedObject);
+  t.ok(objects.some((o) => o.kind === "Job" && o.name === "migrate"), "the Job's own events (SuccessfulCreate, Completed)");
+  t.ok(objects.some((o) => o.kind === "Pod" && o.name === pod), "and its pod's");
+  world.nextCommand();
+  await down({ targets: ["job/migrate"], all: false, json: false, ...world.io });
+  t.match(world.stdout.text, `pod/${pod} deleted`);
+  t.same(world.runtime.listAll(), [], "nothing left");
+  world.nextCommand();
+  await down({ targets: ["job/migrate"], all: false, json: false, ...world.io });
+  t.same(world.stdout.lines(), ["job/migrate not found"], "the record went with the pod: the Job is gone");
+});
+
+t.test("down job/NAME of a failed Job whose pod its controller deleted: the Job (its record) is deleted, not 'not found'", async (t) => {
+  const world = await createCommandWorld(t, { images: ["registry.k8s.io/pause:3.10", "busybox:1.36"] });
+  world.runtime.script("main", { runs: true });
+  const file = await world.manifest("job.yaml", JOB.replace("  backoffLimit: 0\n", "  backoffLimit: 0\n  activeDeadlineSeconds: 1\n"));
+  await t.rejects(up({ files: [file], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, wait: true, timeoutMs: 10_000, ...world.io }), new ExitError(1));
+  t.same(world.runtime.listAll(), [], "DeadlineExceeded: the controller deleted the pod");
+  world.nextCommand();
+  await down({ targets: ["job/migrate"], all: false, json: true, ...world.io });
+  t.same(JSON.parse(world.stdout.text), { workload: "Job/migrate", namespace: "default", status: "Deleted" });
+  world.nextCommand();
+  await down({ targets: ["job/migrate"], all: false, json: false, ...world.io });
+  t.same(world.stdout.lines(), ["job/migrate not found"], "then it is gone");
+});
