@@ -14,7 +14,7 @@ import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 // namespace of the test's own, all through the CLI. Each pod prints its hostname, the pod's name,
 // from inside.
 
-function manifest(ns: string, web: string, agent: string, claim: string): string {
+function manifest(ns: string, web: string, agent: string, claim: string, job: string): string {
   const template = (name: string, extra: string) => `  template:
     metadata: {labels: {app: ${name}}}
     spec:
@@ -37,6 +37,11 @@ metadata: {name: ${agent}, namespace: ${ns}}
 spec:
   selector: {matchLabels: {app: ${agent}}}
 ${template(agent, "      hostNetwork: true\n")}---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: ${job}, namespace: ${ns}}
+spec:
+${template(job, "      restartPolicy: Never\n")}---
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: ${claim}, namespace: ${ns}}
@@ -60,10 +65,11 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
   const web = uniqueName("web");
   const agent = uniqueName("agent");
   const claim = uniqueName("data");
+  const job = uniqueName("mig");
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-workload-"));
   const stateDir = join(dir, "state");
   const file = join(dir, "app.yaml");
-  await writeFile(file, manifest(ns, web, agent, claim));
+  await writeFile(file, manifest(ns, web, agent, claim, job));
   const pods: string[] = [];
   const cli = (...args: string[]) => runCli([...args, "--runtime", runtime], { env: { PODRUN_STATE_DIR: stateDir } });
   t.teardown(async () => {
@@ -74,13 +80,15 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
   });
 
   const up = await cli("up", file);
-  t.equal(up.exitCode, 0, "up runs the Deployment and the DaemonSet");
+  t.equal(up.exitCode, 0, "up runs the Deployment, the DaemonSet and the Job's first pod");
   const listed = await cli("ps", "-n", ns);
   pods.push(...listed.stdout.split("\n").slice(1).filter(Boolean).map((line) => line.split(/\s+/)[0]!));
   const webPods = pods.filter((p) => p.startsWith(`${web}-`)).sort();
   const [agentPod] = pods.filter((p) => p.startsWith(`${agent}-`)) as [string];
   t.equal(webPods.length, 2, "two Deployment pods");
-  t.ok(agentPod, "and the DaemonSet's");
+  t.ok(agentPod, "the DaemonSet's");
+  const [jobPod] = pods.filter((p) => p.startsWith(`${job}-`)) as [string];
+  t.ok(jobPod, "the Job's");
   for (const pod of pods) await started(runtime, `${ns}_${pod}_app`);
 
   const ps = await cli("ps", "-n", ns, `deploy/${web}`);
@@ -89,7 +97,7 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
   const wide = await cli("ps", "-n", ns, "-o", "wide");
   t.same(
     wide.stdout.split("\n").slice(1, -1).map((line) => [line.split(/\s+/)[0], line.split(/\s+/).at(-1)]),
-    [[agentPod, `DaemonSet/${agent}`], ...webPods.map((p) => [p, `Deployment/${web}`])].sort(),
+    [[agentPod, `DaemonSet/${agent}`], [jobPod, `Job/${job}`], ...webPods.map((p) => [p, `Deployment/${web}`])].sort(),
     "-o wide: OWNER, the hostNetwork pod's too",
   );
   const json = await cli("ps", "-n", ns, "--json", `ds/${agent}`);
@@ -102,6 +110,15 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
   const agentLogs = await cli("logs", "-n", ns, `daemonsets/${agent}`);
   t.equal(agentLogs.stdout.split("\n")[0]!.startsWith(`hello from `), true, "one pod: no prefix, as logs POD");
 
+  const jobLogs = await cli("logs", "-n", ns, `jobs/${job}`);
+  t.equal(jobLogs.stdout, `hello from ${jobPod}\n`, "logs jobs/NAME");
+  const jobEvents = await runCli(["events", "-n", ns, `job/${job}`, "--json"], { env: { PODRUN_STATE_DIR: stateDir } });
+  const involved = (line: string) => (JSON.parse(line) as { involvedObject: { kind: string; name: string } }).involvedObject;
+  const jobObjects = new Set(jobEvents.stdout.split("\n").filter(Boolean).map((line) => `${involved(line).kind}/${involved(line).name}`));
+  t.same([...jobObjects].sort(), [`Job/${job}`, `Pod/${jobPod}`], "events job/NAME: the Job's own (SuccessfulCreate) and its pod's");
+  const downJob = await cli("down", "-n", ns, `job/${job}`);
+  t.match(downJob.stdout, `pod/${jobPod} (namespace ${ns}) deleted`, "down job/NAME");
+
   const events = await runCli(["events", "-n", ns, `deploy/${web}`, "--json"], { env: { PODRUN_STATE_DIR: stateDir } });
   const objects = new Set(events.stdout.split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { involvedObject: { name: string } }).involvedObject.name));
   t.same([...objects].sort(), webPods, "events deploy/NAME: its pods' events, not the DaemonSet's");
@@ -113,7 +130,7 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
   t.equal(down.exitCode, 0, "down deploy/NAME");
   t.same(down.stdout.split("\n").filter((line) => line.includes(" deleted ")).map((line) => line.split(" ")[0]).sort(), webPods.map((p) => `pod/${p}`));
   const left = await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.namespace=${ns}`]);
-  t.equal(left.stdout.trim().split("\n").filter(Boolean).length, 1, "the DaemonSet's pod alone is left (one container: no sandbox)");
+  t.equal(left.stdout.trim().split("\n").filter(Boolean).length, 1, "the DaemonSet's pod alone is left (one container: no sandbox), the Job's went with down job/NAME");
   const gone = await cli("ps", "-n", ns, `deploy/${web}`);
   t.equal(gone.exitCode, 1, "ps of a workload with no pod: exit 1");
   t.equal(gone.stderr, `Error from server (NotFound): deployments.apps "${web}" not found\n`);
