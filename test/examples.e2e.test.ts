@@ -31,8 +31,10 @@ for (const runtime of ["docker", "podman"] as const) {
       await rm(stateDir, { recursive: true, force: true });
     });
 
-    for (const { file, pod, containers } of EXAMPLES) {
-      const up = await runCli(["up", "--wait", "--timeout", "60s", example(file)], { env });
+    // The examples publish different ports: they come up side by side, as `up` of each in its own CI step would.
+    const ups = await Promise.all(EXAMPLES.map(({ file }) => runCli(["up", "--wait", "--timeout", "60s", example(file)], { env })));
+    for (const [i, { file, pod, containers }] of EXAMPLES.entries()) {
+      const up = ups[i]!;
       t.equal(up.exitCode, 0, `${file}: up --wait: ${up.stderr}`);
       t.match(up.stdout, new RegExp(`pod/${pod}: ready: ${containers}/${containers} containers?`), `${file}: ready`);
 
@@ -63,8 +65,9 @@ for (const runtime of ["docker", "podman"] as const) {
     const eventLog = await readFile(join(stateDir, "events.ndjson"), "utf8");
     t.notMatch(eventLog, /s3cret/, "the password is in no event");
 
-    for (const { file, pod } of EXAMPLES) {
-      const down = await runCli(["down", example(file)], { env });
+    const downs = await Promise.all(EXAMPLES.map(({ file }) => runCli(["down", example(file)], { env })));
+    for (const [i, { file, pod }] of EXAMPLES.entries()) {
+      const down = downs[i]!;
       t.equal(down.exitCode, 0, `${file}: down: ${down.stderr}`);
       t.match(down.stdout, new RegExp(`pod/${pod} deleted`));
       const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);

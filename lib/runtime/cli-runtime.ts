@@ -188,7 +188,8 @@ export class CliRuntime implements ContainerRuntime {
     const timeout = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
     const result = await this.run(args, { reject: false, ...timeout });
     // The command's own exit code is the answer, unless the CLI itself failed (a missing container).
-    if (isCliFailure(result)) throw toCommandError(this.binary, args, result);
+    // Exit 0 is the command's success whatever its stderr says: that is the command's own output.
+    if (result.exitCode !== 0 && isCliFailure(result)) throw toCommandError(this.binary, args, result);
     return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   }
 

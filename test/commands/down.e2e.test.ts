@@ -70,8 +70,10 @@ async function waitFor(check: () => Promise<boolean>, ms = 15_000): Promise<bool
   return false;
 }
 
+// Each case has its own state directory and uniquely named pods: two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: an emptyDir shared by the pod's containers; down runs preStop, records Killing, leaves nothing; twice is fine`, async (t) => {
+  t.test(`${runtime}: an emptyDir shared by the pod's containers; down runs preStop, records Killing, leaves nothing; twice is fine`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("down");
@@ -144,7 +146,7 @@ spec:
     t.equal(again.stdout, `pod/${name} not found\n`);
   });
 
-  t.test(`${runtime}: down --all -n NS removes that namespace's podrun pods and nothing else`, async (t) => {
+  t.test(`${runtime}: down --all -n NS removes that namespace's podrun pods and nothing else`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const namespace = unique("ns");
@@ -198,7 +200,7 @@ spec:
   });
 }
 
-t.test("usage errors: exit 2 before any engine is asked", async (t) => {
+t.test("usage errors: exit 2 before any engine is asked", { buffered: true }, async (t) => {
   const env = { PODRUN_RUNTIME: "nerdctl" }; // not installed here: reaching the engine would fail differently
   const cases: [string[], RegExp][] = [
     [["down"], /nothing to bring down: give a manifest FILE or DIR, a POD name, or --all/],

@@ -16,8 +16,10 @@ async function setup(t: Test, runtime: RuntimeName) {
 const podYaml = (name: string, spec: string) =>
   `${testPodHeader(name)}${spec}`;
 
+// Each case has its own state directory and uniquely named pod (setupEnginePod): two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: hostPID and hostIPC: the containers are in the host's PID and IPC namespaces`, async (t) => {
+  t.test(`${runtime}: hostPID and hostIPC: the containers are in the host's PID and IPC namespaces`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("hostns");
@@ -44,7 +46,7 @@ for (const runtime of ["docker", "podman"] as const) {
     }
   });
 
-  t.test(`${runtime}: hostPID and hostIPC on a hostNetwork pod; up again changes nothing`, async (t) => {
+  t.test(`${runtime}: hostPID and hostIPC on a hostNetwork pod; up again changes nothing`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("hostall");
@@ -59,7 +61,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.match(again.stdout + again.stderr, /1 container unchanged/);
   });
 
-  t.test(`${runtime}: without hostPID/hostIPC the namespaces are the pod's own`, async (t) => {
+  t.test(`${runtime}: without hostPID/hostIPC the namespaces are the pod's own`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("ownns");
@@ -70,7 +72,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
   });
 
-  t.test(`${runtime}: pod sysctls are set in the pod's namespaces`, async (t) => {
+  t.test(`${runtime}: pod sysctls are set in the pod's namespaces`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("sysctl");

@@ -5,8 +5,10 @@ import { containerYaml, setup, startCli, unique } from "./ps-logs-fixture.js";
 // `podrun logs` end to end, against real docker and podman: what the containers printed, with
 // each flag, kubectl's errors, and --follow streaming as the lines come.
 
+// Each case has its own state directory and uniquely named pods: two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: logs prints what the containers printed: -c, --tail, --timestamps, --all-containers --prefix, Ctrl-C on -f`, async (t) => {
+  t.test(`${runtime}: logs prints what the containers printed: -c, --tail, --timestamps, --all-containers --prefix, Ctrl-C on -f`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const { namespace } = env;
@@ -65,7 +67,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(badContainer.stderr, `error: container nope is not valid for pod ${web}\n`);
   });
 
-  t.test(`${runtime}: logs -f streams a line printed after it started, and ends when the container exits`, async (t) => {
+  t.test(`${runtime}: logs -f streams a line printed after it started, and ends when the container exits`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const { namespace } = env;

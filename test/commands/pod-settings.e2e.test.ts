@@ -35,8 +35,10 @@ function hostResolvConf(): { servers: string[]; searches: string[]; options: str
   return { servers: lines.filter(([word, value]) => word === "nameserver" && value).map(([, value]) => value!), searches: last("search").map((s) => s.replace(/\.$/, "")), options: last("options") };
 }
 
+// Each case has its own state directory and uniquely named pod (setupEnginePod): two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: hostname, subdomain and hostAliases: /etc/hosts as the kubelet writes it, in every container`, async (t) => {
+  t.test(`${runtime}: hostname, subdomain and hostAliases: /etc/hosts as the kubelet writes it, in every container`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("hosts");
@@ -81,7 +83,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(await env.cat(name, "app", "/etc/hosts"), expected, "the kept pod's file is unchanged");
   });
 
-  t.test(`${runtime}: dnsConfig under Default: merged into the host's resolv.conf`, async (t) => {
+  t.test(`${runtime}: dnsConfig under Default: merged into the host's resolv.conf`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("dns");
@@ -116,7 +118,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.match(await env.cat(name, "app", "/etc/hosts"), new RegExp(`^${(await env.ipOf(name, "app"))!.replace(/\./g, "\\.")}\\t${name}$`, "m"), "no subdomain: the hostname alone on the pod's line");
   });
 
-  t.test(`${runtime}: dnsPolicy None: dnsConfig alone`, async (t) => {
+  t.test(`${runtime}: dnsPolicy None: dnsConfig alone`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("none");
@@ -145,7 +147,7 @@ for (const runtime of ["docker", "podman"] as const) {
     }
   });
 
-  t.test(`${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged`, async (t) => {
+  t.test(`${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("hostnet");
@@ -173,7 +175,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.same(resolv.match(/^nameserver .*$/gm) ?? [], host.servers.slice(0, 3).map((server) => `nameserver ${server}`), "the host's nameservers");
   });
 
-  t.test(`${runtime}: a pod without these fields: named after itself, the kubelet's /etc/hosts, the host's resolv.conf; ClusterFirst written is a Warning`, async (t) => {
+  t.test(`${runtime}: a pod without these fields: named after itself, the kubelet's /etc/hosts, the host's resolv.conf; ClusterFirst written is a Warning`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("plain");
@@ -196,7 +198,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.notMatch(ps, /pause/, "without shareProcessNamespace the container sees only its own processes");
   });
 
-  t.test(`${runtime}: shareProcessNamespace: one container sees another's processes`, async (t) => {
+  t.test(`${runtime}: shareProcessNamespace: one container sees another's processes`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("pid");

@@ -33,8 +33,10 @@ function limitsSeen(cgroup: Record<string, string>): { memory?: string; cpu?: st
   return { memory: cgroup["memory/memory.limit_in_bytes"], cpu: `${cgroup["cpu/cpu.cfs_quota_us"]} ${cgroup["cpu/cpu.cfs_period_us"]}` };
 }
 
+// Each case has its own state directory and uniquely named pods: two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: limits and requests reach the container's cgroup; an init container has its own`, async (t) => {
+  t.test(`${runtime}: limits and requests reach the container's cgroup; an init container has its own`, { buffered: true }, async (t) => {
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-res-state-"));
     const dir = await mkdtemp(join(tmpdir(), "podrun-res-"));
@@ -102,7 +104,7 @@ spec:
 }
 
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: an unchanged limit keeps the container, a changed one recreates it`, async (t) => {
+  t.test(`${runtime}: an unchanged limit keeps the container, a changed one recreates it`, { buffered: true }, async (t) => {
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-res-state-"));
     const dir = await mkdtemp(join(tmpdir(), "podrun-res-"));

@@ -33,8 +33,10 @@ async function setup(t: Test, runtime: RuntimeName) {
   return { up: env.up, report: env.reportOf, containersOf };
 }
 
+// Each case has its own state directory and uniquely named pod (setupEnginePod): two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: runAsUser/runAsGroup (container over pod), supplementalGroups and fsGroup`, async (t) => {
+  t.test(`${runtime}: runAsUser/runAsGroup (container over pod), supplementalGroups and fsGroup`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("sec-id");
@@ -56,7 +58,7 @@ ${containerYaml("own", "        runAsUser: 1001\n")}`));
     t.match(await env.report(name, "own"), /^uid=1001\S* gid=3000\S* /m, "the container's runAsUser wins, the pod's runAsGroup stays");
   });
 
-  t.test(`${runtime}: readOnlyRootFilesystem: the root refuses writes, a mounted emptyDir does not`, async (t) => {
+  t.test(`${runtime}: readOnlyRootFilesystem: the root refuses writes, a mounted emptyDir does not`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("sec-ro");
@@ -71,7 +73,7 @@ ${containerYaml("rw", "")}`));
     t.match(await env.report(name, "rw"), /^root=rw$/m, "without it, the root is writable");
   });
 
-  t.test(`${runtime}: capabilities drop/add (with and without CAP_), allowPrivilegeEscalation: false`, async (t) => {
+  t.test(`${runtime}: capabilities drop/add (with and without CAP_), allowPrivilegeEscalation: false`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("sec-cap");
@@ -94,7 +96,7 @@ ${containerYaml("plain", "")}`));
     t.equal(plain & (1n << 21n), 0n, "no SYS_ADMIN");
   });
 
-  t.test(`${runtime}: privileged`, async (t) => {
+  t.test(`${runtime}: privileged`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("sec-priv");
@@ -110,7 +112,7 @@ ${containerYaml("privileged", "        privileged: true\n")}`));
     t.not(capEff(await env.report(name, "privileged")) & (1n << 21n), 0n, "privileged: SYS_ADMIN");
   });
 
-  t.test(`${runtime}: runAsNonRoot against the image's USER: CreateContainerConfigError before create, nothing left`, async (t) => {
+  t.test(`${runtime}: runAsNonRoot against the image's USER: CreateContainerConfigError before create, nothing left`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("sec-nonroot");

@@ -68,8 +68,10 @@ async function setup(t: Test, runtime: RuntimeName) {
   return { up, ids, envOf, file, env };
 }
 
+// Each case has its own state directory and uniquely named pods: two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: re-up keeps what is unchanged, recreates what changed, --replace recreates all`, async (t) => {
+  t.test(`${runtime}: re-up keeps what is unchanged, recreates what changed, --replace recreates all`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("recon");
@@ -122,7 +124,7 @@ for (const runtime of ["docker", "podman"] as const) {
     for (const container of ["POD", "init", "app", "side"]) t.not(afterReplace.get(container), afterPort.get(container), `${container} replaced`);
   });
 
-  t.test(`${runtime}: a container podrun did not create holding a name is an error, and is left alone`, async (t) => {
+  t.test(`${runtime}: a container podrun did not create holding a name is an error, and is left alone`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("clash");
@@ -143,7 +145,7 @@ for (const runtime of ["docker", "podman"] as const) {
   });
 
   if (runtime === "podman") {
-    t.test("podman: a pod of the pod's name podrun did not create is an error told by podman; nothing of the run is left", async (t) => {
+    t.test("podman: a pod of the pod's name podrun did not create is an error told by podman; nothing of the run is left", { buffered: true }, async (t) => {
       const env = await setup(t, runtime);
       if (!env) return;
       const name = unique("podclash");
@@ -164,7 +166,7 @@ for (const runtime of ["docker", "podman"] as const) {
     });
   }
 
-  t.test(`${runtime}: SIGINT while an init container runs removes what the run created, exit 130`, async (t) => {
+  t.test(`${runtime}: SIGINT while an init container runs removes what the run created, exit 130`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("sigint");

@@ -45,8 +45,10 @@ async function setup(t: Test, runtime: RuntimeName) {
   return { engine, up, containersOf, stateDir };
 }
 
+// Each case has its own state directory and uniquely named pods and images: two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: containers of a pod share localhost; labels; events in order`, async (t) => {
+  t.test(`${runtime}: containers of a pod share localhost; labels; events in order`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("net");
@@ -87,7 +89,7 @@ for (const runtime of ["docker", "podman"] as const) {
     }
   });
 
-  t.test(`${runtime}: pull from the loopback registry, then reuse with IfNotPresent`, async (t) => {
+  t.test(`${runtime}: pull from the loopback registry, then reuse with IfNotPresent`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     const testEnv = requireTestEnv(t);
     if (!env || !testEnv || !(await requireRegistry(t, "open"))) return;
@@ -120,7 +122,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(countRegistryRequests(testEnv, "open", { since: mark, match: own }), 0, "IfNotPresent did not ask the registry");
   });
 
-  t.test(`${runtime}: Never with an absent image fails with ErrImageNeverPull and leaves nothing`, async (t) => {
+  t.test(`${runtime}: Never with an absent image fails with ErrImageNeverPull and leaves nothing`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("never");
@@ -136,7 +138,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.same(await env.containersOf(name), [], "no container left behind");
   });
 
-  t.test(`${runtime}: a missing image fails, then backs off without asking the registry`, async (t) => {
+  t.test(`${runtime}: a missing image fails, then backs off without asking the registry`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     const testEnv = requireTestEnv(t);
     if (!env || !testEnv || !(await requireRegistry(t, "open"))) return;
@@ -163,7 +165,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.same(await env.containersOf(name), []);
   });
 
-  t.test(`${runtime}: a failing postStart hook kills the container and fails the pod`, async (t) => {
+  t.test(`${runtime}: a failing postStart hook kills the container and fails the pod`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("hook");
@@ -180,7 +182,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.same(await env.containersOf(name), [], "nothing running, nothing left");
   });
 
-  t.test(`${runtime}: init containers run in order, each to completion, before the app`, async (t) => {
+  t.test(`${runtime}: init containers run in order, each to completion, before the app`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("init");
@@ -208,7 +210,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.not(state.Status, "running", "the first init container had finished");
   });
 
-  t.test(`${runtime}: a failing init container fails the pod with its exit code and log`, async (t) => {
+  t.test(`${runtime}: a failing init container fails the pod with its exit code and log`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("initfail");
@@ -230,7 +232,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.same(await env.containersOf(name), []);
   });
 
-  t.test(`${runtime}: --dry-run prints the commands and runs none`, async (t) => {
+  t.test(`${runtime}: --dry-run prints the commands and runs none`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("dry");
@@ -251,7 +253,7 @@ for (const runtime of ["docker", "podman"] as const) {
 }
 
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: hostNetwork runs on the host's network, with no sandbox`, async (t) => {
+  t.test(`${runtime}: hostNetwork runs on the host's network, with no sandbox`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("hostnet");
@@ -271,7 +273,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(labels, 1, "one container, no infra container");
   });
 
-  t.test(`${runtime}: an httpGet postStart hook against the pod that nobody answers fails the pod; --keep-on-failure keeps it`, async (t) => {
+  t.test(`${runtime}: an httpGet postStart hook against the pod that nobody answers fails the pod; --keep-on-failure keeps it`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("httphook");
@@ -285,7 +287,7 @@ for (const runtime of ["docker", "podman"] as const) {
   });
 }
 
-t.test("an engine that does not answer: exit 1 and one line saying why", async (t) => {
+t.test("an engine that does not answer: exit 1 and one line saying why", { buffered: true }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-noengine-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, "pod.yaml");

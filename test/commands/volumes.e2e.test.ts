@@ -148,8 +148,10 @@ async function waitForLogs(runtime: RuntimeName, container: string, marker: stri
 const volumesOf = async (runtime: RuntimeName, pod: string) =>
   (await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean);
 
+// Each case has its own state directory and uniquely named pods: two run at once.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: every volume type as the container sees it; a kept pod's files updated in place; down leaves nothing`, async (t) => {
+  t.test(`${runtime}: every volume type as the container sees it; a kept pod's files updated in place; down leaves nothing`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("vol");
@@ -223,7 +225,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.same(await volumesOf(runtime, name), [], "and the emptyDir volume");
   });
 
-  t.test(`${runtime}: a hostPath type check that fails is a FailedMount before anything is made`, async (t) => {
+  t.test(`${runtime}: a hostPath type check that fails is a FailedMount before anything is made`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = unique("volfail");
@@ -260,7 +262,7 @@ spec:
     t.notOk(existsSync(join(env.stateDir, "pods", runtime, `default_${name}`)), "no pod directory");
   });
 
-  t.test(`${runtime}: down finds a pod directory a killed run left, by name and with --all`, async (t) => {
+  t.test(`${runtime}: down finds a pod directory a killed run left, by name and with --all`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const namespace = unique("ns");

@@ -12,9 +12,8 @@ import { fileURLToPath } from "node:url";
 // CLI (bin/podrun.js → dist/) or npm; every other `*.test.ts` is a unit test, engine-free (the
 // shared fake engine, test/harness/fake-runtime.ts, stands in for one) and build-free.
 //
-// Why not `tap` here: tap's TypeScript plugin loads ts-node, which transpiles every lib module
-// again in every test process; a tap test file is a plain script that node runs as well, and tsx
-// transpiles with esbuild and keeps its transforms cached between processes. Output: one line per
+// Why not `tap` here: a tap test file is a plain script that node runs with tsx, as tap runs it
+// (package.json), and tap's runner and reporter add nothing a unit file needs. Output: one line per
 // file, the whole TAP output of a file that failed, a summary; exit 1 when any file failed.
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -134,6 +134,8 @@ for (const runtime of RUNTIMES) {
 
     t.equal((await rt.execInContainer(server, ["sh", "-c", "echo out; echo err >&2; exit 3"])).exitCode, 3, "exec exit code");
     t.match(await rt.execInContainer(server, ["cat", "/www/index.html"]), { exitCode: 0, stdout: `hello from ${pod}`, stderr: "" });
+    const noisy = await rt.execInContainer(server, ["sh", "-c", "echo 'Error response from daemon: not mine' >&2; echo 'level=fatal msg=nor this' >&2"]);
+    t.equal(noisy.exitCode, 0, "a command that exits 0 succeeded, whatever it wrote to stderr");
     await t.rejects(rt.execInContainer(`${pod}-missing`, ["true"]), { name: "CommandError" }, "exec in a missing container throws");
 
     await rt.stopContainer(`${pod}-missing`, 1);

@@ -53,8 +53,10 @@ const podYaml = (name: string) => `${testPodHeader(name)}  containers:\n    - na
 const containersOf = async (runtime: RuntimeName, pod: string) =>
   (await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean);
 
+// Every case has its own pod, state directory and tmpfs: they run at once, mostly waiting on the engines.
+t.jobs = 4;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: the engine unreachable between two runs: up, down, ps, logs each say so in one line, exit 1`, async (t) => {
+  t.test(`${runtime}: the engine unreachable between two runs: up, down, ps, logs each say so in one line, exit 1`, { buffered: true }, async (t) => {
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
     const stateDir = await tempDir(t, "podrun-faults-state-");
     const dir = await tempDir(t, "podrun-faults-");
@@ -96,7 +98,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.same(await containersOf(runtime, name), [], "down removed every container");
   });
 
-  t.test(`${runtime}: a full state directory: up fails in one line naming the path, creates nothing, the state still parses`, async (t) => {
+  t.test(`${runtime}: a full state directory: up fails in one line naming the path, creates nothing, the state still parses`, { buffered: true }, async (t) => {
     if (process.getuid?.() !== 0) return void t.plan(0, "mounting a tmpfs needs root");
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
     const kept = uniqueName("disk-kept");
@@ -150,7 +152,7 @@ for (const runtime of ["docker", "podman"] as const) {
 }
 
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: a full state directory with imagePullPolicy Always: the pull back-off cannot be read, ErrImagePull names it, nothing is left`, async (t) => {
+  t.test(`${runtime}: a full state directory with imagePullPolicy Always: the pull back-off cannot be read, ErrImagePull names it, nothing is left`, { buffered: true }, async (t) => {
     if (process.getuid?.() !== 0) return void t.plan(0, "mounting a tmpfs needs root");
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
     const name = uniqueName("disk-always");
@@ -171,7 +173,7 @@ for (const runtime of ["docker", "podman"] as const) {
     t.ok((await readEventLines(stateDir)).invalid.length <= 1, "the event log parses but for a torn last line");
   });
 
-  t.test(`${runtime}: an app container that exits with code 0 during up --wait fails the wait at once, in one line, exit 1`, async (t) => {
+  t.test(`${runtime}: an app container that exits with code 0 during up --wait fails the wait at once, in one line, exit 1`, { buffered: true }, async (t) => {
     if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
     const dir = await tempDir(t, "podrun-faults-");
     const name = uniqueName("wait-exit0");
