@@ -107,7 +107,7 @@ export async function down(options: DownOptions): Promise<void> {
   for (const target of ofWorkloads.targets) if (!wanted.some((t) => keyOf(t) === keyOf(target))) wanted.push(target);
   const jobRecords = ofWorkloads.notFound.some((w) => w.ref.kind === "Job") ? await listJobRecords(stateDir, runtime.name) : [];
   for (const workload of ofWorkloads.notFound) {
-    // A finished Job whose pods went (ttlSecondsAfterFinished) is still there as its record: deleted below.
+    // A Job whose pods its controller deleted (activeDeadlineSeconds) is still there as its record: removed below.
     const recorded = workload.ref.kind === "Job" && jobRecords.some((r) => r.name === workload.ref.name && r.namespace === workload.namespace);
     const line = recorded ? formatWorkloadNotFound(workload).replace(/ not found$/, " deleted (no pod left)") : formatWorkloadNotFound(workload);
     stdout.write(options.json ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: recorded ? "Deleted" : "NotFound" })}\n` : `${line}\n`);
