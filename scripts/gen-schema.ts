@@ -16,20 +16,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 import type { CompactSchema, SchemaKind, StructSchema, TypeExpr } from "../lib/manifest/schema.js";
+import { KIND_API_VERSIONS } from "../lib/manifest/kinds.js";
 
 export const OUTPUT_FILE = fileURLToPath(new URL("../lib/manifest/schema.generated.ts", import.meta.url));
-// Each kind and the directory of kubernetes-models that declares it (its API group and version).
-const KIND_DIRS: Record<SchemaKind, string> = {
-  Pod: "v1",
-  ConfigMap: "v1",
-  Secret: "v1",
-  PersistentVolumeClaim: "v1",
-  Deployment: "apps/v1",
-  ReplicaSet: "apps/v1",
-  StatefulSet: "apps/v1",
-  DaemonSet: "apps/v1",
-  Job: "batch/v1",
-};
+// Each kind's kubernetes-models directory is its apiVersion (`v1`, `apps/v1`, `batch/v1`).
+const KIND_DIRS: Record<SchemaKind, string> = KIND_API_VERSIONS;
 const KINDS = Object.keys(KIND_DIRS) as SchemaKind[];
 const kindFile = (modelsDir: string, kind: SchemaKind) => join(modelsDir, KIND_DIRS[kind], `${kind}.d.ts`);
 /** `io.k8s.api.apps.v1.Deployment` for a kind. */
