@@ -32,6 +32,7 @@ export async function runLifecycleHandler(handler: LifecycleHandler, target: Hoo
       // The engine's own failure (podman may end an exec session with an error after the hook ran):
       // its stderr holds the hook's output too, which never leaves, as with the kubelet.
       if (!(error instanceof CommandError)) throw error;
+      if (error.timedOut) throw new HookError(`exec hook did not finish within ${Math.round(timeoutMs / 1000)}s`);
       throw new HookError(`exec hook failed in the engine: ${target.runtime.name} exec ${error.exitCode === undefined ? "did not finish" : `exited with code ${error.exitCode}`}`);
     });
     if (result.exitCode !== 0) throw new HookError(`exec hook exited with code ${result.exitCode}`);

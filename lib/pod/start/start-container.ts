@@ -8,7 +8,7 @@ import type { PullPolicy } from "../../images/policy.js";
 import { throwIfAborted } from "../../process/abort.js";
 import { ContainerNotStartedError, LABEL_RESTART_COUNT, type ContainerRuntime, type ImageInfo } from "../../runtime/types.js";
 import { buildContainerSpec, type ContainerKind } from "../spec/container-spec.js";
-import { HookError, runLifecycleHandler } from "../hooks.js";
+import { DEFAULT_HOOK_TIMEOUT_MS, HookError, runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
 import type { PodObjects } from "../spec/pod-objects.js";
 import { resolveMountSources, type MountSourceContext } from "../volumes/mount-sources.js";
@@ -222,9 +222,12 @@ function hideSecretValues(message: string, env: ContainerEnv): string {
   return hidden;
 }
 
+// The kubelet gives a postStart hook no time limit of its own; podrun bounds it so that `up` cannot
+// hang, by the grace period but never below DEFAULT_HOOK_TIMEOUT_MS: a short grace period (1 s in
+// many test pods) is about stopping, and an exec on a busy engine can take longer than that.
 function hookTimeoutMs(pod: Pod): number {
   const grace = pod.spec!.terminationGracePeriodSeconds ?? 30;
-  return Math.max(1, grace) * 1000;
+  return Math.max(DEFAULT_HOOK_TIMEOUT_MS, grace * 1000);
 }
 
 /** The image's USER, for the runAsNonRoot check; a failed inspect fails it as the kubelet's ImageStatus would. */

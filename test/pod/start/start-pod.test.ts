@@ -198,6 +198,24 @@ t.test("a postStart hook whose exec the engine ends in an error after the hook r
   t.notMatch(JSON.stringify(h.events) + error.message, "hunter2");
 });
 
+t.test("a postStart hook gets at least 30 s, whatever a short grace period says; one that runs out is told as such", async (t) => {
+  const h = harness();
+  let given: number | undefined;
+  // A timed-out podman exec may itself exit 0 once signalled: the timeout, not the code, is the story.
+  const timedOut = new CommandError({ shortMessage: "Command timed out", binary: "podman", args: ["exec"], exitCode: 0, stdout: "", stderr: "", timedOut: true });
+  h.runtime.script("a", { exec: () => Promise.reject(timedOut) });
+  const exec = h.runtime.execInContainer.bind(h.runtime);
+  h.runtime.execInContainer = (id, command, options) => ((given = options?.timeoutMs), exec(id, command, options));
+  const error = (await startPod(h.deps, {
+    pod: pod({ terminationGracePeriodSeconds: 1, containers: [{ name: "a", image: "x:1", lifecycle: { postStart: { exec: { command: ["sh"] } } } }] }),
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+  }).catch((e: unknown) => e)) as StartPodError;
+  t.equal(given, 30_000);
+  t.match(error.message, /postStart hook failed: exec hook did not finish within 30s$/);
+});
+
 t.test("hostNetwork: no sandbox, no infra image", async (t) => {
   const h = harness();
   const started = await startPod(h.deps, { pod: pod({ hostNetwork: true, containers: [{ name: "a", image: "x:1" }] }), identity, infraImage: "p:1", publishAll: false });
