@@ -23,7 +23,6 @@ import { explainEngineFailure } from "../runtime/engine-error.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
-import { isJobPod } from "../workloads/job-pods.js";
 import { listJobRecords, removeJobRecord } from "../workloads/job-state.js";
 import { plural } from "../output/plural.js";
 import { formatErrorLine } from "../output/error-line.js";
@@ -112,12 +111,9 @@ export async function down(options: DownOptions): Promise<void> {
     const line = recorded ? formatWorkloadNotFound(workload).replace(/ not found$/, " deleted (no pod left)") : formatWorkloadNotFound(workload);
     stdout.write(options.json ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: recorded ? "Deleted" : "NotFound" })}\n` : `${line}\n`);
   }
-  // A Job's pods are found by their owner (their names are drawn as they are made), and its record goes with them.
+  // A Job's pods are found above by their owner, as any workload's; its record goes with them.
   if (options.all) jobs.push(...(await listJobRecords(stateDir, runtime.name)).filter((r) => options.namespace === undefined || r.namespace === options.namespace));
-  for (const job of jobs) {
-    for (const pod of pods) if (isJobPod(pod, job) && !wanted.some((t) => keyOf(t) === keyOf(pod))) wanted.push({ name: pod.name, namespace: pod.namespace });
-    await removeJobRecord(stateDir, runtime.name, job);
-  }
+  for (const job of jobs) await removeJobRecord(stateDir, runtime.name, job);
   // --all also finds a pod of which only volumes, or only its directory, are left (a run that was killed).
   if (options.all) {
     const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);

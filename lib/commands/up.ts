@@ -8,7 +8,7 @@ import { readAuthFile } from "../credentials/pod-credentials.js";
 import { createImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { loadManifests, type Manifest } from "../manifest/load-manifest.js";
+import { loadManifests } from "../manifest/load-manifest.js";
 import { toInvolvedObject } from "../events/types.js";
 import { formatErrorLine } from "../output/error-line.js";
 import { identifyPod } from "../pod/identity.js";
@@ -95,9 +95,14 @@ export async function up(options: UpOptions): Promise<void> {
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
   // The bare pods, then the pods of each workload in file order, as their controllers would make them.
-  const workloads = manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind !== "Job"));
-  const runs = listPodRuns(manifest, workloads);
-  if (runs.length === 0 && workloads.length === 0 && !manifest.files.some((file) => file.workloads.some((w) => w.kind === "Job"))) {
+  const owned = manifest.files.flatMap((file) => file.workloads.map((workload) => ({ workload, source: file.source })));
+  const jobs = owned.filter(({ workload }) => workload.kind === "Job");
+  const workloads = owned.filter(({ workload }) => workload.kind !== "Job");
+  const runs: PodRun[] = [
+    ...manifest.pods.map((pod) => ({ pod, source: manifest.podSources.get(pod) ?? manifest.source })),
+    ...workloads.flatMap(({ workload, source }) => workload.pods.map((pod) => ({ pod, source, workload }))),
+  ];
+  if (runs.length + owned.length === 0) {
     throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
   }
   // Read once, before anything is created: a missing or broken file is a usage error.
@@ -144,7 +149,7 @@ export async function up(options: UpOptions): Promise<void> {
   });
   const infraImage = options.infraImage || env.PODRUN_INFRA_IMAGE || DEFAULT_INFRA_IMAGE;
 
-  const several = runs.length + manifest.files.reduce((n, file) => n + file.workloads.filter((w) => w.kind === "Job").length, 0) > 1;
+  const several = runs.length + jobs.length > 1;
   // The scheduler's verdict on one node: a pod whose host port an earlier pod has stays Pending.
   const unschedulable = findUnschedulable(runs.map((run) => run.pod));
   // A line on standard output, above the live block when there is one.
@@ -163,7 +168,7 @@ export async function up(options: UpOptions): Promise<void> {
     // First, the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a
     // template changed, fewer replicas. A cluster's controllers would delete them.
     if (!options.dryRun) {
-      for (const workload of workloads) {
+      for (const { workload } of workloads) {
         const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
         for (const { name, failures } of removed) {
           for (const failure of failures) stderr.write(`${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${failure.object}: could not ${failure.step} it: ${failure.message}` }, `pod/${name}`))}\n`);
@@ -220,10 +225,10 @@ export async function up(options: UpOptions): Promise<void> {
       else throw new ExitError(ExitCode.Failed);
     }
     // Jobs, after the bare pods: each run as the Job controller would (lib/workloads/run-jobs.ts).
-    const jobs = await runJobs(
+    const jobRuns = await runJobs(
       { runtime, recorder, images },
       {
-        jobs: manifest.files.flatMap((file) => file.workloads.filter((w) => w.kind === "Job").map((workload) => ({ workload, source: file.source }))),
+        jobs,
         podOptions: { objects: manifest, authFile, infraImage, stateDir, publishAll: options.publishAll, dryRun: options.dryRun, signal: interrupt?.signal },
         keepOnFailure: options.keepOnFailure,
         wait: options.wait ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true } : undefined,
@@ -234,9 +239,9 @@ export async function up(options: UpOptions): Promise<void> {
         paint: color,
       },
     );
-    if (jobs.interrupted) throw new ExitError(ExitCode.Interrupted);
-    if (jobs.failed.length > 0 && failed.length === 0) throw new ExitError(ExitCode.Failed);
-    failed.push(...jobs.failed);
+    if (jobRuns.interrupted) throw new ExitError(ExitCode.Interrupted);
+    if (jobRuns.failed.length > 0 && failed.length === 0) throw new ExitError(ExitCode.Failed);
+    failed.push(...jobRuns.failed);
   } catch (error) {
     // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
     // stay, and the user is told which.
@@ -272,11 +277,4 @@ interface PodRun {
   pod: Pod;
   source: string;
   workload?: Workload;
-}
-
-function listPodRuns(manifest: Manifest, workloads: readonly Workload[]): PodRun[] {
-  const bare = manifest.pods.map((pod) => ({ pod, source: manifest.podSources.get(pod) ?? manifest.source }));
-  const sourceOf = (workload: Workload) => manifest.files.find((file) => file.workloads.includes(workload))?.source ?? manifest.source;
-  const owned = workloads.flatMap((workload) => workload.pods.map((pod) => ({ pod, source: sourceOf(workload), workload })));
-  return [...bare, ...owned];
 }

@@ -2,10 +2,9 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../errors.js";
 import { runPod, type PodOutcome, type RunPodDeps, type RunPodOptions } from "../pod/run-pod.js";
 import { findPods, isSidecarState, kubeContainerName, type PodRecord } from "../pod/status/find-pods.js";
+import { removePod } from "../pod/stop/remove-pod.js";
 import { stopPod } from "../pod/stop/stop-pod.js";
-import { podDirectory } from "../pod/volumes/pod-dir.js";
 import { systemClock, type Clock } from "../readiness/wait-clock.js";
-import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE } from "../runtime/types.js";
 import type { Workload } from "./expand.js";
 import type { JobController, JobObservation, PodToCreate } from "./job-controller.js";
 import type { JobPodEngine } from "./job-loop.js";
@@ -263,7 +262,7 @@ export class EngineJobPods implements JobPodEngine {
 
   private async remove(name: string, known?: PodRecord): Promise<void> {
     const record = known ?? (await this.read(name));
-    if (record) await removeJobPod(this.deps, record, this.options.podOptions.stateDir, jobPod(this.options.workload, { name }));
+    if (record) await removePod(this.deps, record, { stateDir: this.options.podOptions.stateDir, manifest: jobPod(this.options.workload, { name }) });
   }
 }
 
@@ -275,16 +274,6 @@ export async function findJobPods(runtime: RunPodDeps["runtime"], job: { name: s
 /** Removes every pod of a Job, as `down` would; resolves with how many there were. */
 export async function removeJobPods(deps: Pick<RunPodDeps, "runtime" | "recorder">, job: { name: string; namespace: string }, stateDir: string, template?: Pod): Promise<number> {
   const records = await findJobPods(deps.runtime, job);
-  await Promise.all(records.map((record) => removeJobPod(deps, record, stateDir, template && { ...template, metadata: { ...template.metadata, name: record.name } })));
+  await Promise.all(records.map((record) => removePod(deps, record, { stateDir, manifest: template && { ...template, metadata: { ...template.metadata, name: record.name } } })));
   return records.length;
-}
-
-/** Stops and removes one pod as `down` does, its emptyDir volumes and pod directory with it. */
-async function removeJobPod(deps: Pick<RunPodDeps, "runtime" | "recorder">, record: PodRecord, stateDir: string, manifest?: Pod): Promise<void> {
-  const { runtime } = deps;
-  const volumes = await runtime.listVolumes({ [LABEL_POD_NAME]: record.name, [LABEL_POD_NAMESPACE]: record.namespace, [LABEL_MANAGED]: "true" });
-  await stopPod(
-    { runtime, recorder: deps.recorder },
-    { pod: record, volumes, podDir: podDirectory(stateDir, runtime.name, record), ...(manifest ? { manifest } : {}) },
-  );
 }

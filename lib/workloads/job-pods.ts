@@ -2,7 +2,8 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
 import { isSidecarState, kubeContainerName } from "../pod/status/find-pods.js";
 import type { ContainerState } from "../runtime/types.js";
-import { OWNER_LABEL, stableSuffix, type Workload } from "./expand.js";
+import { isPodNameOf, ownerOf } from "../pod/status/workload-ref.js";
+import { stableSuffix, type Workload } from "./expand.js";
 import type { JobObservation, PodToCreate } from "./job-controller.js";
 import type { ContainerExit } from "./pod-failure-policy.js";
 
@@ -54,15 +55,15 @@ export function nextJobPodName(workload: Workload, taken: ReadonlySet<string>, i
 }
 
 /**
- * Whether a pod on the engine is one of the Job's: its sandbox carries the owner label (the pod's
- * labels go on the infra container, podman's too). A hostNetwork pod on docker has no sandbox, so
- * there the name must read `<job>-<5 chars>` or `<job>-<index>-<5 chars>`.
+ * Whether a pod on the engine is one of the Job's: by the owner label its containers carry
+ * (workload-ref.ts); a pod without one and without a sandbox, by the name the controller gives
+ * (`<job>-<5 chars>`, `<job>-<index>-<5 chars>`).
  */
 export function isJobPod(record: PodRecord, workload: Pick<Workload, "name" | "namespace">): boolean {
   if (record.namespace !== workload.namespace) return false;
-  if (record.infra) return record.infra.labels[OWNER_LABEL] === `Job/${workload.name}`;
-  const escaped = workload.name.replace(/[.]/g, "\\.");
-  return new RegExp(`^${escaped}-(?:\\d+-)?[bcdfghjklmnpqrstvwxz2456789]{5}$`).test(record.name);
+  const owner = ownerOf(record);
+  if (owner) return owner.kind === "Job" && owner.name === workload.name;
+  return !record.infra && isPodNameOf({ kind: "Job", name: workload.name }, record.name);
 }
 
 /** The completion index of a pod of an Indexed Job, from its sandbox's label or its name. */

@@ -1,9 +1,8 @@
-import { stat } from "node:fs/promises";
 import type { EventRecorder } from "../events/recorder.js";
-import { groupPods, type PodRecord } from "../pod/status/find-pods.js";
-import { stopPod, type StopFailure } from "../pod/stop/stop-pod.js";
-import { podDirectory } from "../pod/volumes/pod-dir.js";
-import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, type ContainerRuntime } from "../runtime/types.js";
+import { groupPods } from "../pod/status/find-pods.js";
+import { removePod } from "../pod/stop/remove-pod.js";
+import type { StopFailure } from "../pod/stop/stop-pod.js";
+import { LABEL_MANAGED, LABEL_POD_NAMESPACE, type ContainerRuntime } from "../runtime/types.js";
 import { OWNER_LABEL, type Workload } from "./expand.js";
 
 // What a controller deletes when the workload changes: the pods of the workload that its new
@@ -31,14 +30,5 @@ export async function removeStalePods(deps: StalePodsDeps, workload: Workload, o
   const isOwned = (labels: Record<string, string>) => Object.entries(owned).every(([key, value]) => labels[key] === value);
   const containers = (await runtime.listContainers(owned)).filter((state) => isOwned(state.labels));
   const stale = groupPods(containers).filter((pod) => !wanted.has(pod.name));
-  return Promise.all(stale.map((pod) => removePod(deps, pod, options.stateDir)));
-}
-
-async function removePod(deps: StalePodsDeps, pod: PodRecord, stateDir: string): Promise<RemovedPod> {
-  const labels = { [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: pod.namespace, [LABEL_POD_NAME]: pod.name };
-  const volumes = (await deps.runtime.listVolumes(labels)).filter((volume) => Object.entries(labels).every(([key, value]) => volume.labels[key] === value));
-  const podDir = podDirectory(stateDir, deps.runtime.name, pod);
-  const hasPodDir = (await stat(podDir).catch(() => undefined)) !== undefined;
-  const result = await stopPod(deps, { pod, volumes, ...(hasPodDir ? { podDir } : {}) });
-  return { name: pod.name, failures: result.failures };
+  return Promise.all(stale.map(async (pod) => ({ name: pod.name, failures: (await removePod(deps, pod, options)).failures })));
 }
