@@ -13,9 +13,10 @@ import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 // whose pod fails twice, then succeeds (the attempts counted in a hostPath directory) completes
 // within backoffLimit 3 after the controller's back-off (10 s, then 20 s), with its events in
 // order; a Job past backoffLimit 1 fails with exit 1, BackoffLimitExceeded and the failed pod's
-// last log lines. The four cases run at once: most of their time is the back-off.
+// last log lines; activeDeadlineSeconds, ttlSecondsAfterFinished 0 and a podFailurePolicy rule end
+// a Job as the controller does. The cases run at once: most of their time is the back-off.
 
-t.jobs = 4;
+t.jobs = 6;
 
 function job(name: string, fields: { backoffLimit: number; script: string; countDir?: string }): string {
   const mount = fields.countDir
@@ -139,7 +140,43 @@ async function backoffLimitTest(t: Test, runtime: RuntimeName): Promise<void> {
   t.same(await exitCodes(runtime, pods), [4, 4]);
 }
 
+async function deadlineAndPolicyTest(t: Test, runtime: RuntimeName): Promise<void> {
+  // activeDeadlineSeconds: the running pod is deleted, the Job fails with DeadlineExceeded.
+  const late = uniqueName("joblate");
+  const deadline = await setup(t, runtime, late, () =>
+    job(late, { backoffLimit: 6, script: "exec sleep 600" }).replace("  backoffLimit: 6\n", "  backoffLimit: 6\n  activeDeadlineSeconds: 3\n"),
+  );
+  if (!deadline) return;
+  const result = await deadline.cli("up", "--wait");
+  t.equal(result.exitCode, 1);
+  const [pod] = deadline.created(result.stdout);
+  t.same(jobEvents(result.stdout, late), [`SuccessfulCreate Created pod: ${pod}`, `SuccessfulDelete Deleted pod: ${pod}`, "DeadlineExceeded Job was active longer than specified deadline"]);
+  t.match(result.stderr, new RegExp(`Error: DeadlineExceeded: job/${late}: Job was active longer than specified deadline`));
+  const left = await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.podrun.owner=Job/${late}`]);
+  t.equal(left.stdout.trim(), "", "the deleted pod is gone");
+
+  // podFailurePolicy: a FailJob rule on the exit code ends the Job at the first failure, whatever
+  // backoffLimit says; with ttlSecondsAfterFinished 0 its failed pod goes as soon as it has finished.
+  const fatal = uniqueName("jobfatal");
+  const policy = await setup(t, runtime, fatal, () =>
+    job(fatal, { backoffLimit: 6, script: "exit 42" }).replace(
+      "  backoffLimit: 6\n",
+      "  backoffLimit: 6\n  ttlSecondsAfterFinished: 0\n  podFailurePolicy:\n    rules:\n    - action: FailJob\n      onExitCodes: {operator: In, values: [42]}\n",
+    ),
+  );
+  if (!policy) return;
+  const failed = await policy.cli("up", "--wait");
+  t.equal(failed.exitCode, 1);
+  const [only] = policy.created(failed.stdout);
+  t.match(failed.stderr, new RegExp(`Error: PodFailurePolicy: job/${fatal}: Container main for pod default/${only} failed with exit code 42 matching FailJob rule at index 0`));
+  t.equal(policy.created(failed.stdout).length, 1, "no retry");
+  t.match(failed.stdout, `job/${fatal}: ttlSecondsAfterFinished 0: its pod removed`);
+  const gone = await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.podrun.owner=Job/${fatal}`]);
+  t.equal(gone.stdout.trim(), "", "the TTL removed the Job's pod");
+}
+
 for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: activeDeadlineSeconds; a podFailurePolicy FailJob rule with ttlSecondsAfterFinished 0`, (t) => deadlineAndPolicyTest(t, runtime));
   t.test(`${runtime}: a Job that fails twice, then succeeds within backoffLimit 3`, (t) => retryTest(t, runtime));
   t.test(`${runtime}: a Job past its backoffLimit fails with BackoffLimitExceeded and the pod's last log lines`, (t) => backoffLimitTest(t, runtime));
 }
