@@ -244,3 +244,27 @@ export async function statefulSetCase(t: Test, runtime: RuntimeName): Promise<vo
   t.equal(again.exitCode, 0, again.stderr);
   t.equal(await read("db-0"), zero, "what db-0 wrote is still there after down and up");
 }
+
+/** A ReplicaSet of 2: pods `<name>-<5 characters>`, kept by an unchanged re-up, removed by `down rs/NAME`. */
+export async function replicaSetCase(t: Test, runtime: RuntimeName): Promise<void> {
+  const env = await setup(t, runtime);
+  if (!env) return;
+  const file = join(env.dir, "cache.yaml");
+  await writeFile(
+    file,
+    `apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: cache, namespace: ${env.namespace}}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: cache}}\n  template:\n    metadata: {labels: {app: cache}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      containers: [{name: cache, image: ${BUSYBOX}, command: [sleep, "600"]}]\n`,
+  );
+  const up = await env.podrun("up", "--wait", file);
+  t.equal(up.exitCode, 0, up.stderr);
+  const pods = await env.pods();
+  t.equal(pods.length, 2);
+  for (const pod of pods) t.match(pod.name, /^cache-[bcdfghjklmnpqrstvwxz2456789]{5}$/, "named <replicaset>-<5 characters>");
+  const ids = await env.idsOf("ReplicaSet/cache");
+  t.equal(ids.length, 4, "two sandboxes and two containers, labelled with their owner");
+  const again = await env.podrun("up", file);
+  t.equal(again.exitCode, 0, again.stderr);
+  t.same(await env.idsOf("ReplicaSet/cache"), ids, "an unchanged re-up keeps every container");
+  const down = await env.podrun("down", "-n", env.namespace, "rs/cache");
+  t.equal(down.exitCode, 0, down.stderr);
+  t.same(await env.pods(), [], "down rs/cache removed both pods");
+}
