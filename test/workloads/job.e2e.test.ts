@@ -16,7 +16,7 @@ import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 // last log lines; activeDeadlineSeconds, ttlSecondsAfterFinished 0 and a podFailurePolicy rule end
 // a Job as the controller does. The cases run at once: most of their time is the back-off.
 
-t.jobs = 6;
+t.jobs = 8;
 
 function job(name: string, fields: { backoffLimit: number; script: string; countDir?: string }): string {
   const mount = fields.countDir
@@ -175,7 +175,29 @@ async function deadlineAndPolicyTest(t: Test, runtime: RuntimeName): Promise<voi
   t.equal(gone.stdout.trim(), "", "the TTL removed the Job's pod");
 }
 
+async function indexedTest(t: Test, runtime: RuntimeName): Promise<void> {
+  // completions 3, parallelism 2, Indexed: one pod per index, two at a time, each told its index.
+  const name = uniqueName("jobidx");
+  const world = await setup(t, runtime, name, () =>
+    job(name, { backoffLimit: 0, script: "echo index $JOB_COMPLETION_INDEX on $(hostname)" }).replace(
+      "  backoffLimit: 0\n",
+      "  backoffLimit: 0\n  completions: 3\n  parallelism: 2\n  completionMode: Indexed\n",
+    ),
+  );
+  if (!world) return;
+  const result = await world.cli("up", "--wait");
+  t.equal(result.exitCode, 0, result.stderr);
+  t.match(result.stdout, new RegExp(`job/${name}: Complete: 3 of 3 succeeded, in \\d+s`));
+  const pods = [...result.stdout.matchAll(new RegExp(`Created pod: (${name}-(\\d)-[a-z0-9]{5})`, "g"))].map((m) => ({ pod: m[1]!, index: m[2]! }));
+  t.same(pods.map((p) => p.index).sort(), ["0", "1", "2"], "one pod per index, named <job>-<index>-<5 characters>");
+  for (const { pod, index } of pods) {
+    const logs = await runCommand(runtime, ["logs", `default_${pod}_main`]);
+    t.equal(logs.stdout.trim(), `index ${index} on ${name}-${index}`, "JOB_COMPLETION_INDEX and the hostname <job>-<index>");
+  }
+}
+
 for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: an Indexed Job, completions 3, parallelism 2`, (t) => indexedTest(t, runtime));
   t.test(`${runtime}: activeDeadlineSeconds; a podFailurePolicy FailJob rule with ttlSecondsAfterFinished 0`, (t) => deadlineAndPolicyTest(t, runtime));
   t.test(`${runtime}: a Job that fails twice, then succeeds within backoffLimit 3`, (t) => retryTest(t, runtime));
   t.test(`${runtime}: a Job past its backoffLimit fails with BackoffLimitExceeded and the pod's last log lines`, (t) => backoffLimitTest(t, runtime));
