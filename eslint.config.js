@@ -1,6 +1,7 @@
 // Lint: typescript-eslint's type-checked recommendations over everything tsc checks.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import prettier from "eslint-config-prettier";
 
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/"] },
@@ -12,7 +13,10 @@ export default tseslint.config(
     },
     rules: {
       // A leading underscore names what is left out on purpose (`const { name: _name, ...rest }`).
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
     },
   },
   {
@@ -26,5 +30,10 @@ export default tseslint.config(
   },
   // Plain JavaScript (bin/, scripts/*.mjs, bench/*.mjs) is outside tsconfig: no type information.
   { files: ["**/*.js", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
-  { files: ["**/*.js", "**/*.mjs"], languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } } },
+  {
+    files: ["**/*.js", "**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
+  },
+  // Layout is prettier's (`npm run format`; `npm run lint` checks it): no style rule may disagree.
+  prettier,
 );

@@ -20,7 +20,10 @@ const event: KubeEvent = {
   apiVersion: "v1",
   kind: "Event",
   metadata: { name: "web.18eb7945b3c4d443", namespace: "default" },
-  involvedObject: toInvolvedObject({ name: "web", namespace: "default", uid: "3f1c0e7a-8d4b-4c39-9a43-1c2b3d4e5f60" }, { name: "app" }),
+  involvedObject: toInvolvedObject(
+    { name: "web", namespace: "default", uid: "3f1c0e7a-8d4b-4c39-9a43-1c2b3d4e5f60" },
+    { name: "app" },
+  ),
   reason: "Pulled",
   message: 'Container image "127.0.0.1:5100/podrun-test/busybox:1.36" already present on machine',
   type: "Normal",

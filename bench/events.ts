@@ -39,7 +39,12 @@ const PODS = Array.from({ length: 300 }, (_, i) => [`svc-${i}`, pick(["default",
  * Fills `dir` through the real writer, run after run (one recorder each, as one `podrun up`),
  * until `full()` says so. Times go from SPAN_MS ago to now, `runs` runs being expected.
  */
-async function fillLog(dir: string, maxBytes: number, runs: number, full: (events: number) => boolean | Promise<boolean>): Promise<number> {
+async function fillLog(
+  dir: string,
+  maxBytes: number,
+  runs: number,
+  full: (events: number) => boolean | Promise<boolean>,
+): Promise<number> {
   const log = await openEventLog(dir, { env: { PODRUN_EVENT_LOG_MAX_BYTES: String(maxBytes) } });
   let events = 0;
   const start = Date.now() - SPAN_MS;
@@ -47,7 +52,12 @@ async function fillLog(dir: string, maxBytes: number, runs: number, full: (event
   for (let run = 0; !(await full(events)); run++) {
     const [pod, namespace] = PODS[run % PODS.length]!;
     let clock = start + Math.min(run, runs) * step;
-    const recorder = createRecorder({ sinks: [], log, clock: () => (clock += Math.floor(random() * 3000)), host: "ci-runner-7" });
+    const recorder = createRecorder({
+      sinks: [],
+      log,
+      clock: () => (clock += Math.floor(random() * 3000)),
+      host: "ci-runner-7",
+    });
     const uid = `${pod}-${run}-${Math.floor(random() * 1e9).toString(16)}`;
     for (const container of ["app", "sidecar"]) {
       const object = toInvolvedObject({ name: pod, namespace, uid }, { name: container });
@@ -58,14 +68,24 @@ async function fillLog(dir: string, maxBytes: number, runs: number, full: (event
       const image = `127.0.0.1:5100/team/${pod}-${container}:1.${run % 4}`;
       if (random() < 0.15) {
         // A broken registry: a failure with a long message, then BackOff repeated (same name, count + 1).
-        record("Warning", "Failed", `Failed to pull image "${image}": ${"rpc error: code = Unknown desc = failed to resolve reference: ".repeat(6)}`);
-        for (let i = 1 + Math.floor(random() * 5); i > 0; i--) record("Normal", "BackOff", `Back-off pulling image "${image}"`);
+        record(
+          "Warning",
+          "Failed",
+          `Failed to pull image "${image}": ${"rpc error: code = Unknown desc = failed to resolve reference: ".repeat(6)}`,
+        );
+        for (let i = 1 + Math.floor(random() * 5); i > 0; i--)
+          record("Normal", "BackOff", `Back-off pulling image "${image}"`);
         continue;
       }
       record("Normal", "Pulled", `Container image "${image}" already present on machine`);
       record("Normal", "Created", `Created container: ${container}`);
       record("Normal", "Started", `Started container ${container}`);
-      if (random() < 0.2) record("Warning", "Unhealthy", `Readiness probe failed: HTTP probe failed with statuscode: ${pick([500, 502, 503])}`);
+      if (random() < 0.2)
+        record(
+          "Warning",
+          "Unhealthy",
+          `Readiness probe failed: HTTP probe failed with statuscode: ${pick([500, 502, 503])}`,
+        );
     }
     await recorder.flush();
   }
@@ -74,9 +94,16 @@ async function fillLog(dir: string, maxBytes: number, runs: number, full: (event
 }
 
 async function describeLog(dir: string): Promise<string> {
-  const files = (await readdir(dir)).filter((name) => name.startsWith("events.ndjson") && !name.includes("lock")).sort().reverse();
+  const files = (await readdir(dir))
+    .filter((name) => name.startsWith("events.ndjson") && !name.includes("lock"))
+    .sort()
+    .reverse();
   const sizes = await Promise.all(files.map(async (name) => (await stat(join(dir, name))).size));
-  const lines = (await Promise.all(files.map(async (name) => (await readFile(join(dir, name), "utf8")).split("\n").filter(Boolean).length))).reduce((a, b) => a + b, 0);
+  const lines = (
+    await Promise.all(
+      files.map(async (name) => (await readFile(join(dir, name), "utf8")).split("\n").filter(Boolean).length),
+    )
+  ).reduce((a, b) => a + b, 0);
   const total = sizes.reduce((a, b) => a + b, 0);
   return `${lines} lines, ${(total / 2 ** 20).toFixed(1)} MiB in ${files.length} files (${sizes.map((size) => (size / 2 ** 20).toFixed(2)).join(" + ")} MiB)`;
 }
@@ -91,7 +118,10 @@ interface Result {
 function measureOnce(argv: string[]): { ms: number; rssKb: number; outBytes: number } {
   const out = join(tmpdir(), `podrun-bench-time-${process.pid}`);
   const started = performance.now();
-  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", out, process.execPath, ...argv], { maxBuffer: 1 << 30, env: { ...process.env, NO_COLOR: "1" } });
+  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", out, process.execPath, ...argv], {
+    maxBuffer: 1 << 30,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`node ${argv.join(" ")}: exit ${result.status}: ${String(result.stderr)}`);
   const rssKb = Number(readFileSync(out, "utf8").trim().split("\n").pop());
@@ -123,7 +153,9 @@ function printTable(title: string, results: Map<string, Result>): void {
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const [label, { ms, rssKb, outBytes }] of results) {
     const output = outBytes >= 1024 ? `${(outBytes / 1024).toFixed(0)} KiB` : `${outBytes} B`;
-    console.log(`| ${label} | ${median(ms).toFixed(0)} | ${Math.min(...ms).toFixed(0)} | ${Math.max(...ms).toFixed(0)} | ${(median(rssKb) / 1024).toFixed(0)} | ${output} |`);
+    console.log(
+      `| ${label} | ${median(ms).toFixed(0)} | ${Math.min(...ms).toFixed(0)} | ${Math.max(...ms).toFixed(0)} | ${(median(rssKb) / 1024).toFixed(0)} | ${output} |`,
+    );
   }
 }
 
@@ -140,9 +172,15 @@ const cases = (dir: string): [string, string[]][] => {
 
 if (!existsSync("/usr/bin/time")) throw new Error("bench: /usr/bin/time is missing (apt-get install time)");
 if (!existsSync(new URL("../dist/cli.js", import.meta.url))) throw new Error("bench: run npm run build first");
-if (readMaxBytes(process.env) !== DEFAULT_MAX_BYTES) throw new Error("bench: unset PODRUN_EVENT_LOG_MAX_BYTES: the full log is at the defaults");
-console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}, ${cpus().length} CPUs, node ${process.version}; ${RUNS} runs a case`);
-if (process.env.NODE_EXTRA_CA_CERTS) console.log(`NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS} (read by node at every start)`);
+if (readMaxBytes(process.env) !== DEFAULT_MAX_BYTES)
+  throw new Error("bench: unset PODRUN_EVENT_LOG_MAX_BYTES: the full log is at the defaults");
+console.log(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}, ${cpus().length} CPUs, node ${process.version}; ${RUNS} runs a case`,
+);
+if (process.env.NODE_EXTRA_CA_CERTS)
+  console.log(`NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS} (read by node at every start)`);
 
 const fullDir = await mkdtemp(join(tmpdir(), "podrun-bench-full-"));
 const bigDir = await mkdtemp(join(tmpdir(), "podrun-bench-100k-"));
@@ -152,7 +190,9 @@ try {
     const current = await stat(logFilePath(fullDir)).catch(() => undefined);
     return existsSync(logFilePath(fullDir, DEFAULT_KEPT_FILES)) && (current?.size ?? 0) >= DEFAULT_MAX_BYTES - 8 * 1024;
   });
-  console.log(`full log at the defaults (${DEFAULT_MAX_BYTES / 2 ** 20} MiB × ${DEFAULT_KEPT_FILES + 1} files): ${await describeLog(fullDir)}; ${fullEvents} events written`);
+  console.log(
+    `full log at the defaults (${DEFAULT_MAX_BYTES / 2 ** 20} MiB × ${DEFAULT_KEPT_FILES + 1} files): ${await describeLog(fullDir)}; ${fullEvents} events written`,
+  );
   // 100,000 events kept whole: four files of 16 MiB hold them.
   const BIG = 100_000;
   await fillLog(bigDir, 16 * 2 ** 20, Math.ceil(BIG / 9), (events) => events >= BIG);
@@ -178,5 +218,7 @@ function report(fullDir: string, bigDir: string): void {
   printTable("(f) 100,000 events (limits raised; reported, not targeted)", big);
   const floor = median(full.get("(a) bare: read + JSON.parse every line")!.ms);
   const listing = median(full.get("(b) podrun events")!.ms);
-  console.log(`\nfull log: podrun events ${listing.toFixed(0)} ms = ${(listing / floor).toFixed(2)}× the floor (target ≤ 2×), ${listing <= 300 ? "within" : "OVER"} 300 ms`);
+  console.log(
+    `\nfull log: podrun events ${listing.toFixed(0)} ms = ${(listing / floor).toFixed(2)}× the floor (target ≤ 2×), ${listing <= 300 ? "within" : "OVER"} 300 ms`,
+  );
 }

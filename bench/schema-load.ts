@@ -47,8 +47,10 @@ try {
   const variants: Record<string, (dir: string) => void> = {
     "no schema at all (the checker's modules alone)": (dir) =>
       writeFileSync(join(dir, "schema.generated.js"), 'export const SCHEMA = { source: "", roots: {}, types: {} };\n'),
-    "JSON.parse(`...`) in a module (shipped)": (dir) => writeFileSync(join(dir, "schema.generated.js"), transpile(text)),
-    "object literal in a module": (dir) => writeFileSync(join(dir, "schema.generated.js"), `export const SCHEMA = ${json};\n`),
+    "JSON.parse(`...`) in a module (shipped)": (dir) =>
+      writeFileSync(join(dir, "schema.generated.js"), transpile(text)),
+    "object literal in a module": (dir) =>
+      writeFileSync(join(dir, "schema.generated.js"), `export const SCHEMA = ${json};\n`),
     ".json + readFileSync + JSON.parse": (dir) => {
       writeFileSync(join(dir, "schema.json"), json);
       writeFileSync(
@@ -58,12 +60,19 @@ try {
     },
     ".json imported with { type: 'json' }": (dir) => {
       writeFileSync(join(dir, "schema.json"), json);
-      writeFileSync(join(dir, "schema.generated.js"), 'import data from "./schema.json" with { type: "json" };\nexport const SCHEMA = data;\n');
+      writeFileSync(
+        join(dir, "schema.generated.js"),
+        'import data from "./schema.json" with { type: "json" };\nexport const SCHEMA = data;\n',
+      );
     },
   };
 
-  console.log(`schema: ${Object.keys(schema.types).length} types, ${Object.values(schema.types).reduce((n, t) => n + Object.keys(t.f).length, 0)} fields`);
-  console.log(`lib/manifest/schema.generated.ts: ${kb(Buffer.byteLength(text))} (JSON ${kb(json.length)}, gzip ${kb(gzipSync(json).length)})`);
+  console.log(
+    `schema: ${Object.keys(schema.types).length} types, ${Object.values(schema.types).reduce((n, t) => n + Object.keys(t.f).length, 0)} fields`,
+  );
+  console.log(
+    `lib/manifest/schema.generated.ts: ${kb(Buffer.byteLength(text))} (JSON ${kb(json.length)}, gzip ${kb(gzipSync(json).length)})`,
+  );
   console.log(`median of ${RUNS} fresh node processes, ms:`);
   console.log(`  ${"variant".padEnd(48)} import  first check  warm check`);
   for (const [name, write] of Object.entries(variants)) {
@@ -78,16 +87,20 @@ try {
       return JSON.parse(out) as Record<"import" | "first" | "warm" | "errors", number>;
     });
     if (samples.some((s) => s.errors !== 0)) throw new Error(`${name}: the realistic Pod has schema errors`);
-    const med = (key: "import" | "first" | "warm") => median(samples.map((s) => s[key])).toFixed(2).padStart(6);
+    const med = (key: "import" | "first" | "warm") =>
+      median(samples.map((s) => s[key]))
+        .toFixed(2)
+        .padStart(6);
     console.log(`  ${name.padEnd(48)} ${med("import")}  ${med("first")}       ${med("warm")}`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-
 function transpile(source: string): string {
-  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  return ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
 }
 
 function median(values: number[]): number {
@@ -101,16 +114,31 @@ function kb(bytes: number): string {
 
 /** A Pod of the size and variety of real ones (two containers, probes, volumes, affinity). */
 function realisticPod(): object {
-  const probe = (path: string) => ({ httpGet: { path, port: "http" }, initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 3 });
+  const probe = (path: string) => ({
+    httpGet: { path, port: "http" },
+    initialDelaySeconds: 5,
+    periodSeconds: 10,
+    failureThreshold: 3,
+  });
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: "shop", namespace: "prod", labels: { app: "shop", tier: "web" }, annotations: { "prometheus.io/scrape": "true" } },
+    metadata: {
+      name: "shop",
+      namespace: "prod",
+      labels: { app: "shop", tier: "web" },
+      annotations: { "prometheus.io/scrape": "true" },
+    },
     spec: {
       restartPolicy: "Always",
       dnsPolicy: "ClusterFirst",
       terminationGracePeriodSeconds: 30,
-      securityContext: { runAsUser: 1000, runAsNonRoot: true, fsGroup: 2000, seccompProfile: { type: "RuntimeDefault" } },
+      securityContext: {
+        runAsUser: 1000,
+        runAsNonRoot: true,
+        fsGroup: 2000,
+        seccompProfile: { type: "RuntimeDefault" },
+      },
       affinity: {
         nodeAffinity: {
           requiredDuringSchedulingIgnoredDuringExecution: {
@@ -120,8 +148,18 @@ function realisticPod(): object {
       },
       tolerations: [{ key: "dedicated", operator: "Equal", value: "shop", effect: "NoSchedule" }],
       initContainers: [
-        { name: "migrate", image: "shop/migrate:1", command: ["/bin/migrate"], envFrom: [{ secretRef: { name: "db" } }] },
-        { name: "logs", image: "fluent-bit:3", restartPolicy: "Always", resources: { requests: { cpu: "50m", memory: "32Mi" } } },
+        {
+          name: "migrate",
+          image: "shop/migrate:1",
+          command: ["/bin/migrate"],
+          envFrom: [{ secretRef: { name: "db" } }],
+        },
+        {
+          name: "logs",
+          image: "fluent-bit:3",
+          restartPolicy: "Always",
+          resources: { requests: { cpu: "50m", memory: "32Mi" } },
+        },
       ],
       containers: [
         {
@@ -138,7 +176,11 @@ function realisticPod(): object {
           livenessProbe: probe("/healthz"),
           readinessProbe: probe("/ready"),
           lifecycle: { preStop: { sleep: { seconds: 5 } } },
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ["ALL"] },
+          },
           volumeMounts: [
             { name: "config", mountPath: "/etc/shop", readOnly: true },
             { name: "data", mountPath: "/data" },

@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { EngineCommandError, ExitCode, ExitError, ManifestError, PodrunError, StateAccessError, UsageError } from "./errors.js";
+import {
+  EngineCommandError,
+  ExitCode,
+  ExitError,
+  ManifestError,
+  PodrunError,
+  StateAccessError,
+  UsageError,
+} from "./errors.js";
 import { formatErrorLine } from "./output/error-line.js";
 import type { ClearBackoffOptions, ListBackoffOptions } from "./commands/backoff.js";
 import type { EventsOptions } from "./commands/events.js";
@@ -69,9 +77,16 @@ const collectFilename = (value: string, previous: string[] | undefined): string[
 
 // The engines of runtime/detect.ts, listed here so that building the program loads no engine code.
 const RUNTIME_CHOICES = ["docker", "podman", "nerdctl"] as const satisfies readonly RuntimeName[];
-const runtimeOption = () => new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(RUNTIME_CHOICES);
+const runtimeOption = () =>
+  new Option("--runtime <name>", "container engine (default: $PODRUN_RUNTIME, else the first that answers)").choices(
+    RUNTIME_CHOICES,
+  );
 // As the kubelet's flag: an engine command that does not answer in time fails its step (pulls, waits and execs excepted).
-const requestTimeoutOption = () => new Option("--runtime-request-timeout <duration>", "how long each engine command may take (default: $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m)");
+const requestTimeoutOption = () =>
+  new Option(
+    "--runtime-request-timeout <duration>",
+    "how long each engine command may take (default: $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m)",
+  );
 
 // What commander gives each command's action, typed once here. A command whose options are
 // named as its flags (events, ps, logs, backoff) takes them as they are, through FlagsOf: an
@@ -91,7 +106,8 @@ interface ManifestFlags {
 /** The manifests of a command: its FILE arguments, then those of -f, in the order given. */
 function manifestArguments(files: readonly string[], flags: ManifestFlags): string[] {
   const all = [...files, ...(flags.filename ?? [])];
-  if (all.length === 0) throw new UsageError("no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE)");
+  if (all.length === 0)
+    throw new UsageError("no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE)");
   return all;
 }
 
@@ -168,7 +184,11 @@ export function buildProgram(): Command {
     )
     .action(async (files: string[], flags: ValidateFlags) => {
       const { validate } = await import("./commands/validate.js");
-      await validate({ files: manifestArguments(files, flags), recursive: flags.recursive === true, json: flags.json === true });
+      await validate({
+        files: manifestArguments(files, flags),
+        recursive: flags.recursive === true,
+        json: flags.json === true,
+      });
     });
 
   program
@@ -179,20 +199,45 @@ export function buildProgram(): Command {
     .option("-R, --recursive", RECURSIVE_HELP)
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
-    .option("--infra-image <image>", "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)")
-    .option("--authfile <path>", "registry credentials (docker config.json or podman auth.json), tried after imagePullSecrets (default: $REGISTRY_AUTH_FILE)")
+    .option(
+      "--infra-image <image>",
+      "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)",
+    )
+    .option(
+      "--authfile <path>",
+      "registry credentials (docker config.json or podman auth.json), tried after imagePullSecrets (default: $REGISTRY_AUTH_FILE)",
+    )
     .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
-    .option("--parallel-pulls <n>", "pull up to n images at once (default 1: serialized, as the kubelet)", parsePositiveInteger)
-    .option("--image-pull-progress-deadline <duration>", "cancel a pull that shows no progress for this long; 0: never (default: $PODRUN_IMAGE_PULL_PROGRESS_DEADLINE, else 5m)")
+    .option(
+      "--parallel-pulls <n>",
+      "pull up to n images at once (default 1: serialized, as the kubelet)",
+      parsePositiveInteger,
+    )
+    .option(
+      "--image-pull-progress-deadline <duration>",
+      "cancel a pull that shows no progress for this long; 0: never (default: $PODRUN_IMAGE_PULL_PROGRESS_DEADLINE, else 5m)",
+    )
     .option("--keep-on-failure", "keep what was created when the pod fails (default: remove it)")
     .option("--dry-run", "print the engine commands that would run, and run none")
     .option("--json", "print events as NDJSON core/v1 Event objects instead of lines")
     .option("--state-dir <dir>", "state directory (back-off file, event log)")
-    .option("--wait", "return only when every container is Ready: startup and readiness probes passed (exit 1 if not in time)")
-    .option("--timeout <duration>", "with --wait: how long to wait for each pod's readiness (default 5m; e.g. 90s, 2m30s)")
+    .option(
+      "--wait",
+      "return only when every container is Ready: startup and readiness probes passed (exit 1 if not in time)",
+    )
+    .option(
+      "--timeout <duration>",
+      "with --wait: how long to wait for each pod's readiness (default 5m; e.g. 90s, 2m30s)",
+    )
     .option("--rm-on-interrupt", "with --wait: Ctrl-C removes the pod (default: leave it running)")
-    .option("--replace", "recreate the pod even if it is running and matches the manifest (default: keep what is unchanged)")
-    .addHelpText("after", "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up one after\nthe other, in file order (with --wait, each is Ready before the next starts); a pod that fails does not stop\nthe others, and the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml")
+    .option(
+      "--replace",
+      "recreate the pod even if it is running and matches the manifest (default: keep what is unchanged)",
+    )
+    .addHelpText(
+      "after",
+      "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up one after\nthe other, in file order (with --wait, each is Ready before the next starts); a pod that fails does not stop\nthe others, and the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml",
+    )
     .action(async (files: string[], flags: UpFlags) => {
       const { up, parseWaitTimeout } = await import("./commands/up.js");
       await up({
@@ -226,49 +271,92 @@ export function buildProgram(): Command {
     .option("--reason <reason>", "only events with this reason (e.g. BackOff)")
     .option("--since <duration>", "only events last seen within this duration (e.g. 10m, 1h, 90s)")
     .option("--limit <n>", "at most n rows (the most recent)", parsePositiveInteger)
-    .option("--retention <duration>", "hide events last seen longer ago; 0 or none: hide none (default: $PODRUN_EVENTS_RETENTION, else 72h)")
-    .addOption(new Option("-o, --output <format>", "wide adds SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME").choices(["wide"]))
+    .option(
+      "--retention <duration>",
+      "hide events last seen longer ago; 0 or none: hide none (default: $PODRUN_EVENTS_RETENTION, else 72h)",
+    )
+    .addOption(
+      new Option("-o, --output <format>", "wide adds SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME").choices(["wide"]),
+    )
     .option("--json", "print the (folded) Event objects as NDJSON")
-    .option("-w, --watch", "after the list, follow new events as they are recorded, until Ctrl-C or SIGTERM (then exit 0)")
+    .option(
+      "-w, --watch",
+      "after the list, follow new events as they are recorded, until Ctrl-C or SIGTERM (then exit 0)",
+    )
     .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
-    .addHelpText("after", "\nExamples:\n  $ podrun events\n  $ podrun events web --type Warning\n  $ podrun events --reason BackOff --since 1h -o wide\n  $ podrun events -w --json")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ podrun events\n  $ podrun events web --type Warning\n  $ podrun events --reason BackOff --since 1h -o wide\n  $ podrun events -w --json",
+    )
     .action(async (pod: string | undefined, flags: EventsFlags) => {
       const { events } = await import("./commands/events.js");
-      await events({ ...flags, pod: flags.pod ?? pod, wide: flags.output === "wide", json: flags.json === true, watch: flags.watch === true });
+      await events({
+        ...flags,
+        pod: flags.pod ?? pod,
+        wide: flags.output === "wide",
+        json: flags.json === true,
+        watch: flags.watch === true,
+      });
     });
 
   program
     .command("ps")
     .description("list the pods podrun runs, like kubectl get pods (read from the engine by label, never cached)")
-    .argument("[pod...]", "only these pods, or a workload's: deploy/web, sts/db, job/migrate… (with --volumes: these claims)")
+    .argument(
+      "[pod...]",
+      "only these pods, or a workload's: deploy/web, sts/db, job/migrate… (with --volumes: these claims)",
+    )
     .option("-n, --namespace <ns>", "only this namespace (default: default)")
     .option("-A, --all-namespaces", "pods of every namespace, with a NAMESPACE column")
-    .addOption(new Option("-o, --output <format>", "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS (and OWNER when a pod is a workload's)").choices(["wide"]))
+    .addOption(
+      new Option(
+        "-o, --output <format>",
+        "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS (and OWNER when a pod is a workload's)",
+      ).choices(["wide"]),
+    )
     .option("--json", "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…)")
     .option("--volumes", "list the PersistentVolumeClaims' engine volumes instead: claim, volume, the pods using it")
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
-    .addHelpText("after", "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'\n  $ podrun ps deploy/web -o wide\n  $ podrun ps --volumes -A")
+    .addHelpText(
+      "after",
+      "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'\n  $ podrun ps deploy/web -o wide\n  $ podrun ps --volumes -A",
+    )
     .action(async (names: string[], flags: PsFlags) => {
       const { ps } = await import("./commands/ps.js");
-      await ps({ ...flags, names, allNamespaces: flags.allNamespaces === true, wide: flags.output === "wide", json: flags.json === true });
+      await ps({
+        ...flags,
+        names,
+        allNamespaces: flags.allNamespaces === true,
+        wide: flags.output === "wide",
+        json: flags.json === true,
+      });
     });
 
   program
     .command("logs")
     .description("print the logs of a pod's container, like kubectl logs (stdout and stderr of the container, merged)")
-    .argument("<pod>", "pod name, or a workload (deploy/web, job/migrate…): each of its pods, lines prefixed [pod/NAME/CONTAINER]")
+    .argument(
+      "<pod>",
+      "pod name, or a workload (deploy/web, job/migrate…): each of its pods, lines prefixed [pod/NAME/CONTAINER]",
+    )
     .option("-c, --container <name>", "the container (an app or an init container); needed when the pod has several")
     .option("-f, --follow", "stream new lines until the container stops; Ctrl-C ends it (exit 0)")
     .option("--tail <n>", "only the last n lines of each container (-1: all)", parseTail)
     .option("--timestamps", "start each line with the time the engine received it (RFC 3339)")
     .option("--since <duration>", "only lines newer than this duration (e.g. 90s, 5m, 1h30m)")
-    .option("--all-containers", "every container of the pod, init containers first (with -f: at once, each line prefixed)")
+    .option(
+      "--all-containers",
+      "every container of the pod, init containers first (with -f: at once, each line prefixed)",
+    )
     .option("--prefix", "start each line with [pod/NAME/CONTAINER]")
     .option("-n, --namespace <ns>", "the pod's namespace (default: default)")
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
-    .addHelpText("after", "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix\n  $ podrun logs deploy/web -f --tail 10")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix\n  $ podrun logs deploy/web -f --tail 10",
+    )
     .action(async (pod: string, flags: LogsFlags) => {
       const { logs } = await import("./commands/logs.js");
       await logs({
@@ -283,20 +371,39 @@ export function buildProgram(): Command {
 
   program
     .command("down")
-    .description("stop and remove pods: preStop hooks, stop within the grace period, remove containers, sandbox and emptyDir volumes")
-    .argument("[target...]", "manifest files or directories (- for standard input), pod names, or workloads (deploy/web, job/migrate…)")
-    .option("-f, --filename <file>", "a manifest file, directory or - whose pods go down (may be repeated)", collectFilename)
+    .description(
+      "stop and remove pods: preStop hooks, stop within the grace period, remove containers, sandbox and emptyDir volumes",
+    )
+    .argument(
+      "[target...]",
+      "manifest files or directories (- for standard input), pod names, or workloads (deploy/web, job/migrate…)",
+    )
+    .option(
+      "-f, --filename <file>",
+      "a manifest file, directory or - whose pods go down (may be repeated)",
+      collectFilename,
+    )
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
-    .option("--volumes", "also remove the volumes of the manifests' PersistentVolumeClaims (with --all: of every claim)")
+    .option(
+      "--volumes",
+      "also remove the volumes of the manifests' PersistentVolumeClaims (with --all: of every claim)",
+    )
     .option("-n, --namespace <ns>", "namespace of the pods named (default: default)")
-    .option("--grace-period <seconds>", "seconds between the stop signal and SIGKILL, instead of the pod's terminationGracePeriodSeconds (0: kill at once, no preStop)", parseSeconds)
+    .option(
+      "--grace-period <seconds>",
+      "seconds between the stop signal and SIGKILL, instead of the pod's terminationGracePeriodSeconds (0: kill at once, no preStop)",
+      parseSeconds,
+    )
     .option("-t, --timeout <seconds>", "same as --grace-period", parseSeconds)
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
     .option("--json", "print one JSON result per pod (NDJSON) instead of events and lines")
     .option("--state-dir <dir>", "state directory (event log)")
-    .addHelpText("after", "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml")
+    .addHelpText(
+      "after",
+      "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml",
+    )
     .action(async (targets: string[], flags: DownFlags) => {
       const { down } = await import("./commands/down.js");
       if (flags.gracePeriod !== undefined && flags.timeout !== undefined && flags.gracePeriod !== flags.timeout) {
@@ -322,7 +429,10 @@ export function buildProgram(): Command {
     .description("list the image pull back-offs podrun remembers (key, next retry in, last error)")
     .option("--json", "print the entries as JSON")
     .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
-    .addHelpText("after", "\nExamples:\n  $ podrun backoff\n  $ podrun backoff clear default/web_busybox:1.36\n  $ podrun backoff clear --all")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ podrun backoff\n  $ podrun backoff clear default/web_busybox:1.36\n  $ podrun backoff clear --all",
+    )
     .action(async (flags: BackoffFlags) => {
       const { listBackoff } = await import("./commands/backoff.js");
       await listBackoff({ ...flags, json: flags.json === true });
@@ -336,7 +446,12 @@ export function buildProgram(): Command {
     .action(async (keys: string[], flags: BackoffClearFlags) => {
       const { clearBackoff } = await import("./commands/backoff.js");
       // --state-dir may come before `clear`, as an option of `backoff`.
-      await clearBackoff({ ...flags, keys, all: flags.all === true, stateDir: flags.stateDir ?? backoff.opts<BackoffFlags>().stateDir });
+      await clearBackoff({
+        ...flags,
+        keys,
+        all: flags.all === true,
+        stateDir: flags.stateDir ?? backoff.opts<BackoffFlags>().stateDir,
+      });
     });
 
   return program;
@@ -385,6 +500,8 @@ function exitCodeFor(error: unknown): number {
     process.stderr.write(`${formatErrorLine(error)}\n`);
     return ExitCode.Failed;
   }
-  process.stderr.write(`Unexpected error. Please report it as a bug:\n${(error instanceof Error ? error.stack : undefined) ?? String(error)}\n`);
+  process.stderr.write(
+    `Unexpected error. Please report it as a bug:\n${(error instanceof Error ? error.stack : undefined) ?? String(error)}\n`,
+  );
   return ExitCode.Failed;
 }

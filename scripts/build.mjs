@@ -21,7 +21,9 @@ await build({
   sourcesContent: false,
   legalComments: "none",
   // Some dependencies are CommonJS inside; an ESM bundle must give them a `require`.
-  banner: { js: "import { createRequire as __podrunCreateRequire } from 'node:module'; const require = __podrunCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __podrunCreateRequire } from 'node:module'; const require = __podrunCreateRequire(import.meta.url);",
+  },
   // Node compiles every byte it loads at each start: without whitespace and with simpler syntax
   // there is less of it. Identifiers are kept, so a stack trace still names the functions.
   minifyWhitespace: true,

@@ -24,7 +24,8 @@ const KIND_DIRS: Record<SchemaKind, string> = KIND_API_VERSIONS;
 const KINDS = Object.keys(KIND_DIRS) as SchemaKind[];
 const kindFile = (modelsDir: string, kind: SchemaKind) => join(modelsDir, KIND_DIRS[kind], `${kind}.d.ts`);
 /** `io.k8s.api.apps.v1.Deployment` for a kind. */
-const rootName = (kind: SchemaKind) => `io.k8s.api.${KIND_DIRS[kind] === "v1" ? "core/v1" : KIND_DIRS[kind]}.${kind}`.replaceAll("/", ".");
+const rootName = (kind: SchemaKind) =>
+  `io.k8s.api.${KIND_DIRS[kind] === "v1" ? "core/v1" : KIND_DIRS[kind]}.${kind}`.replaceAll("/", ".");
 
 // Aliases of apimachinery whose JSON form is not their TypeScript form.
 const SPECIAL_ALIASES: Record<string, TypeExpr> = {
@@ -94,7 +95,9 @@ function sameMembers(a: ts.TypeLiteralNode, b: ts.InterfaceDeclaration): boolean
     members
       .map((m) => {
         const name = m.name?.getText().replaceAll('"', "") ?? "";
-        return name === "apiVersion" || name === "kind" || !ts.isPropertySignature(m) ? name : `${name}:${m.type?.getText() ?? ""}`;
+        return name === "apiVersion" || name === "kind" || !ts.isPropertySignature(m)
+          ? name
+          : `${name}:${m.type?.getText() ?? ""}`;
       })
       .sort()
       .join(",");
@@ -145,7 +148,8 @@ export async function generateSchema(): Promise<Generated> {
     if (!decl.getSourceFile().text.includes(` as I${camelName(name)}`)) {
       throw new Error(`gen-schema: ${file} does not export I${camelName(name)}`);
     }
-    if (name.startsWith("io.k8s.apimachinery.")) machineryDir ??= file.slice(0, file.indexOf("/apimachinery/") + "/apimachinery".length);
+    if (name.startsWith("io.k8s.apimachinery."))
+      machineryDir ??= file.slice(0, file.indexOf("/apimachinery/") + "/apimachinery".length);
     if (!seen.has(name)) {
       seen.add(name);
       const struct = { name, decl, steps, kind };
@@ -168,9 +172,12 @@ export async function generateSchema(): Promise<Generated> {
       case ts.SyntaxKind.UnknownKeyword:
         return { expr: "any" };
     }
-    if (ts.isLiteralTypeNode(node) && ts.isStringLiteral(node.literal)) return { expr: "string", enum: [node.literal.text] };
+    if (ts.isLiteralTypeNode(node) && ts.isStringLiteral(node.literal))
+      return { expr: "string", enum: [node.literal.text] };
     if (ts.isUnionTypeNode(node)) {
-      const values = node.types.map((t) => (ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal) ? t.literal.text : undefined));
+      const values = node.types.map((t) =>
+        ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal) ? t.literal.text : undefined,
+      );
       if (values.every((v): v is string => v !== undefined)) return { expr: "string", enum: values };
     }
     if (ts.isTypeLiteralNode(node)) {
@@ -216,7 +223,11 @@ export async function generateSchema(): Promise<Generated> {
     const e: Record<string, string[]> = {};
     const isRoot = struct.steps.length === 0;
     for (const member of struct.decl.members) {
-      if (!ts.isPropertySignature(member) || !member.type || !(ts.isStringLiteral(member.name) || ts.isIdentifier(member.name))) {
+      if (
+        !ts.isPropertySignature(member) ||
+        !member.type ||
+        !(ts.isStringLiteral(member.name) || ts.isIdentifier(member.name))
+      ) {
         throw new Error(`gen-schema: unexpected member \`${member.getText()}\` of ${struct.name}`);
       }
       const field = member.name.text;
@@ -285,7 +296,9 @@ async function refineWithValidators(
         .map((err) => err.params.missingProperty)
         .sort();
       if (JSON.stringify(missing) !== JSON.stringify([...(schema.r ?? [])].sort())) {
-        throw new Error(`gen-schema: ${struct.name} required ${JSON.stringify(schema.r)} but validator says ${JSON.stringify(missing)}`);
+        throw new Error(
+          `gen-schema: ${struct.name} required ${JSON.stringify(schema.r)} but validator says ${JSON.stringify(missing)}`,
+        );
       }
     }
     for (const [field, expr] of Object.entries(schema.f)) {
@@ -297,7 +310,8 @@ async function refineWithValidators(
         wrappers.push(leaf[0] === "[]" ? "[]" : "{}");
         leaf = leaf[1];
       }
-      const refined = (scalar: TypeExpr): TypeExpr => wrappers.reduceRight<TypeExpr>((inner, w) => [w === "[]" ? "[]" : "{}", inner], scalar);
+      const refined = (scalar: TypeExpr): TypeExpr =>
+        wrappers.reduceRight<TypeExpr>((inner, w) => [w === "[]" ? "[]" : "{}", inner], scalar);
       const steps: Step[] = [{ field }, ...wrappers];
       if (leaf === "number") {
         const errors = probe(struct, 0.5, steps);
@@ -309,11 +323,14 @@ async function refineWithValidators(
         const errors = probe(struct, "\u0000!", steps);
         const format = errors.find((err) => err.keyword === "format")?.params.format;
         if (format === "byte") schema.f[field] = refined("bytes");
-        else if (format !== undefined) throw new Error(`gen-schema: ${struct.name}.${field} has unknown format ${format}`);
+        else if (format !== undefined)
+          throw new Error(`gen-schema: ${struct.name}.${field} has unknown format ${format}`);
         const allowed = errors.find((err) => err.keyword === "enum")?.params.allowedValues;
         const declared = enums.get(struct.name)?.[field];
         if (JSON.stringify([...(allowed ?? [])].sort()) !== JSON.stringify([...(declared ?? [])].sort())) {
-          throw new Error(`gen-schema: ${struct.name}.${field} enum ${JSON.stringify(declared)} but validator says ${JSON.stringify(allowed)}`);
+          throw new Error(
+            `gen-schema: ${struct.name}.${field} enum ${JSON.stringify(declared)} but validator says ${JSON.stringify(allowed)}`,
+          );
         }
         // Keep the validator's order: it is the OpenAPI spec's.
         if (allowed) enums.get(struct.name)![field] = [...allowed];
@@ -343,5 +360,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const { text, schema } = await generateSchema();
   writeFileSync(OUTPUT_FILE, text);
   const fields = Object.values(schema.types).reduce((n, t) => n + Object.keys(t.f).length, 0);
-  console.log(`wrote ${OUTPUT_FILE}: ${Object.keys(schema.types).length} types, ${fields} fields, ${Buffer.byteLength(text)} bytes (${schema.source})`);
+  console.log(
+    `wrote ${OUTPUT_FILE}: ${Object.keys(schema.types).length} types, ${fields} fields, ${Buffer.byteLength(text)} bytes (${schema.source})`,
+  );
 }

@@ -23,7 +23,12 @@ const EXAMPLES = [
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: every example comes up ready, serves, and goes down leaving nothing`, async (t) => {
-    if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+    if (
+      !(await requireEngine(t, runtime)) ||
+      !(await requireImage(t, runtime, BUSYBOX)) ||
+      !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+    )
+      return;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-examples-"));
     const env = { PODRUN_STATE_DIR: stateDir, PODRUN_RUNTIME: runtime };
     t.teardown(async () => {
@@ -32,7 +37,9 @@ for (const runtime of ["docker", "podman"] as const) {
     });
 
     // The examples publish different ports: they come up side by side, as `up` of each in its own CI step would.
-    const ups = await Promise.all(EXAMPLES.map(({ file }) => runCli(["up", "--wait", "--timeout", "60s", example(file)], { env })));
+    const ups = await Promise.all(
+      EXAMPLES.map(({ file }) => runCli(["up", "--wait", "--timeout", "60s", example(file)], { env })),
+    );
     for (const [i, { file, pod, containers }] of EXAMPLES.entries()) {
       const up = ups[i]!;
       t.equal(up.exitCode, 0, `${file}: up --wait: ${up.stderr}`);
@@ -72,7 +79,13 @@ for (const runtime of ["docker", "podman"] as const) {
       t.match(down.stdout, new RegExp(`pod/${pod} deleted`));
       const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);
       t.equal(left.stdout.trim(), "", `${file}: no container left`);
-      const volumes = await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);
+      const volumes = await runCommand(runtime, [
+        "volume",
+        "ls",
+        "-q",
+        "--filter",
+        `label=io.kubernetes.pod.name=${pod}`,
+      ]);
       t.equal(volumes.stdout.trim(), "", `${file}: no volume left`);
     }
   });

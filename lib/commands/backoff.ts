@@ -72,21 +72,26 @@ export async function listBackoff(options: ListBackoffOptions): Promise<void> {
       toOneLine(entry.lastError ?? ""),
     ].map(escapeControlCharacters); // the error is the registry's text; the file anyone's
   });
-  for (const line of formatTable([["KEY", "BACKOFF", "NEXT RETRY IN", "LAST FAILURE", "LAST ERROR"], ...rows])) stdout.write(`${line}\n`);
+  for (const line of formatTable([["KEY", "BACKOFF", "NEXT RETRY IN", "LAST FAILURE", "LAST ERROR"], ...rows]))
+    stdout.write(`${line}\n`);
 }
 
 /** Forgets the given entries, or all of them; an unknown key is reported, and exits 1, after the others are cleared. */
 export async function clearBackoff(options: ClearBackoffOptions): Promise<void> {
   const { stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
   if (options.all && options.keys.length > 0) throw new UsageError("give either keys or --all, not both");
-  if (!options.all && options.keys.length === 0) throw new UsageError("give the key of an entry to clear (as `podrun backoff` lists it), or --all");
+  if (!options.all && options.keys.length === 0)
+    throw new UsageError("give the key of an entry to clear (as `podrun backoff` lists it), or --all");
   const context = openContext(options);
   const nowMs = now();
   const unique = [...new Set(options.keys)];
   const result = (await context.update((state) => {
     if (options.all) {
       // Expired entries go too, but only the ones `podrun backoff` would have listed are named.
-      const cleared = [...state.entries].filter(([, entry]) => !state.isExpired(entry, nowMs)).map(([key]) => key).sort();
+      const cleared = [...state.entries]
+        .filter(([, entry]) => !state.isExpired(entry, nowMs))
+        .map(([key]) => key)
+        .sort();
       state.entries.clear();
       return { cleared, missing: [] };
     }
@@ -99,7 +104,10 @@ export async function clearBackoff(options: ClearBackoffOptions): Promise<void> 
   for (const key of cleared) stdout.write(`cleared ${escapeControlCharacters(key)}\n`);
   if (options.all && cleared.length === 0) stderr.write("No back-off entries.\n");
   if (missing.length === 0) return;
-  for (const key of missing) stderr.write(`${formatErrorLine({ message: `no back-off entry ${escapeControlCharacters(key)} (\`podrun backoff\` lists them)` })}\n`);
+  for (const key of missing)
+    stderr.write(
+      `${formatErrorLine({ message: `no back-off entry ${escapeControlCharacters(key)} (\`podrun backoff\` lists them)` })}\n`,
+    );
   throw new ExitError(ExitCode.Failed);
 }
 

@@ -25,26 +25,43 @@ export interface DownClaimResult {
 /** Removes the claims' volumes and prints a line for each; false when one could not be removed. */
 export async function removeClaimsOf(
   runtime: ContainerRuntime,
-  options: { claims: readonly Claim[]; all: boolean; namespace?: string; json: boolean; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; color: ChalkInstance },
+  options: {
+    claims: readonly Claim[];
+    all: boolean;
+    namespace?: string;
+    json: boolean;
+    stdout: NodeJS.WritableStream;
+    stderr: NodeJS.WritableStream;
+    color: ChalkInstance;
+  },
 ): Promise<boolean> {
   const { stdout, stderr, color } = options;
   if (!options.all && options.claims.length === 0) return true;
-  const { removed, failures } = await removeClaimVolumes(runtime, options.all ? { all: true, namespace: options.namespace } : { claims: options.claims });
+  const { removed, failures } = await removeClaimVolumes(
+    runtime,
+    options.all ? { all: true, namespace: options.namespace } : { claims: options.claims },
+  );
   const describe = (volume: string) => {
     const [namespace = "", ...rest] = volume.split("_");
     return { namespace, claim: rest.join("_") };
   };
   const label = (volume: string) => {
     const { namespace, claim } = describe(volume);
-    return namespace === "default" ? `persistentvolumeclaim/${claim}` : `persistentvolumeclaim/${claim} (namespace ${namespace})`;
+    return namespace === "default"
+      ? `persistentvolumeclaim/${claim}`
+      : `persistentvolumeclaim/${claim} (namespace ${namespace})`;
   };
   for (const volume of removed) {
     if (options.json) stdout.write(`${JSON.stringify(toResult(volume, "Deleted"))}\n`);
     else stdout.write(`${color.green(`${label(volume)} deleted (volume ${volume})`)}\n`);
   }
   for (const failure of failures) {
-    if (options.json) stdout.write(`${JSON.stringify({ ...toResult(failure.volume, "Failed"), message: failure.message })}\n`);
-    else stderr.write(`${color.red(formatErrorLine({ reason: "VolumeInUse", message: `volume ${failure.volume}: could not remove it: ${failure.message}` }, label(failure.volume)))}\n`);
+    if (options.json)
+      stdout.write(`${JSON.stringify({ ...toResult(failure.volume, "Failed"), message: failure.message })}\n`);
+    else
+      stderr.write(
+        `${color.red(formatErrorLine({ reason: "VolumeInUse", message: `volume ${failure.volume}: could not remove it: ${failure.message}` }, label(failure.volume)))}\n`,
+      );
   }
   return failures.length === 0;
 

@@ -2,7 +2,15 @@ import { stat } from "node:fs/promises";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { UsageError } from "../errors.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
-import { ACCEPTED_TYPES, formatRef, parseResourceRef, resourceKindOf, selectPods, type ResourceRef, type WorkloadRef } from "../pod/status/workload-ref.js";
+import {
+  ACCEPTED_TYPES,
+  formatRef,
+  parseResourceRef,
+  resourceKindOf,
+  selectPods,
+  type ResourceRef,
+  type WorkloadRef,
+} from "../pod/status/workload-ref.js";
 
 // `podrun down deploy/web`, and the workloads of the manifests given to `down`: every pod the
 // workload's controller made, as `kubectl delete` cascades to them. They are found by their owner
@@ -35,7 +43,10 @@ export async function readResourceArgument(arg: string): Promise<ResourceRef | u
   if (!/^[A-Za-z][A-Za-z.]*\/[^/]+$/.test(arg) || /\.(?:ya?ml|json)$/i.test(arg)) return undefined;
   if ((await stat(arg).catch(() => undefined)) !== undefined) return undefined;
   const type = arg.slice(0, arg.indexOf("/"));
-  if (!resourceKindOf(type)) throw new UsageError(`"${arg}" is no file or directory, and "${type}" is not a type podrun down takes: ${ACCEPTED_TYPES}`);
+  if (!resourceKindOf(type))
+    throw new UsageError(
+      `"${arg}" is no file or directory, and "${type}" is not a type podrun down takes: ${ACCEPTED_TYPES}`,
+    );
   return parseResourceRef(arg, "down");
 }
 
@@ -55,14 +66,22 @@ export async function findWorkloadPods(
   };
   for (const workload of workloads) {
     const manifestOf = (name: string) => workload.pods?.find((pod) => pod.metadata?.name === name);
-    const onEngine = selectPods(found.filter((record) => record.namespace === workload.namespace), workload.ref);
+    const onEngine = selectPods(
+      found.filter((record) => record.namespace === workload.namespace),
+      workload.ref,
+    );
     const left: Pod[] = [];
     for (const pod of workload.pods ?? []) {
       const name = pod.metadata!.name!;
-      if (!onEngine.some((record) => record.name === name) && (await hasLeftovers({ name, namespace: workload.namespace }))) left.push(pod);
+      if (
+        !onEngine.some((record) => record.name === name) &&
+        (await hasLeftovers({ name, namespace: workload.namespace }))
+      )
+        left.push(pod);
     }
     if (onEngine.length === 0 && left.length === 0) notFound.push(workload);
-    for (const record of onEngine) add({ name: record.name, namespace: record.namespace, ...withManifest(manifestOf(record.name)) });
+    for (const record of onEngine)
+      add({ name: record.name, namespace: record.namespace, ...withManifest(manifestOf(record.name)) });
     for (const pod of left) add({ name: pod.metadata!.name!, namespace: workload.namespace, manifest: pod });
   }
   return { targets, notFound };
@@ -74,5 +93,7 @@ function withManifest(pod: Pod | undefined): { manifest?: Pod } {
 
 /** `deployment/web not found`, with the namespace when not the default one. */
 export function formatWorkloadNotFound(workload: WorkloadToDown): string {
-  return workload.namespace === "default" ? `${formatRef(workload.ref)} not found` : `${formatRef(workload.ref)} (namespace ${workload.namespace}) not found`;
+  return workload.namespace === "default"
+    ? `${formatRef(workload.ref)} not found`
+    : `${formatRef(workload.ref)} (namespace ${workload.namespace}) not found`;
 }

@@ -14,14 +14,26 @@ import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
 import { removeHalfMadeSandbox } from "../pod/stop/half-made-sandbox.js";
 import { removeClaimsOf, type Claim } from "./down-claims.js";
-import { findWorkloadPods, formatWorkloadNotFound, readResourceArgument, type WorkloadToDown } from "./down-workloads.js";
+import {
+  findWorkloadPods,
+  formatWorkloadNotFound,
+  readResourceArgument,
+  type WorkloadToDown,
+} from "./down-workloads.js";
 import { isWorkloadRef } from "../pod/status/workload-ref.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
 import type { RuntimeName } from "../runtime/detect.js";
-import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, type ContainerRuntime, type VolumeInfo } from "../runtime/types.js";
+import {
+  LABEL_MANAGED,
+  LABEL_POD_NAME,
+  LABEL_POD_NAMESPACE,
+  LABEL_POD_UID,
+  type ContainerRuntime,
+  type VolumeInfo,
+} from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
 import { listJobRecords, removeJobRecord } from "../workloads/job-state.js";
 import { plural } from "../output/plural.js";
@@ -89,35 +101,74 @@ export async function down(options: DownOptions): Promise<void> {
   const filenames = options.filenames ?? [];
   const given = options.targets.length + filenames.length;
   if (options.all && given > 0) throw new UsageError("--all takes no FILE or POD argument: give one or the other");
-  if (!options.all && given === 0) throw new UsageError("nothing to bring down: give a manifest FILE or DIR, a POD name, or --all");
+  if (!options.all && given === 0)
+    throw new UsageError("nothing to bring down: give a manifest FILE or DIR, a POD name, or --all");
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
   const claims: Claim[] = [];
   const workloads: WorkloadToDown[] = [];
   const jobs: { name: string; namespace: string }[] = [];
-  const targets = options.all ? [] : await resolveTargets({ args: options.targets, filenames, recursive: options.recursive === true, namespace: options.namespace, claims: options.volumes ? claims : undefined, jobs, workloads });
+  const targets = options.all
+    ? []
+    : await resolveTargets({
+        args: options.targets,
+        filenames,
+        recursive: options.recursive === true,
+        namespace: options.namespace,
+        claims: options.volumes ? claims : undefined,
+        jobs,
+        workloads,
+      });
 
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
-  const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) => explainEngineFailure(runtime.name, error));
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
+    requestTimeoutMs,
+  });
+  const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) =>
+    explainEngineFailure(runtime.name, error),
+  );
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;
   // A workload's pods, by its owner label (down-workloads.ts); one with none (a Job: nor a record) is "not found", exit 0 as for a pod.
-  const ofWorkloads = await findWorkloadPods(workloads, pods, async (pod) => volumes.has(keyOf(pod)) || (await stat(podDirectory(stateDir, runtime.name, pod)).catch(() => undefined)) !== undefined);
+  const ofWorkloads = await findWorkloadPods(
+    workloads,
+    pods,
+    async (pod) =>
+      volumes.has(keyOf(pod)) ||
+      (await stat(podDirectory(stateDir, runtime.name, pod)).catch(() => undefined)) !== undefined,
+  );
   for (const target of ofWorkloads.targets) if (!wanted.some((t) => keyOf(t) === keyOf(target))) wanted.push(target);
-  const jobRecords = ofWorkloads.notFound.some((w) => w.ref.kind === "Job") ? await listJobRecords(stateDir, runtime.name) : [];
+  const jobRecords = ofWorkloads.notFound.some((w) => w.ref.kind === "Job")
+    ? await listJobRecords(stateDir, runtime.name)
+    : [];
   for (const workload of ofWorkloads.notFound) {
     // A Job whose pods its controller deleted (activeDeadlineSeconds) is still there as its record: removed below.
-    const recorded = workload.ref.kind === "Job" && jobRecords.some((r) => r.name === workload.ref.name && r.namespace === workload.namespace);
-    const line = recorded ? formatWorkloadNotFound(workload).replace(/ not found$/, " deleted (no pod left)") : formatWorkloadNotFound(workload);
-    stdout.write(options.json ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: recorded ? "Deleted" : "NotFound" })}\n` : `${line}\n`);
+    const recorded =
+      workload.ref.kind === "Job" &&
+      jobRecords.some((r) => r.name === workload.ref.name && r.namespace === workload.namespace);
+    const line = recorded
+      ? formatWorkloadNotFound(workload).replace(/ not found$/, " deleted (no pod left)")
+      : formatWorkloadNotFound(workload);
+    stdout.write(
+      options.json
+        ? `${JSON.stringify({ workload: `${workload.ref.kind}/${workload.ref.name}`, namespace: workload.namespace, status: recorded ? "Deleted" : "NotFound" })}\n`
+        : `${line}\n`,
+    );
   }
   // A Job's pods are found above by their owner, as any workload's; its record goes with them.
-  if (options.all) jobs.push(...(await listJobRecords(stateDir, runtime.name)).filter((r) => options.namespace === undefined || r.namespace === options.namespace));
+  if (options.all)
+    jobs.push(
+      ...(await listJobRecords(stateDir, runtime.name)).filter(
+        (r) => options.namespace === undefined || r.namespace === options.namespace,
+      ),
+    );
   for (const job of jobs) await removeJobRecord(stateDir, runtime.name, job);
   // --all also finds a pod of which only volumes, or only its directory, are left (a run that was killed).
   if (options.all) {
-    const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter((p) => options.namespace === undefined || p.namespace === options.namespace);
-    for (const key of [...volumes.keys(), ...leftDirs.map(keyOf)]) if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
+    const leftDirs = (await listPodDirectories(stateDir, runtime.name)).filter(
+      (p) => options.namespace === undefined || p.namespace === options.namespace,
+    );
+    for (const key of [...volumes.keys(), ...leftDirs.map(keyOf)])
+      if (!wanted.some((t) => keyOf(t) === key)) wanted.push(fromKey(key));
   }
   if (options.all && wanted.length === 0 && !options.volumes) {
     if (options.json) return;
@@ -128,10 +179,18 @@ export async function down(options: DownOptions): Promise<void> {
   const found = new Map(pods.map((p) => [keyOf(p), p]));
   const objects = wanted.flatMap((t) => {
     const pod = found.get(keyOf(t));
-    return [`pod/${t.name}`, ...(pod ? [...pod.initContainers, ...pod.appContainers].map((c) => `pod/${t.name}[${kubeContainerName(c)}]`) : [])];
+    return [
+      `pod/${t.name}`,
+      ...(pod
+        ? [...pod.initContainers, ...pod.appContainers].map((c) => `pod/${t.name}[${kubeContainerName(c)}]`)
+        : []),
+    ];
   });
   const log = await openEventLog(stateDir);
-  const recorder = createRecorder({ sinks: options.json ? [] : [createConsoleSink({ stream: stdout, env, objects })], log });
+  const recorder = createRecorder({
+    sinks: options.json ? [] : [createConsoleSink({ stream: stdout, env, objects })],
+    log,
+  });
 
   let failed = false;
   try {
@@ -147,40 +206,91 @@ export async function down(options: DownOptions): Promise<void> {
         // A podman pod a killed `up` left without its infra container: no container carries its labels.
         const halfMade = !pod?.infra && (await removeHalfMadeSandbox(runtime, target));
         if (!pod && podVolumes.length === 0 && !hasPodDir && !halfMade) {
-          const hint = target.alsoDirectory ? ` (${target.name} is also a directory here: podrun down ./${target.name} brings down its manifests' pods)` : "";
+          const hint = target.alsoDirectory
+            ? ` (${target.name} is also a directory here: podrun down ./${target.name} brings down its manifests' pods)`
+            : "";
           report({ target, status: "NotFound", started }, `${label} not found${hint}`);
           return;
         }
-        const record: PodRecord = pod ?? { name: target.name, namespace: target.namespace, uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "", initContainers: [], appContainers: [] };
+        const record: PodRecord = pod ?? {
+          name: target.name,
+          namespace: target.namespace,
+          uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "",
+          initContainers: [],
+          appContainers: [],
+        };
         const result = await stopPod(
           { runtime, recorder },
-          { pod: record, volumes: podVolumes, podDir: hasPodDir ? podDir : undefined, manifest: target.manifest, gracePeriodOverride: options.gracePeriod },
+          {
+            pod: record,
+            volumes: podVolumes,
+            podDir: hasPodDir ? podDir : undefined,
+            manifest: target.manifest,
+            gracePeriodOverride: options.gracePeriod,
+          },
         );
-        for (const hook of result.hookFailures) stderr.write(`${color.yellow(`Warning: ${label}: container ${hook.container}: preStop hook failed: ${hook.message}`)}\n`);
+        for (const hook of result.hookFailures)
+          stderr.write(
+            `${color.yellow(`Warning: ${label}: container ${hook.container}: preStop hook failed: ${hook.message}`)}\n`,
+          );
         if (result.failures.length > 0) {
           failed = true;
           const first = result.failures[0]!;
-          recorder.event(toInvolvedObject(record), "Warning", "FailedKillPod", `error killing pod: ${first.object}: ${first.message}`);
+          recorder.event(
+            toInvolvedObject(record),
+            "Warning",
+            "FailedKillPod",
+            `error killing pod: ${first.object}: ${first.message}`,
+          );
           for (const failure of result.failures) {
-            const what = failure.object === "sandbox" || failure.object === "pod directory" || failure.object.startsWith("volume ") ? failure.object : `container ${failure.object}`;
-            stderr.write(`${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${what}: could not ${failure.step} it: ${failure.message}` }, label))}\n`);
+            const what =
+              failure.object === "sandbox" || failure.object === "pod directory" || failure.object.startsWith("volume ")
+                ? failure.object
+                : `container ${failure.object}`;
+            stderr.write(
+              `${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${what}: could not ${failure.step} it: ${failure.message}` }, label))}\n`,
+            );
           }
         }
         const status = result.failures.length > 0 ? "Failed" : "Deleted";
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
         const counts = `${plural(result.containers, "container")}, ${plural(result.volumes, "volume")}, ${seconds}s`;
-        report({ target, status, started, result }, status === "Deleted" ? color.green(`${label} deleted (${counts})`) : `${label} not fully deleted (${counts} removed)`);
+        report(
+          { target, status, started, result },
+          status === "Deleted"
+            ? color.green(`${label} deleted (${counts})`)
+            : `${label} not fully deleted (${counts} removed)`,
+        );
       }),
     );
     // After the pods: a claim's volume is in use until the last pod mounting it is gone.
-    if (options.volumes && !(await removeClaimsOf(runtime, { claims, all: options.all, namespace: options.namespace, json: options.json, stdout, stderr, color }))) failed = true;
+    if (
+      options.volumes &&
+      !(await removeClaimsOf(runtime, {
+        claims,
+        all: options.all,
+        namespace: options.namespace,
+        json: options.json,
+        stdout,
+        stderr,
+        color,
+      }))
+    )
+      failed = true;
   } finally {
-    await recorder.flush().catch((error: unknown) => stderr.write(`${color.yellow(`Warning: event log not written: ${(error as Error).message}`)}\n`));
+    await recorder
+      .flush()
+      .catch((error: unknown) =>
+        stderr.write(`${color.yellow(`Warning: event log not written: ${(error as Error).message}`)}\n`),
+      );
     await log.close();
   }
   if (failed) throw new ExitError(ExitCode.Failed);
 
-  function report(entry: { target: Target; status: DownResult["status"]; started: number; result?: StopPodResult }, line: string): void {
+  function report(
+    entry: { target: Target; status: DownResult["status"]; started: number; result?: StopPodResult },
+    line: string,
+  ): void {
     if (!options.json) {
       (entry.status === "Failed" ? stderr : stdout).write(`${line}\n`);
       return;
@@ -232,21 +342,30 @@ async function resolveTargets(input: {
       continue;
     }
     const problems = findObjectNameErrors(arg);
-    if (problems.length > 0) throw new UsageError(`"${arg}" is neither a manifest file nor a valid pod name: ${problems[0]}`);
+    if (problems.length > 0)
+      throw new UsageError(`"${arg}" is neither a manifest file nor a valid pod name: ${problems[0]}`);
     const isDirectory = (await stat(arg).catch(() => undefined))?.isDirectory() === true;
     names.push({ name: arg, namespace: namespace ?? "default", alsoDirectory: isDirectory });
   }
   manifestPaths.push(...input.filenames);
   if (manifestPaths.length > 0) {
     const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
-    for (const claim of manifest.persistentVolumeClaims ?? []) input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
-    for (const file of manifest.files) for (const w of file.workloads) if (w.kind === "Job") input.jobs?.push({ name: w.name, namespace: w.namespace });
+    for (const claim of manifest.persistentVolumeClaims ?? [])
+      input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
+    for (const file of manifest.files)
+      for (const w of file.workloads) if (w.kind === "Job") input.jobs?.push({ name: w.name, namespace: w.namespace });
     const fileWorkloads = manifest.files.flatMap((file) => file.workloads);
     for (const workload of fileWorkloads) {
       if (namespace !== undefined && namespace !== workload.namespace) {
-        throw new UsageError(`${manifest.source}: ${workload.kind} ${workload.name} is in namespace "${workload.namespace}", which does not match -n ${namespace}`);
+        throw new UsageError(
+          `${manifest.source}: ${workload.kind} ${workload.name} is in namespace "${workload.namespace}", which does not match -n ${namespace}`,
+        );
       }
-      input.workloads.push({ ref: { kind: workload.kind, name: workload.name }, namespace: workload.namespace, pods: workload.pods });
+      input.workloads.push({
+        ref: { kind: workload.kind, name: workload.name },
+        namespace: workload.namespace,
+        pods: workload.pods,
+      });
     }
     if (manifest.pods.length === 0 && (input.claims ?? []).length === 0 && fileWorkloads.length === 0) {
       const what = manifest.sources.length === 1 ? "this file" : "these files";
@@ -256,7 +375,9 @@ async function resolveTargets(input: {
       const { name, namespace: podNamespace } = identifyPod(pod);
       // As kubectl: -n does not move a manifest's pod to another namespace.
       if (namespace !== undefined && namespace !== podNamespace) {
-        throw new UsageError(`${manifest.podSources.get(pod) ?? manifest.source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`);
+        throw new UsageError(
+          `${manifest.podSources.get(pod) ?? manifest.source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`,
+        );
       }
       targets.set(`${podNamespace}/${name}`, { name, namespace: podNamespace, manifest: pod });
     }
@@ -273,8 +394,14 @@ async function isManifestArgument(arg: string): Promise<boolean> {
 }
 
 /** The pods (one listing) and the podrun volumes (one listing), volumes grouped by pod. */
-async function findEverything(runtime: ContainerRuntime, options: DownOptions): Promise<{ pods: PodRecord[]; volumes: Map<string, VolumeInfo[]> }> {
-  const volumeLabels: Record<string, string> = { [LABEL_MANAGED]: "true", ...(options.namespace !== undefined ? { [LABEL_POD_NAMESPACE]: options.namespace } : {}) };
+async function findEverything(
+  runtime: ContainerRuntime,
+  options: DownOptions,
+): Promise<{ pods: PodRecord[]; volumes: Map<string, VolumeInfo[]> }> {
+  const volumeLabels: Record<string, string> = {
+    [LABEL_MANAGED]: "true",
+    ...(options.namespace !== undefined ? { [LABEL_POD_NAMESPACE]: options.namespace } : {}),
+  };
   const [pods, volumeList] = await Promise.all([
     findPods(runtime, options.namespace !== undefined ? { namespace: options.namespace } : {}),
     runtime.listVolumes(volumeLabels),
@@ -300,4 +427,3 @@ function fromKey(key: string): Target {
 function formatPodLabel(target: Target): string {
   return target.namespace === "default" ? `pod/${target.name}` : `pod/${target.name} (namespace ${target.namespace})`;
 }
-

@@ -58,9 +58,15 @@ export async function events(options: EventsOptions): Promise<void> {
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
   const ref = options.pod === undefined ? undefined : parseResourceRef(options.pod, "events");
-  const filter = ref && isWorkloadRef(ref) ? createWorkloadEventFilter(ref, { namespace: options.namespace, type: options.type, reason: options.reason }) : createEventFilter({ ...options, pod: ref?.name ?? options.pod });
+  const filter =
+    ref && isWorkloadRef(ref)
+      ? createWorkloadEventFilter(ref, { namespace: options.namespace, type: options.type, reason: options.reason })
+      : createEventFilter({ ...options, pod: ref?.name ?? options.pod });
   const startMs = now();
-  const fold = new EventFold({ accept: filter.active ? filter.matches : undefined, notBeforeMs: Number.isFinite(retentionMs) ? startMs - retentionMs : undefined });
+  const fold = new EventFold({
+    accept: filter.active ? filter.matches : undefined,
+    notBeforeMs: Number.isFinite(retentionMs) ? startMs - retentionMs : undefined,
+  });
   // Rows changed by the lines of one wake-up of --watch, each printed once in its latest state.
   let changed: Set<FoldedRow> | undefined;
   const addLines = (lines: readonly string[]): void => {
@@ -78,7 +84,11 @@ export async function events(options: EventsOptions): Promise<void> {
   if (options.limit !== undefined) rows = rows.slice(-options.limit);
 
   const namespaces = new Set(rows.map((row) => namespaceOf(row.event)));
-  const table = new EventTable({ wide: options.wide, namespace: !options.namespace && namespaces.size > 1, color: configureColor(env) });
+  const table = new EventTable({
+    wide: options.wide,
+    namespace: !options.namespace && namespaces.size > 1,
+    color: configureColor(env),
+  });
   if (options.watch && !options.wide) table.reserveForRepeats();
   let headerDone = false;
   const formatRows = (batch: Iterable<FoldedRow>, nowMs: number): string[] => {
@@ -121,7 +131,11 @@ export async function events(options: EventsOptions): Promise<void> {
  * it is (it fails to parse), except with `keepCurrentOpen`: then the current file's reader is
  * returned open, its unfinished line kept, for --watch to complete. `seenInos`: the files read.
  */
-async function readLog(dir: string, onLines: (lines: readonly string[]) => void, keepCurrentOpen: boolean): Promise<{ kept?: LogFileReader; seenInos: number[] }> {
+async function readLog(
+  dir: string,
+  onLines: (lines: readonly string[]) => void,
+  keepCurrentOpen: boolean,
+): Promise<{ kept?: LogFileReader; seenInos: number[] }> {
   const readers = await openLogFiles(dir).catch((error: unknown) => failRead(dir, error));
   const current = readers.find((reader) => reader.path === logFilePath(dir));
   let kept: LogFileReader | undefined;
@@ -142,7 +156,9 @@ async function readLog(dir: string, onLines: (lines: readonly string[]) => void,
 // A file-system error becomes one line naming the log (exit 1); anything else is a bug.
 function failRead(dir: string, error: unknown): never {
   if ((error as NodeJS.ErrnoException).code === undefined) throw error;
-  throw new StateAccessError(dir, `cannot read event log ${logFilePath(dir)}: ${describeFsError(error)}`, { cause: error });
+  throw new StateAccessError(dir, `cannot read event log ${logFilePath(dir)}: ${describeFsError(error)}`, {
+    cause: error,
+  });
 }
 
 function parseSince(value: string | undefined): number | undefined {

@@ -53,11 +53,16 @@ export async function logs(options: LogsOptions): Promise<void> {
     throw new UsageError(`--all-containers=true should not be specified with container name ${options.container}`);
   }
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
+    requestTimeoutMs,
+  });
   const namespace = options.namespace ?? "default";
   const ref = parseResourceRef(options.pod, "logs") ?? { kind: "Pod", name: options.pod };
   const filter = isWorkloadRef(ref) ? { namespace } : { namespace, name: ref.name };
-  const records = selectPods(await findPods(runtime, filter).catch((error: unknown) => explainEngineFailure(runtime.name, error)), ref);
+  const records = selectPods(
+    await findPods(runtime, filter).catch((error: unknown) => explainEngineFailure(runtime.name, error)),
+    ref,
+  );
   if (records.length === 0) return fail(stderr, formatNotFound(ref));
   const sources: { pod: string; target: LogTarget }[] = [];
   for (const record of records) {
@@ -82,7 +87,9 @@ export async function logs(options: LogsOptions): Promise<void> {
     signal: stop.signal,
   };
   const copy = ({ pod, target }: { pod: string; target: LogTarget }) =>
-    copyLines(runtime, target, request, (line) => output.write(formatLine(line, { pod, target, prefixed, timestamps: options.timestamps })));
+    copyLines(runtime, target, request, (line) =>
+      output.write(formatLine(line, { pod, target, prefixed, timestamps: options.timestamps })),
+    );
   try {
     if (concurrent) {
       const results = await Promise.allSettled(sources.map(copy));
@@ -113,7 +120,10 @@ async function copyLines(
   }
 }
 
-export function formatLine(line: LogLine, context: { pod: string; target: LogTarget; prefixed: boolean; timestamps: boolean }): string {
+export function formatLine(
+  line: LogLine,
+  context: { pod: string; target: LogTarget; prefixed: boolean; timestamps: boolean },
+): string {
   const prefix = context.prefixed ? `[pod/${context.pod}/${context.target.name}] ` : "";
   const time = context.timestamps && line.time ? `${line.time} ` : "";
   return `${prefix}${time}${line.text}\n`;
@@ -137,7 +147,11 @@ const WRITE_BATCH = 64 * 1024;
  * reader slows the engine's `logs`, not podrun's memory), and notices when the reader goes away
  * (`podrun logs web | head -3`: EPIPE): the rest is dropped and the exit is quiet.
  */
-function openOutput(stream: NodeJS.WritableStream): { write(text: string): Promise<void>; flush(): Promise<void>; closed: AbortSignal } {
+function openOutput(stream: NodeJS.WritableStream): {
+  write(text: string): Promise<void>;
+  flush(): Promise<void>;
+  closed: AbortSignal;
+} {
   const closed = watchOutputClosed(stream);
   let pending = "";
   let scheduled = false;

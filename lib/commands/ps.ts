@@ -15,7 +15,15 @@ import { explainEngineFailure } from "../runtime/engine-error.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
-import { formatNotFound, formatOwner, ownerOf, parseRefs, selectByRefs, withOwner, type WorkloadRef } from "../pod/status/workload-ref.js";
+import {
+  formatNotFound,
+  formatOwner,
+  ownerOf,
+  parseRefs,
+  selectByRefs,
+  withOwner,
+  type WorkloadRef,
+} from "../pod/status/workload-ref.js";
 import { listClaimVolumes } from "./ps-volumes.js";
 
 // `podrun ps`: the pods podrun runs, read from the engine by label on every call (no cache, so
@@ -50,16 +58,24 @@ export async function ps(options: PsOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
   const refs = options.volumes ? [] : parseRefs(options.names ?? [], "ps");
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
+    requestTimeoutMs,
+  });
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
-  if (options.volumes) return listClaimVolumes(runtime, { namespace, names: options.names ?? [], json: options.json, stdout, stderr });
-  const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
+  if (options.volumes)
+    return listClaimVolumes(runtime, { namespace, names: options.names ?? [], json: options.json, stdout, stderr });
+  const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) =>
+    explainEngineFailure(runtime.name, error),
+  );
   const { selected, missing } = selectByRefs(records, refs);
   const owners = new Map(selected.map((record) => [`${record.namespace}/${record.name}`, ownerOf(record)]));
   const pods = selected.map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()));
   const stateDir = options.stateDir ?? resolveStateDir(env);
   // Only the JSON shows messages: the table costs no file or log read.
-  if (options.json) await Promise.all(pods.map((pod) => addTerminationMessages(pod, runtime, podDirectory(stateDir, runtime.name, pod))));
+  if (options.json)
+    await Promise.all(
+      pods.map((pod) => addTerminationMessages(pod, runtime, podDirectory(stateDir, runtime.name, pod))),
+    );
   try {
     writePods(pods, namespace, options, { stdout, stderr, nowMs: now(), env, owners });
   } finally {
@@ -72,7 +88,19 @@ function writePods(
   pods: PodSummary[],
   namespace: string | undefined,
   options: PsOptions,
-  { stdout, stderr, nowMs, env, owners }: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; nowMs: number; env: NodeJS.ProcessEnv; owners: ReadonlyMap<string, WorkloadRef | undefined> },
+  {
+    stdout,
+    stderr,
+    nowMs,
+    env,
+    owners,
+  }: {
+    stdout: NodeJS.WritableStream;
+    stderr: NodeJS.WritableStream;
+    nowMs: number;
+    env: NodeJS.ProcessEnv;
+    owners: ReadonlyMap<string, WorkloadRef | undefined>;
+  },
 ): void {
   const ownerOfPod = (pod: PodSummary) => owners.get(`${pod.namespace}/${pod.name}`);
 
@@ -87,19 +115,32 @@ function writePods(
     stderr.write(namespace === undefined ? "No resources found\n" : `No resources found in ${namespace} namespace.\n`);
     return;
   }
-  const lines = formatPodTable(pods, { namespaceColumn: options.allNamespaces, wide: options.wide, nowMs, color: configureColor(env), owner: ownerOfPod });
+  const lines = formatPodTable(pods, {
+    namespaceColumn: options.allNamespaces,
+    wide: options.wide,
+    nowMs,
+    color: configureColor(env),
+    owner: ownerOfPod,
+  });
   stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** The table's lines, the header first; STATUS coloured when colour is on (after padding, so columns stay aligned). */
 export function formatPodTable(
   pods: readonly PodSummary[],
-  options: { namespaceColumn: boolean; wide: boolean; nowMs: number; color?: ChalkInstance; owner?: (pod: PodSummary) => WorkloadRef | undefined },
+  options: {
+    namespaceColumn: boolean;
+    wide: boolean;
+    nowMs: number;
+    color?: ChalkInstance;
+    owner?: (pod: PodSummary) => WorkloadRef | undefined;
+  },
 ): string[] {
   const header = [...(options.namespaceColumn ? ["NAMESPACE"] : []), "NAME", "READY", "STATUS", "RESTARTS", "AGE"];
   if (options.wide) header.push("IP", "CONTAINERS", "IMAGES", "CONTAINER IDS");
   // As NAMESPACE with -A: there only when it says something, so a list of bare pods keeps kubectl's columns.
-  const ownerColumn = options.wide && options.owner !== undefined && pods.some((pod) => options.owner!(pod) !== undefined);
+  const ownerColumn =
+    options.wide && options.owner !== undefined && pods.some((pod) => options.owner!(pod) !== undefined);
   if (ownerColumn) header.push("OWNER");
   const rows = pods.map((pod) => {
     const row = [
@@ -113,7 +154,12 @@ export function formatPodTable(
     if (options.wide) {
       const list = (values: string[]) => (values.length > 0 ? values.join(",") : "<none>");
       const containers = pod.containerStatuses;
-      row.push(pod.podIP ?? "<none>", list(containers.map((c) => c.name)), list(containers.map((c) => c.image)), list(pod.appContainers.map((c) => c.id.slice(0, 12))));
+      row.push(
+        pod.podIP ?? "<none>",
+        list(containers.map((c) => c.name)),
+        list(containers.map((c) => c.image)),
+        list(pod.appContainers.map((c) => c.id.slice(0, 12))),
+      );
     }
     if (ownerColumn) row.push(formatOwner(options.owner!(pod)));
     return row;

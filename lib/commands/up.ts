@@ -89,7 +89,8 @@ export function parseWaitTimeout(value: string): number {
 export async function up(options: UpOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr } = options;
   const color = configureColor(env);
-  if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt)) throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
+  if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt))
+    throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
@@ -103,39 +104,68 @@ export async function up(options: UpOptions): Promise<void> {
     ...workloads.flatMap(({ workload, source }) => workload.pods.map((pod) => ({ pod, source, workload }))),
   ];
   if (runs.length + owned.length === 0) {
-    throw new UsageError(`${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`);
+    throw new UsageError(
+      `${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`,
+    );
   }
   // Read once, before anything is created: a missing or broken file is a usage error.
   const authFilePath = options.authFile || env["REGISTRY_AUTH_FILE"];
   const authFile = authFilePath ? await readAuthFile(authFilePath) : undefined;
-  const pullProgressDeadlineMs = options.imagePullProgressDeadline !== undefined
-    ? parseImagePullProgressDeadline(options.imagePullProgressDeadline)
-    : parseImagePullProgressDeadline(env["PODRUN_IMAGE_PULL_PROGRESS_DEADLINE"], "PODRUN_IMAGE_PULL_PROGRESS_DEADLINE");
+  const pullProgressDeadlineMs =
+    options.imagePullProgressDeadline !== undefined
+      ? parseImagePullProgressDeadline(options.imagePullProgressDeadline)
+      : parseImagePullProgressDeadline(
+          env["PODRUN_IMAGE_PULL_PROGRESS_DEADLINE"],
+          "PODRUN_IMAGE_PULL_PROGRESS_DEADLINE",
+        );
 
   const detected = await chooseRuntime(options.runtime, env);
   for (const warning of manifest.engineWarnings?.[detected.name] ?? []) stderr.write(`${color.yellow(warning)}\n`);
   const commands: RuntimeCommand[] = [];
   // With several pods, the dry run says where each pod's commands begin.
   const podMarks: { at: number; line: string }[] = [];
-  const runtime = (options.createRuntime ?? createRuntime)(detected, options.dryRun ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } } : { requestTimeoutMs, pullProgressDeadlineMs });
+  const runtime = (options.createRuntime ?? createRuntime)(
+    detected,
+    options.dryRun
+      ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } }
+      : { requestTimeoutMs, pullProgressDeadlineMs },
+  );
   const stateDir = options.stateDir ?? resolveStateDir(env);
 
   // Every object label known up front keeps the event columns aligned from the first line.
   const objects = runs.flatMap(({ pod }) => [
     `pod/${pod.metadata!.name}`,
-    ...[...(pod.spec!.initContainers ?? []), ...pod.spec!.containers].map((c) => `pod/${pod.metadata!.name}[${c.name}]`),
+    ...[...(pod.spec!.initContainers ?? []), ...pod.spec!.containers].map(
+      (c) => `pod/${pod.metadata!.name}[${c.name}]`,
+    ),
   ]);
   // `--wait` on a terminal: one live line per container, with the event lines above it.
-  const live = options.wait && !options.json && !options.dryRun && isInteractive(stdout, env)
-    ? createLiveStatus({ stream: stdout, chalk: color, labels: objects.filter((o) => o.endsWith("]")) })
-    : undefined;
-  const consoleSink = options.json || options.dryRun ? undefined : createConsoleSink({ stream: stdout, env, objects, live });
-  const sinks: EventSink[] = options.dryRun ? [] : [...(live ? [createLiveStatusSink(live, runs.map((run) => run.pod))] : []), consoleSink ?? createJsonSink(stdout)];
+  const live =
+    options.wait && !options.json && !options.dryRun && isInteractive(stdout, env)
+      ? createLiveStatus({ stream: stdout, chalk: color, labels: objects.filter((o) => o.endsWith("]")) })
+      : undefined;
+  const consoleSink =
+    options.json || options.dryRun ? undefined : createConsoleSink({ stream: stdout, env, objects, live });
+  const sinks: EventSink[] = options.dryRun
+    ? []
+    : [
+        ...(live
+          ? [
+              createLiveStatusSink(
+                live,
+                runs.map((run) => run.pod),
+              ),
+            ]
+          : []),
+        consoleSink ?? createJsonSink(stdout),
+      ];
   // A dry run changes nothing on disk: no event log, and back-off kept in memory.
   const log: EventLog | undefined = options.dryRun ? undefined : await openEventLog(stateDir);
   const recorder = createRecorder({ sinks, log });
   const warnOnce = (message: string) => stderr.write(`${color.yellow(`Warning: ${message}`)}\n`);
-  const backoff = options.dryRun ? createMemoryBackoffStore() : createFileBackoffStore(stateDir, { onWarning: warnOnce });
+  const backoff = options.dryRun
+    ? createMemoryBackoffStore()
+    : createFileBackoffStore(stateDir, { onWarning: warnOnce });
   // Ctrl-C or SIGTERM: while starting, what this run made is removed (exit 130); during `--wait`,
   // the wait answers it. One watcher for the whole run; pulls under way are aborted through it.
   const interrupt = options.dryRun ? undefined : watchInterrupt();
@@ -157,7 +187,8 @@ export async function up(options: UpOptions): Promise<void> {
   const printOutcome = (outcome: PodOutcome, lastPod: boolean) => {
     // Ready: the summary goes below the live block's final frame. Failed or interrupted: as for
     // "ending" (a pod whose reconciliation failed is told by its outcome alone).
-    if (outcome.status === "ready" ? lastPod : outcome.status === "failed" || outcome.status === "interrupted") live?.stop();
+    if (outcome.status === "ready" ? lastPod : outcome.status === "failed" || outcome.status === "interrupted")
+      live?.stop();
     const lines = formatPodOutcome(outcome, { color, json: options.json });
     for (const line of lines.stdout) say(line);
     for (const line of lines.stderr) stderr.write(`${line}\n`);
@@ -169,11 +200,17 @@ export async function up(options: UpOptions): Promise<void> {
     // template changed, fewer replicas. A cluster's controllers would delete them.
     if (!options.dryRun) {
       for (const { workload } of workloads) {
-        const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir }).catch((error: unknown) => explainEngineFailure(runtime.name, error));
+        const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir }).catch((error: unknown) =>
+          explainEngineFailure(runtime.name, error),
+        );
         for (const { name, failures } of removed) {
-          for (const failure of failures) stderr.write(`${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${failure.object}: could not ${failure.step} it: ${failure.message}` }, `pod/${name}`))}\n`);
+          for (const failure of failures)
+            stderr.write(
+              `${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${failure.object}: could not ${failure.step} it: ${failure.message}` }, `pod/${name}`))}\n`,
+            );
           if (failures.length > 0) failed.push(`pod/${name}`);
-          else if (!options.json) say(`pod/${name} deleted (${workload.kind.toLowerCase()}/${workload.name} no longer has it)`);
+          else if (!options.json)
+            say(`pod/${name} deleted (${workload.kind.toLowerCase()}/${workload.name} no longer has it)`);
         }
       }
     }
@@ -181,7 +218,11 @@ export async function up(options: UpOptions): Promise<void> {
       const label = `pod/${pod.metadata!.name}`;
       // A Ctrl-C between two pods: the next one is not started.
       if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
-      if (several) podMarks.push({ at: commands.length, line: `# ${label} (${source}${workload ? `, ${workload.kind.toLowerCase()}/${workload.name}` : ""})` });
+      if (several)
+        podMarks.push({
+          at: commands.length,
+          line: `# ${label} (${source}${workload ? `, ${workload.kind.toLowerCase()}/${workload.name}` : ""})`,
+        });
       const port = unschedulable.get(pod);
       if (port) {
         const identity = identifyPod(pod);
@@ -206,10 +247,13 @@ export async function up(options: UpOptions): Promise<void> {
           replace: options.replace === true,
           keepOnFailure: options.keepOnFailure,
           dryRun: options.dryRun,
-          wait: options.wait ? { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS, rmOnInterrupt: options.rmOnInterrupt === true } : undefined,
+          wait: options.wait
+            ? { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS, rmOnInterrupt: options.rmOnInterrupt === true }
+            : undefined,
           signal: interrupt?.signal,
           onProgress: (progress) => {
-            for (const line of formatPodProgress(progress, { color, json: options.json, live: live !== undefined })) say(line);
+            for (const line of formatPodProgress(progress, { color, json: options.json, live: live !== undefined }))
+              say(line);
             // Ending: standard error from here on, and the live block must not be redrawn over it.
             if (progress.kind === "ending") live?.stop();
             else if (live) showPodProgress(live, pod, progress);
@@ -229,9 +273,19 @@ export async function up(options: UpOptions): Promise<void> {
       { runtime, recorder, images },
       {
         jobs,
-        podOptions: { objects: manifest, authFile, infraImage, stateDir, publishAll: options.publishAll, dryRun: options.dryRun, signal: interrupt?.signal },
+        podOptions: {
+          objects: manifest,
+          authFile,
+          infraImage,
+          stateDir,
+          publishAll: options.publishAll,
+          dryRun: options.dryRun,
+          signal: interrupt?.signal,
+        },
         keepOnFailure: options.keepOnFailure,
-        wait: options.wait ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true } : undefined,
+        wait: options.wait
+          ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true }
+          : undefined,
         signal: interrupt?.signal,
         // --json: standard output carries events only.
         say: options.json ? (line) => stderr.write(`${line}\n`) : say,
@@ -248,7 +302,9 @@ export async function up(options: UpOptions): Promise<void> {
     if (error instanceof ExitError && error.code === ExitCode.Interrupted && done.length > 0) {
       const targets = [...new Set(done.map((d) => (d.source === "<stdin>" ? d.name : d.source)))];
       const labels = done.map((d) => `pod/${d.name}`).join(", ");
-      stderr.write(`podrun: interrupted; left running: ${labels} (podrun down ${targets.join(" ")} removes ${done.length === 1 ? "it" : "them"})\n`);
+      stderr.write(
+        `podrun: interrupted; left running: ${labels} (podrun down ${targets.join(" ")} removes ${done.length === 1 ? "it" : "them"})\n`,
+      );
     }
     throw error;
   } finally {
@@ -258,7 +314,9 @@ export async function up(options: UpOptions): Promise<void> {
     await log?.close();
     if (options.dryRun) {
       stdout.write(`# podrun up --dry-run: the ${detected.name} commands podrun would run, in order; none was run.\n`);
-      stdout.write(`# (every image is assumed absent; environment values and registry credentials go through files, never argv)\n`);
+      stdout.write(
+        `# (every image is assumed absent; environment values and registry credentials go through files, never argv)\n`,
+      );
       commands.forEach((command, i) => {
         for (const mark of podMarks) if (mark.at === i) stdout.write(`${mark.line}\n`);
         stdout.write(`${quoteCommand(command.binary, command.args, command.env)}\n`);
@@ -267,7 +325,9 @@ export async function up(options: UpOptions): Promise<void> {
     }
   }
   if (failed.length > 0) {
-    stderr.write(`${color.red(`podrun: ${failed.length} of ${plural(runs.length, "pod")} failed: ${failed.join(", ")}`)}\n`);
+    stderr.write(
+      `${color.red(`podrun: ${failed.length} of ${plural(runs.length, "pod")} failed: ${failed.join(", ")}`)}\n`,
+    );
     throw new ExitError(ExitCode.Failed);
   }
 }

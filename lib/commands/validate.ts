@@ -33,19 +33,37 @@ export async function validate(options: ValidateOptions): Promise<void> {
   }
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (options.json) {
-    const items = manifest.files.flatMap((file) => [...file.configMaps, ...file.secrets.map(redactSecret), ...(file.persistentVolumeClaims ?? []), ...file.pods, ...file.workloads.map((w) => w.object)]);
+    const items = manifest.files.flatMap((file) => [
+      ...file.configMaps,
+      ...file.secrets.map(redactSecret),
+      ...(file.persistentVolumeClaims ?? []),
+      ...file.pods,
+      ...file.workloads.map((w) => w.object),
+    ]);
     stdout.write(`${JSON.stringify({ apiVersion: "v1", kind: "List", items }, null, 2)}\n`);
     return;
   }
-  for (const file of manifest.files) for (const line of summarize(file)) stdout.write(`${line}: ${color.green("valid")}\n`);
+  for (const file of manifest.files)
+    for (const line of summarize(file)) stdout.write(`${line}: ${color.green("valid")}\n`);
 }
 
 /** `pod.yaml: Pod web (2 containers, 1 init container)`, one line per pod. */
 export function summarize(manifest: ManifestFile): string[] {
-  const others = [count(manifest.configMaps.length, "ConfigMap"), count(manifest.secrets.length, "Secret"), count(manifest.persistentVolumeClaims?.length ?? 0, "PersistentVolumeClaim")].filter(Boolean);
-  const workloads = (manifest.workloads ?? []).map((w) => `${manifest.source}: ${w.kind} ${w.name} (${plural(w.replicas, w.kind === "Job" ? "parallel pod" : w.kind === "DaemonSet" ? "pod" : "replica")}, ${describePod(w.pods[0] ?? { spec: { containers: [] } })})`);
-  if (manifest.pods.length === 0 && workloads.length === 0) return [`${manifest.source}: no Pod${others.length ? ` (${others.join(", ")})` : ""}`];
-  return [...manifest.pods.map((pod) => `${manifest.source}: Pod ${pod.metadata!.name} (${describePod(pod)})`), ...workloads];
+  const others = [
+    count(manifest.configMaps.length, "ConfigMap"),
+    count(manifest.secrets.length, "Secret"),
+    count(manifest.persistentVolumeClaims?.length ?? 0, "PersistentVolumeClaim"),
+  ].filter(Boolean);
+  const workloads = (manifest.workloads ?? []).map(
+    (w) =>
+      `${manifest.source}: ${w.kind} ${w.name} (${plural(w.replicas, w.kind === "Job" ? "parallel pod" : w.kind === "DaemonSet" ? "pod" : "replica")}, ${describePod(w.pods[0] ?? { spec: { containers: [] } })})`,
+  );
+  if (manifest.pods.length === 0 && workloads.length === 0)
+    return [`${manifest.source}: no Pod${others.length ? ` (${others.join(", ")})` : ""}`];
+  return [
+    ...manifest.pods.map((pod) => `${manifest.source}: Pod ${pod.metadata!.name} (${describePod(pod)})`),
+    ...workloads,
+  ];
 }
 
 function describePod(pod: Pod): string {
@@ -63,5 +81,9 @@ function count(n: number, noun: string): string {
 function redactSecret<T extends { data?: Record<string, string>; stringData?: Record<string, string> }>(secret: T): T {
   const redact = (map?: Record<string, string>) =>
     map && Object.fromEntries(Object.keys(map).map((key) => [key, "<redacted>"]));
-  return { ...secret, ...(secret.data && { data: redact(secret.data) }), ...(secret.stringData && { stringData: redact(secret.stringData) }) };
+  return {
+    ...secret,
+    ...(secret.data && { data: redact(secret.data) }),
+    ...(secret.stringData && { stringData: redact(secret.stringData) }),
+  };
 }

@@ -55,7 +55,9 @@ export function parseDockerConfigJson(text: string): DockerConfig {
     if (key.toLowerCase() === "auths") auths = value;
     else if (key.toLowerCase() === "httpheaders" && value !== null) checkHeaders(value);
   }
-  return auths === null ? [] : readEntries(auths, "Go struct field DockerConfigJSON.auths of type credentialprovider.DockerConfig");
+  return auths === null
+    ? []
+    : readEntries(auths, "Go struct field DockerConfigJSON.auths of type credentialprovider.DockerConfig");
 }
 
 /** The legacy `.dockercfg`: the `auths` map alone. */
@@ -87,12 +89,16 @@ function readEntry(value: unknown): DockerConfigEntry {
   const entry: DockerConfigEntry = { username: "", password: "", email: "" };
   if (value === null) return entry;
   let auth = "";
-  for (const [key, field] of Object.entries(expectObject(value, "Go value of type credentialprovider.dockerConfigEntryWithAuth"))) {
+  for (const [key, field] of Object.entries(
+    expectObject(value, "Go value of type credentialprovider.dockerConfigEntryWithAuth"),
+  )) {
     const name = key.toLowerCase();
     if (name !== "username" && name !== "password" && name !== "email" && name !== "auth") continue;
     if (field === null) continue;
     if (typeof field !== "string") {
-      throw new DockerConfigError(`json: cannot unmarshal ${goKind(field)} into Go struct field dockerConfigEntryWithAuth.${name} of type string`);
+      throw new DockerConfigError(
+        `json: cannot unmarshal ${goKind(field)} into Go struct field dockerConfigEntryWithAuth.${name} of type string`,
+      );
     }
     if (name === "auth") auth = field;
     else entry[name] = field;
@@ -101,9 +107,13 @@ function readEntry(value: unknown): DockerConfigEntry {
 }
 
 function checkHeaders(value: unknown): void {
-  for (const [key, header] of Object.entries(expectObject(value, "Go struct field DockerConfigJSON.HttpHeaders of type map[string]string"))) {
+  for (const [key, header] of Object.entries(
+    expectObject(value, "Go struct field DockerConfigJSON.HttpHeaders of type map[string]string"),
+  )) {
     if (header !== null && typeof header !== "string") {
-      throw new DockerConfigError(`json: cannot unmarshal ${goKind(header)} into Go struct field DockerConfigJSON.HttpHeaders.${key} of type string`);
+      throw new DockerConfigError(
+        `json: cannot unmarshal ${goKind(header)} into Go struct field DockerConfigJSON.HttpHeaders.${key} of type string`,
+      );
     }
   }
 }

@@ -61,7 +61,8 @@ export class Keyring {
  * Undefined when Go's url.Parse would refuse it.
  */
 export function normaliseRegistryKey(registry: string): string | undefined {
-  const withScheme = registry.startsWith("https://") || registry.startsWith("http://") ? registry : `https://${registry}`;
+  const withScheme =
+    registry.startsWith("https://") || registry.startsWith("http://") ? registry : `https://${registry}`;
   const url = parseUrl(withScheme.slice(withScheme.indexOf("://") + 3));
   if (!url) return undefined;
   let path = url.path;

@@ -27,7 +27,12 @@ export interface AuthFileCredentials {
  * Throws PodrunError(ErrImagePull) when a pull secret cannot be decoded, as the kubelet fails the pull.
  * Without a pod (the sandbox image, the node's business), only the auth file counts.
  */
-export function findPullCredentials(options: { pod?: Pod; objects?: PodObjects; authFile?: AuthFileCredentials; image: string }): RegistryCredential[] {
+export function findPullCredentials(options: {
+  pod?: Pod;
+  objects?: PodObjects;
+  authFile?: AuthFileCredentials;
+  image: string;
+}): RegistryCredential[] {
   const { pod, objects, authFile, image } = options;
   const fromSecrets = pod && objects ? buildSecretKeyring(pod, objects).lookup(image) : [];
   const matches = [...fromSecrets, ...(authFile?.entries.lookup(image) ?? [])];
@@ -76,7 +81,8 @@ function buildSecretKeyring(pod: Pod, objects: PodObjects): Keyring {
       const config = readSecretDockerConfig(secret);
       if (config) keyring.add(config, `secret "${ref.name}"`);
     } catch (error) {
-      if (error instanceof DockerConfigError) throw new PodrunError("ErrImagePull", `secret "${ref.name}": ${error.message}`, { cause: error });
+      if (error instanceof DockerConfigError)
+        throw new PodrunError("ErrImagePull", `secret "${ref.name}": ${error.message}`, { cause: error });
       throw error;
     }
   }

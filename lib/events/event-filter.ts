@@ -31,7 +31,9 @@ export interface EventFilter {
 
 export function createEventFilter(options: EventFilterOptions): EventFilter {
   const { pod, namespace, type, reason } = options;
-  const wanted = [pod, namespace, type, reason].filter((value): value is string => value !== undefined).map((value) => JSON.stringify(value));
+  const wanted = [pod, namespace, type, reason]
+    .filter((value): value is string => value !== undefined)
+    .map((value) => JSON.stringify(value));
   return {
     active: wanted.length > 0,
     mayMatchLine: wanted.length === 0 ? () => true : (line) => wanted.every((needle) => line.includes(needle)),
@@ -39,7 +41,8 @@ export function createEventFilter(options: EventFilterOptions): EventFilter {
       const object = event.involvedObject ?? {};
       return (
         (pod === undefined || fieldText(object.name) === pod) &&
-        (namespace === undefined || fieldText(object.namespace || event.metadata.namespace || "default") === namespace) &&
+        (namespace === undefined ||
+          fieldText(object.namespace || event.metadata.namespace || "default") === namespace) &&
         (type === undefined || fieldText(event.type) === type) &&
         (reason === undefined || fieldText(event.reason) === reason)
       );

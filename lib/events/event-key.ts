@@ -7,7 +7,12 @@ import type { InvolvedObject, KubeEvent } from "./types.js";
 // which is always this podrun here, and the object's apiVersion, always v1.
 
 /** The key of an event about `object`: kind, namespace, name and field path, type, reason, message. */
-export function eventKey(object: Pick<InvolvedObject, "kind" | "namespace" | "name" | "fieldPath">, type: string, reason: string, message: string): string {
+export function eventKey(
+  object: Pick<InvolvedObject, "kind" | "namespace" | "name" | "fieldPath">,
+  type: string,
+  reason: string,
+  message: string,
+): string {
   return JSON.stringify([object.kind, object.namespace, object.name, object.fieldPath ?? "", type, reason, message]);
 }
 
@@ -18,7 +23,12 @@ export function eventKey(object: Pick<InvolvedObject, "kind" | "namespace" | "na
 export function eventKeyOf(event: KubeEvent): string {
   const object: Partial<InvolvedObject> = event.involvedObject ?? {};
   const namespace = object.namespace || event.metadata.namespace || "default";
-  return eventKey({ kind: object.kind!, namespace, name: object.name!, fieldPath: object.fieldPath }, event.type, event.reason, event.message);
+  return eventKey(
+    { kind: object.kind!, namespace, name: object.name!, fieldPath: object.fieldPath },
+    event.type,
+    event.reason,
+    event.message,
+  );
 }
 
 /** A field of a logged event as text: "" if missing, JSON if not a string (a foreign line). */

@@ -86,7 +86,8 @@ export async function openEventLog(dir: string, options: EventLogOptions = {}): 
       // Only a full disk writes short; what was written is a torn line that readers skip, and
       // the next line, should space come back, must not be glued to it.
       current.needsNewline = bytesWritten !== line.length;
-      if (bytesWritten !== line.length) throw new StateAccessError(file, `cannot write event log ${file}: short write (disk full?)`);
+      if (bytesWritten !== line.length)
+        throw new StateAccessError(file, `cannot write event log ${file}: short write (disk full?)`);
     },
     close: () => current.handle.close(),
   };
@@ -141,7 +142,9 @@ export interface ReadEventLogOptions {
  */
 export async function* readEventLog(dir: string, options: ReadEventLogOptions = {}): AsyncGenerator<KubeEvent> {
   const readers = await openLogFiles(dir, options.keep).catch((error: unknown) => {
-    throw new StateAccessError(dir, `cannot read event log ${logFilePath(dir)}: ${describeFsError(error)}`, { cause: error });
+    throw new StateAccessError(dir, `cannot read event log ${logFilePath(dir)}: ${describeFsError(error)}`, {
+      cause: error,
+    });
   });
   try {
     for (const reader of readers) {

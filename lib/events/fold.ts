@@ -62,9 +62,15 @@ export class EventFold {
     this.sequence++;
     const lastMs = timeOf(event.lastTimestamp || event.firstTimestamp);
     // Once-only events (most) have one time: read once.
-    const firstMs = event.firstTimestamp === event.lastTimestamp ? lastMs : timeOf(event.firstTimestamp || event.lastTimestamp);
+    const firstMs =
+      event.firstTimestamp === event.lastTimestamp ? lastMs : timeOf(event.firstTimestamp || event.lastTimestamp);
     // An event of unknown time cannot be said to be expired: the size limits drop it in the end.
-    if (this.options.notBeforeMs !== undefined && lastMs !== Number.NEGATIVE_INFINITY && lastMs < this.options.notBeforeMs) return undefined;
+    if (
+      this.options.notBeforeMs !== undefined &&
+      lastMs !== Number.NEGATIVE_INFINITY &&
+      lastMs < this.options.notBeforeMs
+    )
+      return undefined;
     const name = event.metadata.name;
     const count = typeof event.count === "number" && event.count > 0 ? event.count : 1; // the newer API leaves 0 for "once"
     const key = eventKeyOf(event);
@@ -75,7 +81,16 @@ export class EventFold {
         this.rows.set(key, null);
         return undefined;
       }
-      const created: FoldedRow = { event, latestName: name, latestUid: fieldText(event.involvedObject.uid), count, firstMs, lastMs, sequence: this.sequence, names: new Map([[name, count]]) };
+      const created: FoldedRow = {
+        event,
+        latestName: name,
+        latestUid: fieldText(event.involvedObject.uid),
+        count,
+        firstMs,
+        lastMs,
+        sequence: this.sequence,
+        names: new Map([[name, count]]),
+      };
       this.rows.set(key, created);
       return created;
     }

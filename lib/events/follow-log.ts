@@ -26,7 +26,16 @@ export interface FollowOptions {
   keep?: number;
 }
 
-export async function followEventLog({ dir, reader, onLines, signal, pollMs = 250, graceMs = 2000, seenInos = [], keep = DEFAULT_KEPT_FILES }: FollowOptions): Promise<void> {
+export async function followEventLog({
+  dir,
+  reader,
+  onLines,
+  signal,
+  pollMs = 250,
+  graceMs = 2000,
+  seenInos = [],
+  keep = DEFAULT_KEPT_FILES,
+}: FollowOptions): Promise<void> {
   const file = logFilePath(dir);
   let current = reader;
   const seen = new Set(seenInos);
@@ -53,7 +62,10 @@ export async function followEventLog({ dir, reader, onLines, signal, pollMs = 25
       }
     }
     if (current) await drain(current);
-    const ino = await stat(file).then((info) => info.ino, () => undefined);
+    const ino = await stat(file).then(
+      (info) => info.ino,
+      () => undefined,
+    );
     if (ino === undefined || ino === current?.ino) return; // no file yet, or still the same one
     if (current) {
       await drain(current);

@@ -21,6 +21,8 @@ export function formatGoDuration(ms: number): string {
 // Whole seconds, then the milliseconds with trailing zeros dropped: 2500 → "2.5", 3000 → "3".
 function formatSeconds(ms: number): string {
   const whole = Math.floor(ms / SECOND);
-  const fraction = String(ms % SECOND).padStart(3, "0").replace(/0+$/, "");
+  const fraction = String(ms % SECOND)
+    .padStart(3, "0")
+    .replace(/0+$/, "");
   return fraction ? `${whole}.${fraction}` : String(whole);
 }

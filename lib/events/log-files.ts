@@ -42,7 +42,16 @@ export interface RotateOptions {
  * second rotation would push a nearly empty file into `.1` and drop a full one for nothing).
  * Then prunes the old files past the retention. Returns whether this call rotated.
  */
-export async function rotateEventLog(dir: string, seenIno: number, { maxBytes = DEFAULT_MAX_BYTES, keep = DEFAULT_KEPT_FILES, retentionMs = DEFAULT_RETENTION_MS, now = Date.now }: RotateOptions = {}): Promise<boolean> {
+export async function rotateEventLog(
+  dir: string,
+  seenIno: number,
+  {
+    maxBytes = DEFAULT_MAX_BYTES,
+    keep = DEFAULT_KEPT_FILES,
+    retentionMs = DEFAULT_RETENTION_MS,
+    now = Date.now,
+  }: RotateOptions = {},
+): Promise<boolean> {
   return withLock(logLockPath(dir), async () => {
     const current = await stat(logFilePath(dir)).catch(() => undefined);
     if (!current || current.ino !== seenIno || current.size < maxBytes) return false;
@@ -51,9 +60,11 @@ export async function rotateEventLog(dir: string, seenIno: number, { maxBytes = 
       return true;
     }
     for (let generation = keep - 1; generation >= 0; generation--) {
-      await rename(logFilePath(dir, generation), logFilePath(dir, generation + 1)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "ENOENT") throw error; // a gap in the old files is fine
-      });
+      await rename(logFilePath(dir, generation), logFilePath(dir, generation + 1)).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== "ENOENT") throw error; // a gap in the old files is fine
+        },
+      );
     }
     await pruneExpired(dir, keep, now() - retentionMs);
     return true;

@@ -6,8 +6,8 @@ import { UsageError } from "../errors.js";
 const UNIT_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
   us: 1e-3,
-  "µs": 1e-3, // U+00B5 micro sign
-  "μs": 1e-3, // U+03BC Greek mu
+  µs: 1e-3, // U+00B5 micro sign
+  μs: 1e-3, // U+03BC Greek mu
   ms: 1,
   s: 1000,
   m: 60_000,
@@ -43,7 +43,11 @@ export function parseDuration(text: string): number | undefined {
 /** A command-line duration (`--since`, `--timeout`): positive, else a usage error naming the flag. */
 export function parseDurationOption(value: string, flag: string): number {
   const ms = parseDuration(value);
-  if (ms === undefined) throw new UsageError(`invalid value ${JSON.stringify(value)} for ${flag}: expected a duration such as 90s, 5m, 1m30s or 2d`);
-  if (ms <= 0) throw new UsageError(`invalid value ${JSON.stringify(value)} for ${flag}: the duration must be positive`);
+  if (ms === undefined)
+    throw new UsageError(
+      `invalid value ${JSON.stringify(value)} for ${flag}: expected a duration such as 90s, 5m, 1m30s or 2d`,
+    );
+  if (ms <= 0)
+    throw new UsageError(`invalid value ${JSON.stringify(value)} for ${flag}: the duration must be positive`);
   return ms;
 }

@@ -60,7 +60,10 @@ export function createRecorder({ sinks, log, clock = Date.now, host = hostname()
       : {
           apiVersion: "v1",
           kind: "Event",
-          metadata: { name: `${object.name}.${nextNanos(nowMs).toString(16)}`, namespace: object.namespace || "default" },
+          metadata: {
+            name: `${object.name}.${nextNanos(nowMs).toString(16)}`,
+            namespace: object.namespace || "default",
+          },
           involvedObject: { ...object },
           reason,
           message,
@@ -76,9 +79,11 @@ export function createRecorder({ sinks, log, clock = Date.now, host = hostname()
     for (const sink of sinks) sink.write(recorded);
     if (log) {
       // One chain for all appends keeps the log in recording order, hence each container's too.
-      pending = pending.then(() => log.append(recorded)).catch((error: unknown) => {
-        logError ??= error instanceof Error ? error : new Error(String(error));
-      });
+      pending = pending
+        .then(() => log.append(recorded))
+        .catch((error: unknown) => {
+          logError ??= error instanceof Error ? error : new Error(String(error));
+        });
     }
     return recorded;
   };

@@ -16,7 +16,10 @@ export const DEFAULT_RETENTION_MS = 72 * 3_600_000;
 export function parseRetention(text: string, source: string): number {
   if (text === "none") return Number.POSITIVE_INFINITY;
   const ms = parseDuration(text);
-  if (ms === undefined || ms < 0) throw new UsageError(`invalid value ${JSON.stringify(text)} for ${source}: expected a duration such as 72h or 7d, or 0 or none to keep events until the size limits drop them`);
+  if (ms === undefined || ms < 0)
+    throw new UsageError(
+      `invalid value ${JSON.stringify(text)} for ${source}: expected a duration such as 72h or 7d, or 0 or none to keep events until the size limits drop them`,
+    );
   return ms === 0 ? Number.POSITIVE_INFINITY : ms;
 }
 

@@ -41,7 +41,13 @@ export function toInvolvedObject(
   pod: { name: string; namespace: string; uid: string },
   container?: { name: string; init?: boolean } | { fieldPath: string },
 ): InvolvedObject {
-  const object: InvolvedObject = { apiVersion: "v1", kind: "Pod", name: pod.name, namespace: pod.namespace, uid: pod.uid };
+  const object: InvolvedObject = {
+    apiVersion: "v1",
+    kind: "Pod",
+    name: pod.name,
+    namespace: pod.namespace,
+    uid: pod.uid,
+  };
   if (container && "fieldPath" in container) object.fieldPath = container.fieldPath;
   else if (container) object.fieldPath = `spec.${container.init ? "initContainers" : "containers"}{${container.name}}`;
   return object;

@@ -54,7 +54,14 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
   // Images this run pulled: a later container with IfNotPresent finds them, as on a node.
   const pulled = new Map<string, ImageInfo>();
 
-  const ensureImageExists = async ({ object, image, pullPolicy, present, inspectError, pullCredentials }: EnsureImageRequest): Promise<string> => {
+  const ensureImageExists = async ({
+    object,
+    image,
+    pullPolicy,
+    present,
+    inspectError,
+    pullCredentials,
+  }: EnsureImageRequest): Promise<string> => {
     const quoted = JSON.stringify(image);
     const fail = (type: EventType, eventReason: string, reason: Reason, message: string, cause?: unknown): never => {
       recorder.event(object, type, eventReason, message);
@@ -73,15 +80,36 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
     // 3–5. Presence, unless Always (which pulls whatever is local).
     if (pullPolicy !== "Always") {
       if (inspectError !== undefined) {
-        const detail = inspectError instanceof Error ? inspectError.message.split("\n")[0] : typeof inspectError === "string" ? inspectError : "unknown error";
-        return fail(EventType.Warning, EventReason.InspectFailed, "ImageInspectError", `Failed to inspect image ${quoted}: ${detail}`, inspectError);
+        const detail =
+          inspectError instanceof Error
+            ? inspectError.message.split("\n")[0]
+            : typeof inspectError === "string"
+              ? inspectError
+              : "unknown error";
+        return fail(
+          EventType.Warning,
+          EventReason.InspectFailed,
+          "ImageInspectError",
+          `Failed to inspect image ${quoted}: ${detail}`,
+          inspectError,
+        );
       }
       const local = present.get(ref) ?? pulled.get(ref);
       if (!shouldPullImage(pullPolicy, local !== undefined)) {
         if (local === undefined) {
-          return fail(EventType.Warning, EventReason.ErrImageNeverPull, "ErrImageNeverPull", `Container image ${quoted} is not present with pull policy of Never`);
+          return fail(
+            EventType.Warning,
+            EventReason.ErrImageNeverPull,
+            "ErrImageNeverPull",
+            `Container image ${quoted} is not present with pull policy of Never`,
+          );
         }
-        recorder.event(object, EventType.Normal, EventReason.Pulled, `Container image ${quoted} already present on machine`);
+        recorder.event(
+          object,
+          EventType.Normal,
+          EventReason.Pulled,
+          `Container image ${quoted} already present on machine`,
+        );
         return ref;
       }
     }
@@ -93,13 +121,22 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
     // the state error (its path and why, in words) says what to mend.
     const unchecked = (error: unknown): never => {
       if (!(error instanceof StateAccessError)) throw error;
-      return fail(EventType.Warning, EventReason.Failed, "ErrImagePull", `Failed to pull image ${quoted}: pull back-off not checked: ${error.message}`, error);
+      return fail(
+        EventType.Warning,
+        EventReason.Failed,
+        "ErrImagePull",
+        `Failed to pull image ${quoted}: pull back-off not checked: ${error.message}`,
+        error,
+      );
     };
-    const check = await backoff.update((state) => {
-      if (state.isInBackOffSinceUpdate(key, attemptMs)) return { inBackOff: true, previous: state.entries.get(key)?.lastError };
-      delete state.entries.get(key)?.lastError; // the kubelet forgets the previous error before pulling
-      return { inBackOff: false, previous: undefined };
-    }).catch(unchecked);
+    const check = await backoff
+      .update((state) => {
+        if (state.isInBackOffSinceUpdate(key, attemptMs))
+          return { inBackOff: true, previous: state.entries.get(key)?.lastError };
+        delete state.entries.get(key)?.lastError; // the kubelet forgets the previous error before pulling
+        return { inBackOff: false, previous: undefined };
+      })
+      .catch(unchecked);
     if (check.inBackOff) {
       const message = `Back-off pulling image ${quoted}`;
       recorder.event(object, EventType.Normal, EventReason.BackOff, message);
@@ -123,15 +160,22 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
       );
       // Success does not reset the key: the entry ages out. Dropping expired entries can wait for
       // another run when the state cannot be written (a full disk): the image is there.
-      await backoff.update((state) => void state.gc(clock())).catch((error: unknown) => {
-        if (!(error instanceof StateAccessError)) throw error;
-      });
+      await backoff
+        .update((state) => void state.gc(clock()))
+        .catch((error: unknown) => {
+          if (!(error instanceof StateAccessError)) throw error;
+        });
       return ref;
     } catch (error) {
       if (isAbort(error)) throw error; // Ctrl-C is not a registry failure
       // Events, the back-off file and the error all take this text: none may quote a credential.
       const failure = describePullFailure(error, listSecretForms(credentials));
-      recorder.event(object, EventType.Warning, EventReason.Failed, `Failed to pull image ${quoted}: ${failure.message}`);
+      recorder.event(
+        object,
+        EventType.Warning,
+        EventReason.Failed,
+        `Failed to pull image ${quoted}: ${failure.message}`,
+      );
       // A container engine that is down says nothing about the registry: no back-off for it.
       let unrecorded = "";
       if (failure.reason !== "RuntimeUnavailable") {
@@ -142,10 +186,16 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
             // Containers sharing this image share the key and, pulling together, this one pull:
             // advance once per failed attempt, not once per container.
             const entry = state.entries.get(key);
-            const advanced = entry && entry.lastUpdateMs >= attemptMs && !state.isExpired(entry, clock()) ? entry : state.next(key, clock());
+            const advanced =
+              entry && entry.lastUpdateMs >= attemptMs && !state.isExpired(entry, clock())
+                ? entry
+                : state.next(key, clock());
             advanced.lastError = `${failure.reason}: ${failure.message}`;
           })
-          .catch((stateError: unknown) => void (unrecorded = `; back-off not recorded: ${stateError instanceof Error ? stateError.message : String(stateError)}`));
+          .catch(
+            (stateError: unknown) =>
+              void (unrecorded = `; back-off not recorded: ${stateError instanceof Error ? stateError.message : String(stateError)}`),
+          );
       }
       throw new PodrunError(failure.reason, `${failure.message}${unrecorded}`, { cause: error });
     } finally {

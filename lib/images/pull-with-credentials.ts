@@ -20,7 +20,12 @@ export interface CredentialPullOptions {
  * attempt's, its hint naming every credential tried (the kubelet aggregates the errors; one line
  * with the sources says the same without repeating the registry's text).
  */
-export async function pullWithCredentials({ runtime, ref, credentials, signal }: CredentialPullOptions): Promise<ImageInfo> {
+export async function pullWithCredentials({
+  runtime,
+  ref,
+  credentials,
+  signal,
+}: CredentialPullOptions): Promise<ImageInfo> {
   const base = signal ? { signal } : {};
   if (credentials.length === 0) return runtime.pullImage(ref, base);
   const failures: PullError[] = [];
@@ -36,7 +41,11 @@ export async function pullWithCredentials({ runtime, ref, credentials, signal }:
   throw combineFailures(ref, failures, credentials);
 }
 
-function combineFailures(ref: string, failures: readonly PullError[], credentials: readonly RegistryCredential[]): PullError {
+function combineFailures(
+  ref: string,
+  failures: readonly PullError[],
+  credentials: readonly RegistryCredential[],
+): PullError {
   const last = failures.at(-1)!;
   if (failures.length === 1 || last.stderr === "") return last;
   const credentialSources = [...new Set(credentials.map((c) => c.source))];

@@ -37,7 +37,12 @@ export interface ImagePullerOptions {
   signal?: AbortSignal;
 }
 
-export function createImagePuller({ runtime, maxParallel = 1, clock = () => performance.now(), signal }: ImagePullerOptions): ImagePuller {
+export function createImagePuller({
+  runtime,
+  maxParallel = 1,
+  clock = () => performance.now(),
+  signal,
+}: ImagePullerOptions): ImagePuller {
   if (!Number.isInteger(maxParallel) || maxParallel < 1) {
     throw new RangeError(`invalid configuration: maxParallelImagePulls ${maxParallel} must be a positive number`);
   }
@@ -80,7 +85,8 @@ export function createImagePuller({ runtime, maxParallel = 1, clock = () => perf
 function formatPullKey(ref: string, credentials: readonly RegistryCredential[]): string {
   if (credentials.length === 0) return ref;
   const hash = createHash("sha256");
-  for (const { registry, username, password } of credentials) hash.update(JSON.stringify([registry, username, password]));
+  for (const { registry, username, password } of credentials)
+    hash.update(JSON.stringify([registry, username, password]));
   return `${ref} ${hash.digest("hex")}`;
 }
 

@@ -61,12 +61,17 @@ export function parseImageReference(image: string): ParsedImageReference {
   const match = REFERENCE_RE.exec(normalized);
   if (!match) {
     const lowered = normalized.toLowerCase();
-    return fail(lowered !== normalized && REFERENCE_RE.test(lowered) ? "repository name must be lowercase" : "invalid reference format");
+    return fail(
+      lowered !== normalized && REFERENCE_RE.test(lowered)
+        ? "repository name must be lowercase"
+        : "invalid reference format",
+    );
   }
   const [, name = "", tag, digest] = match;
   const path = ANCHORED_NAME_RE.exec(name)?.[2] ?? name;
   // The limit applies to the normalized path, so `library/` counts for a short name.
-  if (path.length > NAME_TOTAL_LENGTH_MAX) return fail(`repository name must not be more than ${NAME_TOTAL_LENGTH_MAX} characters`);
+  if (path.length > NAME_TOTAL_LENGTH_MAX)
+    return fail(`repository name must not be more than ${NAME_TOTAL_LENGTH_MAX} characters`);
   if (digest !== undefined) {
     const digestError = validateDigest(digest);
     if (digestError) return fail(digestError);
@@ -109,7 +114,8 @@ function validateDigest(digest: string): string | undefined {
   const algorithm = digest.slice(0, colon);
   const encoded = digest.slice(colon + 1);
   const length = DIGEST_HEX_LENGTHS[algorithm];
-  if (length === undefined) return GO_DIGEST_RE.test(digest) ? "unsupported digest algorithm" : "invalid checksum digest format";
+  if (length === undefined)
+    return GO_DIGEST_RE.test(digest) ? "unsupported digest algorithm" : "invalid checksum digest format";
   if (encoded.length !== length) return "invalid checksum digest length";
   return /^[a-f0-9]+$/.test(encoded) ? undefined : "invalid checksum digest format";
 }

@@ -25,13 +25,20 @@ export class FieldPath {
   /** A map entry: `parent[key]` (labels, data, resources.limits…). */
   key(k: string): FieldPath {
     // kubectl prints the key as it is; a line break in it is escaped here, to keep one line per error.
-    return new FieldPath([...this.segments, k], `${this.display}[${k.replace(/[\r\n\u2028\u2029\u0085]/g, escapeLineBreak)}]`);
+    return new FieldPath(
+      [...this.segments, k],
+      `${this.display}[${k.replace(/[\r\n\u2028\u2029\u0085]/g, escapeLineBreak)}]`,
+    );
   }
 
   /** This path read from `parent` (a pod template's `spec.containers` as `spec.template.spec.containers`). */
   under(parent: FieldPath): FieldPath {
     if (!parent.display) return this;
-    const display = !this.display ? parent.display : this.display.startsWith("[") ? `${parent.display}${this.display}` : `${parent.display}.${this.display}`;
+    const display = !this.display
+      ? parent.display
+      : this.display.startsWith("[")
+        ? `${parent.display}${this.display}`
+        : `${parent.display}.${this.display}`;
     return new FieldPath([...parent.segments, ...this.segments], display);
   }
 
@@ -40,4 +47,5 @@ export class FieldPath {
   }
 }
 
-const escapeLineBreak = (c: string): string => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+const escapeLineBreak = (c: string): string =>
+  c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;

@@ -28,7 +28,9 @@ export function useGoMergeOrder(doc: Document.Parsed, maxAliasCount: number): un
     const keep = items.filter((item, i) => {
       if (isMergePair(item) || !isPair(item) || !isScalar(item.key)) return true;
       const key = String(item.key.value);
-      const replaced = items.slice(i + 1).some((later) => isMergePair(later) && mergedKeys(doc, later.value, maxAliasCount).has(key));
+      const replaced = items
+        .slice(i + 1)
+        .some((later) => isMergePair(later) && mergedKeys(doc, later.value, maxAliasCount).has(key));
       if (replaced) dropped.push(item.value);
       return !replaced;
     });

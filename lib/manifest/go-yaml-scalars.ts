@@ -47,18 +47,23 @@ function parseGoInt(plain: string): bigint | undefined {
   if (!match) return undefined;
   const [, sign, hex, octal, binary, oldOctal, decimal] = match;
   const magnitude =
-    hex !== undefined ? BigInt(`0x${hex}`)
-    : octal !== undefined ? BigInt(`0o${octal}`)
-    : binary !== undefined ? BigInt(`0b${binary}`)
-    : oldOctal !== undefined ? BigInt(`0o${oldOctal}`)
-    : BigInt(decimal!);
+    hex !== undefined
+      ? BigInt(`0x${hex}`)
+      : octal !== undefined
+        ? BigInt(`0o${octal}`)
+        : binary !== undefined
+          ? BigInt(`0b${binary}`)
+          : oldOctal !== undefined
+            ? BigInt(`0o${oldOctal}`)
+            : BigInt(decimal!);
   const value = sign === "-" ? -magnitude : magnitude;
   if (value >= INT64_MIN && value <= INT64_MAX) return value;
   // ParseUint is tried next, and it takes no sign at all.
   return sign === "" && value <= UINT64_MAX ? value : undefined;
 }
 
-const finite = (value: number, kind: GoNumber["kind"]): GoNumber | undefined => (Number.isFinite(value) ? { value, kind } : undefined);
+const finite = (value: number, kind: GoNumber["kind"]): GoNumber | undefined =>
+  Number.isFinite(value) ? { value, kind } : undefined;
 
 // The library picks an implicit tag with `test.test(source)`: a RegExp whose test asks go-yaml's rule.
 class GoRule extends RegExp {
@@ -110,7 +115,9 @@ const goExplicitTags: ScalarTag[] = [
     if (/^\.(?:nan|NaN|NAN)$/.test(text)) return { value: NaN };
     return resolveGoNumber(text);
   }),
-  explicit(BOOL_TAG, "bool", (text) => (GO_TRUE.has(text) ? { value: true } : GO_FALSE.has(text) ? { value: false } : undefined)),
+  explicit(BOOL_TAG, "bool", (text) =>
+    GO_TRUE.has(text) ? { value: true } : GO_FALSE.has(text) ? { value: false } : undefined,
+  ),
   explicit(NULL_TAG, "null", (text) => (GO_NULL.has(text) ? { value: null } : undefined)),
 ];
 
@@ -138,7 +145,7 @@ export function useGoYamlScalars(tags: Tags): Tags {
   const out: Tags = [];
   let added = false;
   for (const tag of tags) {
-    const scalar = typeof tag === "object" && !tag.collection ? (tag) : undefined;
+    const scalar = typeof tag === "object" && !tag.collection ? tag : undefined;
     if (scalar?.tag === BINARY_TAG) continue;
     if (scalar && (scalar.tag === INT_TAG || (scalar.tag === FLOAT_TAG && !isInfOrNaNTag(scalar)))) {
       if (!added) out.push(goInt, goFloat);
@@ -233,7 +240,10 @@ function adaptEscapes(source: string, offset: number, report: (error: EscapeErro
       const hex = source.slice(i + 2, i + 2 + HEX_LENGTH[next]!);
       const code = /^[0-9a-fA-F]+$/.test(hex) ? parseInt(hex, 16) : NaN;
       if (code >= 0xd800 && code <= 0xdfff) {
-        report({ offset: offset + i, message: `Invalid escape sequence \\${next}${hex}: a UTF-16 surrogate is not a character` });
+        report({
+          offset: offset + i,
+          message: `Invalid escape sequence \\${next}${hex}: a UTF-16 surrogate is not a character`,
+        });
       }
     }
     i += 1;

@@ -11,7 +11,10 @@ const GO_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f
  * files through unicode.BOMOverride, so a UTF-8 byte-order mark comes off before it looks.
  */
 export function isJsonStream(text: string): boolean {
-  return text.replace(/^\ufeff/, "").replace(GO_SPACE, "").startsWith("{");
+  return text
+    .replace(/^\ufeff/, "")
+    .replace(GO_SPACE, "")
+    .startsWith("{");
 }
 
 /** A piece of the text that kubectl decodes as one YAML stream. */

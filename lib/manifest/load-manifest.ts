@@ -15,7 +15,12 @@ import { findEngineSecurityWarnings } from "./security-warnings.js";
 import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
-import { claimKeyOf, findClaimWarnings, findMissingClaims, validatePersistentVolumeClaim } from "./rules/persistent-volume-claim.js";
+import {
+  claimKeyOf,
+  findClaimWarnings,
+  findMissingClaims,
+  validatePersistentVolumeClaim,
+} from "./rules/persistent-volume-claim.js";
 import { isWorkloadKind } from "./kinds.js";
 import { findInTemplate, validateWorkload } from "./rules/workloads.js";
 import { expandWorkload, type Workload } from "../workloads/expand.js";
@@ -119,11 +124,14 @@ export function checkManifests(
     check.errors.push({ error, sourceMap: object.sourceMap, prefix: object.prefix });
 
   // Structure first; the semantic rules then skip values of the wrong type, already reported.
-  for (const check of checks) for (const object of check.objects) checkSchema(object.value, object.kind, collect(check, object));
+  for (const check of checks)
+    for (const object of check.objects) checkSchema(object.value, object.kind, collect(check, object));
   findDuplicateObjects(checks);
   const index = buildObjectIndex(
     checks.flatMap((check) =>
-      check.objects.filter((o) => o.kind !== "Pod").map((o) => ({ kind: o.kind, value: o.value, place: placeOfName(check, o) })),
+      check.objects
+        .filter((o) => o.kind !== "Pod")
+        .map((o) => ({ kind: o.kind, value: o.value, place: placeOfName(check, o) })),
     ),
     { files: sources.map((source) => source.name), partial: !checkReferences },
   );
@@ -131,8 +139,10 @@ export function checkManifests(
     for (const object of check.objects) {
       if (object.kind === "Pod") validatePod(object.value, index, collect(check, object));
       else if (object.kind === "ConfigMap") validateConfigMap(object.value, collect(check, object));
-      else if (object.kind === "PersistentVolumeClaim") validatePersistentVolumeClaim(object.value, collect(check, object));
-      else if (isWorkloadKind(object.kind)) validateWorkload(object.kind, object.value, index, collect(check, object), validatePod);
+      else if (object.kind === "PersistentVolumeClaim")
+        validatePersistentVolumeClaim(object.value, collect(check, object));
+      else if (isWorkloadKind(object.kind))
+        validateWorkload(object.kind, object.value, index, collect(check, object), validatePod);
       else validateSecret(object.value, collect(check, object));
     }
   }
@@ -150,26 +160,43 @@ export function checkManifests(
     warnings: [],
   };
   const podSources = new Map<Pod, string>();
-  const claimKeys = new Set(checks.flatMap((check) => check.objects.filter((o) => o.kind === "PersistentVolumeClaim").flatMap((o) => claimKeyOf(o.value) ?? [])));
+  const claimKeys = new Set(
+    checks.flatMap((check) =>
+      check.objects.filter((o) => o.kind === "PersistentVolumeClaim").flatMap((o) => claimKeyOf(o.value) ?? []),
+    ),
+  );
   for (const check of checks) {
     const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [], workloads: [] };
     const warnings: LocatedError[] = [...check.warnings];
     const engineWarnings: Partial<Record<RuntimeName, LocatedError[]>> = {};
     for (const object of check.objects) {
       if (object.kind === "Pod") {
-        findIgnoredFields(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
-        if (checkReferences) findMissingClaims(object.value, claimKeys, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
-        findEngineSecurityWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
-        findEnginePodResourceWarnings(object.value, (engine, error) => (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        findIgnoredFields(object.value, (error) =>
+          warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
+        );
+        if (checkReferences)
+          findMissingClaims(object.value, claimKeys, (error) =>
+            warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
+          );
+        findEngineSecurityWarnings(object.value, (engine, error) =>
+          (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
+        );
+        findEnginePodResourceWarnings(object.value, (engine, error) =>
+          (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
+        );
         const pod = defaultPod(object.value);
         file.pods.push(pod);
         podSources.set(pod, file.source);
       } else if (object.kind === "ConfigMap") file.configMaps.push(defaultConfigMap(object.value));
       else if (object.kind === "PersistentVolumeClaim") {
-        findClaimWarnings(object.value, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        findClaimWarnings(object.value, (error) =>
+          warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
+        );
         (file.persistentVolumeClaims ??= []).push(object.value);
       } else if (isWorkloadKind(object.kind)) {
-        findInTemplate(object.value, findIgnoredFields, (error) => warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }));
+        findInTemplate(object.value, findIgnoredFields, (error) =>
+          warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
+        );
         file.workloads.push(expandWorkload({ ...object.value, kind: object.kind }));
       } else file.secrets.push(defaultSecret(object.value));
     }
@@ -179,7 +206,8 @@ export function checkManifests(
     manifest.secrets.push(...file.secrets);
     if (file.persistentVolumeClaims) (manifest.persistentVolumeClaims ??= []).push(...file.persistentVolumeClaims);
     // A StatefulSet's claims are made by its controller, not written in the file: they join the set's claims.
-    for (const workload of file.workloads) if (workload.claims.length > 0) (manifest.persistentVolumeClaims ??= []).push(...workload.claims);
+    for (const workload of file.workloads)
+      if (workload.claims.length > 0) (manifest.persistentVolumeClaims ??= []).push(...workload.claims);
     manifest.warnings.push(...formatWarnings(file.source, warnings));
     for (const [engine, located] of Object.entries(engineWarnings) as [RuntimeName, LocatedError[]][]) {
       ((manifest.engineWarnings ??= {})[engine] ??= []).push(...formatWarnings(file.source, located));
@@ -247,7 +275,10 @@ function formatErrors(file: string, errors: readonly LocatedError[]): string[] {
 }
 
 function formatWarnings(file: string, warnings: readonly LocatedError[]): string[] {
-  return sortByPosition(file, warnings).map(({ where, error, prefix }) => `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`);
+  return sortByPosition(file, warnings).map(
+    ({ where, error, prefix }) =>
+      `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`,
+  );
 }
 
 function sortByPosition(file: string, errors: readonly LocatedError[]) {
@@ -255,7 +286,10 @@ function sortByPosition(file: string, errors: readonly LocatedError[]) {
     .map((located, order) => {
       const { error } = located;
       // An unknown field's path is its parent's: point at the unknown key itself.
-      const segments = error.type === "UnknownField" && error.field !== undefined ? [...error.path.segments, error.field] : error.path.segments;
+      const segments =
+        error.type === "UnknownField" && error.field !== undefined
+          ? [...error.path.segments, error.field]
+          : error.path.segments;
       const { line, col } = located.sourceMap.locate(segments, error.atKey ?? false);
       return { ...located, line, col, order, where: `${file}:${line}:${col}` };
     })

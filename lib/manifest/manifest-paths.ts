@@ -31,7 +31,10 @@ export async function expandManifestPaths(targets: readonly string[], options: E
 }
 
 /** As expandManifestPaths, but returns the error lines with the files found, to report them all. */
-export async function collectManifestPaths(targets: readonly string[], options: ExpandOptions = {}): Promise<{ files: string[]; errors: string[] }> {
+export async function collectManifestPaths(
+  targets: readonly string[],
+  options: ExpandOptions = {},
+): Promise<{ files: string[]; errors: string[] }> {
   const files: string[] = [];
   const errors: string[] = [];
   const seen = new Set<string>();
@@ -96,7 +99,9 @@ async function describeEmptyDirectory(dir: string, recursive: boolean): Promise<
   if (recursive) return base;
   // The manifests may be one level down: say how to read them.
   const nested = await listManifestFiles(dir, true).catch(() => []);
-  return nested.length > 0 ? `${base}; its subdirectories hold ${nested.length === 1 ? "one" : nested.length}: -R reads them` : base;
+  return nested.length > 0
+    ? `${base}; its subdirectories hold ${nested.length === 1 ? "one" : nested.length}: -R reads them`
+    : base;
 }
 
 function describeFsError(error: unknown): string {

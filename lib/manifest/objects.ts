@@ -30,7 +30,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * not run (a Service) is one Warning; any other kind is an error naming it: podman skips unknown
  * kinds silently, and users lose a typo'd kind.
  */
-export function collectObjects(documents: readonly YamlDocument[]): { objects: ManifestObject[]; errors: LocatedError[]; warnings: LocatedError[] } {
+export function collectObjects(documents: readonly YamlDocument[]): {
+  objects: ManifestObject[];
+  errors: LocatedError[];
+  warnings: LocatedError[];
+} {
   const objects: ManifestObject[] = [];
   const errors: LocatedError[] = [];
   const warnings: LocatedError[] = [];
@@ -39,12 +43,28 @@ export function collectObjects(documents: readonly YamlDocument[]): { objects: M
   const visit = (value: unknown, sourceMap: SourceMap, prefix: string, allowList: boolean) => {
     const root = FieldPath.root();
     if (!isObject(value)) {
-      reject({ type: "Forbidden", path: FieldPath.root(prefix), detail: `expected a Kubernetes object (a mapping with apiVersion and kind), got ${describe(value)}` }, sourceMap, "");
+      reject(
+        {
+          type: "Forbidden",
+          path: FieldPath.root(prefix),
+          detail: `expected a Kubernetes object (a mapping with apiVersion and kind), got ${describe(value)}`,
+        },
+        sourceMap,
+        "",
+      );
       return;
     }
     const kind = value.kind;
     if (kind === undefined || kind === null || kind === "") {
-      reject({ type: "Required", path: root.child("kind"), detail: `supported kinds: ${[...SUPPORTED_KINDS, "List"].join(", ")}` }, sourceMap, prefix);
+      reject(
+        {
+          type: "Required",
+          path: root.child("kind"),
+          detail: `supported kinds: ${[...SUPPORTED_KINDS, "List"].join(", ")}`,
+        },
+        sourceMap,
+        prefix,
+      );
       return;
     }
     if (kind === "List" && allowList) {
@@ -59,7 +79,11 @@ export function collectObjects(documents: readonly YamlDocument[]): { objects: M
     }
     if (typeof kind === "string" && NOT_RUN_KINDS.has(kind)) {
       const name = asName(value.metadata);
-      warnings.push({ error: { type: "Forbidden", path: root.child("kind"), detail: `${kind}/${name}: not run by podrun` }, sourceMap, prefix });
+      warnings.push({
+        error: { type: "Forbidden", path: root.child("kind"), detail: `${kind}/${name}: not run by podrun` },
+        sourceMap,
+        prefix,
+      });
       return;
     }
     if (typeof kind !== "string" || !(SUPPORTED_KINDS as readonly string[]).includes(kind)) {
@@ -107,4 +131,3 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   return typeof value === "string" ? `the string ${JSON.stringify(value)}` : `${typeof value} ${String(value)}`;
 }
-

@@ -29,7 +29,9 @@ const GO_YAML_DROPPED_TAGS = new Set([
 ]);
 // The yaml-1.1 schema hands over tag objects; names (strings) only appear in user-given lists.
 const keepGoYamlTags = (tags: Tags): Tags =>
-  useGoYamlScalars(tags.filter((tag) => typeof tag === "string" || (!GO_YAML_DROPPED_TAGS.has(tag.tag) && tag.format !== "TIME")));
+  useGoYamlScalars(
+    tags.filter((tag) => typeof tag === "string" || (!GO_YAML_DROPPED_TAGS.has(tag.tag) && tag.format !== "TIME")),
+  );
 
 const TOO_DEEP = `lists and mappings nested deeper than ${MAX_YAML_DEPTH} levels: no Pod manifest needs that many`;
 
@@ -138,7 +140,8 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
     for (const token of parse()) {
       // A directive must be followed by `---`, and kubectl always cuts the text there.
       if (token.type === "directive") {
-        const text = "YAML syntax error: a %YAML or %TAG directive: kubectl cuts it off from the document after its ---";
+        const text =
+          "YAML syntax error: a %YAML or %TAG directive: kubectl cuts it off from the document after its ---";
         located.push({ offset: token.offset, text });
       }
       if (token.type === "document") {
@@ -148,22 +151,29 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
           // Not composed: the composer's recursion is what the limit protects.
           continue;
         }
-        adaptDoubleQuotedEscapes(token, (e) => located.push({ offset: e.offset, text: `YAML syntax error: ${e.message}` }));
+        adaptDoubleQuotedEscapes(token, (e) =>
+          located.push({ offset: e.offset, text: `YAML syntax error: ${e.message}` }),
+        );
       }
       yield token;
     }
   };
   const [doc] = Array.from(composer.compose(tokens()));
   const end = doc ? doc.range[2] : chunk.text.length;
-  const keep = (all: Located[]) => all.filter((e) => e.offset <= end).map((e) => ({ offset: e.offset + chunk.offset, text: e.text }));
+  const keep = (all: Located[]) =>
+    all.filter((e) => e.offset <= end).map((e) => ({ offset: e.offset + chunk.offset, text: e.text }));
   if (!doc) {
     errors.push(...keep(located));
     return undefined;
   }
-  for (const error of doc.errors) located.push({ offset: error.pos[0], text: `YAML syntax error: ${describeYamlError(error.code, error.message)}` });
+  for (const error of doc.errors)
+    located.push({ offset: error.pos[0], text: `YAML syntax error: ${describeYamlError(error.code, error.message)}` });
   // go-yaml reads a `...` that ends no document (only comments before it) as missing content.
   if (!doc.directives.docStart && doc.directives.docEnd && isEmptyContent(doc)) {
-    located.push({ offset: doc.range[1], text: "YAML syntax error: a document end marker (...) with no document before it" });
+    located.push({
+      offset: doc.range[1],
+      text: "YAML syntax error: a document end marker (...) with no document before it",
+    });
   }
   if (located.length === 0) checkJsonValues(doc, located);
   let dropped: unknown[] = [];
@@ -181,7 +191,8 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
 const withGoLineBreaks = (text: string): string => text.replace(/\u0085/g, "\n");
 
 const isEmptyContent = (doc: Document.Parsed): boolean =>
-  !doc.contents || (isScalar(doc.contents) && doc.contents.value === null && doc.contents.range[0] === doc.contents.range[1]);
+  !doc.contents ||
+  (isScalar(doc.contents) && doc.contents.value === null && doc.contents.range[0] === doc.contents.range[1]);
 
 // sigs.k8s.io/yaml turns what go-yaml read into JSON: .inf and .nan are no JSON numbers
 // ("json: unsupported value") and a null, list or mapping key is no JSON key; kubectl refuses those files.
@@ -190,7 +201,10 @@ function checkJsonValues(doc: Document.Parsed, located: Located[]): void {
     Pair(_, pair) {
       const key = pair.key;
       const keyNode = isScalar(key) || isCollection(key) ? key : undefined;
-      const offset = keyNode?.range?.[0] ?? (isScalar(pair.value) || isCollection(pair.value) ? pair.value.range?.[0] : undefined) ?? 0;
+      const offset =
+        keyNode?.range?.[0] ??
+        (isScalar(pair.value) || isCollection(pair.value) ? pair.value.range?.[0] : undefined) ??
+        0;
       if (key === null || (isScalar(key) && key.value === null)) {
         located.push({ offset, text: "YAML error: a mapping key is null (~, null or empty): JSON keys are strings" });
       } else if (isCollection(key)) {
@@ -241,7 +255,10 @@ function parseJson(text: string, errors: Located[]): ParsedDocument[] {
     if (!doc) continue;
     for (const error of doc.errors) {
       if (error.code === "DUPLICATE_KEY") {
-        errors.push({ offset: chunk.offset + error.pos[0], text: `JSON syntax error: ${describeYamlError(error.code, error.message)}` });
+        errors.push({
+          offset: chunk.offset + error.pos[0],
+          text: `JSON syntax error: ${describeYamlError(error.code, error.message)}`,
+        });
       }
     }
     docs.push({ doc, offset: chunk.offset, value: { json } });
@@ -249,7 +266,8 @@ function parseJson(text: string, errors: Located[]): ParsedDocument[] {
   return docs;
 }
 
-const escapeLineBreak = (c: string): string => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16)}`);
+const escapeLineBreak = (c: string): string =>
+  c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16)}`;
 
 const hasNonFiniteNumber = (value: unknown): boolean =>
   typeof value === "number"

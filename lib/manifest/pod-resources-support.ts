@@ -14,16 +14,29 @@ const specPath = FieldPath.root().child("spec");
 /** Warnings that hold whatever the engine: a hostNetwork pod has no sandbox to carry spec.resources. */
 export function findPodResourceWarnings(spec: RawObject, report: (warning: FieldError) => void): void {
   if (spec.hostNetwork !== true || !setsCpuOrMemory(spec)) return;
-  report({ type: "Forbidden", path: specPath.child("resources"), detail: "not applied by podrun to a hostNetwork pod: ignored; each container's own resources still apply", atKey: true });
+  report({
+    type: "Forbidden",
+    path: specPath.child("resources"),
+    detail: "not applied by podrun to a hostNetwork pod: ignored; each container's own resources still apply",
+    atKey: true,
+  });
 }
 
 /** Warnings that hold on one engine, each naming it. */
-export function findEnginePodResourceWarnings(pod: unknown, report: (engine: RuntimeName, warning: FieldError) => void): void {
+export function findEnginePodResourceWarnings(
+  pod: unknown,
+  report: (engine: RuntimeName, warning: FieldError) => void,
+): void {
   const spec = asObject(asObject(pod)?.spec);
   if (!spec || spec.hostNetwork === true || !setsCpuOrMemory(spec)) return;
   const path = specPath.child("resources");
   for (const engine of ["docker", "nerdctl"] as const) {
-    report(engine, { type: "Forbidden", path, detail: `${engine} has no pod-level cgroup to limit: ignored; each container's own resources still apply`, atKey: true });
+    report(engine, {
+      type: "Forbidden",
+      path,
+      detail: `${engine} has no pod-level cgroup to limit: ignored; each container's own resources still apply`,
+      atKey: true,
+    });
   }
   if (isSet(asObject(asObject(spec.resources)?.requests)?.memory)) {
     const detail = "podman's pod create has no memory reservation: ignored; each container's own request still applies";
@@ -33,5 +46,7 @@ export function findEnginePodResourceWarnings(pod: unknown, report: (engine: Run
 
 function setsCpuOrMemory(spec: RawObject): boolean {
   const resources = asObject(spec.resources);
-  return [asObject(resources?.limits), asObject(resources?.requests)].some((list) => isSet(list?.cpu) || isSet(list?.memory));
+  return [asObject(resources?.limits), asObject(resources?.requests)].some(
+    (list) => isSet(list?.cpu) || isSet(list?.memory),
+  );
 }

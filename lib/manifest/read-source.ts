@@ -12,7 +12,10 @@ export interface ManifestSource {
 }
 
 /** Reads a manifest file, or standard input for `-`, refusing empty and oversized input. */
-export async function readManifestSource(path: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<ManifestSource> {
+export async function readManifestSource(
+  path: string,
+  stdin: NodeJS.ReadableStream = process.stdin,
+): Promise<ManifestSource> {
   const name = path === "-" ? "<stdin>" : path;
   const bytes = path === "-" ? await readCapped(stdin, name) : await readFileCapped(path);
   const text = bytes.toString("utf8");
@@ -43,7 +46,7 @@ async function readCapped(stream: NodeJS.ReadableStream, name: string): Promise<
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {
-    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk);
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     total += buffer.length;
     if (total > MAX_MANIFEST_BYTES) {
       (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
@@ -55,5 +58,7 @@ async function readCapped(stream: NodeJS.ReadableStream, name: string): Promise<
 }
 
 function tooLarge(name: string): ManifestError {
-  return new ManifestError([`${name}: manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB, the limit of the Kubernetes API server`]);
+  return new ManifestError([
+    `${name}: manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB, the limit of the Kubernetes API server`,
+  ]);
 }

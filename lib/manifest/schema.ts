@@ -48,7 +48,12 @@ export interface CompactSchema {
 export const schema: CompactSchema = SCHEMA;
 
 /** Reports every structural error of `value` as an object of kind `kind`. Never throws on any input. */
-export function checkSchema(value: unknown, kind: SchemaKind, report: Reporter, root: FieldPath = FieldPath.root()): void {
+export function checkSchema(
+  value: unknown,
+  kind: SchemaKind,
+  report: Reporter,
+  root: FieldPath = FieldPath.root(),
+): void {
   try {
     checkStruct(value, schema.roots[kind], root, report);
   } catch (error) {
@@ -114,7 +119,13 @@ function checkStruct(value: unknown, name: string, path: FieldPath, report: Repo
   }
 }
 
-function checkValue(value: unknown, type: TypeExpr, path: FieldPath, report: Reporter, allowed?: readonly string[]): void {
+function checkValue(
+  value: unknown,
+  type: TypeExpr,
+  path: FieldPath,
+  report: Reporter,
+  allowed?: readonly string[],
+): void {
   if (Array.isArray(type)) {
     const [wrapper, item] = type as readonly ["[]" | "{}", TypeExpr];
     if (wrapper === "[]") {
@@ -138,7 +149,13 @@ function checkValue(value: unknown, type: TypeExpr, path: FieldPath, report: Rep
 
 // A null list item or map value decodes to the zero value in Go (`""`, 0, an empty struct), so
 // the API server accepts it; an empty struct must still have its required fields.
-function checkItem(value: unknown, type: TypeExpr, path: FieldPath, report: Reporter, allowed?: readonly string[]): void {
+function checkItem(
+  value: unknown,
+  type: TypeExpr,
+  path: FieldPath,
+  report: Reporter,
+  allowed?: readonly string[],
+): void {
   if (value === null || value === undefined) {
     if (typeof type === "string" && structOf(type)) checkStruct({}, type, path, report);
     return;
@@ -176,7 +193,9 @@ function scalarProblem(value: unknown, type: string): string | typeof STRUCT | u
       // intstr.IntOrString holds an int32.
       if (typeof value === "string") return undefined;
       if (!Number.isInteger(value)) return "must be a string or an integer";
-      return (value as number) >= INT32_MIN && (value as number) <= INT32_MAX ? undefined : "must be a string or a 32-bit integer";
+      return (value as number) >= INT32_MIN && (value as number) <= INT32_MAX
+        ? undefined
+        : "must be a string or a 32-bit integer";
     case "quantity":
       if (typeof value === "number") return Number.isFinite(value) ? undefined : "must be a string or a number";
       if (typeof value !== "string") return "must be a string or a number";

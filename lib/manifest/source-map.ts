@@ -65,7 +65,9 @@ function locateNode(node: unknown, lines: LineCounter, depth: number): Located {
       const key = isScalar(keyNode) ? String(keyNode.value) : undefined;
       if (key === undefined) continue;
       if (key === "<<" && (isMap(pair.value) || isSeq(pair.value))) continue;
-      const child = pair.value ? locateNode(pair.value, lines, depth + 1) : { value: positionOf(keyNode?.range?.[1], lines) };
+      const child = pair.value
+        ? locateNode(pair.value, lines, depth + 1)
+        : { value: positionOf(keyNode?.range?.[1], lines) };
       child.key = positionOf(keyNode?.range?.[0], lines);
       here.children.set(key, child);
     }

@@ -51,7 +51,16 @@ export const HONOURED_POD_FIELDS = [
   "spec.securityContext.fsGroup",
   "spec.securityContext.fsGroupChangePolicy",
   ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) =>
-    ["runAsUser", "runAsGroup", "runAsNonRoot", "readOnlyRootFilesystem", "capabilities.add", "capabilities.drop", "privileged", "allowPrivilegeEscalation"].map((field) => `${prefix}.securityContext.${field}`),
+    [
+      "runAsUser",
+      "runAsGroup",
+      "runAsNonRoot",
+      "readOnlyRootFilesystem",
+      "capabilities.add",
+      "capabilities.drop",
+      "privileged",
+      "allowPrivilegeEscalation",
+    ].map((field) => `${prefix}.securityContext.${field}`),
   ),
   // seccompProfile (lib/pod/spec/security-context.ts resolveSeccompProfile): Unconfined and
   // Localhost (a file under $PODRUN_SECCOMP_PROFILE_ROOT) as `--security-opt seccomp=`;
@@ -67,7 +76,9 @@ export const HONOURED_POD_FIELDS = [
   "spec.securityContext.appArmorProfile",
   "spec.securityContext.seLinuxOptions",
   "spec.securityContext.supplementalGroupsPolicy",
-  ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) => ["appArmorProfile", "seLinuxOptions", "procMount"].map((field) => `${prefix}.securityContext.${field}`)),
+  ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) =>
+    ["appArmorProfile", "seLinuxOptions", "procMount"].map((field) => `${prefix}.securityContext.${field}`),
+  ),
   // `up --wait` runs them (lib/readiness/wait-ready.ts).
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",
@@ -189,7 +200,14 @@ export function findIgnoredFields(pod: unknown, report: (warning: FieldError) =>
   // One line for them all, at the first one written: a manifest made for a cluster often sets
   // several, and none of them means anything without a scheduler choosing among nodes.
   const [first, ...others] = scheduling;
-  if (first) report({ type: "Forbidden", path: first, others, detail: "scheduling does not apply on one machine: ignored", atKey: true });
+  if (first)
+    report({
+      type: "Forbidden",
+      path: first,
+      others,
+      detail: "scheduling does not apply on one machine: ignored",
+      atKey: true,
+    });
   findApproximatedFields(pod, report);
 }
 
@@ -220,19 +238,49 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
   findLivenessProbes(spec as Record<string, unknown>, report);
   for (const index of findMemoryVolumesOnDisk(spec)) {
     const path = FieldPath.root().child("spec").child("volumes").index(index).child("emptyDir").child("medium");
-    report({ type: "Forbidden", path, detail: "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath", atKey: true });
+    report({
+      type: "Forbidden",
+      path,
+      detail:
+        "mounted more than once, or by subPath: podrun backs this volume with an engine volume on disk, since a tmpfs cannot be shared or bound by subPath",
+      atKey: true,
+    });
   }
   for (const { list, container, mount } of findTmpfsPropagation(spec)) {
-    const path = FieldPath.root().child("spec").child(list).index(container).child("volumeMounts").index(mount).child("mountPropagation");
-    report({ type: "Forbidden", path, detail: "this Memory emptyDir is the container's own tmpfs, which the engines mount private: no propagation", atKey: true });
+    const path = FieldPath.root()
+      .child("spec")
+      .child(list)
+      .index(container)
+      .child("volumeMounts")
+      .index(mount)
+      .child("mountPropagation");
+    report({
+      type: "Forbidden",
+      path,
+      detail: "this Memory emptyDir is the container's own tmpfs, which the engines mount private: no propagation",
+      atKey: true,
+    });
   }
   for (const list of ["initContainers", "containers"] as const) {
-    const containers = (spec as Partial<Record<typeof list, { volumeMounts?: { recursiveReadOnly?: unknown }[] }[]>>)[list] ?? [];
+    const containers =
+      (spec as Partial<Record<typeof list, { volumeMounts?: { recursiveReadOnly?: unknown }[] }[]>>)[list] ?? [];
     containers.forEach((container, index) => {
       (container.volumeMounts ?? []).forEach((mount, mountIndex) => {
         if (mount.recursiveReadOnly !== "Enabled") return;
-        const path = FieldPath.root().child("spec").child(list).index(index).child("volumeMounts").index(mountIndex).child("recursiveReadOnly");
-        report({ type: "Forbidden", path, detail: "mounted read-only, but not recursively: podrun asks none of the engines for recursive read-only binds (docker 25 and podman 5 can)", atKey: true });
+        const path = FieldPath.root()
+          .child("spec")
+          .child(list)
+          .index(index)
+          .child("volumeMounts")
+          .index(mountIndex)
+          .child("recursiveReadOnly");
+        report({
+          type: "Forbidden",
+          path,
+          detail:
+            "mounted read-only, but not recursively: podrun asks none of the engines for recursive read-only binds (docker 25 and podman 5 can)",
+          atKey: true,
+        });
       });
     });
   }
@@ -248,18 +296,33 @@ function findApproximatedPodSettings(spec: Record<string, unknown>, report: (war
   const policy = spec.dnsPolicy;
   // A node gives a hostNetwork pod under ClusterFirst its own resolv.conf too: that one is exact.
   if ((policy === "ClusterFirst" && spec.hostNetwork !== true) || policy === "ClusterFirstWithHostNet") {
-    report({ type: "Forbidden", path: specPath.child("dnsPolicy"), detail: `no cluster DNS on this machine: ${policy} acts as Default (the host's resolv.conf, with dnsConfig)`, atKey: true });
+    report({
+      type: "Forbidden",
+      path: specPath.child("dnsPolicy"),
+      detail: `no cluster DNS on this machine: ${policy} acts as Default (the host's resolv.conf, with dnsConfig)`,
+      atKey: true,
+    });
   }
   if (spec.hostNetwork !== true) return;
   // A hostNetwork pod has no sandbox of its own to carry them. Its /etc/hosts (hostAliases) and
   // resolv.conf (dnsConfig) are files of the pod's, made for it as for any pod.
   const share = spec.shareProcessNamespace;
   if (share !== undefined && share !== null && share !== false) {
-    report({ type: "Forbidden", path: specPath.child("shareProcessNamespace"), detail: "not applied by podrun to a hostNetwork pod: ignored", atKey: true });
+    report({
+      type: "Forbidden",
+      path: specPath.child("shareProcessNamespace"),
+      detail: "not applied by podrun to a hostNetwork pod: ignored",
+      atKey: true,
+    });
   }
   const sysctls = (spec.securityContext as { sysctls?: unknown } | undefined)?.sysctls;
   if (Array.isArray(sysctls) && sysctls.length > 0) {
-    report({ type: "Forbidden", path: specPath.child("securityContext").child("sysctls"), detail: "not applied by podrun to a hostNetwork pod: ignored", atKey: true });
+    report({
+      type: "Forbidden",
+      path: specPath.child("securityContext").child("sysctls"),
+      detail: "not applied by podrun to a hostNetwork pod: ignored",
+      atKey: true,
+    });
   }
 }
 

@@ -18,7 +18,8 @@ export function findTooDeepCollection(document: CST.Document, max = MAX_YAML_DEP
   const stack: { token: CST.Token | null | undefined; depth: number }[] = [{ token: document.value, depth: 0 }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const { token, depth } = next;
-    if (!token || (token.type !== "block-map" && token.type !== "block-seq" && token.type !== "flow-collection")) continue;
+    if (!token || (token.type !== "block-map" && token.type !== "block-seq" && token.type !== "flow-collection"))
+      continue;
     if (depth + 1 > max) return token.offset;
     // Last item first, value before key: the first one popped is the first in the text.
     for (const item of [...token.items].reverse()) {

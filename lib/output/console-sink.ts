@@ -53,7 +53,10 @@ export function createConsoleSink(options: ConsoleSinkOptions = {}): ConsoleSink
 }
 
 /** One event line; `widths` grow to fit it. Colour only through `chalk` (level 0: none). */
-export function formatEventLine(event: KubeEvent, { chalk, widths }: { chalk: ChalkInstance; widths: { reason: number; object: number } }): string {
+export function formatEventLine(
+  event: KubeEvent,
+  { chalk, widths }: { chalk: ChalkInstance; widths: { reason: number; object: number } },
+): string {
   const object = formatObjectLabel(event);
   widths.reason = Math.max(widths.reason, event.reason.length);
   widths.object = Math.max(widths.object, object.length);

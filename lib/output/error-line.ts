@@ -4,6 +4,9 @@
 // command, a state file); object is the pod (or pod/container) it is about, when one is.
 
 /** `Error: ` and the parts the error has, joined by `: `. */
-export function formatErrorLine(error: { readonly reason?: string | undefined; readonly message: string }, object?: string): string {
+export function formatErrorLine(
+  error: { readonly reason?: string | undefined; readonly message: string },
+  object?: string,
+): string {
   return `Error: ${[error.reason, object, error.message].filter((part) => part !== undefined).join(": ")}`;
 }

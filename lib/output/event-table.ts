@@ -49,8 +49,25 @@ export class EventTable {
     const target = `${String(object.kind ?? "").toLowerCase()}/${object.name ?? ""}`;
     const message = toOneLine(String(event.message ?? ""));
     const cells = this.options.wide
-      ? [lastSeen, event.type, event.reason, target, object.fieldPath, formatSource(event), message, firstSeen, String(row.count), row.latestName]
-      : [row.count > 1 ? `${lastSeen} (x${row.count} over ${firstSeen})` : firstSeen, event.type, event.reason, target, message];
+      ? [
+          lastSeen,
+          event.type,
+          event.reason,
+          target,
+          object.fieldPath,
+          formatSource(event),
+          message,
+          firstSeen,
+          String(row.count),
+          row.latestName,
+        ]
+      : [
+          row.count > 1 ? `${lastSeen} (x${row.count} over ${firstSeen})` : firstSeen,
+          event.type,
+          event.reason,
+          target,
+          message,
+        ];
     const all = this.options.namespace ? [namespaceOf(event), ...cells] : cells;
     return all.map((cell) => escapeCell(String(cell ?? "")));
   }

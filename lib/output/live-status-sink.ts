@@ -27,7 +27,8 @@ export function createLiveStatusSink(live: LiveStatus, pods: readonly Pod[]): Ev
       const inits = pod?.spec!.initContainers ?? [];
       const isApp = event.involvedObject.fieldPath?.startsWith("spec.containers{") === true;
       const done = isApp ? inits.length : inits.findIndex((init) => init.name === container);
-      for (const init of inits.slice(0, Math.max(0, done))) if (!isSidecar(init)) live.set(`pod/${event.involvedObject.name}[${init.name}]`, "Completed", "done");
+      for (const init of inits.slice(0, Math.max(0, done)))
+        if (!isSidecar(init)) live.set(`pod/${event.involvedObject.name}[${init.name}]`, "Completed", "done");
     },
   };
 }
@@ -42,6 +43,7 @@ export function showPodProgress(live: LiveStatus, pod: Pod, progress: PodProgres
       else live.set(`${label}[${init.name}]`, "Completed", "done");
     }
   } else if (progress.kind === "containers") {
-    for (const c of progress.containers) live.set(`${label}[${c.name}]`, c.state, c.failed ? "failed" : c.ready ? "done" : "active");
+    for (const c of progress.containers)
+      live.set(`${label}[${c.name}]`, c.state, c.failed ? "failed" : c.ready ? "done" : "active");
   }
 }

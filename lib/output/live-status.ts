@@ -27,18 +27,29 @@ const SHOW_CURSOR = `${ESC}?25h`;
  * is cut to fit `columns`, since a wrapped line would break the count of lines to redraw; with
  * more rows than the screen has lines, the last shown says how many are left out.
  */
-export function renderStatusFrame(rows: readonly StatusRow[], options: { frame: number; chalk: ChalkInstance; columns: number; maxLines?: number }): string[] {
+export function renderStatusFrame(
+  rows: readonly StatusRow[],
+  options: { frame: number; chalk: ChalkInstance; columns: number; maxLines?: number },
+): string[] {
   const { chalk } = options;
   const width = Math.max(0, ...rows.map((row) => row.label.length));
   const spinner = SPINNER_FRAMES[options.frame % SPINNER_FRAMES.length]!;
   const room = Math.max(1, (options.maxLines ?? Infinity) - 1);
   const shown = rows.length > room ? rows.slice(0, room - 1) : rows;
   const lines = shown.map((row) => {
-    const symbol = row.tone === "done" ? chalk.green("✔") : row.tone === "failed" ? chalk.red("✖") : row.tone === "active" ? chalk.cyan(spinner) : chalk.dim("·");
+    const symbol =
+      row.tone === "done"
+        ? chalk.green("✔")
+        : row.tone === "failed"
+          ? chalk.red("✖")
+          : row.tone === "active"
+            ? chalk.cyan(spinner)
+            : chalk.dim("·");
     const text = fit(`${row.label.padEnd(width)}  ${row.text}`, options.columns - 3);
     return `${symbol} ${row.tone === "failed" ? chalk.red(text) : row.tone === "pending" ? chalk.dim(text) : text}`;
   });
-  if (shown.length < rows.length) lines.push(chalk.dim(fit(`… and ${rows.length - shown.length} more`, options.columns - 1)));
+  if (shown.length < rows.length)
+    lines.push(chalk.dim(fit(`… and ${rows.length - shown.length} more`, options.columns - 1)));
   return lines;
 }
 
@@ -95,7 +106,8 @@ export function createLiveStatus(options: {
   let drawn = 0;
   let stopped = false;
   const restoreCursor = () => stream.write(SHOW_CURSOR);
-  const frameLines = () => renderStatusFrame(rows, { frame, chalk, columns: stream.columns ?? 80, maxLines: stream.rows || undefined });
+  const frameLines = () =>
+    renderStatusFrame(rows, { frame, chalk, columns: stream.columns ?? 80, maxLines: stream.rows || undefined });
   const draw = (above = "") => {
     const lines = frameLines();
     stream.write(redrawSequence(drawn, lines, above));

@@ -58,7 +58,11 @@ export function formatPodProgress(progress: PodProgress, options: PodLinesOption
       if (options.live) return [];
       const { started } = progress;
       const sidecars = started.sidecars ? ` and ${plural(started.sidecars, "sidecar")}` : "";
-      return [color.dim(`${progress.label}: ${plural(started.appContainers, "container")}${sidecars} started; waiting up to ${formatHumanDuration(progress.timeoutMs)} for readiness`)];
+      return [
+        color.dim(
+          `${progress.label}: ${plural(started.appContainers, "container")}${sidecars} started; waiting up to ${formatHumanDuration(progress.timeoutMs)} for readiness`,
+        ),
+      ];
     }
     case "containers":
     case "ending":

@@ -12,5 +12,7 @@ export function toOneLine(text: string): string {
 /** Control characters in caret notation (ESC as ^[, as kubectl does); a tab becomes a space. */
 export function escapeControlCharacters(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === "\t" ? " " : `^${String.fromCharCode(c.charCodeAt(0) ^ 0x40)}`));
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) =>
+    c === "\t" ? " " : `^${String.fromCharCode(c.charCodeAt(0) ^ 0x40)}`,
+  );
 }

@@ -28,13 +28,17 @@ export class HookError extends Error {
 export async function runLifecycleHandler(handler: LifecycleHandler, target: HookTarget): Promise<void> {
   const timeoutMs = target.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   if (handler.exec) {
-    const result = await target.runtime.execInContainer(target.containerId, handler.exec.command ?? [], { timeoutMs }).catch((error: unknown) => {
-      // The engine's own failure (podman may end an exec session with an error after the hook ran):
-      // its stderr holds the hook's output too, which never leaves, as with the kubelet.
-      if (!(error instanceof CommandError)) throw error;
-      if (error.timedOut) throw new HookError(`exec hook did not finish within ${Math.round(timeoutMs / 1000)}s`);
-      throw new HookError(`exec hook failed in the engine: ${target.runtime.name} exec ${error.exitCode === undefined ? "did not finish" : `exited with code ${error.exitCode}`}`);
-    });
+    const result = await target.runtime
+      .execInContainer(target.containerId, handler.exec.command ?? [], { timeoutMs })
+      .catch((error: unknown) => {
+        // The engine's own failure (podman may end an exec session with an error after the hook ran):
+        // its stderr holds the hook's output too, which never leaves, as with the kubelet.
+        if (!(error instanceof CommandError)) throw error;
+        if (error.timedOut) throw new HookError(`exec hook did not finish within ${Math.round(timeoutMs / 1000)}s`);
+        throw new HookError(
+          `exec hook failed in the engine: ${target.runtime.name} exec ${error.exitCode === undefined ? "did not finish" : `exited with code ${error.exitCode}`}`,
+        );
+      });
     if (result.exitCode !== 0) throw new HookError(`exec hook exited with code ${result.exitCode}`);
     return;
   }

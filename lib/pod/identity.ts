@@ -18,7 +18,11 @@ export interface PodIdentity {
 }
 
 export function identifyPod(pod: Pod): PodIdentity {
-  return { name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? "default", uid: pod.metadata?.uid || randomUUID() };
+  return {
+    name: pod.metadata!.name!,
+    namespace: pod.metadata!.namespace ?? "default",
+    uid: pod.metadata?.uid || randomUUID(),
+  };
 }
 
 // Runtime names are `<namespace>_<pod>_<container>`: readable in `docker ps`, and unique per
@@ -35,7 +39,11 @@ export function sandboxRuntimeName(pod: PodIdentity): string {
 }
 
 /** The kubelet's four labels plus podrun's own marker: all that `down`, `ps` and `logs` rely on. */
-export function containerLabels(pod: PodIdentity, container: string, kind?: "init" | "sidecar" | "app" | "infra"): Record<string, string> {
+export function containerLabels(
+  pod: PodIdentity,
+  container: string,
+  kind?: "init" | "sidecar" | "app" | "infra",
+): Record<string, string> {
   return {
     [LABEL_POD_NAME]: pod.name,
     [LABEL_POD_NAMESPACE]: pod.namespace,

@@ -104,7 +104,15 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
     try {
       // A pod past its activeDeadlineSeconds stays Failed, as on a node: not started again.
       const expired = await failExpiredPod({ runtime, recorder: deps.recorder }, { ...options, identity });
-      if (expired) return { status: "failed", label, notes: [`podrun: ${label} left stopped (podrun down ${downTarget(options.source, identity)} removes it; up --replace runs it anew)`], error: expired };
+      if (expired)
+        return {
+          status: "failed",
+          label,
+          notes: [
+            `podrun: ${label} left stopped (podrun down ${downTarget(options.source, identity)} removes it; up --replace runs it anew)`,
+          ],
+          error: expired,
+        };
       reconciled = await reconcilePod(
         { runtime, recorder: deps.recorder },
         {
@@ -121,13 +129,19 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
       );
     } catch (error) {
       // An engine that is down is thrown on (RuntimeUnavailable); an engine command that failed is this pod's failure.
-      const failure = error instanceof PodrunError ? error : await explainEngineFailure(runtime.name, error).catch(keepEngineCommandError);
+      const failure =
+        error instanceof PodrunError
+          ? error
+          : await explainEngineFailure(runtime.name, error).catch(keepEngineCommandError);
       return { status: "failed", label, notes: [], error: failure };
     }
     identity = reconciled.identity;
   }
   const plan = reconciled?.plan;
-  const keptPod = plan?.action === "keep" ? { sandboxId: reconciled!.infra?.id, create: [...plan.recreate, ...plan.create] } : undefined;
+  const keptPod =
+    plan?.action === "keep"
+      ? { sandboxId: reconciled!.infra?.id, create: [...plan.recreate, ...plan.create] }
+      : undefined;
 
   let created: StartedPod;
   try {
@@ -150,12 +164,21 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
   } catch (error) {
     if (!(error instanceof StartPodInterrupted || error instanceof StartPodError)) throw error;
     options.onProgress?.({ kind: "ending", label });
-    if (error instanceof StartPodInterrupted) return { status: "interrupted", label, notes: [await undoInterruptedStart(runtime, error.created)] };
-    const notes = await undoFailedStart(runtime, error.created, { label, keep: options.keepOnFailure || options.dryRun });
+    if (error instanceof StartPodInterrupted)
+      return { status: "interrupted", label, notes: [await undoInterruptedStart(runtime, error.created)] };
+    const notes = await undoFailedStart(runtime, error.created, {
+      label,
+      keep: options.keepOnFailure || options.dryRun,
+    });
     return { status: "failed", label, notes, error };
   }
   if (options.dryRun) return { status: "planned", label };
-  if (!options.wait) return { status: "started", label, summary: { label, plan, started: created, seconds: (Date.now() - started) / 1000, runtime: runtime.name } };
+  if (!options.wait)
+    return {
+      status: "started",
+      label,
+      summary: { label, plan, started: created, seconds: (Date.now() - started) / 1000, runtime: runtime.name },
+    };
   const startedPod = keptPod ? withKeptContainers(created, pod, reconciled!) : created;
   return waitUntilReady(deps, { ...options, wait: options.wait, identity, started: startedPod, since: started });
 }
@@ -196,7 +219,12 @@ function withKeptContainers(created: StartedPod | undefined, pod: Pod, reconcile
 /** `--wait`: the pod's readiness; or why not (the pod is left for the user to look at), or what Ctrl-C left. */
 async function waitUntilReady(
   deps: RunPodDeps,
-  options: RunPodOptions & { wait: NonNullable<RunPodOptions["wait"]>; identity: PodIdentity; started: StartedPod; since: number },
+  options: RunPodOptions & {
+    wait: NonNullable<RunPodOptions["wait"]>;
+    identity: PodIdentity;
+    started: StartedPod;
+    since: number;
+  },
 ): Promise<PodOutcome> {
   const { runtime } = deps;
   const { pod, identity, started, signal } = options;
@@ -234,10 +262,23 @@ async function waitUntilReady(
     }
     if (error.reason === "DeadlineExceeded") {
       const failures = await failPodAtDeadline(deps, { pod, identity });
-      return { status: "failed", label, notes: [...failures, `podrun: ${label} left stopped (podrun down ${downTarget(options.source, identity)} removes it)`], error };
+      return {
+        status: "failed",
+        label,
+        notes: [
+          ...failures,
+          `podrun: ${label} left stopped (podrun down ${downTarget(options.source, identity)} removes it)`,
+        ],
+        error,
+      };
     }
     // Left running on purpose: its logs and state are what the user needs to look at next.
-    return { status: "failed", label, notes: [`podrun: ${label} left as it is (podrun down ${downTarget(options.source, identity)} removes it)`], error };
+    return {
+      status: "failed",
+      label,
+      notes: [`podrun: ${label} left as it is (podrun down ${downTarget(options.source, identity)} removes it)`],
+      error,
+    };
   }
 }
 

@@ -13,14 +13,22 @@ import { podDirectory } from "./volumes/pod-dir.js";
 // is told, not raised, so that the error that caused the undo stays the one reported.
 
 /** A failed start: its containers, sandbox, volumes and pod directory go, unless `keep`. */
-export async function undoFailedStart(runtime: ContainerRuntime, created: CreatedByRun, options: { label: string; keep: boolean }): Promise<string[]> {
+export async function undoFailedStart(
+  runtime: ContainerRuntime,
+  created: CreatedByRun,
+  options: { label: string; keep: boolean },
+): Promise<string[]> {
   const count = countCreated(created);
   // Volumes and the pod directory go too, even when no container was made (a hostNetwork pod whose image failed).
   const anything = count > 0 || (created.volumes?.length ?? 0) > 0 || created.podDir !== undefined;
   if (!anything || options.keep) return [];
   try {
     await undoStart(runtime, created);
-    return count > 0 ? [`podrun: removed the ${plural(count, "container")} this run created for ${options.label} (--keep-on-failure keeps them)`] : [];
+    return count > 0
+      ? [
+          `podrun: removed the ${plural(count, "container")} this run created for ${options.label} (--keep-on-failure keeps them)`,
+        ]
+      : [];
   } catch (error) {
     return [`podrun: could not remove everything this run created for ${options.label}: ${firstLine(error)}`];
   }
@@ -31,7 +39,9 @@ export async function undoInterruptedStart(runtime: ContainerRuntime, created: C
   const count = countCreated(created);
   try {
     await undoStart(runtime, created);
-    return count === 0 ? "podrun: interrupted; this run had created no container" : `podrun: interrupted; removed the ${plural(count, "container")} this run created`;
+    return count === 0
+      ? "podrun: interrupted; this run had created no container"
+      : `podrun: interrupted; removed the ${plural(count, "container")} this run created`;
   } catch (error) {
     return `podrun: interrupted; could not remove everything this run created: ${firstLine(error)}`;
   }
@@ -49,7 +59,12 @@ export async function removeInterruptedPod(
     const containerIds = [...new Set([...started.containerIds, ...started.containers.map((c) => c.id)])];
     const volumes = planPodVolumes(options.pod.spec!, identity).map((volume) => volume.name);
     const podDir = podDirectory(options.stateDir, runtime.name, identity);
-    await undoStart(runtime, { sandbox: started.sandboxId !== undefined ? sandboxRuntimeName(identity) : undefined, containerIds, volumes, podDir });
+    await undoStart(runtime, {
+      sandbox: started.sandboxId !== undefined ? sandboxRuntimeName(identity) : undefined,
+      containerIds,
+      volumes,
+      podDir,
+    });
     return `podrun: interrupted; removed ${label} (--rm-on-interrupt)`;
   } catch (error) {
     return `podrun: interrupted; could not remove everything of ${label}: ${firstLine(error)}`;

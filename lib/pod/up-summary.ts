@@ -41,7 +41,8 @@ export function formatUpSummary(options: UpSummary): string {
   ] as const;
   const nonZero = parts.filter(([n]) => n > 0);
   const shown = nonZero.length > 0 ? nonZero : parts.slice(0, 1);
-  const text = shown.map(([n, what], index) => (index === 0 ? `${plural(n, "container")} ${what}` : `${n} ${what}`)).join(", ");
+  const text = shown
+    .map(([n, what], index) => (index === 0 ? `${plural(n, "container")} ${what}` : `${n} ${what}`))
+    .join(", ");
   return `${label}: ${text} ${tail}`;
 }
-

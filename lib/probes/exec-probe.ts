@@ -16,14 +16,20 @@ export async function runExecProbe(options: {
 }): Promise<ProbeResult> {
   const { command } = options;
   try {
-    const result = await options.runtime.execInContainer(options.containerId, command, { timeoutMs: options.timeoutMs });
+    const result = await options.runtime.execInContainer(options.containerId, command, {
+      timeoutMs: options.timeoutMs,
+    });
     const output = limit([result.stdout, result.stderr].filter(Boolean).join("\n"));
     if (result.exitCode === 0) return { result: "success", output };
     const body = output.trim();
-    return { result: "failure", output: `command ${JSON.stringify(command.join(" "))} exited with ${result.exitCode}${body ? `: ${body}` : ""}` };
+    return {
+      result: "failure",
+      output: `command ${JSON.stringify(command.join(" "))} exited with ${result.exitCode}${body ? `: ${body}` : ""}`,
+    };
   } catch (error) {
     // The kubelet's words for a probe that outlived timeoutSeconds (ExecProbeTimeout).
-    if (error instanceof CommandError && error.timedOut) return { result: "failure", output: `command ${JSON.stringify(command.join(" "))} timed out` };
+    if (error instanceof CommandError && error.timedOut)
+      return { result: "failure", output: `command ${JSON.stringify(command.join(" "))} timed out` };
     return { result: "unknown", output: describeExecError(error) };
   }
 }

@@ -65,7 +65,8 @@ export async function httpGet(request: HttpGetRequest): Promise<HttpGetResponse>
     for (let redirects = 0; ; redirects++) {
       const response = await getOnce(url, headers, deadline.signal);
       const location = response.location;
-      if (!REDIRECT_STATUSES.has(response.status) || location === undefined) return { status: response.status, body: response.body, url };
+      if (!REDIRECT_STATUSES.has(response.status) || location === undefined)
+        return { status: response.status, body: response.body, url };
       let next: URL;
       try {
         next = new URL(location, url);
@@ -74,7 +75,8 @@ export async function httpGet(request: HttpGetRequest): Promise<HttpGetResponse>
       }
       // Another host's answer is not the pod's: the kubelet stops and judges the redirect itself.
       if (next.hostname !== first.hostname) return { status: response.status, body: response.body, url };
-      if (redirects + 1 >= MAX_REDIRECTS) throw new HttpGetError(`Get "${next.href}": stopped after ${MAX_REDIRECTS} redirects`);
+      if (redirects + 1 >= MAX_REDIRECTS)
+        throw new HttpGetError(`Get "${next.href}": stopped after ${MAX_REDIRECTS} redirects`);
       // A Host header given for the pod does not follow an absolute redirect.
       if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(location)) headers = withoutHost(headers);
       url = next;
@@ -137,14 +139,23 @@ function getOnce(url: URL, headers: OutgoingHttpHeaders, deadline: AbortSignal):
         : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)";
       settle({ failure, code: "timeout" });
     };
-    const options = { method: "GET", headers, agent: false as const, ...(url.protocol === "https:" ? { rejectUnauthorized: false } : {}) };
+    const options = {
+      method: "GET",
+      headers,
+      agent: false as const,
+      ...(url.protocol === "https:" ? { rejectUnauthorized: false } : {}),
+    };
     const req = (url.protocol === "https:" ? requestHttps : requestHttp)(url, options, (res) => {
       response = res;
       const chunks: Buffer[] = [];
       let size = 0;
       const finish = () => {
         const location = res.headers.location;
-        settle({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString("utf8"), ...(location ? { location } : {}) });
+        settle({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString("utf8"),
+          ...(location ? { location } : {}),
+        });
         res.destroy();
       };
       res.on("data", (chunk: Buffer) => {
@@ -167,7 +178,12 @@ function describeRequestError(error: Error, host: string, address: string): stri
   // Node's "socket hang up": the server closed the connection without an answer, Go's EOF.
   if (errorCode(error) === "ECONNRESET" && /socket hang up/i.test(error.message)) return "EOF";
   if (errorCode(error)?.startsWith("HPE_")) return `net/http: HTTP/1.x transport connection broken: ${error.message}`;
-  if (errorCode(error)?.startsWith("ERR_TLS") || errorCode(error)?.startsWith("ERR_SSL") || /SSL|TLS/.test(error.message)) return `tls: ${error.message}`;
+  if (
+    errorCode(error)?.startsWith("ERR_TLS") ||
+    errorCode(error)?.startsWith("ERR_SSL") ||
+    /SSL|TLS/.test(error.message)
+  )
+    return `tls: ${error.message}`;
   return describeDialError(error, host, address);
 }
 

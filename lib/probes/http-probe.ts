@@ -16,9 +16,15 @@ export async function runHttpProbe(options: {
 }): Promise<ProbeResult> {
   const url = formatHandlerUrl(options.scheme, options.host, options.port, options.path);
   try {
-    const response = await httpGet({ url, headers: options.headers, timeoutMs: options.timeoutMs, signal: options.signal });
+    const response = await httpGet({
+      url,
+      headers: options.headers,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    });
     if (response.status >= 200 && response.status < 300) return { result: "success", output: response.body };
-    if (response.status >= 300 && response.status < 400) return { result: "warning", output: "Probe terminated redirects" };
+    if (response.status >= 300 && response.status < 400)
+      return { result: "warning", output: "Probe terminated redirects" };
     return { result: "failure", output: `HTTP probe failed with statuscode: ${response.status}` };
   } catch (error) {
     if (error instanceof HttpGetError) return { result: "failure", output: error.message };

@@ -10,7 +10,14 @@ export type ProbeType = "Readiness" | "Startup" | "Liveness";
 
 export type ProbeAction =
   | { kind: "exec"; command: string[] }
-  | { kind: "httpGet"; scheme: string; host?: string; port: number; path: string; headers: { name: string; value: string }[] }
+  | {
+      kind: "httpGet";
+      scheme: string;
+      host?: string;
+      port: number;
+      path: string;
+      headers: { name: string; value: string }[];
+    }
   | { kind: "tcpSocket"; host?: string; port: number }
   | { kind: "grpc"; port: number; service?: string }
   /** The probe cannot run (a named port the container does not have): every attempt errors. */
@@ -61,7 +68,11 @@ function toAction(probe: Probe, container: Pick<Container, "ports">): ProbeActio
       };
     }
     if (probe.tcpSocket) {
-      return { kind: "tcpSocket", host: probe.tcpSocket.host || undefined, port: resolveContainerPort(probe.tcpSocket.port, container) };
+      return {
+        kind: "tcpSocket",
+        host: probe.tcpSocket.host || undefined,
+        port: resolveContainerPort(probe.tcpSocket.port, container),
+      };
     }
     if (probe.grpc) return { kind: "grpc", port: probe.grpc.port, service: probe.grpc.service || undefined };
   } catch (error) {

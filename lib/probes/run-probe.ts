@@ -25,11 +25,24 @@ export async function runProbe(spec: ProbeSpec, target: ProbeTarget): Promise<Pr
   const signal = target.signal ? { signal: target.signal } : {};
   switch (action.kind) {
     case "exec":
-      return runExecProbe({ runtime: target.runtime, containerId: target.containerId, command: action.command, timeoutMs: spec.timeoutMs });
+      return runExecProbe({
+        runtime: target.runtime,
+        containerId: target.containerId,
+        command: action.command,
+        timeoutMs: spec.timeoutMs,
+      });
     case "httpGet": {
       const address = action.host ? { host: action.host, port: action.port } : target.resolveAddress(action.port);
       if (!address) return unreachable(action.port);
-      return runHttpProbe({ scheme: action.scheme, host: address.host, port: address.port, path: action.path, headers: action.headers, timeoutMs: spec.timeoutMs, ...signal });
+      return runHttpProbe({
+        scheme: action.scheme,
+        host: address.host,
+        port: address.port,
+        path: action.path,
+        headers: action.headers,
+        timeoutMs: spec.timeoutMs,
+        ...signal,
+      });
     }
     case "tcpSocket": {
       const address = action.host ? { host: action.host, port: action.port } : target.resolveAddress(action.port);
@@ -44,5 +57,8 @@ export async function runProbe(spec: ProbeSpec, target: ProbeTarget): Promise<Pr
 }
 
 function unreachable(port: number): ProbeResult {
-  return { result: "unknown", output: `cannot reach port ${port}: the engine gives the pod no IP address and the port has no hostPort` };
+  return {
+    result: "unknown",
+    output: `cannot reach port ${port}: the engine gives the pod no IP address and the port has no hostPort`,
+  };
 }

@@ -5,10 +5,16 @@ import type { ProbeResult } from "./probe-spec.js";
 // A tcpSocket probe: success when a TCP connection opens within the time limit, made from the
 // host as the kubelet makes it from the node (pkg/probe/tcp). Nothing is sent.
 
-export function runTcpProbe(options: { host: string; port: number; timeoutMs: number; signal?: AbortSignal }): Promise<ProbeResult> {
+export function runTcpProbe(options: {
+  host: string;
+  port: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): Promise<ProbeResult> {
   const { host, port } = options;
   const address = joinHostPort(host, port);
-  if (options.signal?.aborted) return Promise.resolve({ result: "unknown", output: `dial tcp ${address}: operation was canceled` });
+  if (options.signal?.aborted)
+    return Promise.resolve({ result: "unknown", output: `dial tcp ${address}: operation was canceled` });
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     const done = (result: ProbeResult) => {
@@ -18,7 +24,10 @@ export function runTcpProbe(options: { host: string; port: number; timeoutMs: nu
       resolve(result);
     };
     const onAbort = () => done({ result: "unknown", output: `dial tcp ${address}: operation was canceled` });
-    const timer = setTimeout(() => done({ result: "failure", output: describeDialTimeout(address) }), options.timeoutMs);
+    const timer = setTimeout(
+      () => done({ result: "failure", output: describeDialTimeout(address) }),
+      options.timeoutMs,
+    );
     options.signal?.addEventListener("abort", onAbort, { once: true });
     socket.once("connect", () => done({ result: "success", output: "" }));
     socket.once("error", (error) => done({ result: "failure", output: describeDialError(error, host, address) }));

@@ -19,7 +19,11 @@ export function initialThresholdState(type: ProbeType): ThresholdState {
 }
 
 /** The state after one more attempt with `outcome` (a warning counts as a success). */
-export function countProbeResult(state: ThresholdState, outcome: "success" | "failure", spec: Pick<ProbeSpec, "successThreshold" | "failureThreshold">): ThresholdState {
+export function countProbeResult(
+  state: ThresholdState,
+  outcome: "success" | "failure",
+  spec: Pick<ProbeSpec, "successThreshold" | "failureThreshold">,
+): ThresholdState {
   const run = state.last === outcome ? state.run + 1 : 1;
   const threshold = outcome === "success" ? spec.successThreshold : spec.failureThreshold;
   return { verdict: run >= threshold ? outcome : state.verdict, last: outcome, run };

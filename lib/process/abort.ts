@@ -8,7 +8,9 @@ export function abortError(signal: AbortSignal, cause?: unknown): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof Error && reason.name === "AbortError" && cause === undefined) return reason;
   const why = typeof reason === "string" ? ` by ${reason}` : "";
-  return Object.assign(new Error(`The operation was aborted${why}`, { cause: cause ?? reason }), { name: "AbortError" });
+  return Object.assign(new Error(`The operation was aborted${why}`, { cause: cause ?? reason }), {
+    name: "AbortError",
+  });
 }
 
 /** Throws abortError(signal) once `signal` has aborted. */

@@ -7,7 +7,13 @@ import type { PodIdentity } from "../pod/identity.js";
 import { podSelector } from "../pod/identity.js";
 import { describeDesiredPod, planPod } from "../pod/reconcile/reconcile-plan.js";
 import type { StartedPod } from "../pod/start/start-pod.js";
-import { applyActiveDeadline, DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, deadlineAtMs, podStartMs } from "../pod/status/active-deadline.js";
+import {
+  applyActiveDeadline,
+  DEADLINE_EXCEEDED_MESSAGE,
+  DEADLINE_EXCEEDED_REASON,
+  deadlineAtMs,
+  podStartMs,
+} from "../pod/status/active-deadline.js";
 import { findPods, groupPods } from "../pod/status/find-pods.js";
 import { summarizePod } from "../pod/status/pod-status.js";
 import type { PodObjects } from "../pod/spec/pod-objects.js";
@@ -28,7 +34,10 @@ type Deps = { runtime: ContainerRuntime; recorder: Pick<EventRecorder, "event"> 
 
 /** The wait's failure when the deadline passes: the kubelet's reason and message. */
 export function deadlineExceededError(pod: Pod): PodrunError {
-  return new PodrunError("DeadlineExceeded", `${DEADLINE_EXCEEDED_MESSAGE} (activeDeadlineSeconds: ${pod.spec!.activeDeadlineSeconds})`);
+  return new PodrunError(
+    "DeadlineExceeded",
+    `${DEADLINE_EXCEEDED_MESSAGE} (activeDeadlineSeconds: ${pod.spec!.activeDeadlineSeconds})`,
+  );
 }
 
 /**
@@ -44,7 +53,9 @@ export async function findActiveDeadline(
   const seconds = pod.spec!.activeDeadlineSeconds;
   if (typeof seconds !== "number") return undefined;
   const [sandbox] = started.sandboxId ? await runtime.inspectContainers([started.sandboxId]).catch(() => []) : [];
-  const containers = sandbox ? [] : await runtime.inspectContainers(started.containers.map((c) => c.id)).catch(() => []);
+  const containers = sandbox
+    ? []
+    : await runtime.inspectContainers(started.containers.map((c) => c.id)).catch(() => []);
   // An engine that gives no time: counted from now, which is later than the real start.
   const startMs = podStartMs(sandbox, containers) ?? now();
   return { atMs: deadlineAtMs(startMs, seconds), error: deadlineExceededError(pod) };
@@ -75,7 +86,15 @@ export async function failPodAtDeadline(deps: Deps, options: { pod: Pod; identit
  */
 export async function failExpiredPod(
   deps: Deps,
-  options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean; objects?: PodObjects; replace: boolean; now?: () => number },
+  options: {
+    pod: Pod;
+    identity: PodIdentity;
+    infraImage: string;
+    publishAll: boolean;
+    objects?: PodObjects;
+    replace: boolean;
+    now?: () => number;
+  },
 ): Promise<PodrunError | undefined> {
   const { pod } = options;
   if (typeof pod.spec!.activeDeadlineSeconds !== "number" || options.replace) return undefined;

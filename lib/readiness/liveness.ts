@@ -153,7 +153,12 @@ export function watchLiveness(context: LivenessContext): LivenessWatch {
     t.ready = false;
     context.wake(t);
     try {
-      recorder.event(object, "Normal", "Killing", `Container ${t.name} failed liveness probe${restarts ? ", will be restarted" : ""}`);
+      recorder.event(
+        object,
+        "Normal",
+        "Killing",
+        `Container ${t.name} failed liveness probe${restarts ? ", will be restarted" : ""}`,
+      );
       await kill(oldId, container);
       const final = (await runtime.inspectContainers([oldId]).catch(() => []))[0];
       if (final) t.state = final;
@@ -183,11 +188,20 @@ export function watchLiveness(context: LivenessContext): LivenessWatch {
   // The kubelet's killContainer: preStop within the grace period, then the stop with what is left.
   async function kill(id: string, container: Container): Promise<void> {
     const { runtime, clock } = context;
-    let grace = container.livenessProbe?.terminationGracePeriodSeconds ?? context.pod.spec!.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
+    let grace =
+      container.livenessProbe?.terminationGracePeriodSeconds ??
+      context.pod.spec!.terminationGracePeriodSeconds ??
+      DEFAULT_GRACE_PERIOD_SECONDS;
     const preStop = container.lifecycle?.preStop;
     if (preStop && grace > 0) {
       const started = clock.now();
-      await runLifecycleHandler(preStop, { runtime, containerId: id, container, podIP: context.podIP, timeoutMs: grace * 1000 }).catch(() => {
+      await runLifecycleHandler(preStop, {
+        runtime,
+        containerId: id,
+        container,
+        podIP: context.podIP,
+        timeoutMs: grace * 1000,
+      }).catch(() => {
         // The kubelet's fixed text: the hook's own output may hold secrets. The stop goes on.
         context.recorder.event(context.objectOf(container.name), "Warning", "FailedPreStopHook", "PreStopHook failed");
       });
@@ -206,18 +220,31 @@ export function watchLiveness(context: LivenessContext): LivenessWatch {
       const waitMs = finished + entry.ms - clock.now();
       if (waitMs > 0) {
         const { name, namespace, uid } = context.identity;
-        context.recorder.event(object, "Warning", "BackOff", `Back-off restarting failed container ${t.name} in pod ${name}_${namespace}(${uid})`);
+        context.recorder.event(
+          object,
+          "Warning",
+          "BackOff",
+          `Back-off restarting failed container ${t.name} in pod ${name}_${namespace}(${uid})`,
+        );
         await clock.sleep(waitMs, context.signal);
       }
     }
-    backoff.set(t.name, { ms: fresh ? INITIAL_BACKOFF_MS : Math.min(entry.ms * 2, MAX_BACKOFF_MS), lastUpdate: clock.now() });
+    backoff.set(t.name, {
+      ms: fresh ? INITIAL_BACKOFF_MS : Math.min(entry.ms * 2, MAX_BACKOFF_MS),
+      lastUpdate: clock.now(),
+    });
   }
 
   for (const t of context.trackers) {
     const container = context.specOf(t.name);
     if (!container?.livenessProbe) continue;
     if (container.livenessProbe.grpc) {
-      context.recorder.event(context.objectOf(t.name), "Warning", "ProbeWarning", `Liveness probe warning: ${GRPC_UNSUPPORTED}`);
+      context.recorder.event(
+        context.objectOf(t.name),
+        "Warning",
+        "ProbeWarning",
+        `Liveness probe warning: ${GRPC_UNSUPPORTED}`,
+      );
       continue;
     }
     const probe = normalizeProbe("Liveness", container.livenessProbe, container);
@@ -256,5 +283,7 @@ function moveTracker(t: ContainerTracker, id: string): void {
 }
 
 function asPodrunError(t: ContainerTracker, error: unknown): PodrunError {
-  return error instanceof PodrunError ? error : new PodrunError("RunContainerError", `container ${t.name}: ${describeError(error)}`, { cause: error });
+  return error instanceof PodrunError
+    ? error
+    : new PodrunError("RunContainerError", `container ${t.name}: ${describeError(error)}`, { cause: error });
 }

@@ -105,7 +105,9 @@ export function explainTermination(t: ContainerTracker, policy: RestartPolicy): 
   const state = t.state;
   if (!state || !isTerminated(state)) return undefined;
   const restarts = policy === "Always" || (policy === "OnFailure" && state.exitCode !== 0);
-  return restarts ? undefined : `container ${t.name} exited with code ${state.exitCode} and restartPolicy ${policy} does not restart it`;
+  return restarts
+    ? undefined
+    : `container ${t.name} exited with code ${state.exitCode} and restartPolicy ${policy} does not restart it`;
 }
 
 /** One short phrase for a live status line. */
@@ -114,11 +116,13 @@ export function describeProgress(t: ContainerTracker): string {
   const state = t.state;
   if (!state) return "Starting";
   if (!t.running) {
-    if (isTerminated(state) || state.status === "restarting") return `Restarting (exit code ${state.exitCode}, ${plural(state.restartCount, "restart")})`;
+    if (isTerminated(state) || state.status === "restarting")
+      return `Restarting (exit code ${state.exitCode}, ${plural(state.restartCount, "restart")})`;
     return capitalize(state.status || "not running");
   }
   if (!t.startupPassed) {
-    const failures = t.startup.last === "failure" ? ` (${t.startup.run}/${t.startupProbe!.failureThreshold} failures)` : "";
+    const failures =
+      t.startup.last === "failure" ? ` (${t.startup.run}/${t.startupProbe!.failureThreshold} failures)` : "";
     return `Waiting for startup probe${failures}`;
   }
   const successes = t.readiness.last === "success" ? t.readiness.run : 0;
@@ -170,7 +174,6 @@ function toOneLine(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS - 3)}...` : line;
 }
-
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -91,7 +91,11 @@ const DEFAULT_STATUS_INTERVAL_MS = 1000;
 // An engine that fails this many status reads in a row is not coming back during this wait.
 const MAX_STATUS_FAILURES = 3;
 
-type Outcome = { kind: "ready" } | { kind: "timeout" } | { kind: "interrupted" } | { kind: "failed"; error: PodrunError; logsOf?: ContainerTracker };
+type Outcome =
+  | { kind: "ready" }
+  | { kind: "timeout" }
+  | { kind: "interrupted" }
+  | { kind: "failed"; error: PodrunError; logsOf?: ContainerTracker };
 
 /** Resolves when every app container and sidecar is ready; rejects with a PodrunError naming the containers. */
 export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<PodReady> {
@@ -106,10 +110,17 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   const policyOf = (t: ContainerTracker): RestartPolicy => (sidecars.has(t.name) ? "Always" : podPolicy);
   const objectOf = (name: string) => toInvolvedObject(identity, { name, init: sidecars.has(name) });
   const stop = new AbortController();
-  const asWaited = (container: Container) => (options.untilStarted ? { ...container, readinessProbe: undefined } : container);
+  const asWaited = (container: Container) =>
+    options.untilStarted ? { ...container, readinessProbe: undefined } : container;
   const trackers = options.containers
     .filter((c) => c.kind !== "init")
-    .map((c) => createTracker(c.name, c.id, withoutGrpcProbes(asWaited(specs.get(c.name) ?? { name: c.name }), (type) => warnGrpc(c.name, type))));
+    .map((c) =>
+      createTracker(
+        c.name,
+        c.id,
+        withoutGrpcProbes(asWaited(specs.get(c.name) ?? { name: c.name }), (type) => warnGrpc(c.name, type)),
+      ),
+    );
   const wakers = new Map<ContainerTracker, () => void>();
 
   let outcome: Outcome | undefined;
@@ -142,7 +153,11 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   // The last word on the containers that end the wait unready, for a live status view.
   const reportFinal = (failed: readonly ContainerTracker[], stateOf: (t: ContainerTracker) => string) => {
     options.onProgress?.(
-      trackers.map((t) => (failed.includes(t) ? { name: t.name, state: stateOf(t), ready: false, failed: true } : { name: t.name, state: describeProgress(t), ready: t.ready, failed: false })),
+      trackers.map((t) =>
+        failed.includes(t)
+          ? { name: t.name, state: stateOf(t), ready: false, failed: true }
+          : { name: t.name, state: describeProgress(t), ready: t.ready, failed: false },
+      ),
     );
   };
 
@@ -197,9 +212,12 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
   const recordProbeEvent = (t: ContainerTracker, probe: ProbeSpec, result: ProbeResult) => {
     const object = objectOf(t.name);
     const output = clipOutput(result.output);
-    if (result.result === "failure") recorder.event(object, "Warning", "Unhealthy", `${probe.type} probe failed: ${output}`);
-    else if (result.result === "unknown") recorder.event(object, "Warning", "Unhealthy", `${probe.type} probe errored: ${output}`);
-    else if (result.result === "warning") recorder.event(object, "Warning", "ProbeWarning", `${probe.type} probe warning: ${output}`);
+    if (result.result === "failure")
+      recorder.event(object, "Warning", "Unhealthy", `${probe.type} probe failed: ${output}`);
+    else if (result.result === "unknown")
+      recorder.event(object, "Warning", "Unhealthy", `${probe.type} probe errored: ${output}`);
+    else if (result.result === "warning")
+      recorder.event(object, "Warning", "ProbeWarning", `${probe.type} probe warning: ${output}`);
   };
 
   const statusWatcher = async () => {
@@ -226,7 +244,13 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
       const state = states.find((s) => s.id === t.id || s.id.startsWith(t.id) || t.id.startsWith(s.id));
       if (liveness?.owns(t, state)) continue;
       if (!state) {
-        finish({ kind: "failed", error: new PodrunError("ContainerTerminated", `container ${t.name} was removed while podrun waited for it to be ready`) });
+        finish({
+          kind: "failed",
+          error: new PodrunError(
+            "ContainerTerminated",
+            `container ${t.name} was removed while podrun waited for it to be ready`,
+          ),
+        });
         return;
       }
       observeState(t, state, clock.now());
@@ -240,16 +264,38 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
     report();
   };
 
-  const liveness = options.liveness && !options.untilStarted && !options.signal?.aborted
-    ? watchLiveness({ ...options.liveness, recorder, pod: options.pod, identity, trackers, specOf: (name) => specs.get(name), objectOf, policyOf, target, podIP: options.podIP, clock, signal: stop.signal, pollMs: options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS, recordEvent: recordProbeEvent, fail: (error) => finish({ kind: "failed", error }), wake: (t) => wakers.get(t)?.() })
-    : undefined;
+  const liveness =
+    options.liveness && !options.untilStarted && !options.signal?.aborted
+      ? watchLiveness({
+          ...options.liveness,
+          recorder,
+          pod: options.pod,
+          identity,
+          trackers,
+          specOf: (name) => specs.get(name),
+          objectOf,
+          policyOf,
+          target,
+          podIP: options.podIP,
+          clock,
+          signal: stop.signal,
+          pollMs: options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS,
+          recordEvent: recordProbeEvent,
+          fail: (error) => finish({ kind: "failed", error }),
+          wake: (t) => wakers.get(t)?.(),
+        })
+      : undefined;
 
   if (options.signal?.aborted) throw new WaitInterruptedError("interrupted while waiting for the pod to be ready");
   const onAbort = () => finish({ kind: "interrupted" });
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (Number.isFinite(options.timeoutMs)) void clock.sleep(options.timeoutMs, stop.signal).then(() => finish({ kind: "timeout" }));
+  if (Number.isFinite(options.timeoutMs))
+    void clock.sleep(options.timeoutMs, stop.signal).then(() => finish({ kind: "timeout" }));
   const deadline = options.activeDeadline;
-  if (deadline) void clock.sleep(deadline.atMs - clock.now(), stop.signal).then(() => finish({ kind: "failed", error: deadline.error }));
+  if (deadline)
+    void clock
+      .sleep(deadline.atMs - clock.now(), stop.signal)
+      .then(() => finish({ kind: "failed", error: deadline.error }));
   void statusWatcher();
   for (const t of trackers) void probeWorker(t);
   if (trackers.length === 0) finish({ kind: "ready" });
@@ -268,23 +314,46 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
       reportFinal(notReady, (t) => `Not ready: ${describeProgress(t)}`);
       const reasons = notReady.map((t) => `container ${t.name}: ${explainNotReady(t)}`).join("; ");
       const details = await collectLogs(runtime, notReady, options.logTail ?? 10);
-      throw new PodrunError("ContainersNotReady", `not ready after ${formatWaitDuration(options.timeoutMs)}: ${reasons}`, details ? { details } : undefined);
+      throw new PodrunError(
+        "ContainersNotReady",
+        `not ready after ${formatWaitDuration(options.timeoutMs)}: ${reasons}`,
+        details ? { details } : undefined,
+      );
     }
     case "failed": {
-      if (result.logsOf) reportFinal([result.logsOf], (t) => (result.error.reason === "StartupProbeFailed" ? "Failed: startup probe" : `Failed: exited with code ${t.state?.exitCode ?? "?"}`));
+      if (result.logsOf)
+        reportFinal([result.logsOf], (t) =>
+          result.error.reason === "StartupProbeFailed"
+            ? "Failed: startup probe"
+            : `Failed: exited with code ${t.state?.exitCode ?? "?"}`,
+        );
       const details = result.logsOf ? await collectLogs(runtime, [result.logsOf], options.logTail ?? 10) : undefined;
       const message = await describeExit(options, result, details);
-      throw new PodrunError(result.error.reason, `${result.error.message}${message.line}`, { cause: result.error.cause, details: message.details });
+      throw new PodrunError(result.error.reason, `${result.error.message}${message.line}`, {
+        cause: result.error.cause,
+        details: message.details,
+      });
     }
   }
 }
 
 // A container that exited for good: its termination message, as a failed init container's.
-function describeExit(options: WaitForPodReadyOptions, result: Extract<Outcome, { kind: "failed" }>, details: string | undefined): Promise<{ line: string; details?: string }> {
+function describeExit(
+  options: WaitForPodReadyOptions,
+  result: Extract<Outcome, { kind: "failed" }>,
+  details: string | undefined,
+): Promise<{ line: string; details?: string }> {
   const t = result.logsOf;
   const spec = podContainers(options.pod).find((c) => c.name === t?.name);
-  if (result.error.reason !== "ContainerTerminated" || !t?.state || !spec) return Promise.resolve({ line: "", details });
-  return describeTerminationMessage(options.runtime, { podDir: options.podDir, container: spec, id: t.id, exitCode: t.state.exitCode, details });
+  if (result.error.reason !== "ContainerTerminated" || !t?.state || !spec)
+    return Promise.resolve({ line: "", details });
+  return describeTerminationMessage(options.runtime, {
+    podDir: options.podDir,
+    container: spec,
+    id: t.id,
+    exitCode: t.state.exitCode,
+    details,
+  });
 }
 
 function podContainers(pod: Pod): Container[] {
@@ -298,7 +367,10 @@ export async function findPodIP(
   hostNetwork: boolean,
 ): Promise<string> {
   if (hostNetwork) return "127.0.0.1";
-  const ids = [...(started.sandboxId ? [started.sandboxId] : []), ...started.containers.filter((c) => c.kind !== "init").map((c) => c.id)];
+  const ids = [
+    ...(started.sandboxId ? [started.sandboxId] : []),
+    ...started.containers.filter((c) => c.kind !== "init").map((c) => c.id),
+  ];
   const states = await runtime.inspectContainers(ids).catch(() => []);
   return states.find((s) => s.ip)?.ip ?? "";
 }
@@ -321,7 +393,17 @@ export function resolveProbeAddress(podIP: string, pod: Pod, port: number): { ho
 // the engine restarts it, but the pod would sit in Init:CrashLoopBackOff; podrun fails instead.
 function explainEarlyExit(t: ContainerTracker): string | undefined {
   const state = t.state;
-  if (!state || t.running || !(state.status === "exited" || state.status === "stopped" || state.status === "restarting" || state.status === "dead")) return undefined;
+  if (
+    !state ||
+    t.running ||
+    !(
+      state.status === "exited" ||
+      state.status === "stopped" ||
+      state.status === "restarting" ||
+      state.status === "dead"
+    )
+  )
+    return undefined;
   return `container ${t.name} exited with code ${state.exitCode} before its startup probe passed`;
 }
 
@@ -339,11 +421,20 @@ function withoutGrpcProbes(container: Container, warn: (type: "Readiness" | "Sta
   return copy;
 }
 
-async function collectLogs(runtime: Pick<ContainerRuntime, "logs">, trackers: readonly ContainerTracker[], tail: number): Promise<string | undefined> {
+async function collectLogs(
+  runtime: Pick<ContainerRuntime, "logs">,
+  trackers: readonly ContainerTracker[],
+  tail: number,
+): Promise<string | undefined> {
   const blocks = await Promise.all(
     trackers.map(async (t) => {
       const text = (await runtime.logs(t.id, { tail }).catch(() => "")).trimEnd();
-      return text ? `last log lines of container ${t.name}:\n${text.split("\n").map((line) => `    ${escapeControlCharacters(line)}`).join("\n")}` : `container ${t.name} has written no log lines`;
+      return text
+        ? `last log lines of container ${t.name}:\n${text
+            .split("\n")
+            .map((line) => `    ${escapeControlCharacters(line)}`)
+            .join("\n")}`
+        : `container ${t.name} has written no log lines`;
     }),
   );
   return blocks.length > 0 ? blocks.join("\n") : undefined;

@@ -67,13 +67,18 @@ export function aggregateContainerRequests(spec: { containers?: unknown; initCon
  * request of cpu or memory is the containers' aggregate when they request it, else the pod-level
  * limit (hugepages too, which cannot be overcommitted). Without pod-level limits, as written.
  */
-export function defaultPodRequests(spec: { resources?: unknown; containers?: unknown; initContainers?: unknown }): QuantityMap {
+export function defaultPodRequests(spec: {
+  resources?: unknown;
+  containers?: unknown;
+  initContainers?: unknown;
+}): QuantityMap {
   const resources = asObject(spec.resources);
   const requests = readQuantityMap(resources?.requests);
   const limits = readQuantityMap(resources?.limits);
   if (limits.size === 0) return requests;
   for (const [name, aggregate] of aggregateContainerRequests(spec)) {
-    if (!requests.has(name) && isSupportedPodLevelResource(name) && isOvercommitAllowed(name)) requests.set(name, aggregate);
+    if (!requests.has(name) && isSupportedPodLevelResource(name) && isOvercommitAllowed(name))
+      requests.set(name, aggregate);
   }
   for (const [name, limit] of limits) {
     if (!requests.has(name) && isSupportedPodLevelResource(name)) requests.set(name, limit);
@@ -89,11 +94,28 @@ export function compareQuantities(a: Quantity, b: Quantity): number {
 }
 
 export function addQuantities(a: Quantity, b: Quantity): Quantity {
-  return { numerator: a.numerator * b.denominator + b.numerator * a.denominator, denominator: a.denominator * b.denominator };
+  return {
+    numerator: a.numerator * b.denominator + b.numerator * a.denominator,
+    denominator: a.denominator * b.denominator,
+  };
 }
 
-const BINARY_SUFFIXES: [string, bigint][] = [["Ei", 1n << 60n], ["Pi", 1n << 50n], ["Ti", 1n << 40n], ["Gi", 1n << 30n], ["Mi", 1n << 20n], ["Ki", 1n << 10n]];
-const DECIMAL_SUFFIXES: [string, bigint][] = [["E", 10n ** 18n], ["P", 10n ** 15n], ["T", 10n ** 12n], ["G", 10n ** 9n], ["M", 10n ** 6n], ["k", 10n ** 3n]];
+const BINARY_SUFFIXES: [string, bigint][] = [
+  ["Ei", 1n << 60n],
+  ["Pi", 1n << 50n],
+  ["Ti", 1n << 40n],
+  ["Gi", 1n << 30n],
+  ["Mi", 1n << 20n],
+  ["Ki", 1n << 10n],
+];
+const DECIMAL_SUFFIXES: [string, bigint][] = [
+  ["E", 10n ** 18n],
+  ["P", 10n ** 15n],
+  ["T", 10n ** 12n],
+  ["G", 10n ** 9n],
+  ["M", 10n ** 6n],
+  ["k", 10n ** 3n],
+];
 
 /**
  * A computed quantity (a sum) close to the way the API server prints one: the largest binary
@@ -109,7 +131,11 @@ export function formatQuantity(quantity: Quantity, binary: boolean): string {
     for (const [suffix, factor] of suffixes) if (whole % factor === 0n) return `${whole / factor}${suffix}`;
     return String(whole);
   }
-  for (const [suffix, factor] of [["m", 1_000n], ["u", 1_000_000n], ["n", 1_000_000_000n]] as const) {
+  for (const [suffix, factor] of [
+    ["m", 1_000n],
+    ["u", 1_000_000n],
+    ["n", 1_000_000_000n],
+  ] as const) {
     if ((numerator * factor) % denominator === 0n) return `${(numerator * factor) / denominator}${suffix}`;
   }
   // Finer than a nanounit: the API server rounds up to nanounits.
@@ -139,9 +165,13 @@ function maxInto(target: QuantityMap, source: QuantityMap): void {
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function listObjects(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.map(asObject).filter((item): item is Record<string, unknown> => item !== undefined) : [];
+  return Array.isArray(value)
+    ? value.map(asObject).filter((item): item is Record<string, unknown> => item !== undefined)
+    : [];
 }

@@ -8,7 +8,14 @@ export interface Quantity {
   denominator: bigint;
 }
 
-const BINARY_SUFFIXES: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
+const BINARY_SUFFIXES: Record<string, bigint> = {
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
+};
 const DECIMAL_EXPONENTS: Record<string, number> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 
 // <sign><digits>[.<digits>]<suffix>, the suffix binary (Ki…Ei), decimal SI (n…E) or an exponent

@@ -4,7 +4,10 @@ import { detectRuntime, runtimeNamedInEnv, type DetectedRuntime, type RuntimeNam
 // first (one process less per call): the first real command tells whether it answers, and
 // explainEngineFailure (engine-error.ts) says why not.
 
-export async function chooseRuntime(preferred: RuntimeName | undefined, env: NodeJS.ProcessEnv): Promise<DetectedRuntime> {
+export async function chooseRuntime(
+  preferred: RuntimeName | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<DetectedRuntime> {
   const chosen = preferred ?? runtimeNamedInEnv(env);
   if (chosen) return { name: chosen, binary: chosen, clientVersion: "", serverVersion: "" };
   return detectRuntime({ env });

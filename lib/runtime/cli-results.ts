@@ -13,7 +13,12 @@ export function isCliFailure(result: CommandResult): boolean {
   return (result.exitCode === 125 || result.exitCode === 255) && /^Error: /m.test(result.stderr);
 }
 
-export function toCommandError(binary: string, args: readonly string[], result: CommandResult, shortMessage?: string): CommandError {
+export function toCommandError(
+  binary: string,
+  args: readonly string[],
+  result: CommandResult,
+  shortMessage?: string,
+): CommandError {
   return new CommandError({
     shortMessage: shortMessage ?? `Command failed with exit code ${result.exitCode}: ${result.command}`,
     binary,
@@ -26,7 +31,10 @@ export function toCommandError(binary: string, args: readonly string[], result: 
 
 /** Non-empty lines, trimmed. */
 export function splitLines(text: string): string[] {
-  return text.split("\n").map((line) => line.trim()).filter(Boolean);
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
 }
 
 /** The last non-empty line: where create, start and wait print their answer. */

@@ -4,14 +4,29 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { asRunArgs, buildCreateArgs, buildSandboxArgs, buildVolumeCreateArgs, buildVolumeInspectArgs, buildVolumeListArgs, buildVolumeRemoveArgs } from "./create-args.js";
+import {
+  asRunArgs,
+  buildCreateArgs,
+  buildSandboxArgs,
+  buildVolumeCreateArgs,
+  buildVolumeInspectArgs,
+  buildVolumeListArgs,
+  buildVolumeRemoveArgs,
+} from "./create-args.js";
 import type { DetectedRuntime, RuntimeName } from "./detect.js";
 import { formatInfraName, getDialect, isOnlyNotFound, type Dialect } from "./dialects.js";
 import { planEnv } from "./env-plan.js";
 import { isCliFailure, lastLine, splitLines, toCommandError } from "./cli-results.js";
 import { CommandError, runCommand, streamCommand, type CommandResult, type RunOptions } from "./exec.js";
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
-import { buildLogsArgs, LogLineMerger, MERGE_HOLD_MS, MERGE_MAX_HELD, mergeTimestampedLogs, splitTimestamp } from "./logs.js";
+import {
+  buildLogsArgs,
+  LogLineMerger,
+  MERGE_HOLD_MS,
+  MERGE_MAX_HELD,
+  mergeTimestampedLogs,
+  splitTimestamp,
+} from "./logs.js";
 import { classifyPullError, PullError } from "./pull-errors.js";
 import { buildPullArgs, planPull, preparePullAuth } from "./pull-auth.js";
 import { runPullCommand } from "./pull-progress.js";
@@ -21,7 +36,21 @@ import { findSandboxMembers } from "./sandbox-members.js";
 import { createPastStorageLeftover } from "./storage-leftover.js";
 import { parseVolumeList } from "./volume-list.js";
 import { runWithinDeadline } from "./request-timeout.js";
-import { ContainerNotStartedError, type ContainerRuntime, type ContainerSpec, type ContainerState, type ExecResult, type ImageInfo, type LogLine, type LogStreamOptions, type PodInfo, type PullOptions, type RuntimeCommand, type SandboxSpec, type VolumeInfo } from "./types.js";
+import {
+  ContainerNotStartedError,
+  type ContainerRuntime,
+  type ContainerSpec,
+  type ContainerState,
+  type ExecResult,
+  type ImageInfo,
+  type LogLine,
+  type LogStreamOptions,
+  type PodInfo,
+  type PullOptions,
+  type RuntimeCommand,
+  type SandboxSpec,
+  type VolumeInfo,
+} from "./types.js";
 
 export interface CliRuntimeOptions {
   name: RuntimeName;
@@ -35,9 +64,15 @@ export interface CliRuntimeOptions {
 }
 
 /** How a command gets its engine: the CLI below, or a fake in engine-free tests (test/harness/fake-runtime.ts). */
-export type RuntimeFactory = (detected: DetectedRuntime, options?: Omit<CliRuntimeOptions, "name" | "binary">) => ContainerRuntime;
+export type RuntimeFactory = (
+  detected: DetectedRuntime,
+  options?: Omit<CliRuntimeOptions, "name" | "binary">,
+) => ContainerRuntime;
 
-export function createRuntime(detected: DetectedRuntime, options: Omit<CliRuntimeOptions, "name" | "binary"> = {}): CliRuntime {
+export function createRuntime(
+  detected: DetectedRuntime,
+  options: Omit<CliRuntimeOptions, "name" | "binary"> = {},
+): CliRuntime {
   return new CliRuntime({ name: detected.name, binary: detected.binary, ...options });
 }
 
@@ -76,10 +111,19 @@ export class CliRuntime implements ContainerRuntime {
     const args = buildPullArgs(ref, auth?.args);
     let result: CommandResult;
     try {
-      result = await runPullCommand(this.binary, args, { ref, deadlineMs: this.pullProgressDeadlineMs, env: auth?.env, signal });
+      result = await runPullCommand(this.binary, args, {
+        ref,
+        deadlineMs: this.pullProgressDeadlineMs,
+        env: auth?.env,
+        signal,
+      });
     } catch (error) {
       if (error instanceof CommandError && error.notInstalled) {
-        throw new PullError(ref, { reason: "RuntimeUnavailable", kind: "engine-down", message: error.shortMessage }, { cause: error });
+        throw new PullError(
+          ref,
+          { reason: "RuntimeUnavailable", kind: "engine-down", message: error.shortMessage },
+          { cause: error },
+        );
       }
       throw error; // canceled or killed: not a pull failure to classify
     } finally {
@@ -90,11 +134,24 @@ export class CliRuntime implements ContainerRuntime {
       // A registry may quote what it was sent: nothing of the credential goes further than here.
       const stderr = credential ? scrubSecrets(result.stderr, listSecretForms([credential])) : result.stderr;
       const sources = credential ? [credential.source] : [];
-      const classification = classifyPullError(stderr, { image: ref, credentialsGiven: credential !== undefined, credentialSources: sources, runtime: this.name });
-      throw new PullError(ref, classification, { cause: toCommandError(this.binary, args, { ...result, stderr }), stderr });
+      const classification = classifyPullError(stderr, {
+        image: ref,
+        credentialsGiven: credential !== undefined,
+        credentialSources: sources,
+        runtime: this.name,
+      });
+      throw new PullError(ref, classification, {
+        cause: toCommandError(this.binary, args, { ...result, stderr }),
+        stderr,
+      });
     }
     const info = (await this.inspectImages([ref])).get(ref);
-    if (!info) throw new PullError(ref, { reason: "ErrImagePull", kind: "other", message: `${ref} was pulled but ${this.name} does not list it` });
+    if (!info)
+      throw new PullError(ref, {
+        reason: "ErrImagePull",
+        kind: "other",
+        message: `${ref} was pulled but ${this.name} does not list it`,
+      });
     return info;
   }
 
@@ -155,7 +212,9 @@ export class CliRuntime implements ContainerRuntime {
       if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
       try {
         const create = () => this.run(command(buildCreateArgs(this.dialect, spec, env, file)), { env: env.childEnv });
-        const result = await createPastStorageLeftover(this.dialect, create, (args) => this.run(args, { reject: false }));
+        const result = await createPastStorageLeftover(this.dialect, create, (args) =>
+          this.run(args, { reject: false }),
+        );
         return lastLine(result.stdout);
       } catch (error) {
         if (!options.start) throw error;
@@ -178,11 +237,16 @@ export class CliRuntime implements ContainerRuntime {
     if (this.record(["wait", id])) return 0;
     const result = await this.run(["wait", id], options.signal ? { signal: options.signal } : {});
     const code = Number.parseInt(lastLine(result.stdout), 10);
-    if (Number.isNaN(code)) throw toCommandError(this.binary, ["wait", id], result, `${this.name} wait printed no exit code`);
+    if (Number.isNaN(code))
+      throw toCommandError(this.binary, ["wait", id], result, `${this.name} wait printed no exit code`);
     return code;
   }
 
-  async execInContainer(id: string, command: readonly string[], options: { timeoutMs?: number } = {}): Promise<ExecResult> {
+  async execInContainer(
+    id: string,
+    command: readonly string[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<ExecResult> {
     const args = ["exec", id, ...command];
     if (this.record(args)) return { exitCode: 0, stdout: "", stderr: "" };
     const timeout = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
@@ -215,10 +279,16 @@ export class CliRuntime implements ContainerRuntime {
     const args = ["container", "inspect", ...new Set(ids)];
     if (ids.length === 0 || this.record(args)) return [];
     // One that vanished since it was listed is simply left out.
-    const inspected = parseJsonObjects((await this.runTolerant(args)).stdout).map((c) => toContainerState(this.dialect, c));
+    const inspected = parseJsonObjects((await this.runTolerant(args)).stdout).map((c) =>
+      toContainerState(this.dialect, c),
+    );
     const peers = listUnresolvedPeers(inspected);
-    const extra = peers.length === 0 ? [] : parseJsonObjects((await this.runTolerant(["container", "inspect", ...peers])).stdout);
-    return fillPeerAddresses(inspected, extra.map((c) => toContainerState(this.dialect, c).state));
+    const extra =
+      peers.length === 0 ? [] : parseJsonObjects((await this.runTolerant(["container", "inspect", ...peers])).stdout);
+    return fillPeerAddresses(
+      inspected,
+      extra.map((c) => toContainerState(this.dialect, c).state),
+    );
   }
 
   async findPod(name: string): Promise<PodInfo | undefined> {
@@ -255,7 +325,10 @@ export class CliRuntime implements ContainerRuntime {
     const cliMessages: string[] = [];
     // A finished log is read whole: a line waits for the other stream's older lines however long
     // that takes (bounded by the merger's size). A follow cannot wait: new lines must show.
-    const merger = new LogLineMerger({ holdMs: request.follow ? MERGE_HOLD_MS : Number.POSITIVE_INFINITY, maxHeld: MERGE_MAX_HELD });
+    const merger = new LogLineMerger({
+      holdMs: request.follow ? MERGE_HOLD_MS : Number.POSITIVE_INFINITY,
+      maxHeld: MERGE_MAX_HELD,
+    });
     // Our own signal too: leaving early must stop the engine's `logs`, or a follow would not end.
     const stop = new AbortController();
     const forward = () => stop.abort();
@@ -291,7 +364,15 @@ export class CliRuntime implements ContainerRuntime {
     } catch (error) {
       if (!(error instanceof CommandError) || error.exitCode === undefined) throw error;
       const { shortMessage, binary, args: argv, exitCode } = error;
-      throw new CommandError({ shortMessage, binary, args: argv, exitCode, stdout: "", stderr: cliMessages.join("\n"), cause: error });
+      throw new CommandError({
+        shortMessage,
+        binary,
+        args: argv,
+        exitCode,
+        stdout: "",
+        stderr: cliMessages.join("\n"),
+        cause: error,
+      });
     } finally {
       signal?.removeEventListener("abort", forward);
       stop.abort();
@@ -330,7 +411,8 @@ export class CliRuntime implements ContainerRuntime {
       throw toCommandError(this.binary, args, result, message);
     }
     const mountpoint = parseJsonObjects(result.stdout).find((v) => v["Name"] === name)?.["Mountpoint"];
-    if (typeof mountpoint !== "string" || mountpoint === "") throw toCommandError(this.binary, args, result, `${this.name} volume inspect gave no Mountpoint for ${name}`);
+    if (typeof mountpoint !== "string" || mountpoint === "")
+      throw toCommandError(this.binary, args, result, `${this.name} volume inspect gave no Mountpoint for ${name}`);
     return mountpoint;
   }
 
@@ -347,7 +429,8 @@ export class CliRuntime implements ContainerRuntime {
   /** Runs a command for which "not found" is an acceptable answer; other failures throw. */
   private async runTolerant(args: readonly string[]): Promise<CommandResult> {
     const result = await this.run(args, { reject: false });
-    if (result.exitCode !== 0 && !isOnlyNotFound(this.dialect, result.stderr)) throw toCommandError(this.binary, args, result);
+    if (result.exitCode !== 0 && !isOnlyNotFound(this.dialect, result.stderr))
+      throw toCommandError(this.binary, args, result);
     return result;
   }
 }

@@ -128,15 +128,20 @@ export function formatLabelArgs(labels: Record<string, string>): string[] {
 export function formatMountArgs(dialect: Dialect, mounts: readonly VolumeMount[]): string[] {
   return mounts.flatMap((mount) => {
     if (mount.source !== undefined) return formatBindArgs(dialect, mount, mount.source);
-    if (mount.bind) throw new Error(`volume "${mount.volume}" at ${mount.target}: bind mount not resolved to a host path`);
+    if (mount.bind)
+      throw new Error(`volume "${mount.volume}" at ${mount.target}: bind mount not resolved to a host path`);
     // The CLIs split `-v` and `--tmpfs` at ":": a path holding one cannot be said (an emptyDir path never needs it).
     if (mount.target.includes(":")) {
-      throw new PodrunError("CreateContainerConfigError", `volume mount path "${mount.target}": ${dialect.name} cannot mount at a path containing ":"`);
+      throw new PodrunError(
+        "CreateContainerConfigError",
+        `volume mount path "${mount.target}": ${dialect.name} cannot mount at a path containing ":"`,
+      );
     }
     if (mount.tmpfs) {
       const size = mount.tmpfsSizeBytes !== undefined ? [`size=${mount.tmpfsSizeBytes}`] : [];
       // The kernel's tmpfs root is 1777; the kubelet's fsGroup walk adds setgid and the group.
-      const group = mount.tmpfsGroup !== undefined && dialect.tmpfsGroupOption ? ["mode=3777", `gid=${mount.tmpfsGroup}`] : [];
+      const group =
+        mount.tmpfsGroup !== undefined && dialect.tmpfsGroupOption ? ["mode=3777", `gid=${mount.tmpfsGroup}`] : [];
       return ["--tmpfs", `${mount.target}:${[mount.readOnly ? "ro" : "rw", "exec", ...size, ...group].join(",")}`];
     }
     const options = [...(mount.readOnly ? ["ro"] : []), ...(dialect.volumeNoCopy ? ["nocopy"] : [])];
@@ -149,18 +154,33 @@ export function formatMountArgs(dialect: Dialect, mounts: readonly VolumeMount[]
 const UNSAYABLE_IN_MOUNT = /[,"\r\n]/;
 
 function formatBindArgs(dialect: Dialect, mount: VolumeMount, source: string): string[] {
-  for (const [what, path] of [["host path", source], ["volume mount path", mount.target]] as const) {
+  for (const [what, path] of [
+    ["host path", source],
+    ["volume mount path", mount.target],
+  ] as const) {
     if (UNSAYABLE_IN_MOUNT.test(path)) {
-      throw new PodrunError("CreateContainerConfigError", `${what} ${JSON.stringify(path)} of volume "${mount.volume}": ${dialect.name} --mount cannot carry a path containing a comma, a double quote or a line break`);
+      throw new PodrunError(
+        "CreateContainerConfigError",
+        `${what} ${JSON.stringify(path)} of volume "${mount.volume}": ${dialect.name} --mount cannot carry a path containing a comma, a double quote or a line break`,
+      );
     }
   }
-  const options = [...(mount.readOnly ? ["readonly"] : []), ...(mount.propagation ? [`bind-propagation=${mount.propagation}`] : [])];
+  const options = [
+    ...(mount.readOnly ? ["readonly"] : []),
+    ...(mount.propagation ? [`bind-propagation=${mount.propagation}`] : []),
+  ];
   return ["--mount", [`type=bind`, `source=${source}`, `target=${mount.target}`, ...options].join(",")];
 }
 
 /** `volume create --label k=v… NAME`: the same on all three CLIs; `--opt o=gid=N` for podman's fsGroup (Dialect.volumeGroupOption). */
 export function buildVolumeCreateArgs(name: string, labels: Record<string, string>, group?: number): string[] {
-  return ["volume", "create", ...formatLabelArgs(labels), ...(group !== undefined ? ["--opt", `o=gid=${group}`] : []), name];
+  return [
+    "volume",
+    "create",
+    ...formatLabelArgs(labels),
+    ...(group !== undefined ? ["--opt", `o=gid=${group}`] : []),
+    name,
+  ];
 }
 
 /** The `volume rm` calls that remove `names`: one call, or one per volume for nerdctl. */
@@ -177,7 +197,13 @@ export function buildVolumeRemoveArgs(dialect: Dialect, names: readonly string[]
  * several label filters, so the caller checks every label again (volume-list.ts).
  */
 export function buildVolumeListArgs(labels: Record<string, string>): string[] {
-  return ["volume", "ls", "--format", "json", ...Object.entries(labels).flatMap(([key, value]) => ["--filter", `label=${key}=${value}`])];
+  return [
+    "volume",
+    "ls",
+    "--format",
+    "json",
+    ...Object.entries(labels).flatMap(([key, value]) => ["--filter", `label=${key}=${value}`]),
+  ];
 }
 
 /** `volume inspect NAME`: a JSON array on all three CLIs, each volume with its `Mountpoint`. */

@@ -68,7 +68,8 @@ async function probeRuntime(name: RuntimeName, env: NodeJS.ProcessEnv): Promise<
     });
   } catch (error) {
     if (error instanceof CommandError && error.notInstalled) return { failure: "not installed" };
-    if (error instanceof CommandError && error.timedOut) return { failure: `no answer within ${PROBE_TIMEOUT_MS / 1000}s` };
+    if (error instanceof CommandError && error.timedOut)
+      return { failure: `no answer within ${PROBE_TIMEOUT_MS / 1000}s` };
     if (error instanceof CommandError) return { failure: error.shortMessage };
     throw error;
   }
@@ -147,7 +148,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * logrus `level=fatal msg="…"`, nerdctl's `FATA[0000] …`, podman's `Error: …`; else the last line.
  */
 export function engineFailure(stderr: string): string | undefined {
-  const lines = stderr.split("\n").map((line) => line.trim()).filter(Boolean);
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
   for (const line of lines) {
     const logrus = /level=(?:fatal|error) msg="((?:[^"\\]|\\.)*)"/.exec(line);
     if (logrus?.[1] !== undefined) return logrus[1].replace(/\\(.)/g, "$1");

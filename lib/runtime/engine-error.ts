@@ -26,6 +26,9 @@ export function describeError(error: unknown): string {
 
 /** The engine's own first error line, else the command's one-line summary. */
 export function describeEngineError(error: CommandError): string {
-  const line = error.stderr.split("\n").map((l) => l.trim()).find((l) => l !== "");
+  const line = error.stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "");
   return (line && reduceErrorLine(line)) || error.shortMessage;
 }

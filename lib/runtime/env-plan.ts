@@ -46,7 +46,10 @@ export function planEnv(dialect: Dialect, env: readonly { name: string; value: s
   const plan: EnvPlan = { byName: [], childEnv: {} };
   for (const [name, value] of last) {
     if (value.includes("\0") || name.includes("\0")) {
-      throw new PodrunError("CreateContainerConfigError", `environment variable ${JSON.stringify(name)}: a value cannot contain a NUL character`);
+      throw new PodrunError(
+        "CreateContainerConfigError",
+        `environment variable ${JSON.stringify(name)}: a value cannot contain a NUL character`,
+      );
     }
     if (fitsEnvFile(dialect, name, value)) {
       lines.push(`${name}=${value}\n`);
@@ -79,7 +82,11 @@ export function planEnv(dialect: Dialect, env: readonly { name: string; value: s
  * start as a comment, and docker rejects white space in a name. And the line must fit the parser's buffer.
  */
 function fitsEnvFile(dialect: Dialect, name: string, value: string): boolean {
-  return /^[^\s#=][^\s=]*$/.test(name) && dialect.envFileKeepsValue(value) && Buffer.byteLength(`${name}=${value}`) <= ENV_FILE_LINE_BYTES;
+  return (
+    /^[^\s#=][^\s=]*$/.test(name) &&
+    dialect.envFileKeepsValue(value) &&
+    Buffer.byteLength(`${name}=${value}`) <= ENV_FILE_LINE_BYTES
+  );
 }
 
 function describeProblem(name: string, value: string): string {

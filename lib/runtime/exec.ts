@@ -100,9 +100,23 @@ export async function runCommand(
 
   const stdout = stripFinalNewline(Buffer.concat(stdoutChunks).toString("utf8"));
   const stderr = stripFinalNewline(Buffer.concat(stderrChunks).toString("utf8"));
-  const failure = describeFailure(result, { binary, args, command, stdout, stderr, timeoutMs: options.timeoutMs, reject: options.reject !== false });
+  const failure = describeFailure(result, {
+    binary,
+    args,
+    command,
+    stdout,
+    stderr,
+    timeoutMs: options.timeoutMs,
+    reject: options.reject !== false,
+  });
   if (failure) throw failure;
-  return { command, exitCode: result.exitCode ?? 0, stdout, stderr, durationMs: Math.round(performance.now() - started) };
+  return {
+    command,
+    exitCode: result.exitCode ?? 0,
+    stdout,
+    stderr,
+    durationMs: Math.round(performance.now() - started),
+  };
 }
 
 /** A stopped child gets SIGTERM, then SIGKILL this long after if it is still there. */
@@ -114,7 +128,11 @@ interface StartedChild {
   finish(limits: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined }): Promise<FinishedChild>;
 }
 
-function startChild(binary: string, args: readonly string[], options: { stdin: "ignore" | "pipe"; env?: Record<string, string | undefined> | undefined }): StartedChild {
+function startChild(
+  binary: string,
+  args: readonly string[],
+  options: { stdin: "ignore" | "pipe"; env?: Record<string, string | undefined> | undefined },
+): StartedChild {
   // Node leaves out a variable whose value is undefined: that is how `env` removes one.
   const env = options.env ? { ...process.env, ...options.env } : process.env;
   const child = spawn(binary, args, { stdio: [options.stdin, "pipe", "pipe"], env });
@@ -178,7 +196,15 @@ interface FinishedChild {
  */
 function describeFailure(
   result: FinishedChild,
-  context: { binary: string; args: readonly string[]; command: string; stdout: string; stderr: string; timeoutMs?: number | undefined; reject: boolean },
+  context: {
+    binary: string;
+    args: readonly string[];
+    command: string;
+    stdout: string;
+    stderr: string;
+    timeoutMs?: number | undefined;
+    reject: boolean;
+  },
 ): CommandError | undefined {
   if (!result.failed) return undefined;
   const { binary, args, command, stdout, stderr } = context;
@@ -186,12 +212,21 @@ function describeFailure(
   const base = { binary, args, stdout, stderr, exitCode: result.exitCode, cause: result.cause };
   const code = errorCode(result.cause);
   if (code === "ENOENT" && result.exitCode === undefined) {
-    return new CommandError({ ...base, shortMessage: `${binary}: not installed (not found on PATH)`, notInstalled: true });
+    return new CommandError({
+      ...base,
+      shortMessage: `${binary}: not installed (not found on PATH)`,
+      notInstalled: true,
+    });
   }
   if (result.timedOut) {
-    return new CommandError({ ...base, shortMessage: `Command timed out after ${context.timeoutMs} milliseconds: ${command}`, timedOut: true });
+    return new CommandError({
+      ...base,
+      shortMessage: `Command timed out after ${context.timeoutMs} milliseconds: ${command}`,
+      timedOut: true,
+    });
   }
-  if (result.isCanceled) return new CommandError({ ...base, shortMessage: `Command was canceled: ${command}`, canceled: true });
+  if (result.isCanceled)
+    return new CommandError({ ...base, shortMessage: `Command was canceled: ${command}`, canceled: true });
   if (result.exitCode === undefined) {
     const why = result.signal ? `was killed with ${result.signal}` : `failed with ${code ?? "an error"}`;
     return new CommandError({ ...base, shortMessage: `Command ${why}: ${command}` });
@@ -225,7 +260,11 @@ const KEPT_STDERR_LINES = 20;
  * quietly when `signal` aborts; otherwise throws CommandError as runCommand does, its `stderr`
  * holding the last stderr lines. Leaving the loop early kills the command.
  */
-export async function* streamCommand(binary: string, args: readonly string[], options: StreamOptions = {}): AsyncGenerator<OutputLine, void, undefined> {
+export async function* streamCommand(
+  binary: string,
+  args: readonly string[],
+  options: StreamOptions = {},
+): AsyncGenerator<OutputLine, void, undefined> {
   const command = formatCommand(binary, args);
   if (process.env["PODRUN_DEBUG"] === "1") process.stderr.write(`podrun: exec ${command}\n`);
   const started = startChild(binary, args, { stdin: "ignore", env: options.env });
@@ -291,7 +330,14 @@ export async function* streamCommand(binary: string, args: readonly string[], op
     }
     const result = await finished;
     if (options.signal?.aborted) return;
-    const failure = describeFailure(result, { binary, args, command, stdout: "", stderr: stderrTail.join("\n"), reject: true });
+    const failure = describeFailure(result, {
+      binary,
+      args,
+      command,
+      stdout: "",
+      stderr: stderrTail.join("\n"),
+      reject: true,
+    });
     if (failure) throw failure;
   } finally {
     // The consumer left early (or threw): the command must not outlive the loop.

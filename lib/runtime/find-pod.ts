@@ -11,7 +11,12 @@ export function parseFindPod(stdout: string, name: string): PodInfo | undefined 
   const pod = parseJsonObjects(stdout).find((p) => p["Name"] === name && typeof p["Id"] === "string");
   if (!pod) return undefined;
   const infraId = typeof pod["InfraId"] === "string" && pod["InfraId"] !== "" ? pod["InfraId"] : undefined;
-  return { id: pod["Id"] as string, name, ...(infraId ? { infraId } : {}), labels: isLabelMap(pod["Labels"]) ? pod["Labels"] : {} };
+  return {
+    id: pod["Id"] as string,
+    name,
+    ...(infraId ? { infraId } : {}),
+    labels: isLabelMap(pod["Labels"]) ? pod["Labels"] : {},
+  };
 }
 
 function isLabelMap(value: unknown): value is Record<string, string> {

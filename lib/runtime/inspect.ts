@@ -55,10 +55,18 @@ function startsLine(text: string, index: number): boolean {
 }
 
 /** Maps inspected images back to the references as written; absent ones are left out. */
-export function matchImages(dialect: Dialect, refs: readonly string[], images: readonly Json[]): Map<string, ImageInfo> {
+export function matchImages(
+  dialect: Dialect,
+  refs: readonly string[],
+  images: readonly Json[],
+): Map<string, ImageInfo> {
   const entries = images.map((image) => ({
     info: toImageInfo(dialect, image),
-    names: qualifyInspectNames([...strings(image["RepoTags"]), ...strings(image["RepoDigests"]), toImageInfo(dialect, image).id]),
+    names: qualifyInspectNames([
+      ...strings(image["RepoTags"]),
+      ...strings(image["RepoDigests"]),
+      toImageInfo(dialect, image).id,
+    ]),
   }));
   const found = new Map<string, ImageInfo>();
   refs.forEach((ref, index) => {
@@ -102,7 +110,9 @@ export function toContainerState(dialect: Dialect, c: Json): InspectedContainer 
     startedAt: normalizeTime(state["StartedAt"]),
     finishedAt: normalizeTime(state["FinishedAt"]),
     createdAt: normalizeTime(c["Created"]),
-    restartCount: (typeof c["RestartCount"] === "number" ? c["RestartCount"] : 0) + (Number.parseInt(labels[LABEL_RESTART_COUNT] ?? "", 10) || 0),
+    restartCount:
+      (typeof c["RestartCount"] === "number" ? c["RestartCount"] : 0) +
+      (Number.parseInt(labels[LABEL_RESTART_COUNT] ?? "", 10) || 0),
     labels: dialect.internalLabelPrefix ? dropPrefixed(labels, dialect.internalLabelPrefix) : labels,
     image: text(config["Image"]) || text(c["ImageName"]) || text(c["Image"]),
   };
@@ -116,7 +126,11 @@ export function toContainerState(dialect: Dialect, c: Json): InspectedContainer 
 // The three CLIs list mounts alike: `{ Type: "volume", Name, Destination, … }` for an engine volume.
 function namedVolumes(mounts: unknown): string[] {
   if (!Array.isArray(mounts)) return [];
-  return mounts.filter((m): m is Json => isObject(m) && m["Type"] === "volume" && typeof m["Name"] === "string" && m["Name"] !== "").map((m) => m["Name"] as string);
+  return mounts
+    .filter(
+      (m): m is Json => isObject(m) && m["Type"] === "volume" && typeof m["Name"] === "string" && m["Name"] !== "",
+    )
+    .map((m) => m["Name"] as string);
 }
 
 /**
@@ -130,7 +144,10 @@ export function listUnresolvedPeers(inspected: readonly InspectedContainer[]): s
 }
 
 /** The states of `inspected`, each joined container given its peer's address (from either list). */
-export function fillPeerAddresses(inspected: readonly InspectedContainer[], peers: readonly ContainerState[]): ContainerState[] {
+export function fillPeerAddresses(
+  inspected: readonly InspectedContainer[],
+  peers: readonly ContainerState[],
+): ContainerState[] {
   const all = [...inspected.map((c) => c.state), ...peers];
   return inspected.map(({ state, networkPeer }) => {
     if (state.ip || !networkPeer) return state;
@@ -180,7 +197,10 @@ function isObject(value: unknown): value is Json {
 }
 const object = (value: unknown): Json => (isObject(value) ? value : {});
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 function stringMap(value: unknown): Record<string, string> {
-  return Object.fromEntries(Object.entries(object(value)).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  return Object.fromEntries(
+    Object.entries(object(value)).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
 }

@@ -50,7 +50,12 @@ function sortKey(seconds: string, fraction: string, zone: string): string {
  * the three CLIs read that form alike. nerdctl reads `--tail 0` as "all" (its uint 0 is the
  * default): there, no line of the past is asked as "only lines from now on".
  */
-export function buildLogsArgs(runtime: RuntimeName, id: string, request: Omit<LogStreamOptions, "signal"> = {}, now: Date = new Date()): string[] {
+export function buildLogsArgs(
+  runtime: RuntimeName,
+  id: string,
+  request: Omit<LogStreamOptions, "signal"> = {},
+  now: Date = new Date(),
+): string[] {
   const args = ["logs", "--timestamps"];
   if (request.follow) args.push("--follow");
   let since = request.since;
@@ -82,9 +87,14 @@ export const MERGE_MAX_HELD = 1000;
  * more than `maxHeld` lines are held.
  */
 export class LogLineMerger {
-  private readonly queues: Record<LogLine["stream"], { line: LogLine; key: string; arrivedMs: number }[]> = { stdout: [], stderr: [] };
+  private readonly queues: Record<LogLine["stream"], { line: LogLine; key: string; arrivedMs: number }[]> = {
+    stdout: [],
+    stderr: [],
+  };
 
-  constructor(private readonly options: { holdMs: number; maxHeld: number } = { holdMs: MERGE_HOLD_MS, maxHeld: MERGE_MAX_HELD }) {}
+  constructor(
+    private readonly options: { holdMs: number; maxHeld: number } = { holdMs: MERGE_HOLD_MS, maxHeld: MERGE_MAX_HELD },
+  ) {}
 
   push(line: LogLine, nowMs: number): void {
     const m = TIMESTAMPED.exec(`${line.time} `);
@@ -103,7 +113,10 @@ export class LogLineMerger {
         const queue = a ? stdout : stderr;
         const head = queue[0];
         if (!head) break;
-        const due = ended || nowMs - head.arrivedMs >= this.options.holdMs || stdout.length + stderr.length > this.options.maxHeld;
+        const due =
+          ended ||
+          nowMs - head.arrivedMs >= this.options.holdMs ||
+          stdout.length + stderr.length > this.options.maxHeld;
         if (!due) break;
         out.push(queue.shift()!.line);
       }
@@ -114,6 +127,8 @@ export class LogLineMerger {
   /** When `take` will next release a held line (ms since the epoch); undefined when none is held or none is released by time. */
   nextDueMs(): number | undefined {
     const head = this.queues.stdout[0] ?? this.queues.stderr[0];
-    return head === undefined || !Number.isFinite(this.options.holdMs) ? undefined : head.arrivedMs + this.options.holdMs;
+    return head === undefined || !Number.isFinite(this.options.holdMs)
+      ? undefined
+      : head.arrivedMs + this.options.holdMs;
   }
 }

@@ -27,7 +27,10 @@ export function planPodResources(spec: PodSpecWithResources): PodResourceArgs | 
   if (!spec.resources) return undefined;
   const limits = spec.resources.limits ?? {};
   const planned: PodResourceArgs = {};
-  const memoryLimit = readPositive(limits.memory === undefined ? undefined : parseQuantity(limits.memory), quantityValue);
+  const memoryLimit = readPositive(
+    limits.memory === undefined ? undefined : parseQuantity(limits.memory),
+    quantityValue,
+  );
   if (memoryLimit !== undefined) planned.memoryLimitBytes = memoryLimit;
   const cpuLimit = readPositive(limits.cpu === undefined ? undefined : parseQuantity(limits.cpu), quantityMilliValue);
   if (cpuLimit !== undefined) planned.cpuQuota = milliCpuToQuota(cpuLimit);
@@ -45,7 +48,8 @@ export function formatPodResourceArgs(dialect: Dialect, resources: PodResourceAr
   if (!resources || dialect.sandbox !== "pod") return [];
   const args: string[] = [];
   // No swap beyond the limit, as for a container (resource-args.ts).
-  if (resources.memoryLimitBytes !== undefined) args.push("--memory", String(resources.memoryLimitBytes), "--memory-swap", String(resources.memoryLimitBytes));
+  if (resources.memoryLimitBytes !== undefined)
+    args.push("--memory", String(resources.memoryLimitBytes), "--memory-swap", String(resources.memoryLimitBytes));
   if (resources.cpuQuota !== undefined) args.push("--cpus", formatCpus(resources.cpuQuota));
   if (resources.cpuShares !== undefined) args.push("--cpu-shares", String(resources.cpuShares));
   return args;

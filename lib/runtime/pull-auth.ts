@@ -50,11 +50,17 @@ export function formatAuthKey(dialect: Dialect, image: string): string {
  * The credential file's content: `{"auths": {KEY: {"auth": base64(user:password)}}}`, the format
  * docker, nerdctl and podman read alike; for docker, with the user's current context kept.
  */
-export function buildAuthConfig(options: { dialect: Dialect; image: string; credential: RegistryCredential; settings?: DockerClientSettings }): Record<string, unknown> {
+export function buildAuthConfig(options: {
+  dialect: Dialect;
+  image: string;
+  credential: RegistryCredential;
+  settings?: DockerClientSettings;
+}): Record<string, unknown> {
   const { dialect, image, credential, settings } = options;
   const auth = Buffer.from(`${credential.username}:${credential.password}`).toString("base64");
   const config: Record<string, unknown> = { auths: { [formatAuthKey(dialect, image)]: { auth } } };
-  if (dialect.pullCredentials === "docker-config" && settings?.currentContext) config["currentContext"] = settings.currentContext;
+  if (dialect.pullCredentials === "docker-config" && settings?.currentContext)
+    config["currentContext"] = settings.currentContext;
   return config;
 }
 
@@ -70,7 +76,11 @@ export function buildPullArgs(ref: string, authArgs: readonly string[] = []): st
  * A pull as `--dry-run` prints it: nothing is written, the credential is named by where it came
  * from, where the file's path (podman) or directory (docker, nerdctl) would go.
  */
-export function planPull(dialect: Dialect, ref: string, credential?: RegistryCredential): { args: string[]; env?: Record<string, string> } {
+export function planPull(
+  dialect: Dialect,
+  ref: string,
+  credential?: RegistryCredential,
+): { args: string[]; env?: Record<string, string> } {
   if (!credential) return { args: buildPullArgs(ref) };
   const placeholder = `<credentials of ${credential.source}>`;
   if (dialect.pullCredentials === "authfile") return { args: buildPullArgs(ref, ["--authfile", placeholder]) };
@@ -95,7 +105,8 @@ export async function readDockerClientSettings(env: NodeJS.ProcessEnv = process.
   const settings: DockerClientSettings = {};
   try {
     const config = JSON.parse(await readFile(join(dir, "config.json"), "utf8")) as unknown;
-    const current = typeof config === "object" && config !== null ? (config as Record<string, unknown>)["currentContext"] : undefined;
+    const current =
+      typeof config === "object" && config !== null ? (config as Record<string, unknown>)["currentContext"] : undefined;
     if (typeof current === "string" && current !== "") settings.currentContext = current;
   } catch {
     // no config.json, or one the CLI would reject as well
@@ -110,7 +121,12 @@ export async function readDockerClientSettings(env: NodeJS.ProcessEnv = process.
  * `dispose()` in a `finally`. A docker context of the user's (currentContext, DOCKER_CONTEXT)
  * keeps working: its definitions are reached through a link to the user's `contexts` directory.
  */
-export async function preparePullAuth(options: { dialect: Dialect; image: string; credential: RegistryCredential; env?: NodeJS.ProcessEnv }): Promise<PullAuth> {
+export async function preparePullAuth(options: {
+  dialect: Dialect;
+  image: string;
+  credential: RegistryCredential;
+  env?: NodeJS.ProcessEnv;
+}): Promise<PullAuth> {
   const { dialect } = options;
   const settings = dialect.pullCredentials === "docker-config" ? await readDockerClientSettings(options.env) : {};
   sweep ??= removeLeftBehind(tmpdir());

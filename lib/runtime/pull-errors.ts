@@ -6,13 +6,7 @@ import { PodrunError } from "../errors.js";
 
 export type PullReason = "ErrImagePull" | "RegistryUnavailable" | "RuntimeUnavailable";
 export type PullErrorKind =
-  | "not-found"
-  | "unauthorized"
-  | "not-found-or-unauthorized"
-  | "unavailable"
-  | "rate-limited"
-  | "engine-down"
-  | "other";
+  "not-found" | "unauthorized" | "not-found-or-unauthorized" | "unavailable" | "rate-limited" | "engine-down" | "other";
 
 export interface PullClassification {
   reason: PullReason;
@@ -45,7 +39,8 @@ const UNAUTHORIZED = new RegExp(
   `unauthorized|authentication required|no basic auth credentials|incorrect username or password|${code("401")}|${code("403")} forbidden`,
   "i",
 );
-const NOT_FOUND = /manifest unknown|manifest for .* not found|repository .* not found|: not found\b|name unknown|no such image/i;
+const NOT_FOUND =
+  /manifest unknown|manifest for .* not found|repository .* not found|: not found\b|name unknown|no such image/i;
 const UNAVAILABLE = new RegExp(
   "no such host|i/o timeout|connection refused|connection reset|client\\.timeout exceeded|tls handshake timeout|" +
     `server misbehaving|network is unreachable|no route to host|x509:|http response to https client|${code("5\\d\\d")}`,
@@ -103,7 +98,11 @@ export class PullError extends PodrunError {
     classification: PullClassification,
     options?: { cause?: unknown; stderr?: string },
   ) {
-    super(classification.reason, classification.message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      classification.reason,
+      classification.message,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.kind = classification.kind;
     this.stderr = options?.stderr ?? "";
   }
@@ -118,7 +117,10 @@ const LOGRUS_SHORT = /^(FATA|ERRO|WARN|INFO|DEBU)\[[^\]]*\]\s*(.*)$/;
  * Progress (`Trying to pull…`, nerdctl's `resolving |--|`) is dropped. Falls back to all lines.
  */
 function extractErrorLines(stderr: string): string[] {
-  const lines = stderr.split("\n").map((line) => line.trim()).filter(Boolean);
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
   const errors: string[] = [];
   for (const line of lines) {
     const logrus = LOGRUS.exec(line);

@@ -42,7 +42,11 @@ const KEPT_LINES = 500;
  * with the result whatever the exit code; throws CommandError when it could not run or was
  * canceled through `signal`, and PullError (ErrImagePull) naming the deadline when it passed.
  */
-export async function runPullCommand(binary: string, args: readonly string[], options: PullCommandOptions): Promise<CommandResult> {
+export async function runPullCommand(
+  binary: string,
+  args: readonly string[],
+  options: PullCommandOptions,
+): Promise<CommandResult> {
   const { ref, deadlineMs = 0, env, signal } = options;
   const started = performance.now();
   // Stops the pull for either reason (AbortSignal.any is newer than Node 20.0).
@@ -73,7 +77,10 @@ export async function runPullCommand(binary: string, args: readonly string[], op
 
   rearm();
   try {
-    for await (const { stream, text } of streamCommand(binary, args, { ...(env ? { env } : {}), signal: stop.signal })) {
+    for await (const { stream, text } of streamCommand(binary, args, {
+      ...(env ? { env } : {}),
+      signal: stop.signal,
+    })) {
       // Bounded whatever the engine redraws: the error is at the end.
       if (lines[stream].push(text) > KEPT_LINES) lines[stream].shift();
       const line = text.trim();
@@ -92,7 +99,15 @@ export async function runPullCommand(binary: string, args: readonly string[], op
   }
   if (signal?.aborted) {
     const { stdout, stderr } = result(0);
-    throw new CommandError({ shortMessage: `Command was canceled: ${formatCommand(binary, args)}`, binary, args, exitCode: undefined, stdout, stderr, canceled: true });
+    throw new CommandError({
+      shortMessage: `Command was canceled: ${formatCommand(binary, args)}`,
+      binary,
+      args,
+      exitCode: undefined,
+      stdout,
+      stderr,
+      canceled: true,
+    });
   }
   if (stalled) {
     const after = latest ? `; latest progress: ${JSON.stringify(latest)}` : "";
@@ -106,9 +121,15 @@ export async function runPullCommand(binary: string, args: readonly string[], op
  * `--image-pull-progress-deadline` (else $PODRUN_IMAGE_PULL_PROGRESS_DEADLINE) in ms: a Go
  * duration, 0 turning the deadline off; absent, the default; anything else a usage error.
  */
-export function parseImagePullProgressDeadline(value: string | undefined, flag = "--image-pull-progress-deadline"): number {
+export function parseImagePullProgressDeadline(
+  value: string | undefined,
+  flag = "--image-pull-progress-deadline",
+): number {
   if (value === undefined || value === "") return DEFAULT_IMAGE_PULL_PROGRESS_DEADLINE_MS;
   const ms = parseDuration(value);
-  if (ms === undefined || ms < 0) throw new UsageError(`invalid value ${JSON.stringify(value)} for ${flag}: expected a duration such as 90s, 5m or 0 (no deadline)`);
+  if (ms === undefined || ms < 0)
+    throw new UsageError(
+      `invalid value ${JSON.stringify(value)} for ${flag}: expected a duration such as 90s, 5m or 0 (no deadline)`,
+    );
   return ms;
 }

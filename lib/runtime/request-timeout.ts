@@ -29,7 +29,9 @@ const GROUPS = new Set(["container", "image", "pod", "volume", "network", "syste
 export function describeStep(binary: string, args: readonly string[]): string {
   const [first, second] = args;
   if (first === undefined) return binary;
-  return GROUPS.has(first) && second !== undefined && !second.startsWith("-") ? `${binary} ${first} ${second}` : `${binary} ${first}`;
+  return GROUPS.has(first) && second !== undefined && !second.startsWith("-")
+    ? `${binary} ${first} ${second}`
+    : `${binary} ${first}`;
 }
 
 /** How long `args` may run given the request timeout; undefined: no deadline. */
@@ -45,7 +47,11 @@ export function requestDeadlineMs(args: readonly string[], timeoutMs: number): n
   return timeoutMs;
 }
 
-export type RunEngineCommand = (binary: string, args: readonly string[], options?: RunOptions) => Promise<CommandResult>;
+export type RunEngineCommand = (
+  binary: string,
+  args: readonly string[],
+  options?: RunOptions,
+) => Promise<CommandResult>;
 
 /**
  * Runs an engine command through `run` (exec.ts runCommand) within its deadline. A command that
@@ -60,7 +66,10 @@ export async function runWithinDeadline(
   options: RunOptions,
   requestTimeoutMs: number | undefined,
 ): Promise<CommandResult> {
-  const deadline = options.timeoutMs !== undefined || requestTimeoutMs === undefined ? undefined : requestDeadlineMs(args, requestTimeoutMs);
+  const deadline =
+    options.timeoutMs !== undefined || requestTimeoutMs === undefined
+      ? undefined
+      : requestDeadlineMs(args, requestTimeoutMs);
   if (deadline === undefined) return run(binary, args, options);
   try {
     return await run(binary, args, { ...options, timeoutMs: deadline });

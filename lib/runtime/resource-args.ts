@@ -80,8 +80,10 @@ export function formatResourceArgs(resources: ResourceArgs | undefined): string[
   const args: string[] = [];
   // No swap beyond the limit: the kubelet's default (swapBehavior NoSwap, ConfigureNoSwap in
   // kuberuntime_container_linux.go) where the engines would otherwise allow as much swap again.
-  if (resources.memoryLimitBytes !== undefined) args.push("--memory", String(resources.memoryLimitBytes), "--memory-swap", String(resources.memoryLimitBytes));
-  if (resources.memoryReservationBytes !== undefined) args.push("--memory-reservation", String(resources.memoryReservationBytes));
+  if (resources.memoryLimitBytes !== undefined)
+    args.push("--memory", String(resources.memoryLimitBytes), "--memory-swap", String(resources.memoryLimitBytes));
+  if (resources.memoryReservationBytes !== undefined)
+    args.push("--memory-reservation", String(resources.memoryReservationBytes));
   if (resources.cpuPeriod !== undefined) args.push("--cpu-period", String(resources.cpuPeriod));
   if (resources.cpuQuota !== undefined) args.push("--cpu-quota", String(resources.cpuQuota));
   if (resources.cpuShares !== undefined) args.push("--cpu-shares", String(resources.cpuShares));

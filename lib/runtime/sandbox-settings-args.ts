@@ -60,11 +60,16 @@ export function formatSandboxSettingsArgs(dialect: Dialect, settings: SandboxSet
  * given to each container: podman 4.3's `pod create --pid host` reaches only the infra
  * container), or docker/nerdctl join the infra container's PID namespace.
  */
-export function formatContainerPodSettingsArgs(dialect: Dialect, sandbox: string | undefined, settings: ContainerPodSettings | undefined): string[] {
+export function formatContainerPodSettingsArgs(
+  dialect: Dialect,
+  sandbox: string | undefined,
+  settings: ContainerPodSettings | undefined,
+): string[] {
   if (!settings) return [];
   const args: string[] = [];
   if (settings.hostPid) args.push("--pid", "host");
   if (settings.hostIpc) args.push("--ipc", "host");
-  if (settings.sharePid && sandbox !== undefined && dialect.sandbox !== "pod") args.push("--pid", `container:${formatInfraName(sandbox)}`);
+  if (settings.sharePid && sandbox !== undefined && dialect.sandbox !== "pod")
+    args.push("--pid", `container:${formatInfraName(sandbox)}`);
   return args;
 }

@@ -49,7 +49,8 @@ export interface SecurityArgs {
 export function formatSecurityArgs(dialect: Dialect, security: SecurityArgs | undefined): string[] {
   if (!security) return [];
   const args: string[] = [];
-  if (security.user !== undefined) args.push("--user", security.group !== undefined ? `${security.user}:${security.group}` : String(security.user));
+  if (security.user !== undefined)
+    args.push("--user", security.group !== undefined ? `${security.user}:${security.group}` : String(security.user));
   else if (security.group !== undefined) {
     // containerd refuses it too (generateUserString), and the CLIs cannot pair a gid with the
     // image's user.

@@ -22,11 +22,16 @@ export function findNameHolder(stderr: string): { name: string; id: string } | u
  * removes that container and runs `create` once more. `run` runs an engine command without
  * rejecting on its exit code.
  */
-export async function createPastStorageLeftover<T>(dialect: Dialect, create: () => Promise<T>, run: (args: readonly string[]) => Promise<CommandResult>): Promise<T> {
+export async function createPastStorageLeftover<T>(
+  dialect: Dialect,
+  create: () => Promise<T>,
+  run: (args: readonly string[]) => Promise<CommandResult>,
+): Promise<T> {
   try {
     return await create();
   } catch (error) {
-    const holder = dialect.sandbox === "pod" && error instanceof CommandError ? findNameHolder(error.stderr) : undefined;
+    const holder =
+      dialect.sandbox === "pod" && error instanceof CommandError ? findNameHolder(error.stderr) : undefined;
     if (!holder) throw error;
     // Exit 1: no container of that name in the database. Anything else is a real clash, or an engine that cannot tell.
     if ((await run(["container", "exists", holder.name])).exitCode !== 1) throw error;

@@ -20,7 +20,9 @@ export function parseVolumeList(stdout: string, wanted: Record<string, string> =
 function readLabels(value: unknown): Record<string, string> {
   if (typeof value === "string") return parseLabelString(value);
   if (value === null || typeof value !== "object") return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
 }
 
 /**

@@ -33,7 +33,11 @@ export interface BackoffFileOptions {
 }
 
 /** One read-modify-write of `<dir>/backoff.json`; returns what `mutate` returned. */
-export async function updateBackoff<T>(dir: string, mutate: (backoff: Backoff) => T, options: BackoffFileOptions = {}): Promise<T> {
+export async function updateBackoff<T>(
+  dir: string,
+  mutate: (backoff: Backoff) => T,
+  options: BackoffFileOptions = {},
+): Promise<T> {
   await ensureStateDir(dir);
   const file = join(dir, BACKOFF_FILE);
   return withLock(`${file}.lock`, async () => {
@@ -84,7 +88,8 @@ async function loadEntries(file: string, options: BackoffFileOptions): Promise<L
   } catch (error) {
     return moveAside(file, `is not valid JSON (${(error as Error).message})`, options);
   }
-  if (!isRecord(data) || !isRecord(data.entries) || !("version" in data)) return moveAside(file, "is not a podrun back-off file", options);
+  if (!isRecord(data) || !isRecord(data.entries) || !("version" in data))
+    return moveAside(file, "is not a podrun back-off file", options);
   if (data.version !== VERSION) return moveAside(file, `has unknown version ${JSON.stringify(data.version)}`, options);
 
   const entries = new Map<string, BackoffEntry>();
@@ -103,7 +108,11 @@ async function moveAside(file: string, problem: string, options: BackoffFileOpti
   try {
     await rename(file, aside);
   } catch (error) {
-    throw new StateAccessError(file, `state file ${file} ${problem}, and moving it aside failed: ${describeFsError(error)}`, { cause: error });
+    throw new StateAccessError(
+      file,
+      `state file ${file} ${problem}, and moving it aside failed: ${describeFsError(error)}`,
+      { cause: error },
+    );
   }
   options.onWarning?.(`state file ${file} ${problem}: moved it to ${aside}; pull back-off starts empty`);
   return { entries: new Map(), dirty: false };

@@ -16,6 +16,7 @@ export async function removeDeadTempFiles(dir: string, pattern: RegExp): Promise
     if (pid === undefined || isProcessAlive(Number(pid))) continue;
     const path = join(dir, name);
     const info = await stat(path).catch(() => undefined);
-    if (info && Date.now() - info.mtimeMs > 60_000) await rm(path, { recursive: true, force: true }).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > 60_000)
+      await rm(path, { recursive: true, force: true }).catch(() => undefined);
   }
 }

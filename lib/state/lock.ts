@@ -65,7 +65,10 @@ async function acquireLock(lockPath: string, { timeoutMs = 10_000, staleMs = 10_
       }
       if (Date.now() > deadline) {
         const who = holder.pid !== undefined ? ` (held by pid ${holder.pid} on ${holder.host})` : "";
-        throw new StateAccessError(lockPath, `timed out waiting for lock ${lockPath}${who}; if no podrun is running, remove it`);
+        throw new StateAccessError(
+          lockPath,
+          `timed out waiting for lock ${lockPath}${who}; if no podrun is running, remove it`,
+        );
       }
       await sleep(Math.min(5 + attempt * 5, 50) + Math.random() * 10);
     }
@@ -85,7 +88,8 @@ type Holder = Partial<LockOwner> & { sinceMs: number };
 async function readHolder(lockPath: string): Promise<Holder | undefined> {
   try {
     const owner = JSON.parse(await readFile(join(lockPath, OWNER_FILE), "utf8")) as LockOwner;
-    if (typeof owner.pid === "number" && typeof owner.sinceMs === "number" && typeof owner.token === "string") return owner;
+    if (typeof owner.pid === "number" && typeof owner.sinceMs === "number" && typeof owner.token === "string")
+      return owner;
   } catch {
     // unreadable: fall back on the directory
   }
@@ -134,7 +138,10 @@ async function takeLockAway(lockPath: string, token: string | undefined): Promis
   }
   const taken = (await readHolder(aside))?.token;
   if (taken !== token) {
-    const restored = await rename(aside, lockPath).then(() => true, () => false);
+    const restored = await rename(aside, lockPath).then(
+      () => true,
+      () => false,
+    );
     if (restored) return;
   }
   await rm(aside, { recursive: true, force: true });

@@ -31,7 +31,11 @@ export async function ensureStateDir(dir: string): Promise<string> {
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
     const reason = await explainMkdirFailure(dir, error);
-    throw new StateAccessError(dir, `cannot use state directory ${dir}: ${reason}; set PODRUN_STATE_DIR to a writable directory`, { cause: error });
+    throw new StateAccessError(
+      dir,
+      `cannot use state directory ${dir}: ${reason}; set PODRUN_STATE_DIR to a writable directory`,
+      { cause: error },
+    );
   }
   return dir;
 }

@@ -74,7 +74,12 @@ export function expandWorkload(object: RawWorkload): Workload {
         const uid = stableUid(namespace, owner);
         podName = `${name}-${stableSuffix(namespace, owner, "", i)}`;
         // The Job strategy adds both spellings of each label to the template.
-        Object.assign(labels, { "batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name, "controller-uid": uid, "job-name": name });
+        Object.assign(labels, {
+          "batch.kubernetes.io/controller-uid": uid,
+          "batch.kubernetes.io/job-name": name,
+          "controller-uid": uid,
+          "job-name": name,
+        });
         break;
       }
       default:
@@ -95,11 +100,18 @@ export function expandWorkload(object: RawWorkload): Workload {
       const podClaims = (spec.volumeClaimTemplates ?? []).map((template): PersistentVolumeClaim => ({
         apiVersion: "v1",
         kind: "PersistentVolumeClaim",
-        metadata: { name: `${template.metadata?.name}-${name}-${i}`, namespace, labels: { ...template.metadata?.labels, ...spec.selector?.matchLabels } },
+        metadata: {
+          name: `${template.metadata?.name}-${name}-${i}`,
+          namespace,
+          labels: { ...template.metadata?.labels, ...spec.selector?.matchLabels },
+        },
         spec: structuredClone(template.spec),
       }));
       if (podClaims.length > 0) {
-        const volumes: Volume[] = podClaims.map((claim, t) => ({ name: spec.volumeClaimTemplates![t]!.metadata!.name!, persistentVolumeClaim: { claimName: claim.metadata!.name! } }));
+        const volumes: Volume[] = podClaims.map((claim, t) => ({
+          name: spec.volumeClaimTemplates![t]!.metadata!.name!,
+          persistentVolumeClaim: { claimName: claim.metadata!.name! },
+        }));
         const taken = new Set(volumes.map((v) => v.name));
         pod.spec!.volumes = [...(pod.spec!.volumes ?? []).filter((v) => !taken.has(v.name)), ...volumes];
         claims.push(...podClaims);
@@ -108,7 +120,16 @@ export function expandWorkload(object: RawWorkload): Workload {
     pods.push(pod);
   }
   const written = object as unknown as Record<string, unknown>;
-  return { kind, name, namespace, replicas: count, templateHash, pods, claims, object: { ...written, metadata: { ...object.metadata, namespace } } };
+  return {
+    kind,
+    name,
+    namespace,
+    replicas: count,
+    templateHash,
+    pods,
+    claims,
+    object: { ...written, metadata: { ...object.metadata, namespace } },
+  };
 }
 
 function podCount(kind: WorkloadKind, spec: RawWorkload["spec"] & object): number {
@@ -169,7 +190,13 @@ export function stableSuffix(namespace: string, owner: string, templateHash: str
 
 /** A UID of UUID form for a Job's controller-uid label, stable per Job (no API server assigns one). */
 export function stableUid(namespace: string, owner: string): string {
-  const hex = [0, 1, 2, 3].map((i) => fnv32a(Buffer.from(`${i}/${namespace}/${owner}`, "utf8")).toString(16).padStart(8, "0")).join("");
+  const hex = [0, 1, 2, 3]
+    .map((i) =>
+      fnv32a(Buffer.from(`${i}/${namespace}/${owner}`, "utf8"))
+        .toString(16)
+        .padStart(8, "0"),
+    )
+    .join("");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -178,7 +205,10 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
+      .join(",")}}`;
   }
   return JSON.stringify(value);
 }

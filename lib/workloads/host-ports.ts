@@ -31,12 +31,17 @@ export function findUnschedulable(pods: readonly Pod[]): Map<Pod, HostPort> {
 
 /** The host ports of the pod's containers and of its sidecars (restartable init containers), which run all along. */
 function hostPortsOf(pod: Pod): HostPort[] {
-  const containers = [...(pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === "Always"), ...(pod.spec?.containers ?? [])];
-  return containers.flatMap((c) => (c.ports ?? []).filter((p): p is ContainerPort & { hostPort: number } => (p.hostPort ?? 0) > 0)).map((p) => ({
-    ip: p.hostIP || "0.0.0.0",
-    protocol: p.protocol ?? "TCP",
-    port: p.hostPort,
-  }));
+  const containers = [
+    ...(pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === "Always"),
+    ...(pod.spec?.containers ?? []),
+  ];
+  return containers
+    .flatMap((c) => (c.ports ?? []).filter((p): p is ContainerPort & { hostPort: number } => (p.hostPort ?? 0) > 0))
+    .map((p) => ({
+      ip: p.hostIP || "0.0.0.0",
+      protocol: p.protocol ?? "TCP",
+      port: p.hostPort,
+    }));
 }
 
 // 0.0.0.0 takes the port on every address of the node.

@@ -23,11 +23,16 @@ export function nextBackoffRecord(record: BackoffRecord, newSucceeded: number[],
   const failed = [...newFailed].sort((a, b) => a - b);
   if (newSucceeded.length === 0) {
     if (failed.length === 0) return record;
-    return { failuresAfterLastSuccess: record.failuresAfterLastSuccess + failed.length, lastFailureTime: failed[failed.length - 1] };
+    return {
+      failuresAfterLastSuccess: record.failuresAfterLastSuccess + failed.length,
+      lastFailureTime: failed[failed.length - 1],
+    };
   }
   const lastSuccess = Math.max(...newSucceeded);
   const after = failed.filter((t) => t > lastSuccess);
-  return after.length === 0 ? { failuresAfterLastSuccess: 0 } : { failuresAfterLastSuccess: after.length, lastFailureTime: after[after.length - 1] };
+  return after.length === 0
+    ? { failuresAfterLastSuccess: 0 }
+    : { failuresAfterLastSuccess: after.length, lastFailureTime: after[after.length - 1] };
 }
 
 /** The back-off period after `failures` failures in a row: 10 s, 20 s, 40 s … up to the cap. */

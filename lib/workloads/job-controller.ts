@@ -39,7 +39,10 @@ export const JobEventReason = {
 export const BACKOFF_LIMIT_MESSAGE = "Job has reached the specified backoff limit";
 export const DEADLINE_MESSAGE = "Job was active longer than specified deadline";
 /** The reason and message of SuccessCriteriaMet and Complete when the completions are reached. */
-export const COMPLETIONS_REACHED = { reason: "CompletionsReached", message: "Reached expected number of succeeded pods" };
+export const COMPLETIONS_REACHED = {
+  reason: "CompletionsReached",
+  message: "Reached expected number of succeeded pods",
+};
 
 export interface JobEvent {
   type: "Normal" | "Warning";
@@ -124,7 +127,9 @@ export function defaultJobSpec(spec: JobSpec): DefaultedJobSpec {
     activeDeadlineSeconds: spec.activeDeadlineSeconds,
     ttlSecondsAfterFinished: spec.ttlSecondsAfterFinished,
     podFailurePolicy: spec.podFailurePolicy,
-    podReplacementPolicy: (spec.podReplacementPolicy as "TerminatingOrFailed" | "Failed" | undefined) ?? (spec.podFailurePolicy ? "Failed" : "TerminatingOrFailed"),
+    podReplacementPolicy:
+      (spec.podReplacementPolicy as "TerminatingOrFailed" | "Failed" | undefined) ??
+      (spec.podFailurePolicy ? "Failed" : "TerminatingOrFailed"),
     restartPolicy: spec.template.spec?.restartPolicy ?? "Never",
   };
 }
@@ -133,14 +138,21 @@ export function defaultJobSpec(spec: JobSpec): DefaultedJobSpec {
 export function jobSpecWarnings(spec: JobSpec): string[] {
   const warnings: string[] = [];
   const field = (name: string, why: string) => warnings.push(`spec.${name}: ${why}`);
-  if (spec.suspend) field("suspend", "ignored: podrun runs the Job when it is given (a suspended Job would never start)");
+  if (spec.suspend)
+    field("suspend", "ignored: podrun runs the Job when it is given (a suspended Job would never start)");
   if (spec.successPolicy) field("successPolicy", "ignored: the Job completes when its completions succeed");
-  if (spec.backoffLimitPerIndex !== undefined) field("backoffLimitPerIndex", "ignored: failures count towards backoffLimit for the whole Job");
+  if (spec.backoffLimitPerIndex !== undefined)
+    field("backoffLimitPerIndex", "ignored: failures count towards backoffLimit for the whole Job");
   if (spec.maxFailedIndexes !== undefined) field("maxFailedIndexes", "ignored with backoffLimitPerIndex");
   if (spec.managedBy !== undefined) field("managedBy", "ignored: podrun is the Job's controller");
   for (const [i, rule] of (spec.podFailurePolicy?.rules ?? []).entries()) {
-    if (rule.onPodConditions) field(`podFailurePolicy.rules[${i}].onPodConditions`, "never matches on one machine: no eviction, preemption or disruption sets those pod conditions");
-    if (rule.action === "FailIndex") field(`podFailurePolicy.rules[${i}].action`, "FailIndex needs backoffLimitPerIndex; the rule is skipped");
+    if (rule.onPodConditions)
+      field(
+        `podFailurePolicy.rules[${i}].onPodConditions`,
+        "never matches on one machine: no eviction, preemption or disruption sets those pod conditions",
+      );
+    if (rule.action === "FailIndex")
+      field(`podFailurePolicy.rules[${i}].action`, "FailIndex needs backoffLimitPerIndex; the rule is skipped");
   }
   return warnings;
 }
@@ -266,7 +278,10 @@ export class JobController {
     } else if (!successMet) {
       this.manageJob(now, decision);
       const active = this.activePods().length;
-      const complete = this.spec.completions === undefined ? this.succeeded > 0 && active === 0 : this.succeeded >= this.spec.completions && active === 0;
+      const complete =
+        this.spec.completions === undefined
+          ? this.succeeded > 0 && active === 0
+          : this.succeeded >= this.spec.completions && active === 0;
       if (complete) this.conditions.push({ type: "SuccessCriteriaMet", ...COMPLETIONS_REACHED, at: now });
     }
 
@@ -279,7 +294,12 @@ export class JobController {
       this.conditions.push({ type: "Complete", ...COMPLETIONS_REACHED, at: now });
       this.completionTime = now;
       if (this.spec.completions !== undefined && this.succeeded > this.spec.completions) {
-        decision.events.push({ type: "Warning", reason: JobEventReason.TooManySucceededPods, message: "Too many succeeded pods running after completion count reached", at: now });
+        decision.events.push({
+          type: "Warning",
+          reason: JobEventReason.TooManySucceededPods,
+          message: "Too many succeeded pods running after completion count reached",
+          at: now,
+        });
       }
       decision.events.push({ type: "Normal", reason: JobEventReason.Completed, message: "Job completed", at: now });
     }
@@ -291,10 +311,13 @@ export class JobController {
   private failureVerdict(now: number): { reason: string; message: string } | { wakeAt: number } | undefined {
     const failJob = this.failJobMessage();
     if (failJob !== undefined) return { reason: JobEventReason.PodFailurePolicy, message: failJob };
-    if (this.failed > this.spec.backoffLimit || this.pastBackoffLimitOnFailure()) return { reason: JobEventReason.BackoffLimitExceeded, message: BACKOFF_LIMIT_MESSAGE };
+    if (this.failed > this.spec.backoffLimit || this.pastBackoffLimitOnFailure())
+      return { reason: JobEventReason.BackoffLimitExceeded, message: BACKOFF_LIMIT_MESSAGE };
     if (this.spec.activeDeadlineSeconds === undefined || this.startTime === undefined) return undefined;
     const deadline = this.startTime + this.spec.activeDeadlineSeconds * 1000;
-    return now >= deadline ? { reason: JobEventReason.DeadlineExceeded, message: DEADLINE_MESSAGE } : { wakeAt: deadline };
+    return now >= deadline
+      ? { reason: JobEventReason.DeadlineExceeded, message: DEADLINE_MESSAGE }
+      : { wakeAt: deadline };
   }
 
   /** The Job's status as the API would show it. */
@@ -309,9 +332,14 @@ export class JobController {
     if (this.completionTime !== undefined) status.completionTime = toApiTime(this.completionTime);
     if (this.spec.completionMode === "Indexed") status.completedIndexes = formatIndexes([...this.succeededIndexes]);
     if (this.conditions.length > 0) {
-      status.conditions = this.conditions.map(
-        (c): JobCondition => ({ type: c.type, status: "True", reason: c.reason, message: c.message, lastProbeTime: toApiTime(c.at), lastTransitionTime: toApiTime(c.at) }),
-      );
+      status.conditions = this.conditions.map((c): JobCondition => ({
+        type: c.type,
+        status: "True",
+        reason: c.reason,
+        message: c.message,
+        lastProbeTime: toApiTime(c.at),
+        lastTransitionTime: toApiTime(c.at),
+      }));
     }
     return status;
   }
@@ -336,7 +364,10 @@ export class JobController {
       decision.wakeAt = Math.min(decision.wakeAt ?? Infinity, now + wait);
       return;
     }
-    const indexes = this.spec.completionMode === "Indexed" && completions !== undefined ? this.pendingIndexes(diff, completions) : undefined;
+    const indexes =
+      this.spec.completionMode === "Indexed" && completions !== undefined
+        ? this.pendingIndexes(diff, completions)
+        : undefined;
     if (indexes) diff = indexes.length;
     for (let i = 0; i < diff; i++) {
       const index = indexes?.[i];
@@ -345,7 +376,12 @@ export class JobController {
       if (index !== undefined) pod.index = index;
       this.pods.set(name, pod);
       decision.create.push(index === undefined ? { name } : { name, index });
-      decision.events.push({ type: "Normal", reason: JobEventReason.SuccessfulCreate, message: `Created pod: ${name}`, at: now });
+      decision.events.push({
+        type: "Normal",
+        reason: JobEventReason.SuccessfulCreate,
+        message: `Created pod: ${name}`,
+        at: now,
+      });
     }
   }
 
@@ -353,14 +389,20 @@ export class JobController {
   private pendingIndexes(count: number, completions: number): number[] {
     const taken = new Set(this.activePods().map((p) => p.index));
     const out: number[] = [];
-    for (let i = 0; i < completions && out.length < count; i++) if (!this.succeededIndexes.has(i) && !taken.has(i)) out.push(i);
+    for (let i = 0; i < completions && out.length < count; i++)
+      if (!this.succeededIndexes.has(i) && !taken.has(i)) out.push(i);
     return out;
   }
 
   private deletePod(pod: PodRecord, now: number, decision: JobDecision): void {
     pod.deletedAt = now;
     decision.delete.push(pod.name);
-    decision.events.push({ type: "Normal", reason: JobEventReason.SuccessfulDelete, message: `Deleted pod: ${pod.name}`, at: now });
+    decision.events.push({
+      type: "Normal",
+      reason: JobEventReason.SuccessfulDelete,
+      message: `Deleted pod: ${pod.name}`,
+      at: now,
+    });
   }
 
   private countSucceeded(pod: PodRecord): void {
@@ -370,7 +412,8 @@ export class JobController {
       return;
     }
     // An index counts once, however many of its pods succeed.
-    if (pod.index !== undefined && this.spec.completions !== undefined && pod.index < this.spec.completions) this.succeededIndexes.add(pod.index);
+    if (pod.index !== undefined && this.spec.completions !== undefined && pod.index < this.spec.completions)
+      this.succeededIndexes.add(pod.index);
     this.succeeded = this.succeededIndexes.size;
   }
 
@@ -394,7 +437,8 @@ export class JobController {
   private pastBackoffLimitOnFailure(): boolean {
     if (this.spec.restartPolicy !== "OnFailure") return false;
     let restarts = 0;
-    for (const pod of this.pods.values()) if (pod.phase === "Pending" || pod.phase === "Running") restarts += pod.restartCount;
+    for (const pod of this.pods.values())
+      if (pod.phase === "Pending" || pod.phase === "Running") restarts += pod.restartCount;
     return this.spec.backoffLimit === 0 ? restarts > 0 : restarts >= this.spec.backoffLimit;
   }
 
@@ -409,11 +453,15 @@ export class JobController {
   }
 
   private activePods(): PodRecord[] {
-    return [...this.pods.values()].filter((p) => (p.phase === "Pending" || p.phase === "Running") && p.deletedAt === undefined);
+    return [...this.pods.values()].filter(
+      (p) => (p.phase === "Pending" || p.phase === "Running") && p.deletedAt === undefined,
+    );
   }
 
   private terminatingPods(): PodRecord[] {
-    return [...this.pods.values()].filter((p) => (p.phase === "Pending" || p.phase === "Running") && p.deletedAt !== undefined);
+    return [...this.pods.values()].filter(
+      (p) => (p.phase === "Pending" || p.phase === "Running") && p.deletedAt !== undefined,
+    );
   }
 
   private podView(pod: PodRecord) {
@@ -425,7 +473,7 @@ export class JobController {
 export function formatIndexes(indexes: number[]): string {
   const sorted = [...new Set(indexes)].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
     parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);

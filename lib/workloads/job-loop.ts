@@ -35,7 +35,13 @@ export async function runJob(
     for (const name of decision.delete) await engine.delete(name);
     for (const pod of decision.create) await engine.create(pod);
     const finished = controller.finished;
-    if (finished) return { outcome: finished.type, reason: finished.reason, message: finished.message, status: controller.status() };
+    if (finished)
+      return {
+        outcome: finished.type,
+        reason: finished.reason,
+        message: finished.message,
+        status: controller.status(),
+      };
     if (signal?.aborted) return { outcome: "interrupted", status: controller.status() };
 
     const stop = new AbortController();

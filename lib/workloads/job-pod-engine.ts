@@ -92,7 +92,10 @@ export class EngineJobPods implements JobPodEngine {
    */
   async findExisting(): Promise<{ records: PodRecord[]; earliest?: number }> {
     const records = await findJobPods(this.deps.runtime, this.options.workload);
-    const times = records.flatMap((r) => [r.infra, ...r.initContainers, ...r.appContainers]).flatMap((c) => (c ? [Date.parse(c.createdAt)] : [])).filter((ms) => !Number.isNaN(ms));
+    const times = records
+      .flatMap((r) => [r.infra, ...r.initContainers, ...r.appContainers])
+      .flatMap((c) => (c ? [Date.parse(c.createdAt)] : []))
+      .filter((ms) => !Number.isNaN(ms));
     return times.length === 0 ? { records } : { records, earliest: Math.min(...times) };
   }
 
@@ -109,7 +112,8 @@ export class EngineJobPods implements JobPodEngine {
       controller.adopt(index === undefined ? { name: record.name } : { name: record.name, index });
       const reading = readJobPod(record, this.restartPolicy);
       const watched: Watched = { started: false, restartCount: 0, stop: new AbortController() };
-      for (const observation of observationsOf(record.name, reading, watched, this.clock.now())) controller.observe(observation);
+      for (const observation of observationsOf(record.name, reading, watched, this.clock.now()))
+        controller.observe(observation);
       watched.started = true;
       watched.restartCount = reading.restartCount;
       if (reading.state === "exited") await this.noteFailure(record, reading.finishedAt);
@@ -125,9 +129,18 @@ export class EngineJobPods implements JobPodEngine {
     this.names.add(request.name);
     const pod = jobPod(workload, request);
     // Kept on failure: an init container's failure is the pod's Failed phase, read back like any exit.
-    const outcome = await runPod(this.deps, { ...podOptions, pod, keepOnFailure: true, replace: false, wait: undefined });
+    const outcome = await runPod(this.deps, {
+      ...podOptions,
+      pod,
+      keepOnFailure: true,
+      replace: false,
+      wait: undefined,
+    });
     if (outcome.status === "interrupted") throw new JobPodStartError(outcome);
-    if (outcome.status === "failed" && !(outcome.error instanceof PodrunError && outcome.error.reason === "InitContainerFailed")) {
+    if (
+      outcome.status === "failed" &&
+      !(outcome.error instanceof PodrunError && outcome.error.reason === "InitContainerFailed")
+    ) {
       if (!this.options.keepOnFailure && !podOptions.dryRun) await this.remove(request.name).catch(() => undefined);
       throw new JobPodStartError(outcome);
     }
@@ -178,7 +191,12 @@ export class EngineJobPods implements JobPodEngine {
   /** Removes every pod of the Job (ttlSecondsAfterFinished, --rm-on-interrupt); how many there were. */
   async removeAll(): Promise<number> {
     this.close();
-    return removeJobPods(this.deps, this.options.workload, this.options.podOptions.stateDir, this.options.workload.pods[0]);
+    return removeJobPods(
+      this.deps,
+      this.options.workload,
+      this.options.podOptions.stateDir,
+      this.options.workload.pods[0],
+    );
   }
 
   private push(observation: JobObservation): void {
@@ -223,12 +241,19 @@ export class EngineJobPods implements JobPodEngine {
       for (const observation of observations) this.push(observation);
       const running = record.appContainers.filter((c) => c.running && c.status !== "restarting");
       // OnFailure: a container that exited non-zero is about to be restarted by the engine.
-      const restarting = record.appContainers.some((c) => c.status === "restarting" || (!c.running && this.restartPolicy === "OnFailure" && c.exitCode !== 0));
+      const restarting = record.appContainers.some(
+        (c) => c.status === "restarting" || (!c.running && this.restartPolicy === "OnFailure" && c.exitCode !== 0),
+      );
       const step = new AbortController();
       const abort = () => step.abort();
       signal.addEventListener("abort", abort, { once: true });
       const waits = running.map((c) => runtime.waitContainer(c.id, { signal: step.signal }).catch(() => undefined));
-      const reread = restarting || waits.length === 0 ? RESTARTING_MS : this.restartPolicy === "OnFailure" ? REREAD_ON_FAILURE_MS : REREAD_MS;
+      const reread =
+        restarting || waits.length === 0
+          ? RESTARTING_MS
+          : this.restartPolicy === "OnFailure"
+            ? REREAD_ON_FAILURE_MS
+            : REREAD_MS;
       await Promise.race([...waits, this.clock.sleep(reread, step.signal)]);
       step.abort();
       signal.removeEventListener("abort", abort);
@@ -242,14 +267,19 @@ export class EngineJobPods implements JobPodEngine {
   private async settle(record: PodRecord): Promise<void> {
     const { runtime, recorder } = this.deps;
     if (record.initContainers.some((c) => c.running && isSidecarState(c))) {
-      await stopPod({ runtime, recorder }, { pod: record, volumes: [], keepStopped: true, manifest: jobPod(this.options.workload, { name: record.name }) }).catch(() => undefined);
+      await stopPod(
+        { runtime, recorder },
+        { pod: record, volumes: [], keepStopped: true, manifest: jobPod(this.options.workload, { name: record.name }) },
+      ).catch(() => undefined);
     }
     if (record.infra?.running) await runtime.stopContainer(record.infra.id, 0).catch(() => undefined);
   }
 
   /** Keeps the last log lines of a pod that failed (or is being deleted), if it is the latest. */
   private async noteFailure(record: PodRecord, at = this.clock.now(), deleting = false): Promise<void> {
-    const failed = [...record.appContainers, ...record.initContainers].filter((c) => (deleting ? c.running || c.exitCode !== 0 : !c.running && c.exitCode !== 0));
+    const failed = [...record.appContainers, ...record.initContainers].filter((c) =>
+      deleting ? c.running || c.exitCode !== 0 : !c.running && c.exitCode !== 0,
+    );
     if (failed.length === 0 || (this.failure && this.failure.at > at)) return;
     const containers = await Promise.all(
       failed.map(async (c) => {
@@ -262,18 +292,37 @@ export class EngineJobPods implements JobPodEngine {
 
   private async remove(name: string, known?: PodRecord): Promise<void> {
     const record = known ?? (await this.read(name));
-    if (record) await removePod(this.deps, record, { stateDir: this.options.podOptions.stateDir, manifest: jobPod(this.options.workload, { name }) });
+    if (record)
+      await removePod(this.deps, record, {
+        stateDir: this.options.podOptions.stateDir,
+        manifest: jobPod(this.options.workload, { name }),
+      });
   }
 }
 
 /** The pods on the engine that belong to the Job (one listing of the namespace). */
-export async function findJobPods(runtime: RunPodDeps["runtime"], job: { name: string; namespace: string }): Promise<PodRecord[]> {
+export async function findJobPods(
+  runtime: RunPodDeps["runtime"],
+  job: { name: string; namespace: string },
+): Promise<PodRecord[]> {
   return (await findPods(runtime, { namespace: job.namespace })).filter((r) => isJobPod(r, job));
 }
 
 /** Removes every pod of a Job, as `down` would; resolves with how many there were. */
-export async function removeJobPods(deps: Pick<RunPodDeps, "runtime" | "recorder">, job: { name: string; namespace: string }, stateDir: string, template?: Pod): Promise<number> {
+export async function removeJobPods(
+  deps: Pick<RunPodDeps, "runtime" | "recorder">,
+  job: { name: string; namespace: string },
+  stateDir: string,
+  template?: Pod,
+): Promise<number> {
   const records = await findJobPods(deps.runtime, job);
-  await Promise.all(records.map((record) => removePod(deps, record, { stateDir, manifest: template && { ...template, metadata: { ...template.metadata, name: record.name } } })));
+  await Promise.all(
+    records.map((record) =>
+      removePod(deps, record, {
+        stateDir,
+        manifest: template && { ...template, metadata: { ...template.metadata, name: record.name } },
+      }),
+    ),
+  );
   return records.length;
 }

@@ -32,7 +32,13 @@ export function jobPod(workload: Workload, request: PodToCreate): Pod {
   const spec = pod.spec!;
   for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
     if (!(container.env ?? []).some((e) => e.name === "JOB_COMPLETION_INDEX")) {
-      container.env = [...(container.env ?? []), { name: "JOB_COMPLETION_INDEX", valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${COMPLETION_INDEX_KEY}']` } } }];
+      container.env = [
+        ...(container.env ?? []),
+        {
+          name: "JOB_COMPLETION_INDEX",
+          valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${COMPLETION_INDEX_KEY}']` } },
+        },
+      ];
     }
   }
   spec.hostname ??= `${workload.name}-${index}`;
@@ -97,8 +103,10 @@ export function readJobPod(record: PodRecord, restartPolicy: string): PodReading
     states.map((c) => ({ name: kubeContainerName(c), exitCode: c.exitCode, ...(init ? { init: true } : {}) }));
   const containers = [...exits(record.appContainers, false), ...exits(inits, true)];
   const restartCount = record.appContainers.reduce((sum, c) => sum + c.restartCount, 0);
-  const stopped = (c: ContainerState) => !c.running && c.status !== "restarting" && c.status !== "created" && c.finishedAt !== "";
-  const finish = (states: ContainerState[]) => Math.max(0, ...states.map((c) => Date.parse(c.finishedAt)).filter((ms) => !Number.isNaN(ms)));
+  const stopped = (c: ContainerState) =>
+    !c.running && c.status !== "restarting" && c.status !== "created" && c.finishedAt !== "";
+  const finish = (states: ContainerState[]) =>
+    Math.max(0, ...states.map((c) => Date.parse(c.finishedAt)).filter((ms) => !Number.isNaN(ms)));
   const failedInit = inits.find((c) => stopped(c) && c.exitCode !== 0);
   if (failedInit) return { state: "exited", containers, restartCount, finishedAt: finish([failedInit]) };
   const final = (c: ContainerState) => stopped(c) && (restartPolicy !== "OnFailure" || c.exitCode === 0);
@@ -109,10 +117,17 @@ export function readJobPod(record: PodRecord, restartPolicy: string): PodReading
 }
 
 /** The observations a reading adds to what the controller was last told (`told`: restarts, started). */
-export function observationsOf(pod: string, reading: PodReading, told: { started: boolean; restartCount: number }, now: number): JobObservation[] {
+export function observationsOf(
+  pod: string,
+  reading: PodReading,
+  told: { started: boolean; restartCount: number },
+  now: number,
+): JobObservation[] {
   const out: JobObservation[] = [];
   if (!told.started) out.push({ kind: "started", pod, at: now });
-  if (reading.restartCount > told.restartCount) out.push({ kind: "restarted", pod, restartCount: reading.restartCount, at: now });
-  if (reading.state === "exited") out.push({ kind: "exited", pod, containers: reading.containers, at: reading.finishedAt || now });
+  if (reading.restartCount > told.restartCount)
+    out.push({ kind: "restarted", pod, restartCount: reading.restartCount, at: now });
+  if (reading.state === "exited")
+    out.push({ kind: "exited", pod, containers: reading.containers, at: reading.finishedAt || now });
   return out;
 }

@@ -29,7 +29,11 @@ function jobFile(stateDir: string, engine: string, job: { namespace: string; nam
   return join(jobsDirectory(stateDir, engine), `${job.namespace}_${job.name}.json`);
 }
 
-export async function readJobRecord(stateDir: string, engine: string, job: { namespace: string; name: string }): Promise<JobRecord | undefined> {
+export async function readJobRecord(
+  stateDir: string,
+  engine: string,
+  job: { namespace: string; name: string },
+): Promise<JobRecord | undefined> {
   return parseJobRecord(await readFile(jobFile(stateDir, engine, job), "utf8").catch(() => undefined));
 }
 
@@ -38,7 +42,11 @@ export async function writeJobRecord(stateDir: string, engine: string, record: J
   await writeFileAtomic(jobFile(stateDir, engine, record), `${JSON.stringify(record)}\n`);
 }
 
-export async function removeJobRecord(stateDir: string, engine: string, job: { namespace: string; name: string }): Promise<void> {
+export async function removeJobRecord(
+  stateDir: string,
+  engine: string,
+  job: { namespace: string; name: string },
+): Promise<void> {
   await unlink(jobFile(stateDir, engine, job)).catch(() => undefined);
 }
 
@@ -46,7 +54,11 @@ export async function removeJobRecord(stateDir: string, engine: string, job: { n
 export async function listJobRecords(stateDir: string, engine: string): Promise<JobRecord[]> {
   const names = await readdir(jobsDirectory(stateDir, engine)).catch(() => [] as string[]);
   const records = await Promise.all(
-    names.filter((n) => n.endsWith(".json")).map(async (n) => parseJobRecord(await readFile(join(jobsDirectory(stateDir, engine), n), "utf8").catch(() => undefined))),
+    names
+      .filter((n) => n.endsWith(".json"))
+      .map(async (n) =>
+        parseJobRecord(await readFile(join(jobsDirectory(stateDir, engine), n), "utf8").catch(() => undefined)),
+      ),
   );
   return records.filter((r): r is JobRecord => r !== undefined);
 }
@@ -68,7 +80,12 @@ export function parseJobRecord(text: string | undefined): JobRecord | undefined 
   if (typeof v.ttlSecondsAfterFinished === "number") record.ttlSecondsAfterFinished = v.ttlSecondsAfterFinished;
   const f = v.finished as Record<string, unknown> | undefined;
   if (f && (f.type === "Complete" || f.type === "Failed") && typeof f.at === "number") {
-    record.finished = { type: f.type, reason: typeof f.reason === "string" ? f.reason : "", message: typeof f.message === "string" ? f.message : "", at: f.at };
+    record.finished = {
+      type: f.type,
+      reason: typeof f.reason === "string" ? f.reason : "",
+      message: typeof f.message === "string" ? f.message : "",
+      at: f.at,
+    };
   }
   return record;
 }

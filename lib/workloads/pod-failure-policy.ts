@@ -54,9 +54,14 @@ export function matchPodFailurePolicy(
 }
 
 /** App containers first, then init containers; exit code 0 never matches. */
-function matchOnExitCodes(containers: ContainerExit[], requirement: PodFailurePolicyOnExitCodesRequirement): ContainerExit | undefined {
+function matchOnExitCodes(
+  containers: ContainerExit[],
+  requirement: PodFailurePolicyOnExitCodesRequirement,
+): ContainerExit | undefined {
   const matches = (c: ContainerExit) =>
-    (requirement.containerName === undefined || requirement.containerName === c.name) && c.exitCode !== 0 && operatorMatches(c.exitCode, requirement);
+    (requirement.containerName === undefined || requirement.containerName === c.name) &&
+    c.exitCode !== 0 &&
+    operatorMatches(c.exitCode, requirement);
   return containers.find((c) => !c.init && matches(c)) ?? containers.find((c) => c.init && matches(c));
 }
 

@@ -9,7 +9,14 @@ import { JobController, jobSpecWarnings, type JobEvent } from "./job-controller.
 import { runJob } from "./job-loop.js";
 import { EngineJobPods, JobPodStartError, removeJobPods, type FailedPodLogs } from "./job-pod-engine.js";
 import { nextJobPodName } from "./job-pods.js";
-import { expiryOf, listJobRecords, readJobRecord, removeJobRecord, writeJobRecord, type JobRecord } from "./job-state.js";
+import {
+  expiryOf,
+  listJobRecords,
+  readJobRecord,
+  removeJobRecord,
+  writeJobRecord,
+  type JobRecord,
+} from "./job-state.js";
 
 // `podrun up` for the Jobs of the manifests: each is handed to the Job controller
 // (job-controller.ts) with its pods on the engine (job-pod-engine.ts).
@@ -51,10 +58,19 @@ export interface RunJobsResult {
 
 /** The involved object of a Job's events: `job/<name>` in the event lines and `podrun events`. */
 export function jobInvolvedObject(job: { name: string; namespace: string }): InvolvedObject {
-  return { apiVersion: "batch/v1", kind: "Job", name: job.name, namespace: job.namespace, uid: stableUid(job.namespace, `Job/${job.name}`) };
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    name: job.name,
+    namespace: job.namespace,
+    uid: stableUid(job.namespace, `Job/${job.name}`),
+  };
 }
 
-export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder, "event"> }, options: RunJobsOptions): Promise<RunJobsResult> {
+export async function runJobs(
+  deps: RunPodDeps & { recorder: Pick<EventRecorder, "event"> },
+  options: RunJobsOptions,
+): Promise<RunJobsResult> {
   const clock = options.clock ?? systemClock;
   const { stateDir, dryRun } = options.podOptions;
   const engine = deps.runtime.name;
@@ -67,9 +83,15 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
     if (options.signal?.aborted) return { ...result, interrupted: true };
     const label = `job/${workload.name}`;
     const job = workload.object as Job;
-    for (const warning of jobSpecWarnings(job.spec!)) options.warn(paint.yellow(`${source}: Warning: ${label}: ${warning}`));
+    for (const warning of jobSpecWarnings(job.spec!))
+      options.warn(paint.yellow(`${source}: Warning: ${label}: ${warning}`));
 
-    const pods = new EngineJobPods(deps, { workload, podOptions: { ...options.podOptions, source }, keepOnFailure: options.keepOnFailure, clock });
+    const pods = new EngineJobPods(deps, {
+      workload,
+      podOptions: { ...options.podOptions, source },
+      keepOnFailure: options.keepOnFailure,
+      clock,
+    });
     const existing = dryRun ? { records: [] } : await pods.findExisting();
     // The record stands for the Job object: it goes with `down` (or the TTL), not with the pods,
     // which the controller itself may have deleted (activeDeadlineSeconds).
@@ -84,7 +106,11 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
       continue;
     }
     const startTime = record?.startTime ?? existing.earliest ?? clock.now();
-    const controller = new JobController({ job, startTime, podName: ({ index }) => nextJobPodName(workload, pods.names, index) });
+    const controller = new JobController({
+      job,
+      startTime,
+      podName: ({ index }) => nextJobPodName(workload, pods.names, index),
+    });
     await pods.adopt(controller, existing.records);
     const object = jobInvolvedObject(workload);
     const onEvent = (event: JobEvent) => deps.recorder.event(object, event.type, event.reason, event.message);
@@ -93,7 +119,8 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
       const finished = controller.finished;
       const next: JobRecord = { namespace: workload.namespace, name: workload.name, startTime };
       if (finished) next.finished = finished;
-      if (controller.spec.ttlSecondsAfterFinished !== undefined) next.ttlSecondsAfterFinished = controller.spec.ttlSecondsAfterFinished;
+      if (controller.spec.ttlSecondsAfterFinished !== undefined)
+        next.ttlSecondsAfterFinished = controller.spec.ttlSecondsAfterFinished;
       await writeJobRecord(stateDir, engine, next);
     };
 
@@ -108,8 +135,13 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
         if (controller.finished) await report(controller, pods, label, options, result, paint, startTime);
         else if (!dryRun) {
           const status = controller.status();
-          const next = decision.wakeAt !== undefined && decision.create.length === 0 ? `; the next pod after the back-off, at ${new Date(decision.wakeAt).toISOString()}` : "";
-          options.say(`${label}: ${status.active ?? 0} active, ${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed${next} (podrun up --wait ${source} follows the Job to its end: retries need it)`);
+          const next =
+            decision.wakeAt !== undefined && decision.create.length === 0
+              ? `; the next pod after the back-off, at ${new Date(decision.wakeAt).toISOString()}`
+              : "";
+          options.say(
+            `${label}: ${status.active ?? 0} active, ${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed${next} (podrun up --wait ${source} follows the Job to its end: retries need it)`,
+          );
         }
         continue;
       }
@@ -135,10 +167,23 @@ export async function runJobs(deps: RunPodDeps & { recorder: Pick<EventRecorder,
           const removed = await pods.removeAll();
           await removeJobRecord(stateDir, engine, workload);
           options.warn(`podrun: interrupted; ${label} and its ${removed === 1 ? "pod" : `${removed} pods`} removed`);
-        } else options.warn(`podrun: interrupted; ${label} left with its pods (podrun up --wait ${source} takes it up again; podrun down ${source} removes them)`);
+        } else
+          options.warn(
+            `podrun: interrupted; ${label} left with its pods (podrun up --wait ${source} takes it up again; podrun down ${source} removes them)`,
+          );
         return { ...result, interrupted: true };
       }
-      options.warn(paint.red(formatErrorLine({ reason: "Timeout", message: `not finished within --timeout; its pods are left as they are (podrun up --wait ${source} takes it up again)` }, label)));
+      options.warn(
+        paint.red(
+          formatErrorLine(
+            {
+              reason: "Timeout",
+              message: `not finished within --timeout; its pods are left as they are (podrun up --wait ${source} takes it up again)`,
+            },
+            label,
+          ),
+        ),
+      );
       result.failed.push(label);
     } catch (error) {
       if (!(error instanceof JobPodStartError)) throw error;
@@ -175,16 +220,33 @@ async function report(
   if (finished.type === "Complete") {
     const wanted = controller.spec.completions;
     const failures = status.failed ? `, ${status.failed} failed` : "";
-    options.say(paint.green(`${label}: Complete: ${status.succeeded ?? 0}${wanted === undefined ? "" : ` of ${wanted}`} succeeded${failures}, in ${seconds}s`));
+    options.say(
+      paint.green(
+        `${label}: Complete: ${status.succeeded ?? 0}${wanted === undefined ? "" : ` of ${wanted}`} succeeded${failures}, in ${seconds}s`,
+      ),
+    );
   } else {
     for (const line of formatFailedPodLogs(pods.lastFailure)) options.warn(line);
-    options.warn(paint.red(formatErrorLine({ reason: finished.reason, message: `${finished.message} (${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed, in ${seconds}s)` }, label)));
+    options.warn(
+      paint.red(
+        formatErrorLine(
+          {
+            reason: finished.reason,
+            message: `${finished.message} (${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed, in ${seconds}s)`,
+          },
+          label,
+        ),
+      ),
+    );
     if (options.wait) result.failed.push(label);
   }
   // The TTL-after-finished controller deletes at once when the TTL is 0; a later one is for the next `up`.
   if (controller.spec.ttlSecondsAfterFinished === 0 && !options.podOptions.dryRun) {
     const removed = await pods.removeAll();
-    await removeJobRecord(options.podOptions.stateDir, pods.engineName, { namespace: controller.namespace, name: controller.name });
+    await removeJobRecord(options.podOptions.stateDir, pods.engineName, {
+      namespace: controller.namespace,
+      name: controller.name,
+    });
     options.say(`${label}: ttlSecondsAfterFinished 0: ${removed === 1 ? "its pod" : `its ${removed} pods`} removed`);
   }
 }
@@ -193,7 +255,9 @@ async function report(
 export function formatFailedPodLogs(logs: FailedPodLogs | undefined): string[] {
   if (!logs) return [];
   return logs.containers.flatMap((c) =>
-    c.lines.length === 0 ? [`pod/${logs.pod}[${c.name}]: no log lines`] : [`last log lines of pod/${logs.pod}[${c.name}]:`, ...c.lines.map((line) => `  ${line}`)],
+    c.lines.length === 0
+      ? [`pod/${logs.pod}[${c.name}]: no log lines`]
+      : [`last log lines of pod/${logs.pod}[${c.name}]:`, ...c.lines.map((line) => `  ${line}`)],
   );
 }
 
@@ -206,6 +270,9 @@ async function removeExpiredJobs(deps: RunPodDeps, options: RunJobsOptions, cloc
     if (expiry === undefined || expiry > clock.now()) continue;
     const removed = await removeJobPods(deps, record, stateDir);
     await removeJobRecord(stateDir, engine, record);
-    if (removed > 0) options.say(`job/${record.name}${record.namespace === "default" ? "" : ` (namespace ${record.namespace})`}: ttlSecondsAfterFinished passed; ${removed === 1 ? "its pod" : `its ${removed} pods`} removed`);
+    if (removed > 0)
+      options.say(
+        `job/${record.name}${record.namespace === "default" ? "" : ` (namespace ${record.namespace})`}: ttlSecondsAfterFinished passed; ${removed === 1 ? "its pod" : `its ${removed} pods`} removed`,
+      );
   }
 }

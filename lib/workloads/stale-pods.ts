@@ -22,13 +22,24 @@ export interface RemovedPod {
 }
 
 /** Removes the workload's pods that are not among `workload.pods`, as `down` removes a pod. */
-export async function removeStalePods(deps: StalePodsDeps, workload: Workload, options: { stateDir: string }): Promise<RemovedPod[]> {
+export async function removeStalePods(
+  deps: StalePodsDeps,
+  workload: Workload,
+  options: { stateDir: string },
+): Promise<RemovedPod[]> {
   const { runtime } = deps;
-  const owned = { [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: workload.namespace, [OWNER_LABEL]: `${workload.kind}/${workload.name}` };
+  const owned = {
+    [LABEL_MANAGED]: "true",
+    [LABEL_POD_NAMESPACE]: workload.namespace,
+    [OWNER_LABEL]: `${workload.kind}/${workload.name}`,
+  };
   const wanted = new Set(workload.pods.map((pod) => pod.metadata!.name!));
   // Each label checked here too: an engine that ORs label filters must never make another pod stale.
-  const isOwned = (labels: Record<string, string>) => Object.entries(owned).every(([key, value]) => labels[key] === value);
+  const isOwned = (labels: Record<string, string>) =>
+    Object.entries(owned).every(([key, value]) => labels[key] === value);
   const containers = (await runtime.listContainers(owned)).filter((state) => isOwned(state.labels));
   const stale = groupPods(containers).filter((pod) => !wanted.has(pod.name));
-  return Promise.all(stale.map(async (pod) => ({ name: pod.name, failures: (await removePod(deps, pod, options)).failures })));
+  return Promise.all(
+    stale.map(async (pod) => ({ name: pod.name, failures: (await removePod(deps, pod, options)).failures })),
+  );
 }

@@ -11,7 +11,10 @@ const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
 /** Runs the CLI with its stdout pipe closed at once. */
 function runClosingEarly(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PODRUN_BIN, ...args], { env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [PODRUN_BIN, ...args], {
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.destroy();

@@ -7,7 +7,8 @@ import { runCli } from "../harness/cli.js";
 // `up` and `down` over several files and directories, at the level of arguments: what is read,
 // and the usage errors, before any engine is asked (a dry run asks none).
 
-const pod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
+const pod = (name: string) =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
 const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  A: b\n";
 
 const dirs: string[] = [];
@@ -57,10 +58,16 @@ t.test("up: usage and manifest errors, exit 2, before any engine is asked", asyn
   t.equal(noPod.stderr, "error: cm-only.yaml: no Pod to run (the file holds only ConfigMaps or Secrets)\n");
   const twice = await runCli(["up", "--runtime", "docker", "--dry-run", "k8s", "cm-only.yaml"], { cwd: dir });
   t.equal(twice.exitCode, 2);
-  t.equal(twice.stderr, 'cm-only.yaml:4:9: metadata.name: Duplicate value: "app-config": ConfigMap "app-config" in namespace "default" is also defined at k8s/1-cm.yaml:4:9\n');
+  t.equal(
+    twice.stderr,
+    'cm-only.yaml:4:9: metadata.name: Duplicate value: "app-config": ConfigMap "app-config" in namespace "default" is also defined at k8s/1-cm.yaml:4:9\n',
+  );
   const empty = await runCli(["up", "--runtime", "docker", "--dry-run", "empty", "nothere.yaml"], { cwd: dir });
   t.equal(empty.exitCode, 2);
-  t.equal(empty.stderr, "empty: no manifest in this directory (no *.yaml, *.yml, *.json file)\nnothere.yaml: cannot read: no such file\n");
+  t.equal(
+    empty.stderr,
+    "empty: no manifest in this directory (no *.yaml, *.yml, *.json file)\nnothere.yaml: cannot read: no such file\n",
+  );
 });
 
 t.test("down: directories given as paths or with -f are manifests; errors before any engine is asked", async (t) => {
@@ -76,7 +83,13 @@ t.test("down: directories given as paths or with -f are manifests; errors before
     t.equal(r.exitCode, 2, args.join(" "));
     t.match(r.stderr, /^empty\/?: no manifest in this directory/, args.join(" "));
   }
-  const noPod = await runCli(["down", "--runtime", "docker", "cm-only.yaml", "-f", "empty/../cm-only.yaml"], { cwd: dir });
+  const noPod = await runCli(["down", "--runtime", "docker", "cm-only.yaml", "-f", "empty/../cm-only.yaml"], {
+    cwd: dir,
+  });
   t.equal(noPod.exitCode, 2);
-  t.equal(noPod.stderr, "error: cm-only.yaml: no Pod in this file (only ConfigMaps or Secrets)\n", "the same file twice is read once");
+  t.equal(
+    noPod.stderr,
+    "error: cm-only.yaml: no Pod in this file (only ConfigMaps or Secrets)\n",
+    "the same file twice is read once",
+  );
 });

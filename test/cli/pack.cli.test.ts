@@ -18,12 +18,18 @@ t.test("npm pack → npm install -g → podrun --version", async (t) => {
   const [tarball] = (await readdir(dir)).filter((f) => f.endsWith(".tgz"));
   t.ok(tarball, "npm pack wrote a tarball");
   const prefix = join(dir, "prefix");
-  await execa("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", join(dir, tarball!)], { cwd: dir });
+  await execa("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", join(dir, tarball!)], {
+    cwd: dir,
+  });
   const { version } = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as { version: string };
   const bin = join(prefix, "bin", "podrun");
   const ran = await execa(bin, ["--version"], { cwd: dir });
   t.equal(ran.stdout.trim(), `${version} (Kubernetes API ${KUBERNETES_API_VERSION})`);
-  const validated = await execa(bin, ["validate", join(prefix, "lib/node_modules/podrun/examples/web-sidecar.yaml")], { cwd: dir, env: { NO_COLOR: "1" }, reject: false });
+  const validated = await execa(bin, ["validate", join(prefix, "lib/node_modules/podrun/examples/web-sidecar.yaml")], {
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    reject: false,
+  });
   t.equal(validated.exitCode, 0, validated.stderr);
   t.match(validated.stdout, /Pod web \(2 containers\): valid/);
 });

@@ -43,7 +43,12 @@ spec:
 /** The fields of a Pod that validate's defaulting fills in. */
 interface DefaultedPod {
   metadata: { namespace: string };
-  spec: { restartPolicy: string; terminationGracePeriodSeconds: number; containers: { imagePullPolicy: string }[]; initContainers: [{ imagePullPolicy: string }] };
+  spec: {
+    restartPolicy: string;
+    terminationGracePeriodSeconds: number;
+    containers: { imagePullPolicy: string }[];
+    initContainers: [{ imagePullPolicy: string }];
+  };
 }
 
 const dirs: string[] = [];
@@ -58,7 +63,9 @@ const write = async (name: string, text: string) => {
 };
 
 t.test("--version and --help", async (t) => {
-  const { version } = JSON.parse(await (await import("node:fs/promises")).readFile(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  const { version } = JSON.parse(
+    await (await import("node:fs/promises")).readFile(new URL("../../package.json", import.meta.url), "utf8"),
+  ) as { version: string };
   const v = await runCli(["--version"]);
   t.equal(v.exitCode, 0);
   t.equal(v.stdout.trim(), `${version} (Kubernetes API ${KUBERNETES_API_VERSION})`);
@@ -130,7 +137,10 @@ t.test("--json prints the defaulted objects as a List, secrets redacted", async 
   t.equal(pod.metadata.namespace, "default");
   t.equal(pod.spec.restartPolicy, "Always");
   t.equal(pod.spec.terminationGracePeriodSeconds, 30);
-  t.same(pod.spec.containers.map((c: { imagePullPolicy: string }) => c.imagePullPolicy), ["Always", "IfNotPresent"]);
+  t.same(
+    pod.spec.containers.map((c: { imagePullPolicy: string }) => c.imagePullPolicy),
+    ["Always", "IfNotPresent"],
+  );
   t.equal(pod.spec.initContainers[0].imagePullPolicy, "IfNotPresent");
 });
 
@@ -152,7 +162,9 @@ t.test("NO_COLOR and FORCE_COLOR", async (t) => {
 });
 
 t.test("the examples are valid", async (t) => {
-  const examples = ["web-sidecar.yaml", "init-data.yaml", "db-and-app.yaml"].map((f) => new URL(`../../examples/${f}`, import.meta.url).pathname);
+  const examples = ["web-sidecar.yaml", "init-data.yaml", "db-and-app.yaml"].map(
+    (f) => new URL(`../../examples/${f}`, import.meta.url).pathname,
+  );
   const r = await runCli(["validate", ...examples], { env: { NO_COLOR: "1" } });
   t.equal(r.exitCode, 0, r.stderr);
   t.equal(r.stdout.trimEnd().split("\n").length, 3);
@@ -163,7 +175,8 @@ t.test("several files and a directory are one set: references across files, a su
   const dir = await mkdtemp(join(tmpdir(), "podrun-cli-set-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  GREETING: hello\n";
-  const pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: busybox\n      envFrom:\n        - configMapRef:\n            name: app-config\n";
+  const pod =
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: busybox\n      envFrom:\n        - configMapRef:\n            name: app-config\n";
   await writeFile(join(dir, "cm.yaml"), cm);
   await writeFile(join(dir, "pod.yaml"), pod);
   await writeFile(join(dir, "README.md"), "not a manifest\n");
@@ -172,19 +185,29 @@ t.test("several files and a directory are one set: references across files, a su
 
   const alone = await runCli(["validate", podFile]);
   t.equal(alone.exitCode, 2);
-  t.equal(alone.stderr, `${podFile}:11:19: spec.containers[0].envFrom[0].configMapRef.name: Not found: "app-config": no ConfigMap "app-config" in namespace "default" in the file read (${podFile})\n`);
+  t.equal(
+    alone.stderr,
+    `${podFile}:11:19: spec.containers[0].envFrom[0].configMapRef.name: Not found: "app-config": no ConfigMap "app-config" in namespace "default" in the file read (${podFile})\n`,
+  );
 
   for (const args of [[cmFile, podFile], ["-f", cmFile, "-f", podFile], [dir], ["-f", dir], [dir, cmFile]]) {
     const r = await runCli(["validate", ...args]);
     t.equal(r.exitCode, 0, `${args.join(" ")}: ${r.stderr}`);
-    t.equal(r.stdout, `${cmFile}: no Pod (1 ConfigMap): valid\n${podFile}: Pod web (1 container): valid\n`, args.join(" "));
+    t.equal(
+      r.stdout,
+      `${cmFile}: no Pod (1 ConfigMap): valid\n${podFile}: Pod web (1 container): valid\n`,
+      args.join(" "),
+    );
   }
 
   const json = await runCli(["validate", "--json", dir]);
   t.equal(json.exitCode, 0, json.stderr);
   const list = JSON.parse(json.stdout) as { kind: string; items: { kind: string; metadata: { name: string } }[] };
   t.equal(list.kind, "List", "one List for the whole set");
-  t.same(list.items.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`), ["ConfigMap/app-config", "Pod/web"]);
+  t.same(
+    list.items.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`),
+    ["ConfigMap/app-config", "Pod/web"],
+  );
 
   const twice = await runCli(["validate", cmFile, podFile, join(dir, "again.yaml")]);
   t.equal(twice.exitCode, 2);
@@ -194,7 +217,8 @@ t.test("several files and a directory are one set: references across files, a su
 t.test("a directory: empty, or with its manifests below (-R); the same object in two files", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-cli-dir-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const pod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
+  const pod = (name: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
   const { mkdir } = await import("node:fs/promises");
   await mkdir(join(dir, "empty"));
   await mkdir(join(dir, "nested/sub"), { recursive: true });
@@ -211,7 +235,10 @@ t.test("a directory: empty, or with its manifests below (-R); the same object in
 
   const deep = await runCli(["validate", "-R", join(dir, "nested")]);
   t.equal(deep.exitCode, 2);
-  t.equal(deep.stderr, `${join(dir, "nested/sub/b.yml")}:4:9: metadata.name: Duplicate value: "a": Pod "a" in namespace "default" is also defined at ${join(dir, "nested/sub/a.yaml")}:4:9\n`);
+  t.equal(
+    deep.stderr,
+    `${join(dir, "nested/sub/b.yml")}:4:9: metadata.name: Duplicate value: "a": Pod "a" in namespace "default" is also defined at ${join(dir, "nested/sub/a.yaml")}:4:9\n`,
+  );
 
   const stdinTwice = await runCli(["validate", "-", "-"], { input: pod("a") });
   t.equal(stdinTwice.exitCode, 2);

@@ -33,7 +33,13 @@ const reasonsOf = (stdout: string) =>
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: a failed pull backs off across runs until podrun backoff clear`, async (t) => {
     const testEnv = requireTestEnv(t);
-    if (!testEnv || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, PAUSE)) || !(await requireRegistry(t, "open"))) return;
+    if (
+      !testEnv ||
+      !(await requireImage(t, runtime, BUSYBOX)) ||
+      !(await requireImage(t, runtime, PAUSE)) ||
+      !(await requireRegistry(t, "open"))
+    )
+      return;
     if (runtime !== "docker" && !(await requireImage(t, "docker", BUSYBOX))) return; // docker pushes the fix
     const suffix = randomBytes(3).toString("hex");
     const repo = `podrun-test/backoff-e2e-${runtime}-${suffix}`;
@@ -42,7 +48,10 @@ for (const runtime of ["docker", "podman"] as const) {
     const key = `default/${name}_${image}`;
     const dir = await mkdtemp(join(tmpdir(), "podrun-backoff-e2e-"));
     const file = join(dir, "pod.yaml");
-    await writeFile(file, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: app\n      image: ${image}\n      command: ["sleep", "600"]\n`);
+    await writeFile(
+      file,
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: app\n      image: ${image}\n      command: ["sleep", "600"]\n`,
+    );
     t.teardown(async () => {
       await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
       await runCommand(runtime, ["rmi", "-f", image], { reject: false });
@@ -51,7 +60,8 @@ for (const runtime of ["docker", "podman"] as const) {
     });
     const env = { PODRUN_STATE_DIR: join(dir, "state") };
     const up = () => runCli(["up", "--runtime", runtime, "--json", file], { env });
-    const requestsSince = (mark: number) => countRegistryRequests(testEnv, "open", { since: mark, match: new RegExp(`/v2/${repo}/`) });
+    const requestsSince = (mark: number) =>
+      countRegistryRequests(testEnv, "open", { since: mark, match: new RegExp(`/v2/${repo}/`) });
 
     // 1. The image is not in the registry: the pull fails and starts a back-off.
     let mark = registryLogMark(testEnv, "open");
@@ -65,7 +75,10 @@ for (const runtime of ["docker", "podman"] as const) {
     const backedOff = await up();
     t.equal(backedOff.exitCode, 1);
     t.same(reasonsOf(backedOff.stdout), ["BackOff", "Failed"]);
-    t.match(backedOff.stderr, `ImagePullBackOff: pod/${name}: container app: Back-off pulling image "${image}": ErrImagePull: `);
+    t.match(
+      backedOff.stderr,
+      `ImagePullBackOff: pod/${name}: container app: Back-off pulling image "${image}": ErrImagePull: `,
+    );
     t.equal(requestsSince(mark), 0, "no request during back-off");
 
     // 3. podrun backoff says which entry, until when, and why.
@@ -79,9 +92,18 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(cells[1], "10s", "the first period");
     t.match(cells[2], /^(10|[1-9])s$|^now$/, "the wait, counted down (now only on a very slow machine)");
     t.match(cells[4], /^ErrImagePull: .*(not found|manifest unknown)/i);
-    const [entry] = JSON.parse((await runCli(["backoff", "--json"], { env })).stdout) as { key: string; backoffMs: number; lastUpdate: string; nextRetryAt: string }[];
+    const [entry] = JSON.parse((await runCli(["backoff", "--json"], { env })).stdout) as {
+      key: string;
+      backoffMs: number;
+      lastUpdate: string;
+      nextRetryAt: string;
+    }[];
     t.match(entry, { key, backoffMs: 10_000 });
-    t.equal(Date.parse(entry!.nextRetryAt) - Date.parse(entry!.lastUpdate), 10_000, "next retry: 10 s after the failure");
+    t.equal(
+      Date.parse(entry!.nextRetryAt) - Date.parse(entry!.lastUpdate),
+      10_000,
+      "next retry: 10 s after the failure",
+    );
 
     // 4. The registry is fixed (the image pushed) and the entry cleared: the next run pulls at once.
     const cleared = await runCli(["backoff", "clear", key], { env });

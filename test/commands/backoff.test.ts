@@ -27,12 +27,19 @@ function capture() {
   };
   const stdout = stream();
   const stderr = stream();
-  const streams = { stdout: stdout as unknown as NodeJS.WritableStream, stderr: stderr as unknown as NodeJS.WritableStream };
+  const streams = {
+    stdout: stdout as unknown as NodeJS.WritableStream,
+    stderr: stderr as unknown as NodeJS.WritableStream,
+  };
   return { streams, out: () => stdout.chunks.join(""), err: () => stderr.chunks.join("") };
 }
 
 const ENTRIES = {
-  "default/web_127.0.0.1:5100/podrun-test/missing:1": { backoffMs: 20_000, lastUpdate: at(25), lastError: "ErrImagePull: manifest unknown\nmore" },
+  "default/web_127.0.0.1:5100/podrun-test/missing:1": {
+    backoffMs: 20_000,
+    lastUpdate: at(25),
+    lastError: "ErrImagePull: manifest unknown\nmore",
+  },
   "ci/api_busybox": { backoffMs: 300_000, lastUpdate: at(50) },
   "ci/db_postgres": { backoffMs: 10_000, lastUpdate: at(250), lastError: "RegistryUnavailable: connection refused" },
   "ci/old_busybox": { backoffMs: 300_000, lastUpdate: at(601) },
@@ -65,7 +72,9 @@ t.test("list: the next retry rounds up, never showing 0s while in back-off", asy
 });
 
 t.test("list: a registry's control characters reach the terminal escaped, not as such", async (t) => {
-  const dir = await stateDir(t, { k: { backoffMs: 10_000, lastUpdate: at(1), lastError: "ErrImagePull: \u001b]0;owned\u0007\u001b[2J" } });
+  const dir = await stateDir(t, {
+    k: { backoffMs: 10_000, lastUpdate: at(1), lastError: "ErrImagePull: \u001b]0;owned\u0007\u001b[2J" },
+  });
   const io = capture();
   await listBackoff({ json: false, stateDir: dir, now: () => NOW, ...io.streams });
   t.match(io.out(), /ErrImagePull: \^\[\]0;owned\^G\^\[\[2J\n$/);
@@ -78,8 +87,20 @@ t.test("list --json: the entries as an array, with the full error and RFC 3339 t
   await listBackoff({ json: true, stateDir: dir, now: () => NOW, ...io.streams });
   t.same(JSON.parse(io.out()), [
     { key: "ci/api_busybox", backoffMs: 300_000, lastUpdate: at(50), nextRetryAt: at(50 - 300), lastError: null },
-    { key: "ci/db_postgres", backoffMs: 10_000, lastUpdate: at(250), nextRetryAt: at(240), lastError: "RegistryUnavailable: connection refused" },
-    { key: "default/web_127.0.0.1:5100/podrun-test/missing:1", backoffMs: 20_000, lastUpdate: at(25), nextRetryAt: at(5), lastError: "ErrImagePull: manifest unknown\nmore" },
+    {
+      key: "ci/db_postgres",
+      backoffMs: 10_000,
+      lastUpdate: at(250),
+      nextRetryAt: at(240),
+      lastError: "RegistryUnavailable: connection refused",
+    },
+    {
+      key: "default/web_127.0.0.1:5100/podrun-test/missing:1",
+      backoffMs: 20_000,
+      lastUpdate: at(25),
+      nextRetryAt: at(5),
+      lastError: "ErrImagePull: manifest unknown\nmore",
+    },
   ]);
 });
 
@@ -98,7 +119,10 @@ t.test("list: the state dir comes from PODRUN_STATE_DIR when --state-dir is not 
   const dir = await stateDir(t, { "a/b_c": { backoffMs: 10_000, lastUpdate: at(1) } });
   const io = capture();
   await listBackoff({ json: true, env: { PODRUN_STATE_DIR: dir }, now: () => NOW, ...io.streams });
-  t.same((JSON.parse(io.out()) as { key: string }[]).map((e) => e.key), ["a/b_c"]);
+  t.same(
+    (JSON.parse(io.out()) as { key: string }[]).map((e) => e.key),
+    ["a/b_c"],
+  );
 });
 
 t.test("list: a corrupt file gives one Warning naming where it went, and an empty list", async (t) => {
@@ -108,13 +132,22 @@ t.test("list: a corrupt file gives one Warning naming where it went, and an empt
   await listBackoff({ json: false, stateDir: dir, env: { NO_COLOR: "1" }, ...io.streams });
   const aside = (await readdir(dir)).filter((f) => f.startsWith(`${BACKOFF_FILE}.corrupt-`));
   t.equal(aside.length, 1);
-  t.equal(io.err(), `Warning: state file ${join(dir, BACKOFF_FILE)} is not valid JSON (${jsonError('{"version": 1, "entries": {"a": ')}): moved it to ${join(dir, aside[0]!)}; pull back-off starts empty\nNo back-off entries.\n`);
+  t.equal(
+    io.err(),
+    `Warning: state file ${join(dir, BACKOFF_FILE)} is not valid JSON (${jsonError('{"version": 1, "entries": {"a": ')}): moved it to ${join(dir, aside[0]!)}; pull back-off starts empty\nNo back-off entries.\n`,
+  );
 });
 
 t.test("clear KEY: removes exactly those entries and says so", async (t) => {
   const dir = await stateDir(t, ENTRIES);
   const io = capture();
-  await clearBackoff({ keys: ["ci/api_busybox", "ci/db_postgres", "ci/api_busybox"], all: false, stateDir: dir, now: () => NOW, ...io.streams });
+  await clearBackoff({
+    keys: ["ci/api_busybox", "ci/db_postgres", "ci/api_busybox"],
+    all: false,
+    stateDir: dir,
+    now: () => NOW,
+    ...io.streams,
+  });
   t.equal(io.out(), "cleared ci/api_busybox\ncleared ci/db_postgres\n");
   t.equal(io.err(), "");
   const saved = await readBackoffFile(dir);
@@ -124,7 +157,12 @@ t.test("clear KEY: removes exactly those entries and says so", async (t) => {
 t.test("clear KEY: an unknown key is named, the known ones are still cleared, exit 1", async (t) => {
   const dir = await stateDir(t, ENTRIES);
   const io = capture();
-  const error = await clearBackoff({ keys: ["ci/typo", "ci/api_busybox"], all: false, stateDir: dir, ...io.streams }).catch((e: unknown) => e);
+  const error = await clearBackoff({
+    keys: ["ci/typo", "ci/api_busybox"],
+    all: false,
+    stateDir: dir,
+    ...io.streams,
+  }).catch((e: unknown) => e);
   t.ok(error instanceof ExitError && error.code === 1, "exit 1");
   t.equal(io.out(), "cleared ci/api_busybox\n");
   t.equal(io.err(), "Error: no back-off entry ci/typo (`podrun backoff` lists them)\n");
@@ -136,7 +174,10 @@ t.test("clear --all: empties the file, naming the live entries", async (t) => {
   const dir = await stateDir(t, ENTRIES);
   const io = capture();
   await clearBackoff({ keys: [], all: true, stateDir: dir, now: () => NOW, ...io.streams });
-  t.equal(io.out(), "cleared ci/api_busybox\ncleared ci/db_postgres\ncleared default/web_127.0.0.1:5100/podrun-test/missing:1\n");
+  t.equal(
+    io.out(),
+    "cleared ci/api_busybox\ncleared ci/db_postgres\ncleared default/web_127.0.0.1:5100/podrun-test/missing:1\n",
+  );
   t.same(JSON.parse(await readFile(join(dir, BACKOFF_FILE), "utf8")), { version: 1, entries: {} });
   t.same(await readdir(dir), [BACKOFF_FILE], "no lock or temp file left");
   const again = capture();
@@ -148,8 +189,14 @@ t.test("clear --all: empties the file, naming the live entries", async (t) => {
 t.test("clear: neither keys nor --all, or both, is a usage error that touches nothing", async (t) => {
   const dir = await stateDir(t, ENTRIES);
   const before = await readFile(join(dir, BACKOFF_FILE), "utf8");
-  await t.rejects(clearBackoff({ keys: [], all: false, stateDir: dir }), new UsageError("give the key of an entry to clear (as `podrun backoff` lists it), or --all"));
-  await t.rejects(clearBackoff({ keys: ["ci/api_busybox"], all: true, stateDir: dir }), new UsageError("give either keys or --all, not both"));
+  await t.rejects(
+    clearBackoff({ keys: [], all: false, stateDir: dir }),
+    new UsageError("give the key of an entry to clear (as `podrun backoff` lists it), or --all"),
+  );
+  await t.rejects(
+    clearBackoff({ keys: ["ci/api_busybox"], all: true, stateDir: dir }),
+    new UsageError("give either keys or --all, not both"),
+  );
   t.equal(await readFile(join(dir, BACKOFF_FILE), "utf8"), before);
 });
 

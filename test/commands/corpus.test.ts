@@ -63,8 +63,16 @@ const readme = readFileSync(join(ROOT, CORPUS_DIR, "README.md"), "utf8");
 t.test("the corpus holds the Kubernetes examples and podman's kube play manifests, each in the README", async (t) => {
   const names = corpus.map((seed) => relative(CORPUS_DIR, seed.name));
   t.ok(names.filter((name) => name.startsWith("podman/")).length >= 10, `${names.length} corpus files`);
-  t.same(names.filter((name) => !readme.includes(`\`${name}\``)), [], "every corpus file has a row in the README");
-  t.same([...Object.keys(REFUSED), ...NO_POD].filter((name) => !names.includes(name)), [], "every file recorded here is in the corpus");
+  t.same(
+    names.filter((name) => !readme.includes(`\`${name}\``)),
+    [],
+    "every corpus file has a row in the README",
+  );
+  t.same(
+    [...Object.keys(REFUSED), ...NO_POD].filter((name) => !names.includes(name)),
+    [],
+    "every file recorded here is in the corpus",
+  );
 });
 
 t.test("each corpus manifest, unmutated: valid, or refused on the fields recorded, one line per error", async (t) => {
@@ -76,7 +84,11 @@ t.test("each corpus manifest, unmutated: valid, or refused on the fields recorde
     t.same(problems, [], `${name}: exit 0 or 2, no stack trace, no engine touched when refused`);
     if (NO_POD.includes(name)) {
       t.equal(started.code, ExitCode.Usage, `${name}: up --dry-run refuses a file without a Pod`);
-      t.same(started.stderr, [`error: ${path}: no Pod to run (the file holds only ConfigMaps or Secrets)`], `${name}: up --dry-run says there is no Pod`);
+      t.same(
+        started.stderr,
+        [`error: ${path}: no Pod to run (the file holds only ConfigMaps or Secrets)`],
+        `${name}: up --dry-run says there is no Pod`,
+      );
     } else {
       t.equal(started.code, checked.code, `${name}: up --dry-run ends as validate does`);
     }

@@ -34,7 +34,15 @@ async function setup(t: Test) {
   const claims = await world.manifest("claims.yaml", CLAIM);
   const web = await world.manifest("web.yaml", pod("web"));
   const api = await world.manifest("api.yaml", pod("api"));
-  await up({ files: [claims, web, api], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io });
+  await up({
+    files: [claims, web, api],
+    publishAll: false,
+    parallelPulls: 1,
+    keepOnFailure: false,
+    dryRun: false,
+    json: false,
+    ...world.io,
+  });
   const volumes = async () => (await world.runtime.listVolumes({})).map((v) => v.name).sort();
   const run = (targets: string[], extra: Partial<DownOptions> = {}) => {
     world.nextCommand();
@@ -43,25 +51,42 @@ async function setup(t: Test) {
   return { world, claims, web, api, volumes, run };
 }
 
-t.test("down keeps the claim's volume; down --volumes of the claims' file removes it once no pod mounts it", async (t) => {
-  const { world, claims, web, api, volumes, run } = await setup(t);
-  t.same(await volumes(), ["default_api_scratch", "default_db", "default_web_scratch"], "one volume for the claim the two pods share");
-  await run([web]);
-  t.same(await volumes(), ["default_api_scratch", "default_db"], "the pod's emptyDir goes, the claim's volume stays");
-  await t.rejects(run([claims], { volumes: true }), ExitError, "api still mounts it");
-  t.match(world.stderr.text, /^Error: VolumeInUse: persistentvolumeclaim\/db: volume default_db: could not remove it: /m);
-  t.same(await volumes(), ["default_api_scratch", "default_db"]);
-  await run([api, claims], { volumes: true });
-  t.equal(world.stdout.lines().at(-1), "persistentvolumeclaim/db deleted (volume default_db)", "after the pod's line");
-  t.match(world.stdout.lines().at(-2), /^pod\/api deleted/);
-  t.same(await volumes(), []);
-});
+t.test(
+  "down keeps the claim's volume; down --volumes of the claims' file removes it once no pod mounts it",
+  async (t) => {
+    const { world, claims, web, api, volumes, run } = await setup(t);
+    t.same(
+      await volumes(),
+      ["default_api_scratch", "default_db", "default_web_scratch"],
+      "one volume for the claim the two pods share",
+    );
+    await run([web]);
+    t.same(await volumes(), ["default_api_scratch", "default_db"], "the pod's emptyDir goes, the claim's volume stays");
+    await t.rejects(run([claims], { volumes: true }), ExitError, "api still mounts it");
+    t.match(
+      world.stderr.text,
+      /^Error: VolumeInUse: persistentvolumeclaim\/db: volume default_db: could not remove it: /m,
+    );
+    t.same(await volumes(), ["default_api_scratch", "default_db"]);
+    await run([api, claims], { volumes: true });
+    t.equal(
+      world.stdout.lines().at(-1),
+      "persistentvolumeclaim/db deleted (volume default_db)",
+      "after the pod's line",
+    );
+    t.match(world.stdout.lines().at(-2), /^pod\/api deleted/);
+    t.same(await volumes(), []);
+  },
+);
 
 t.test("down --all --volumes: every claim's volume, in --json one line each", async (t) => {
   const { world, volumes, run } = await setup(t);
   await run([], { all: true, volumes: true, json: true });
   const lines = world.stdout.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
-  t.same(lines.filter((line) => "persistentVolumeClaim" in line), [{ persistentVolumeClaim: "db", namespace: "default", volume: "default_db", status: "Deleted" }]);
+  t.same(
+    lines.filter((line) => "persistentVolumeClaim" in line),
+    [{ persistentVolumeClaim: "db", namespace: "default", volume: "default_db", status: "Deleted" }],
+  );
   t.same(await volumes(), []);
 });
 

@@ -28,7 +28,12 @@ interface DownResult {
 
 async function setup(t: Test, runtime: RuntimeName) {
   const engine = await requireEngine(t, runtime);
-  if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+  if (
+    !engine ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+  )
+    return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-down-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-down-"));
   t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
@@ -39,25 +44,46 @@ async function setup(t: Test, runtime: RuntimeName) {
     return file;
   };
   const podrun = (args: string[]) => runCli([args[0]!, "--runtime", runtime, ...args.slice(1)], { env });
-  const lines = async (args: string[]) => (await runCommand(runtime, args)).stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = async (args: string[]) =>
+    (await runCommand(runtime, args)).stdout
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
   /** Everything of the pod the engine still has: containers (running or not), volumes, and podman's pods. */
   const leftovers = async (pod: string) => ({
     containers: await lines(["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]),
-    volumes: (await lines(["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])).filter((v) => v.includes(pod)),
-    pods: runtime === "podman" ? (await lines(["pod", "ps", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])) : [],
+    volumes: (await lines(["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])).filter((v) =>
+      v.includes(pod),
+    ),
+    pods:
+      runtime === "podman" ? await lines(["pod", "ps", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]) : [],
   });
   const events = async () =>
     (await readFile(join(stateDir, "events.ndjson"), "utf8"))
       .split("\n")
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { reason: string; message: string; type: string; involvedObject: { name: string; fieldPath?: string } });
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            reason: string;
+            message: string;
+            type: string;
+            involvedObject: { name: string; fieldPath?: string };
+          },
+      );
   return { write, podrun, leftovers, events, lines };
 }
 
 /** Removes what a failed test may leave: containers, pods and volumes labelled with the pod's name. */
 async function teardown(runtime: RuntimeName, pod: string): Promise<void> {
   await removeManagedContainers(runtime, { "io.kubernetes.pod.name": pod });
-  const volumes = (await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`], { reject: false })).stdout.split("\n").filter((v) => v.includes(pod));
+  const volumes = (
+    await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`], {
+      reject: false,
+    })
+  ).stdout
+    .split("\n")
+    .filter((v) => v.includes(pod));
   if (volumes.length > 0) await runCommand(runtime, ["volume", "rm", ...volumes], { reject: false });
 }
 
@@ -73,14 +99,19 @@ async function waitFor(check: () => Promise<boolean>, ms = 15_000): Promise<bool
 // Each case has its own state directory and uniquely named pods: two run at once.
 t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: an emptyDir shared by the pod's containers; down runs preStop, records Killing, leaves nothing; twice is fine`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = unique("down");
-    t.teardown(() => teardown(runtime, name));
-    // init writes, writer writes, reader reads both; at `down` the writer's preStop hook writes a
-    // file that the reader, still running (hooks all run before any stop), reports in its log.
-    const file = await env.write(name, `apiVersion: v1
+  t.test(
+    `${runtime}: an emptyDir shared by the pod's containers; down runs preStop, records Killing, leaves nothing; twice is fine`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = unique("down");
+      t.teardown(() => teardown(runtime, name));
+      // init writes, writer writes, reader reads both; at `down` the writer's preStop hook writes a
+      // file that the reader, still running (hooks all run before any stop), reports in its log.
+      const file = await env.write(
+        name,
+        `apiVersion: v1
 kind: Pod
 metadata:
   name: ${name}
@@ -108,61 +139,88 @@ spec:
       image: ${BUSYBOX}
       command: ["sh", "-c", "until [ -f /data/writer.txt ]; do sleep 0.1; done; cat /data/init.txt /data/writer.txt; until [ -f /data/prestop.txt ]; do sleep 0.1; done; echo saw-prestop; exec sleep 600"]
       volumeMounts: [{ name: shared, mountPath: /data, readOnly: true }]
-`);
-    const up = await env.podrun(["up", "--json", file]);
-    t.equal(up.exitCode, 0, up.stderr);
-    t.notMatch(up.stderr, "Warning", "volumes and preStop give no warning");
+`,
+      );
+      const up = await env.podrun(["up", "--json", file]);
+      t.equal(up.exitCode, 0, up.stderr);
+      t.notMatch(up.stderr, "Warning", "volumes and preStop give no warning");
 
-    const reader = `default_${name}_reader`;
-    const readerLog = async () => (await runCommand(runtime, ["logs", reader], { reject: false })).stdout;
-    t.ok(await waitFor(async () => (await readerLog()).includes("from-writer")), "the reader sees the writer's file");
-    t.match(await readerLog(), /from-init\nfrom-writer/, "and the init container's: one emptyDir for the whole pod");
+      const reader = `default_${name}_reader`;
+      const readerLog = async () => (await runCommand(runtime, ["logs", reader], { reject: false })).stdout;
+      t.ok(await waitFor(async () => (await readerLog()).includes("from-writer")), "the reader sees the writer's file");
+      t.match(await readerLog(), /from-init\nfrom-writer/, "and the init container's: one emptyDir for the whole pod");
 
-    const before = await env.leftovers(name);
-    t.same(before.volumes, [`default_${name}_shared`], "one engine volume, found by the pod's label");
-    const [volume] = JSON.parse((await runCommand(runtime, ["volume", "inspect", `default_${name}_shared`])).stdout) as { Labels: Record<string, string> }[];
-    t.match(volume!.Labels, { "io.kubernetes.pod.name": name, "io.kubernetes.pod.namespace": "default", "io.podrun.managed": "true", "io.podrun.volume": "shared" });
-    const readOnly = await runCommand(runtime, ["exec", reader, "sh", "-c", "touch /data/x"], { reject: false });
-    t.not(readOnly.exitCode, 0, "readOnly: true is read-only");
+      const before = await env.leftovers(name);
+      t.same(before.volumes, [`default_${name}_shared`], "one engine volume, found by the pod's label");
+      const [volume] = JSON.parse(
+        (await runCommand(runtime, ["volume", "inspect", `default_${name}_shared`])).stdout,
+      ) as { Labels: Record<string, string> }[];
+      t.match(volume!.Labels, {
+        "io.kubernetes.pod.name": name,
+        "io.kubernetes.pod.namespace": "default",
+        "io.podrun.managed": "true",
+        "io.podrun.volume": "shared",
+      });
+      const readOnly = await runCommand(runtime, ["exec", reader, "sh", "-c", "touch /data/x"], { reject: false });
+      t.not(readOnly.exitCode, 0, "readOnly: true is read-only");
 
-    // Follow the reader's log through the deletion: it ends when the reader is stopped.
-    const follow = runCommand(runtime, ["logs", "-f", reader], { reject: false, timeoutMs: 60_000 });
-    // By name: no manifest, so the hook and the grace period come from the containers' labels.
-    const down = await env.podrun(["down", "--json", name]);
-    t.equal(down.exitCode, 0, down.stderr);
-    const result = JSON.parse(down.stdout.trim()) as DownResult;
-    t.match(result, { pod: name, namespace: "default", status: "Deleted", containers: 3, volumes: 1, failures: [] });
-    t.match((await follow).stdout, "saw-prestop", "the preStop hook ran while the pod's containers were still running");
+      // Follow the reader's log through the deletion: it ends when the reader is stopped.
+      const follow = runCommand(runtime, ["logs", "-f", reader], { reject: false, timeoutMs: 60_000 });
+      // By name: no manifest, so the hook and the grace period come from the containers' labels.
+      const down = await env.podrun(["down", "--json", name]);
+      t.equal(down.exitCode, 0, down.stderr);
+      const result = JSON.parse(down.stdout.trim()) as DownResult;
+      t.match(result, { pod: name, namespace: "default", status: "Deleted", containers: 3, volumes: 1, failures: [] });
+      t.match(
+        (await follow).stdout,
+        "saw-prestop",
+        "the preStop hook ran while the pod's containers were still running",
+      );
 
-    t.same(await env.leftovers(name), { containers: [], volumes: [], pods: [] }, "no container, volume or pod left");
-    const killing = (await env.events()).filter((e) => e.involvedObject.name === name && e.reason === "Killing");
-    t.same(killing.map((e) => `${e.involvedObject.fieldPath} ${e.message}`).sort(), [
-      "spec.containers{reader} Stopping container reader",
-      "spec.containers{writer} Stopping container writer",
-    ], "Killing events in the event log");
+      t.same(await env.leftovers(name), { containers: [], volumes: [], pods: [] }, "no container, volume or pod left");
+      const killing = (await env.events()).filter((e) => e.involvedObject.name === name && e.reason === "Killing");
+      t.same(
+        killing.map((e) => `${e.involvedObject.fieldPath} ${e.message}`).sort(),
+        ["spec.containers{reader} Stopping container reader", "spec.containers{writer} Stopping container writer"],
+        "Killing events in the event log",
+      );
 
-    const again = await env.podrun(["down", file]);
-    t.equal(again.exitCode, 0, again.stderr);
-    t.equal(again.stdout, `pod/${name} not found\n`);
-  });
+      const again = await env.podrun(["down", file]);
+      t.equal(again.exitCode, 0, again.stderr);
+      t.equal(again.stdout, `pod/${name} not found\n`);
+    },
+  );
 
-  t.test(`${runtime}: down --all -n NS removes that namespace's podrun pods and nothing else`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const namespace = unique("ns");
-    const other = unique("ns-other");
-    const [a, b, kept] = [unique("all-a"), unique("all-b"), unique("kept")];
-    const foreign = unique("foreign");
-    for (const pod of [a, b, kept]) t.teardown(() => teardown(runtime, pod));
-    t.teardown(async () => {
-      await runCommand(runtime, ["rm", "-f", foreign], { reject: false });
-      await runCommand(runtime, ["volume", "rm", foreign], { reject: false });
-    });
-    // Something podrun did not make, though it carries the namespace's label: it must survive.
-    await runCommand(runtime, ["run", "-d", "--name", foreign, "--label", `io.kubernetes.pod.namespace=${namespace}`, BUSYBOX, "sleep", "600"]);
-    await runCommand(runtime, ["volume", "create", "--label", `io.kubernetes.pod.namespace=${namespace}`, foreign]);
+  t.test(
+    `${runtime}: down --all -n NS removes that namespace's podrun pods and nothing else`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const namespace = unique("ns");
+      const other = unique("ns-other");
+      const [a, b, kept] = [unique("all-a"), unique("all-b"), unique("kept")];
+      const foreign = unique("foreign");
+      for (const pod of [a, b, kept]) t.teardown(() => teardown(runtime, pod));
+      t.teardown(async () => {
+        await runCommand(runtime, ["rm", "-f", foreign], { reject: false });
+        await runCommand(runtime, ["volume", "rm", foreign], { reject: false });
+      });
+      // Something podrun did not make, though it carries the namespace's label: it must survive.
+      await runCommand(runtime, [
+        "run",
+        "-d",
+        "--name",
+        foreign,
+        "--label",
+        `io.kubernetes.pod.namespace=${namespace}`,
+        BUSYBOX,
+        "sleep",
+        "600",
+      ]);
+      await runCommand(runtime, ["volume", "create", "--label", `io.kubernetes.pod.namespace=${namespace}`, foreign]);
 
-    const pod = (podName: string, ns: string) => `apiVersion: v1
+      const pod = (podName: string, ns: string) => `apiVersion: v1
 kind: Pod
 metadata:
   name: ${podName}
@@ -176,28 +234,46 @@ spec:
       command: ["sleep", "600"]
       volumeMounts: [{ name: scratch, mountPath: /scratch }]
 `;
-    const fileA = await env.write(a, `${pod(a, namespace)}---\n${pod(b, namespace)}`);
-    const fileKept = await env.write(kept, pod(kept, other));
-    for (const up of await Promise.all([fileA, fileKept].map((file) => env.podrun(["up", file])))) t.equal(up.exitCode, 0, up.stderr);
+      const fileA = await env.write(a, `${pod(a, namespace)}---\n${pod(b, namespace)}`);
+      const fileKept = await env.write(kept, pod(kept, other));
+      for (const up of await Promise.all([fileA, fileKept].map((file) => env.podrun(["up", file]))))
+        t.equal(up.exitCode, 0, up.stderr);
 
-    const down = await env.podrun(["down", "--all", "-n", namespace, "--grace-period", "0"]);
-    t.equal(down.exitCode, 0, down.stderr);
-    t.match(down.stdout, new RegExp(`pod/${a} \\(namespace ${namespace}\\) deleted \\(1 container, 1 volume, [0-9.]+s\\)`));
-    t.match(down.stdout, new RegExp(`pod/${b} \\(namespace ${namespace}\\) deleted`));
-    for (const gone of [a, b]) t.same(await env.leftovers(gone), { containers: [], volumes: [], pods: [] }, `${gone}: nothing left`);
+      const down = await env.podrun(["down", "--all", "-n", namespace, "--grace-period", "0"]);
+      t.equal(down.exitCode, 0, down.stderr);
+      t.match(
+        down.stdout,
+        new RegExp(`pod/${a} \\(namespace ${namespace}\\) deleted \\(1 container, 1 volume, [0-9.]+s\\)`),
+      );
+      t.match(down.stdout, new RegExp(`pod/${b} \\(namespace ${namespace}\\) deleted`));
+      for (const gone of [a, b])
+        t.same(await env.leftovers(gone), { containers: [], volumes: [], pods: [] }, `${gone}: nothing left`);
 
-    t.equal((await env.leftovers(kept)).containers.length, 2, "a podrun pod of another namespace is kept (infra + app)");
-    t.same(await env.lines(["ps", "-q", "--filter", `name=^${foreign}$`]).then((ids) => ids.length), 1, "the foreign container still runs");
-    t.same(await env.lines(["volume", "ls", "-q", "--filter", `name=${foreign}`]), [foreign], "the foreign volume is kept");
+      t.equal(
+        (await env.leftovers(kept)).containers.length,
+        2,
+        "a podrun pod of another namespace is kept (infra + app)",
+      );
+      t.same(
+        await env.lines(["ps", "-q", "--filter", `name=^${foreign}$`]).then((ids) => ids.length),
+        1,
+        "the foreign container still runs",
+      );
+      t.same(
+        await env.lines(["volume", "ls", "-q", "--filter", `name=${foreign}`]),
+        [foreign],
+        "the foreign volume is kept",
+      );
 
-    // A manifest given with -n of another namespace is refused, as kubectl does; nothing is touched.
-    const mismatch = await env.podrun(["down", "-n", namespace, fileKept]);
-    t.equal(mismatch.exitCode, 2);
-    t.match(mismatch.stderr, `pod ${kept} is in namespace "${other}", which does not match -n ${namespace}`);
-    const byFile = await env.podrun(["down", "--grace-period", "0", fileKept]);
-    t.equal(byFile.exitCode, 0, byFile.stderr);
-    t.same(await env.leftovers(kept), { containers: [], volumes: [], pods: [] });
-  });
+      // A manifest given with -n of another namespace is refused, as kubectl does; nothing is touched.
+      const mismatch = await env.podrun(["down", "-n", namespace, fileKept]);
+      t.equal(mismatch.exitCode, 2);
+      t.match(mismatch.stderr, `pod ${kept} is in namespace "${other}", which does not match -n ${namespace}`);
+      const byFile = await env.podrun(["down", "--grace-period", "0", fileKept]);
+      t.equal(byFile.exitCode, 0, byFile.stderr);
+      t.same(await env.leftovers(kept), { containers: [], volumes: [], pods: [] });
+    },
+  );
 }
 
 t.test("usage errors: exit 2 before any engine is asked", { buffered: true }, async (t) => {

@@ -38,10 +38,20 @@ metadata: { name: cfg }
 data: { mode: fast }
 `;
 
-async function setup(t: Test): Promise<{ world: CommandWorld; file: string; run: (extra?: Partial<DownOptions>) => Promise<void> }> {
+async function setup(
+  t: Test,
+): Promise<{ world: CommandWorld; file: string; run: (extra?: Partial<DownOptions>) => Promise<void> }> {
   const world = await createCommandWorld(t);
   const file = await world.manifest("pod.yaml", POD);
-  await up({ files: [file], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io });
+  await up({
+    files: [file],
+    publishAll: false,
+    parallelPulls: 1,
+    keepOnFailure: false,
+    dryRun: false,
+    json: false,
+    ...world.io,
+  });
   const run = (extra: Partial<DownOptions> = {}) => {
     world.nextCommand();
     world.runtime.calls.length = 0;
@@ -52,25 +62,39 @@ async function setup(t: Test): Promise<{ world: CommandWorld; file: string; run:
 
 const timeless = (line: string) => line.replace(/\b\d+(?:\.\d+)?s\b/g, "<t>");
 
-t.test("down FILE removes what up made: preStop hook, stops, then containers, sandbox, volumes and the pod directory", async (t) => {
-  const { world, run } = await setup(t);
-  const podDir = join(world.stateDir, "pods", "docker", "default_web");
-  t.ok(existsSync(podDir), "up wrote the ConfigMap's files");
-  await run();
-  t.same(world.runtime.listAll(), [], "no container left");
-  t.same([...world.runtime.volumes.keys()], [], "no volume left");
-  t.notOk(existsSync(podDir), "the pod directory is gone");
-  const calls = world.runtime.calls.filter((c) => !c.startsWith("list"));
-  t.same(calls.filter((c) => c.startsWith("stopContainer")).sort(), ["stopContainer app 5", "stopContainer log 5"], "the manifest's grace period");
-  t.ok(calls.indexOf("execInContainer app drain") < calls.indexOf("stopContainer app 5"), "the hook before the stop");
-  t.same(calls.slice(-2), ["removeSandbox default_web", "removeVolumes default_web_data"]);
-  t.match(calls.at(-3), /^removeContainers (app,log|log,app),init$/, "app containers newest first, then init containers, in one call");
-  // The app containers are killed at once, as the kubelet kills them: their events come in either order.
-  const lines = world.stdout.lines().map(timeless);
-  t.same(lines.slice(0, 2).sort(), ["Normal   Killing    pod/web[app]   Stopping container app", "Normal   Killing    pod/web[log]   Stopping container log"]);
-  t.same(lines.slice(2), ["pod/web deleted (3 containers, 1 volume, <t>)"]);
-  t.equal(world.stderr.text, "");
-});
+t.test(
+  "down FILE removes what up made: preStop hook, stops, then containers, sandbox, volumes and the pod directory",
+  async (t) => {
+    const { world, run } = await setup(t);
+    const podDir = join(world.stateDir, "pods", "docker", "default_web");
+    t.ok(existsSync(podDir), "up wrote the ConfigMap's files");
+    await run();
+    t.same(world.runtime.listAll(), [], "no container left");
+    t.same([...world.runtime.volumes.keys()], [], "no volume left");
+    t.notOk(existsSync(podDir), "the pod directory is gone");
+    const calls = world.runtime.calls.filter((c) => !c.startsWith("list"));
+    t.same(
+      calls.filter((c) => c.startsWith("stopContainer")).sort(),
+      ["stopContainer app 5", "stopContainer log 5"],
+      "the manifest's grace period",
+    );
+    t.ok(calls.indexOf("execInContainer app drain") < calls.indexOf("stopContainer app 5"), "the hook before the stop");
+    t.same(calls.slice(-2), ["removeSandbox default_web", "removeVolumes default_web_data"]);
+    t.match(
+      calls.at(-3),
+      /^removeContainers (app,log|log,app),init$/,
+      "app containers newest first, then init containers, in one call",
+    );
+    // The app containers are killed at once, as the kubelet kills them: their events come in either order.
+    const lines = world.stdout.lines().map(timeless);
+    t.same(lines.slice(0, 2).sort(), [
+      "Normal   Killing    pod/web[app]   Stopping container app",
+      "Normal   Killing    pod/web[log]   Stopping container log",
+    ]);
+    t.same(lines.slice(2), ["pod/web deleted (3 containers, 1 volume, <t>)"]);
+    t.equal(world.stderr.text, "");
+  },
+);
 
 t.test("down again: not found, exit 0; by name and --all find nothing either", async (t) => {
   const { world, run } = await setup(t);
@@ -81,7 +105,11 @@ t.test("down again: not found, exit 0; by name and --all find nothing either", a
   t.same(world.stdout.lines(), ["pod/web not found"]);
   await run({ targets: [], all: true });
   t.same(world.stdout.lines(), ["no podrun pods (docker)"]);
-  t.same(world.runtime.calls.filter((c) => !c.startsWith("list")), [], "nothing but listings");
+  t.same(
+    world.runtime.calls.filter((c) => !c.startsWith("list")),
+    [],
+    "nothing but listings",
+  );
 });
 
 t.test("down POD by name, without the manifest: the grace period and hook from the labels", async (t) => {
@@ -94,42 +122,86 @@ t.test("down POD by name, without the manifest: the grace period and hook from t
 
 t.test("--all takes down every pod, a pod of which only volumes are left among them", async (t) => {
   const { world, run } = await setup(t);
-  await world.runtime.createVolume("default_old_cache", { "io.podrun.managed": "true", "io.kubernetes.pod.name": "old", "io.kubernetes.pod.namespace": "default", "io.podrun.volume": "cache" });
+  await world.runtime.createVolume("default_old_cache", {
+    "io.podrun.managed": "true",
+    "io.kubernetes.pod.name": "old",
+    "io.kubernetes.pod.namespace": "default",
+    "io.podrun.volume": "cache",
+  });
   await run({ targets: [], all: true });
   t.same(world.runtime.listAll(), []);
   t.same([...world.runtime.volumes.keys()], []);
-  t.same(world.stdout.lines().filter((l) => l.startsWith("pod/")).map(timeless).sort(), ["pod/old deleted (0 containers, 1 volume, <t>)", "pod/web deleted (3 containers, 1 volume, <t>)"]);
+  t.same(
+    world.stdout
+      .lines()
+      .filter((l) => l.startsWith("pod/"))
+      .map(timeless)
+      .sort(),
+    ["pod/old deleted (0 containers, 1 volume, <t>)", "pod/web deleted (3 containers, 1 volume, <t>)"],
+  );
 });
 
 t.test("a container that cannot be removed: FailedKillPod, exit 1, the rest still goes", async (t) => {
   const { world, run } = await setup(t);
-  world.runtime.failOn("removeContainers", engineError("removal of container app is already in progress"), { subject: "app" });
+  world.runtime.failOn("removeContainers", engineError("removal of container app is already in progress"), {
+    subject: "app",
+  });
   const error = await run().catch((e: unknown) => e);
   t.type(error, ExitError);
   t.equal((error as ExitError).code, 1);
   const removals = world.runtime.calls.filter((c) => c.startsWith("remove"));
-  t.ok(["removeContainers app", "removeContainers log", "removeContainers init"].every((c) => removals.includes(c)), "the bulk removal failed: one call per container says which");
+  t.ok(
+    ["removeContainers app", "removeContainers log", "removeContainers init"].every((c) => removals.includes(c)),
+    "the bulk removal failed: one call per container says which",
+  );
   t.ok(removals.includes("removeSandbox default_web"), "the sandbox is still removed");
-  t.same(world.runtime.listAll(), [], "and with it the container that refused (the engine removes what is in a sandbox)");
+  t.same(
+    world.runtime.listAll(),
+    [],
+    "and with it the container that refused (the engine removes what is in a sandbox)",
+  );
   t.same(world.stderr.lines().map(timeless), [
     "Error: FailedKillPod: pod/web: container app: could not remove it: removal of container app is already in progress",
     "pod/web not fully deleted (2 containers, 1 volume, <t> removed)",
   ]);
-  t.match(world.stdout.text, /Warning +FailedKillPod +pod\/web +error killing pod: app: removal of container app is already in progress/);
+  t.match(
+    world.stdout.text,
+    /Warning +FailedKillPod +pod\/web +error killing pod: app: removal of container app is already in progress/,
+  );
 });
 
 t.test("--json: one result per pod", async (t) => {
   const { world, run } = await setup(t);
   await run({ json: true });
   const [result] = world.stdout.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
-  t.match(result, { pod: "web", namespace: "default", status: "Deleted", containers: 3, volumes: 1, failures: [], hookFailures: [] });
+  t.match(result, {
+    pod: "web",
+    namespace: "default",
+    status: "Deleted",
+    containers: 3,
+    volumes: 1,
+    failures: [],
+    hookFailures: [],
+  });
 });
 
 t.test("usage errors come before the engine is asked", async (t) => {
   const world = await createCommandWorld(t);
-  await t.rejects(down({ targets: ["web"], all: true, json: false, ...world.io }), { name: "UsageError", message: "--all takes no FILE or POD argument: give one or the other" });
-  await t.rejects(down({ targets: [], all: false, json: false, ...world.io }), { name: "UsageError", message: /^nothing to bring down/ });
-  await t.rejects(down({ targets: ["Web_1"], all: false, json: false, ...world.io }), { name: "UsageError", message: /^"Web_1" is neither a manifest file nor a valid pod name/ });
-  await t.rejects(down({ targets: ["web"], namespace: "Bad_NS", all: false, json: false, ...world.io }), { name: "UsageError", message: /^invalid namespace "Bad_NS"/ });
+  await t.rejects(down({ targets: ["web"], all: true, json: false, ...world.io }), {
+    name: "UsageError",
+    message: "--all takes no FILE or POD argument: give one or the other",
+  });
+  await t.rejects(down({ targets: [], all: false, json: false, ...world.io }), {
+    name: "UsageError",
+    message: /^nothing to bring down/,
+  });
+  await t.rejects(down({ targets: ["Web_1"], all: false, json: false, ...world.io }), {
+    name: "UsageError",
+    message: /^"Web_1" is neither a manifest file nor a valid pod name/,
+  });
+  await t.rejects(down({ targets: ["web"], namespace: "Bad_NS", all: false, json: false, ...world.io }), {
+    name: "UsageError",
+    message: /^invalid namespace "Bad_NS"/,
+  });
   t.same(world.runtime.calls, []);
 });

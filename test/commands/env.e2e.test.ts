@@ -16,7 +16,24 @@ import { requireEngine, requireImage } from "../harness/engine.js";
 const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
-const PRINTED = ["FROM_CM", "CM_MODE", "CM_LEVEL", "SECRET", "S_TOKEN", "POD_NAME", "POD_NS", "POD_UID", "APP", "POD_IP", "NODE", "MEM_MI", "CPU_M", "EXPANDED", "UNDEFINED", "ESCAPED"];
+const PRINTED = [
+  "FROM_CM",
+  "CM_MODE",
+  "CM_LEVEL",
+  "SECRET",
+  "S_TOKEN",
+  "POD_NAME",
+  "POD_NS",
+  "POD_UID",
+  "APP",
+  "POD_IP",
+  "NODE",
+  "MEM_MI",
+  "CPU_M",
+  "EXPANDED",
+  "UNDEFINED",
+  "ESCAPED",
+];
 // `$NAME` (no parenthesis) is left alone by the kubelet's expansion: the shell reads it.
 const PRINT_ENV = [...PRINTED.map((v) => `printf '%s=<%s>\\n' ${v} "$${v}"`), `printf 'ARG=<%s>\\n' "$@"`].join("; ");
 
@@ -126,7 +143,12 @@ async function listFiles(dir: string): Promise<string[]> {
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: env from every source, $(VAR) expansion, secrets kept out of logs and dry runs`, async (t) => {
-    if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+    if (
+      !(await requireEngine(t, runtime)) ||
+      !(await requireImage(t, runtime, BUSYBOX)) ||
+      !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+    )
+      return;
     const name = unique("env");
     const marker = `sekret-${randomBytes(4).toString("hex")}`;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-env-state-"));
@@ -162,13 +184,21 @@ for (const runtime of ["docker", "podman"] as const) {
       NetworkSettings: { IPAddress?: string; Networks?: Record<string, { IPAddress?: string }> };
     }[];
     const sandbox = inspect[1]!.NetworkSettings;
-    const sandboxIP = sandbox.IPAddress || Object.values(sandbox.Networks ?? {}).map((n) => n.IPAddress).find(Boolean);
+    const sandboxIP =
+      sandbox.IPAddress ||
+      Object.values(sandbox.Networks ?? {})
+        .map((n) => n.IPAddress)
+        .find(Boolean);
     t.ok(sandboxIP, "the sandbox has an address");
 
     t.equal(seen.get("FROM_CM"), "fast");
     t.equal(seen.get("CM_MODE"), "fast", "envFrom with a prefix");
     t.equal(seen.get("CM_LEVEL"), "3");
-    t.match(logs.stdout, `SECRET=<${marker} "double" 'single' $HOME $(MODE)\nsecond line>\n`, "a Secret value exactly: line break, quotes, $");
+    t.match(
+      logs.stdout,
+      `SECRET=<${marker} "double" 'single' $HOME $(MODE)\nsecond line>\n`,
+      "a Secret value exactly: line break, quotes, $",
+    );
     t.equal(seen.get("S_TOKEN"), `${marker}-token`, "envFrom a Secret with a prefix; stringData");
     t.equal(seen.get("POD_NAME"), name);
     t.equal(seen.get("POD_NS"), "default");
@@ -181,10 +211,15 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(seen.get("EXPANDED"), `fast-${name}`);
     t.equal(seen.get("UNDEFINED"), "$(NOPE)", "an undefined reference stays as written");
     t.equal(seen.get("ESCAPED"), "$(FROM_CM)", "$$ escapes");
-    t.same(args, ["fast", "$(UNDEFINED_VAR)", "$(FROM_CM)", `${name}-3`, `${marker}-token`], "args expanded with the final env, a Secret's value too");
+    t.same(
+      args,
+      ["fast", "$(UNDEFINED_VAR)", "$(FROM_CM)", `${name}-3`, `${marker}-token`],
+      "args expanded with the final env, a Secret's value too",
+    );
 
     // The event log and every other state file: no secret.
-    for (const path of await listFiles(stateDir)) t.notMatch(await readFile(path, "utf8"), marker, `no secret in ${path}`);
+    for (const path of await listFiles(stateDir))
+      t.notMatch(await readFile(path, "utf8"), marker, `no secret in ${path}`);
 
     // Again, unchanged: the container is kept (the pod's IP and UID do not count as changes).
     const again = await runCli(["up", "--json", file], { env });
@@ -199,6 +234,7 @@ for (const runtime of ["docker", "podman"] as const) {
     await runCommand(runtime, ["wait", container]);
     const after = await runCli(["logs", name, "-c", "app"], { env });
     t.match(after.stdout, "FROM_CM=<slow>");
-    for (const path of await listFiles(stateDir)) t.notMatch(await readFile(path, "utf8"), marker, `still no secret in ${path}`);
+    for (const path of await listFiles(stateDir))
+      t.notMatch(await readFile(path, "utf8"), marker, `still no secret in ${path}`);
   });
 }

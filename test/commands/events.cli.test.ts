@@ -30,12 +30,33 @@ async function stateDir(t: Test, events: readonly KubeEvent[] | string = [], fil
 }
 
 const PULLED = makeEvent({ pod: "web", container: "app", name: "web.1", first: ago(50) });
-const BACKOFF = makeRepeats({ pod: "web", container: "app", name: "web.2", reason: "BackOff", message: 'Back-off pulling image "busybox:1.36"', first: ago(40), times: 3, everyMs: 10 * MIN });
-const FAILED = makeEvent({ pod: "db", name: "db.1", type: "Warning", reason: "Failed", message: 'Failed to pull image "db:1": not found', first: ago(10) });
+const BACKOFF = makeRepeats({
+  pod: "web",
+  container: "app",
+  name: "web.2",
+  reason: "BackOff",
+  message: 'Back-off pulling image "busybox:1.36"',
+  first: ago(40),
+  times: 3,
+  everyMs: 10 * MIN,
+});
+const FAILED = makeEvent({
+  pod: "db",
+  name: "db.1",
+  type: "Warning",
+  reason: "Failed",
+  message: 'Failed to pull image "db:1": not found',
+  first: ago(10),
+});
 const BASIC = [PULLED, ...BACKOFF, FAILED];
 
 /** The REASON column of each row (a table without NAMESPACE). */
-const reasonsOf = (stdout: string) => stdout.trim().split("\n").slice(1).map((line) => line.split(/\s{3,}/)[2]);
+const reasonsOf = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => line.split(/\s{3,}/)[2]);
 
 t.test("a table as kubectl prints events: aligned columns, a repeat as (xN over …), oldest first", async (t) => {
   const result = await runCli(["events", "--state-dir", await stateDir(t, BASIC)]);
@@ -63,8 +84,26 @@ t.test("Warning in yellow when colour is on (FORCE_COLOR), columns unchanged", a
 });
 
 t.test("the same event in several runs (new pod uid each) is one row; rotated files are read first", async (t) => {
-  const run1 = makeRepeats({ pod: "web", uid: "run-1", name: "web.a", reason: "BackOff", message: "m", first: ago(90), times: 2, everyMs: MIN });
-  const run2 = makeRepeats({ pod: "web", uid: "run-2", name: "web.b", reason: "BackOff", message: "m", first: ago(30), times: 3, everyMs: 5 * MIN });
+  const run1 = makeRepeats({
+    pod: "web",
+    uid: "run-1",
+    name: "web.a",
+    reason: "BackOff",
+    message: "m",
+    first: ago(90),
+    times: 2,
+    everyMs: MIN,
+  });
+  const run2 = makeRepeats({
+    pod: "web",
+    uid: "run-2",
+    name: "web.b",
+    reason: "BackOff",
+    message: "m",
+    first: ago(30),
+    times: 3,
+    everyMs: 5 * MIN,
+  });
   const dir = await stateDir(t, run1, `${EVENT_LOG_FILE}.2`);
   await writeFile(join(dir, `${EVENT_LOG_FILE}.1`), toLines(run2.slice(0, 2)));
   await writeFile(join(dir, EVENT_LOG_FILE), toLines(run2.slice(2)));
@@ -108,17 +147,55 @@ t.test("-n picks a namespace; rows from several namespaces get a NAMESPACE colum
 t.test("--json prints the folded Event objects as NDJSON", async (t) => {
   const result = await runCli(["events", "--json", "--state-dir", await stateDir(t, BASIC)]);
   t.equal(result.exitCode, 0);
-  const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as KubeEvent);
-  t.same(events.map((e) => [e.kind, e.reason, e.count]), [["Event", "Pulled", 1], ["Event", "BackOff", 3], ["Event", "Failed", 1]]);
+  const events = result.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as KubeEvent);
+  t.same(
+    events.map((e) => [e.kind, e.reason, e.count]),
+    [
+      ["Event", "Pulled", 1],
+      ["Event", "BackOff", 3],
+      ["Event", "Failed", 1],
+    ],
+  );
   t.same(events[1], { ...BACKOFF[2], count: 3 }, "the last line of the name, as logged");
 });
 
 t.test("-o wide adds SUBOBJECT, SOURCE, FIRST SEEN, COUNT and NAME where kubectl has them", async (t) => {
   const result = await runCli(["events", "-o", "wide", "--state-dir", await stateDir(t, BASIC)]);
   const [header, ...rows] = result.stdout.trim().split("\n");
-  t.equal(header, "LAST SEEN   TYPE      REASON    OBJECT    SUBOBJECT              SOURCE              MESSAGE                                                     FIRST SEEN   COUNT     NAME");
-  t.same(rows[1]!.split(/\s{3,}/), ["20m", "Normal", "BackOff", "pod/web", "spec.containers{app}", "podrun, ci-runner", 'Back-off pulling image "busybox:1.36"', "40m", "3", "web.2"]);
-  t.same(rows[2]!.split(/\s{3,}/), ["10m", "Warning", "Failed", "pod/db", "podrun, ci-runner", 'Failed to pull image "db:1": not found', "10m", "1", "db.1"], "no SUBOBJECT for the pod itself");
+  t.equal(
+    header,
+    "LAST SEEN   TYPE      REASON    OBJECT    SUBOBJECT              SOURCE              MESSAGE                                                     FIRST SEEN   COUNT     NAME",
+  );
+  t.same(rows[1]!.split(/\s{3,}/), [
+    "20m",
+    "Normal",
+    "BackOff",
+    "pod/web",
+    "spec.containers{app}",
+    "podrun, ci-runner",
+    'Back-off pulling image "busybox:1.36"',
+    "40m",
+    "3",
+    "web.2",
+  ]);
+  t.same(
+    rows[2]!.split(/\s{3,}/),
+    [
+      "10m",
+      "Warning",
+      "Failed",
+      "pod/db",
+      "podrun, ci-runner",
+      'Failed to pull image "db:1": not found',
+      "10m",
+      "1",
+      "db.1",
+    ],
+    "no SUBOBJECT for the pod itself",
+  );
 });
 
 t.test("a bad --since is a usage error naming the flag and the value", async (t) => {
@@ -141,7 +218,10 @@ t.test("torn and invalid lines are skipped silently", async (t) => {
 });
 
 t.test("messages show on one line, without terminal control characters", async (t) => {
-  const dir = await stateDir(t, [makeEvent({ first: ago(10), message: "  first line\nsecond line\u001b[31m  " }), makeEvent({ name: "b", first: ago(10), message: "red \u001b[31mtext\ttab" })]);
+  const dir = await stateDir(t, [
+    makeEvent({ first: ago(10), message: "  first line\nsecond line\u001b[31m  " }),
+    makeEvent({ name: "b", first: ago(10), message: "red \u001b[31mtext\ttab" }),
+  ]);
   const lines = (await runCli(["events", "--state-dir", dir])).stdout.trim().split("\n");
   t.match(lines[1], / {3}first line\.\.\.$/);
   t.match(lines[2], / {3}red \^\[\[31mtext tab$/);
@@ -163,37 +243,65 @@ t.test("a state directory that cannot be read: exit 1, one line naming the log",
   const file = join(await stateDir(t, BASIC), EVENT_LOG_FILE);
   const result = await runCli(["events", "--state-dir", file]);
   t.equal(result.exitCode, 1);
-  t.equal(result.stderr, `Error: cannot read event log ${join(file, EVENT_LOG_FILE)}: a component of the path is not a directory (ENOTDIR)\n`);
+  t.equal(
+    result.stderr,
+    `Error: cannot read event log ${join(file, EVENT_LOG_FILE)}: a component of the path is not a directory (ENOTDIR)\n`,
+  );
 });
 
-t.test("events last seen before the retention are hidden: 72h by default, --retention, $PODRUN_EVENTS_RETENTION", async (t) => {
-  const old = makeEvent({ pod: "web", name: "web.old", reason: "Old", first: ago(73 * 60) });
-  const dir = await stateDir(t, [old, ...BASIC]);
-  const run = async (args: string[], env: Record<string, string> = {}) => {
-    const result = await runCli(["events", "--state-dir", dir, ...args], { env });
-    t.equal(result.exitCode, 0, `${args.join(" ")} ${JSON.stringify(env)}`);
-    return reasonsOf(result.stdout);
-  };
-  t.same(await run([]), ["Pulled", "BackOff", "Failed"], "73 hours old: hidden by the default 72h");
-  t.same(await run(["--retention", "74h"]), ["Old", "Pulled", "BackOff", "Failed"]);
-  t.same(await run(["--retention", "none"]), ["Old", "Pulled", "BackOff", "Failed"]);
-  t.same(await run(["--retention", "0"]), ["Old", "Pulled", "BackOff", "Failed"]);
-  t.same(await run([], { PODRUN_EVENTS_RETENTION: "45m" }), ["BackOff", "Failed"], "BackOff was last seen 20m ago");
-  t.same(await run(["--retention", "4d"], { PODRUN_EVENTS_RETENTION: "45m" }), ["Old", "Pulled", "BackOff", "Failed"], "the option wins");
+t.test(
+  "events last seen before the retention are hidden: 72h by default, --retention, $PODRUN_EVENTS_RETENTION",
+  async (t) => {
+    const old = makeEvent({ pod: "web", name: "web.old", reason: "Old", first: ago(73 * 60) });
+    const dir = await stateDir(t, [old, ...BASIC]);
+    const run = async (args: string[], env: Record<string, string> = {}) => {
+      const result = await runCli(["events", "--state-dir", dir, ...args], { env });
+      t.equal(result.exitCode, 0, `${args.join(" ")} ${JSON.stringify(env)}`);
+      return reasonsOf(result.stdout);
+    };
+    t.same(await run([]), ["Pulled", "BackOff", "Failed"], "73 hours old: hidden by the default 72h");
+    t.same(await run(["--retention", "74h"]), ["Old", "Pulled", "BackOff", "Failed"]);
+    t.same(await run(["--retention", "none"]), ["Old", "Pulled", "BackOff", "Failed"]);
+    t.same(await run(["--retention", "0"]), ["Old", "Pulled", "BackOff", "Failed"]);
+    t.same(await run([], { PODRUN_EVENTS_RETENTION: "45m" }), ["BackOff", "Failed"], "BackOff was last seen 20m ago");
+    t.same(
+      await run(["--retention", "4d"], { PODRUN_EVENTS_RETENTION: "45m" }),
+      ["Old", "Pulled", "BackOff", "Failed"],
+      "the option wins",
+    );
 
-  for (const [args, env, source] of [[["--retention", "3"], {}, "--retention"], [[], { PODRUN_EVENTS_RETENTION: "a week" }, "$PODRUN_EVENTS_RETENTION"]] as const) {
-    const bad = await runCli(["events", "--state-dir", dir, ...args], { env });
-    t.equal(bad.exitCode, 2, source);
-    t.match(bad.stderr, `invalid value `);
-    t.match(bad.stderr, ` for ${source}: expected a duration such as 72h or 7d`);
-  }
-});
+    for (const [args, env, source] of [
+      [["--retention", "3"], {}, "--retention"],
+      [[], { PODRUN_EVENTS_RETENTION: "a week" }, "$PODRUN_EVENTS_RETENTION"],
+    ] as const) {
+      const bad = await runCli(["events", "--state-dir", dir, ...args], { env });
+      t.equal(bad.exitCode, 2, source);
+      t.match(bad.stderr, `invalid value `);
+      t.match(bad.stderr, ` for ${source}: expected a duration such as 72h or 7d`);
+    }
+  },
+);
 
 t.test("a repeat seen within the retention counts what its line says, even if its first lines are older", async (t) => {
-  const repeats = makeRepeats({ pod: "web", name: "web.r", reason: "BackOff", message: "m", first: ago(100), times: 3, everyMs: 40 * MIN });
+  const repeats = makeRepeats({
+    pod: "web",
+    name: "web.r",
+    reason: "BackOff",
+    message: "m",
+    first: ago(100),
+    times: 3,
+    everyMs: 40 * MIN,
+  });
   const result = await runCli(["events", "--json", "--state-dir", await stateDir(t, repeats), "--retention", "90m"]);
-  const [event] = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as KubeEvent);
-  t.same([event!.count, event!.firstTimestamp], [3, repeats[0]!.firstTimestamp], "the API server keeps an updated event whole");
+  const [event] = result.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as KubeEvent);
+  t.same(
+    [event!.count, event!.firstTimestamp],
+    [3, repeats[0]!.firstTimestamp],
+    "the API server keeps an updated event whole",
+  );
 });
 
 t.test("a checkpoint file left by an older podrun (events.folded) is deleted, never read", async (t) => {
@@ -206,8 +314,22 @@ t.test("a checkpoint file left by an older podrun (events.folded) is deleted, ne
 
 // --watch: the CLI is started, lines are appended while it runs, and it is stopped with SIGINT.
 
-function startWatch(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): { process: ResultPromise; stdout: () => string; stderr: () => string; waitFor(what: () => boolean, label: string): Promise<void> } {
-  const child = execa(process.execPath, [PODRUN_BIN, "events", "-w", ...args], { env: { NO_COLOR: "1", FORCE_COLOR: "0", ...env }, reject: false, stdin: "ignore", timeout: 60_000 });
+function startWatch(
+  t: Test,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): {
+  process: ResultPromise;
+  stdout: () => string;
+  stderr: () => string;
+  waitFor(what: () => boolean, label: string): Promise<void>;
+} {
+  const child = execa(process.execPath, [PODRUN_BIN, "events", "-w", ...args], {
+    env: { NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+    reject: false,
+    stdin: "ignore",
+    timeout: 60_000,
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
@@ -218,7 +340,7 @@ function startWatch(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): { pro
     stdout: () => out,
     stderr: () => err,
     async waitFor(what, label) {
-      for (const deadline = Date.now() + 20_000; !what(); ) {
+      for (const deadline = Date.now() + 20_000; !what();) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}; stdout: ${out}; stderr: ${err}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -230,10 +352,35 @@ t.test("--watch prints events appended after it started, and SIGINT ends it with
   const dir = await stateDir(t, [PULLED]);
   const watch = startWatch(t, ["--state-dir", dir]);
   await watch.waitFor(() => watch.stdout().includes("Pulled"), "the listing");
-  await appendFile(join(dir, EVENT_LOG_FILE), toLines([makeEvent({ pod: "db", name: "db.9", type: "Warning", reason: "Unhealthy", message: "Readiness probe failed", first: Date.now() })]));
+  await appendFile(
+    join(dir, EVENT_LOG_FILE),
+    toLines([
+      makeEvent({
+        pod: "db",
+        name: "db.9",
+        type: "Warning",
+        reason: "Unhealthy",
+        message: "Readiness probe failed",
+        first: Date.now(),
+      }),
+    ]),
+  );
   await watch.waitFor(() => watch.stdout().includes("Unhealthy"), "the appended event");
   // The same event again (count 2) updates its row, printed anew.
-  await appendFile(join(dir, EVENT_LOG_FILE), toLines([makeEvent({ pod: "db", name: "db.9", type: "Warning", reason: "Unhealthy", message: "Readiness probe failed", first: Date.now(), count: 2 })]));
+  await appendFile(
+    join(dir, EVENT_LOG_FILE),
+    toLines([
+      makeEvent({
+        pod: "db",
+        name: "db.9",
+        type: "Warning",
+        reason: "Unhealthy",
+        message: "Readiness probe failed",
+        first: Date.now(),
+        count: 2,
+      }),
+    ]),
+  );
   await watch.waitFor(() => /\(x2 over \d+s\)/.test(watch.stdout()), "the repeat");
   watch.process.kill("SIGINT");
   const result = await watch.process;
@@ -263,34 +410,61 @@ t.test("--watch follows the log across rotations (PODRUN_EVENT_LOG_MAX_BYTES)", 
   await watch.waitFor(() => watch.stderr().includes("No events found."), "the listing");
   // Six events of ~700 bytes through the real writer, rotating every ~1500 bytes.
   const child = fileURLToPath(new URL("../events/fixtures/append-events.ts", import.meta.url));
-  await promisify(execFile)(process.execPath, ["--import", "tsx", child, dir, "r", "6", "", "200"], { env: { ...process.env, PODRUN_EVENT_LOG_MAX_BYTES: "1500" } });
+  await promisify(execFile)(process.execPath, ["--import", "tsx", child, dir, "r", "6", "", "200"], {
+    env: { ...process.env, PODRUN_EVENT_LOG_MAX_BYTES: "1500" },
+  });
   await watch.waitFor(() => watch.stdout().trim().split("\n").length === 7, "six rows");
   t.ok(existsSync(join(dir, `${EVENT_LOG_FILE}.2`)), "the log did rotate, more than once");
   watch.process.kill("SIGINT");
   t.equal((await watch.process).exitCode, 0);
-  const messages = watch.stdout().trim().split("\n").slice(1).map((line) => line.split(/\s{3,}/)[4]!.split(" ")[0]);
+  const messages = watch
+    .stdout()
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => line.split(/\s{3,}/)[4]!.split(" ")[0]);
   t.same(messages, ["0", "1", "2", "3", "4", "5"], "every event, once, in order");
 });
 
-t.test("rotated files list as the one log they were: runs that go on across files, a torn line at the end of an old file", async (t) => {
-  const events: KubeEvent[] = [];
-  for (let run = 0; run < 40; run++) {
-    const pod = `svc-${run % 7}`;
-    events.push(makeEvent({ pod, uid: `${pod}-${run}`, name: `${pod}.${run}`, first: ago(200 - run * 4) }));
-    events.push(...makeRepeats({ pod, uid: `${pod}-${run}`, name: `${pod}.${run}b`, reason: "BackOff", message: "Back-off pulling image", first: ago(199 - run * 4), times: 1 + (run % 5), everyMs: 10_000 }));
-  }
-  const lines = toLines(events).split("\n").filter(Boolean);
-  const third = Math.floor(lines.length / 3);
-  const rotated = await stateDir(t, "");
-  await writeFile(join(rotated, `${EVENT_LOG_FILE}.2`), `${lines.slice(0, third).join("\n")}\n${lines[third]!.slice(0, 40)}`);
-  await writeFile(join(rotated, `${EVENT_LOG_FILE}.1`), `${lines.slice(third, 2 * third).join("\n")}\n`);
-  await writeFile(join(rotated, EVENT_LOG_FILE), `${lines.slice(2 * third).join("\n")}\n{"apiVersion":"v1","kind":"Ev`);
-  const whole = await stateDir(t, `${lines.join("\n")}\n`);
-  for (const extra of [[], ["--reason", "BackOff"], ["--pod", "svc-3"]]) {
-    const split = await runCli(["events", "--json", "--state-dir", rotated, ...extra]);
-    const one = await runCli(["events", "--json", "--state-dir", whole, ...extra]);
-    t.equal(split.exitCode, 0, split.stderr);
-    t.ok(one.stdout.trim().split("\n").length >= 2, "rows listed");
-    t.equal(split.stdout, one.stdout, `the same rows and counts ${extra.join(" ")}`);
-  }
-});
+t.test(
+  "rotated files list as the one log they were: runs that go on across files, a torn line at the end of an old file",
+  async (t) => {
+    const events: KubeEvent[] = [];
+    for (let run = 0; run < 40; run++) {
+      const pod = `svc-${run % 7}`;
+      events.push(makeEvent({ pod, uid: `${pod}-${run}`, name: `${pod}.${run}`, first: ago(200 - run * 4) }));
+      events.push(
+        ...makeRepeats({
+          pod,
+          uid: `${pod}-${run}`,
+          name: `${pod}.${run}b`,
+          reason: "BackOff",
+          message: "Back-off pulling image",
+          first: ago(199 - run * 4),
+          times: 1 + (run % 5),
+          everyMs: 10_000,
+        }),
+      );
+    }
+    const lines = toLines(events).split("\n").filter(Boolean);
+    const third = Math.floor(lines.length / 3);
+    const rotated = await stateDir(t, "");
+    await writeFile(
+      join(rotated, `${EVENT_LOG_FILE}.2`),
+      `${lines.slice(0, third).join("\n")}\n${lines[third]!.slice(0, 40)}`,
+    );
+    await writeFile(join(rotated, `${EVENT_LOG_FILE}.1`), `${lines.slice(third, 2 * third).join("\n")}\n`);
+    await writeFile(
+      join(rotated, EVENT_LOG_FILE),
+      `${lines.slice(2 * third).join("\n")}\n{"apiVersion":"v1","kind":"Ev`,
+    );
+    const whole = await stateDir(t, `${lines.join("\n")}\n`);
+    for (const extra of [[], ["--reason", "BackOff"], ["--pod", "svc-3"]]) {
+      const split = await runCli(["events", "--json", "--state-dir", rotated, ...extra]);
+      const one = await runCli(["events", "--json", "--state-dir", whole, ...extra]);
+      t.equal(split.exitCode, 0, split.stderr);
+      t.ok(one.stdout.trim().split("\n").length >= 2, "rows listed");
+      t.equal(split.stdout, one.stdout, `the same rows and counts ${extra.join(" ")}`);
+    }
+  },
+);

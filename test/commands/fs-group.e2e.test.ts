@@ -55,7 +55,9 @@ ${securityContext}
 
 /** `path → "mode gid"` from the stat lines of the report. */
 function statsOf(report: string): Map<string, string> {
-  return new Map([...report.matchAll(/^(\d+) (\d+) (\/\S*)$/gm)].map((m) => [m[3]!.replace(/\/$/, ""), `${m[1]} ${m[2]}`]));
+  return new Map(
+    [...report.matchAll(/^(\d+) (\d+) (\/\S*)$/gm)].map((m) => [m[3]!.replace(/\/$/, ""), `${m[1]} ${m[2]}`]),
+  );
 }
 
 for (const runtime of ["docker", "podman"] as const) {
@@ -64,9 +66,16 @@ for (const runtime of ["docker", "podman"] as const) {
     if (!env) return;
     const name = uniqueName("on");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const result = await env.up(name, manifest(name, "    runAsUser: 1000\n    fsGroup: 2000\n    fsGroupChangePolicy: OnRootMismatch"));
+    const result = await env.up(
+      name,
+      manifest(name, "    runAsUser: 1000\n    fsGroup: 2000\n    fsGroupChangePolicy: OnRootMismatch"),
+    );
     t.equal(result.exitCode, 0, result.stderr);
-    t.notMatch(result.stderr, /fsGroupChangePolicy|not supported by podrun/, "fsGroup and fsGroupChangePolicy are acted on");
+    t.notMatch(
+      result.stderr,
+      /fsGroupChangePolicy|not supported by podrun/,
+      "fsGroup and fsGroupChangePolicy are acted on",
+    );
     const report = await env.reportOf(name, "app");
     t.match(report, /^uid=1000\S* gid=0\S* groups=\S*2000/m);
     t.match(report, /^data=rw$/m);
@@ -86,28 +95,34 @@ for (const runtime of ["docker", "podman"] as const) {
       t.notMatch(result.stderr, /FailedVolumeOwnership/);
     } else {
       t.equal(stats.get("/mem"), "1777 0", "podman's --tmpfs takes no gid: the kernel's 1777, group root");
-      t.match(result.stdout + result.stderr, /FailedVolumeOwnership.*spec\.securityContext\.fsGroup: volume "mem" not given to group 2000 as a kubelet would: podman's --tmpfs takes no gid option/);
+      t.match(
+        result.stdout + result.stderr,
+        /FailedVolumeOwnership.*spec\.securityContext\.fsGroup: volume "mem" not given to group 2000 as a kubelet would: podman's --tmpfs takes no gid option/,
+      );
     }
   });
 
-  t.test(`${runtime}: without fsGroup the emptyDir is 0777: a non-root user writes to it; a 0400 secret stays root's`, async (t) => {
-    const env = await setupEnginePod(t, runtime);
-    if (!env) return;
-    const name = uniqueName("off");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const result = await env.up(name, manifest(name, "    runAsUser: 1000"));
-    t.equal(result.exitCode, 0, result.stderr);
-    t.notMatch(result.stdout + result.stderr, /FailedVolumeOwnership/);
-    const report = await env.reportOf(name, "app");
-    t.match(report, /^uid=1000\S* gid=0\S*/m);
-    t.notMatch(report, /groups=\S*2000/, "no fsGroup among the groups");
-    t.match(report, /^data=rw$/m, "the emptyDir is writable by a non-root user");
-    t.match(report, /^mem=rw$/m);
-    t.match(report, /^secret=unreadable$/m, "0400 root-owned, as on a node without fsGroup");
-    const stats = statsOf(report);
-    t.equal(stats.get("/data"), "777 0");
-    t.equal(stats.get("/mem"), "1777 0");
-    t.equal(stats.get("/creds/..data/token"), "400 0");
-    t.equal(stats.get("/config"), "777 0");
-  });
+  t.test(
+    `${runtime}: without fsGroup the emptyDir is 0777: a non-root user writes to it; a 0400 secret stays root's`,
+    async (t) => {
+      const env = await setupEnginePod(t, runtime);
+      if (!env) return;
+      const name = uniqueName("off");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const result = await env.up(name, manifest(name, "    runAsUser: 1000"));
+      t.equal(result.exitCode, 0, result.stderr);
+      t.notMatch(result.stdout + result.stderr, /FailedVolumeOwnership/);
+      const report = await env.reportOf(name, "app");
+      t.match(report, /^uid=1000\S* gid=0\S*/m);
+      t.notMatch(report, /groups=\S*2000/, "no fsGroup among the groups");
+      t.match(report, /^data=rw$/m, "the emptyDir is writable by a non-root user");
+      t.match(report, /^mem=rw$/m);
+      t.match(report, /^secret=unreadable$/m, "0400 root-owned, as on a node without fsGroup");
+      const stats = statsOf(report);
+      t.equal(stats.get("/data"), "777 0");
+      t.equal(stats.get("/mem"), "1777 0");
+      t.equal(stats.get("/creds/..data/token"), "400 0");
+      t.equal(stats.get("/config"), "777 0");
+    },
+  );
 }

@@ -3,7 +3,17 @@ import { join } from "node:path";
 import t from "tap";
 import { ExitCode } from "../../lib/errors.js";
 import { createCommandWorld } from "../harness/command-io.js";
-import { CORPUS_DIR, FUZZ_COUNT, FUZZ_ONLY, FUZZ_SEED, loadSeedManifests, makeCase, makeHugeFile, replayHint, type FuzzCase } from "../harness/manifest-fuzzer.js";
+import {
+  CORPUS_DIR,
+  FUZZ_COUNT,
+  FUZZ_ONLY,
+  FUZZ_SEED,
+  loadSeedManifests,
+  makeCase,
+  makeHugeFile,
+  replayHint,
+  type FuzzCase,
+} from "../harness/manifest-fuzzer.js";
 import { validateAndDryRun } from "../harness/manifest-outcome.js";
 
 // Fuzzing `podrun validate` and `podrun up --dry-run`, in-process (the built CLI:
@@ -25,8 +35,14 @@ t.test(`validate and up --dry-run on mutated manifests (seed ${FUZZ_SEED})`, asy
   const world = await createCommandWorld(t);
   const seeds = loadSeedManifests();
   t.ok(seeds.length >= 10, `seeds: ${seeds.length} manifests from examples/ and the corpus`);
-  t.ok(seeds.filter((seed) => seed.name.startsWith(join(CORPUS_DIR, "podman/"))).length >= 10, "podman's kube play manifests among the seeds");
-  const cases: FuzzCase[] = FUZZ_ONLY !== undefined ? [makeCase(seeds, FUZZ_ONLY)] : [makeHugeFile(), ...Array.from({ length: FUZZ_COUNT }, (_, i) => makeCase(seeds, i))];
+  t.ok(
+    seeds.filter((seed) => seed.name.startsWith(join(CORPUS_DIR, "podman/"))).length >= 10,
+    "podman's kube play manifests among the seeds",
+  );
+  const cases: FuzzCase[] =
+    FUZZ_ONLY !== undefined
+      ? [makeCase(seeds, FUZZ_ONLY)]
+      : [makeHugeFile(), ...Array.from({ length: FUZZ_COUNT }, (_, i) => makeCase(seeds, i))];
   const failures: string[] = [];
   const tally = { cases: 0, valid: 0, invalid: 0 };
   const begun = performance.now();
@@ -41,7 +57,9 @@ t.test(`validate and up --dry-run on mutated manifests (seed ${FUZZ_SEED})`, asy
     await rm(path, { force: true });
   }
   const seconds = ((performance.now() - begun) / 1000).toFixed(1);
-  t.comment(`${tally.cases} manifests (${tally.valid} valid, ${tally.invalid} refused) in ${seconds}s, seed ${FUZZ_SEED}`);
+  t.comment(
+    `${tally.cases} manifests (${tally.valid} valid, ${tally.invalid} refused) in ${seconds}s, seed ${FUZZ_SEED}`,
+  );
   t.same(failures.slice(0, 20), [], `${failures.length} of ${tally.cases} cases broke a property (seed ${FUZZ_SEED})`);
   if (FUZZ_ONLY === undefined) {
     t.ok(tally.invalid > tally.cases / 2, "most mutations make an invalid manifest");

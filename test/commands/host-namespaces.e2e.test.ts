@@ -10,21 +10,26 @@ import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/e
 async function setup(t: Test, runtime: RuntimeName) {
   const env = await setupEnginePod(t, runtime);
   if (!env) return undefined;
-  return { up: env.up, exec: async (pod: string, container: string, command: string[]) => (await env.exec(pod, container, command)).trim() };
+  return {
+    up: env.up,
+    exec: async (pod: string, container: string, command: string[]) => (await env.exec(pod, container, command)).trim(),
+  };
 }
 
-const podYaml = (name: string, spec: string) =>
-  `${testPodHeader(name)}${spec}`;
+const podYaml = (name: string, spec: string) => `${testPodHeader(name)}${spec}`;
 
 // Each case has its own state directory and uniquely named pod (setupEnginePod): two run at once.
 t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: hostPID and hostIPC: the containers are in the host's PID and IPC namespaces`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("hostns");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const spec = `  hostPID: true
+  t.test(
+    `${runtime}: hostPID and hostIPC: the containers are in the host's PID and IPC namespaces`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = uniqueName("hostns");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const spec = `  hostPID: true
   hostIPC: true
   containers:
     - name: app
@@ -34,39 +39,62 @@ for (const runtime of ["docker", "podman"] as const) {
       image: ${BUSYBOX}
       command: ["sleep", "600"]
 `;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    t.notMatch(r.stderr, /Warning/, "both fields acted on");
-    const hostPid = await readlink("/proc/self/ns/pid");
-    const hostIpc = await readlink("/proc/self/ns/ipc");
-    for (const container of ["app", "other"]) {
-      t.equal(await env.exec(name, container, ["readlink", "/proc/self/ns/pid"]), hostPid, `${container}: the host's PID namespace`);
-      t.equal(await env.exec(name, container, ["readlink", "/proc/self/ns/ipc"]), hostIpc, `${container}: the host's IPC namespace`);
-      t.equal(await env.exec(name, container, ["cat", `/proc/${process.pid}/comm`]), "node", `${container}: sees the test's own process`);
-    }
-  });
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      t.notMatch(r.stderr, /Warning/, "both fields acted on");
+      const hostPid = await readlink("/proc/self/ns/pid");
+      const hostIpc = await readlink("/proc/self/ns/ipc");
+      for (const container of ["app", "other"]) {
+        t.equal(
+          await env.exec(name, container, ["readlink", "/proc/self/ns/pid"]),
+          hostPid,
+          `${container}: the host's PID namespace`,
+        );
+        t.equal(
+          await env.exec(name, container, ["readlink", "/proc/self/ns/ipc"]),
+          hostIpc,
+          `${container}: the host's IPC namespace`,
+        );
+        t.equal(
+          await env.exec(name, container, ["cat", `/proc/${process.pid}/comm`]),
+          "node",
+          `${container}: sees the test's own process`,
+        );
+      }
+    },
+  );
 
-  t.test(`${runtime}: hostPID and hostIPC on a hostNetwork pod; up again changes nothing`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("hostall");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const yaml = podYaml(name, `  hostNetwork: true\n  hostPID: true\n  hostIPC: true\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`);
-    const r = await env.up(name, yaml);
-    t.equal(r.exitCode, 0, r.stderr);
-    t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
-    t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
-    const again = await env.up(name, yaml);
-    t.equal(again.exitCode, 0, again.stderr);
-    t.match(again.stdout + again.stderr, /1 container unchanged/);
-  });
+  t.test(
+    `${runtime}: hostPID and hostIPC on a hostNetwork pod; up again changes nothing`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = uniqueName("hostall");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const yaml = podYaml(
+        name,
+        `  hostNetwork: true\n  hostPID: true\n  hostIPC: true\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`,
+      );
+      const r = await env.up(name, yaml);
+      t.equal(r.exitCode, 0, r.stderr);
+      t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
+      t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
+      const again = await env.up(name, yaml);
+      t.equal(again.exitCode, 0, again.stderr);
+      t.match(again.stdout + again.stderr, /1 container unchanged/);
+    },
+  );
 
   t.test(`${runtime}: without hostPID/hostIPC the namespaces are the pod's own`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
     if (!env) return;
     const name = uniqueName("ownns");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const r = await env.up(name, podYaml(name, `  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`));
+    const r = await env.up(
+      name,
+      podYaml(name, `  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`),
+    );
     t.equal(r.exitCode, 0, r.stderr);
     t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
     t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
@@ -90,7 +118,11 @@ for (const runtime of ["docker", "podman"] as const) {
 `;
     const r = await env.up(name, podYaml(name, spec));
     t.equal(r.exitCode, 0, r.stderr);
-    t.match(r.stderr, /Warning: spec\.securityContext\.sysctls\[0\]: "net\.core\.somaxconn" is not in the kubelet's safe set/, "set, and named as outside the kubelet's safe set");
+    t.match(
+      r.stderr,
+      /Warning: spec\.securityContext\.sysctls\[0\]: "net\.core\.somaxconn" is not in the kubelet's safe set/,
+      "set, and named as outside the kubelet's safe set",
+    );
     t.notMatch(r.stderr, /sysctls\[1\]/, "a safe sysctl is acted on without a warning");
     t.equal(await env.exec(name, "app", ["cat", "/proc/sys/net/core/somaxconn"]), "1000");
     t.equal(await env.exec(name, "app", ["cat", "/proc/sys/net/ipv4/ip_unprivileged_port_start"]), "80");

@@ -60,7 +60,12 @@ spec:
 `;
 
 async function setup(t: Test, runtime: RuntimeName, prefix: string) {
-  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+  if (
+    !(await requireEngine(t, runtime)) ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+  )
+    return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-e2e-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-"));
   const name = uniqueName(prefix);
@@ -76,68 +81,123 @@ async function setup(t: Test, runtime: RuntimeName, prefix: string) {
 }
 
 t.jobs = 2;
-for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered: true }, async (t) => {
-  t.test(`${runtime}: a failing liveness probe kills the container and a new one takes its place; ps counts the restart`, async (t) => {
-    const env = await setup(t, runtime, "restart");
-    if (!env) return;
-    await env.write(podYaml(env.name, "Always"));
-    const started = Date.now();
-    const up = await env.podrun("up", "--wait", "--timeout", "90s", "--json", env.file);
-    t.equal(up.exitCode, 0, up.stderr);
-    // The probe's terminationGracePeriodSeconds (1, so the kubelet's 2 s) over the pod's 30: a
-    // `sleep` as PID 1 ignores SIGTERM and waits out whichever applies.
-    t.ok(Date.now() - started < 25_000, `up --wait took ${Date.now() - started} ms: not the pod's 30 s grace period`);
-    t.match(up.stderr, /Warning: spec\.containers\[0\]\.livenessProbe: probed only while `podrun up --wait` waits .*not probed once podrun returns/, "the one Warning line about liveness");
-    const events = up.stdout.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as KubeEvent);
-    const app = events.filter((e) => e.involvedObject.fieldPath === "spec.containers{app}");
-    const order = app.map((e) => e.reason);
-    const unhealthy = app.filter((e) => e.reason === "Unhealthy" && e.message.startsWith("Liveness"));
-    t.ok(unhealthy.length >= 2, "failureThreshold Unhealthy events");
-    t.match(unhealthy[0], { type: "Warning", message: /^Liveness probe failed: command "cat \/tmp\/alive" exited with 1: cat: can't open '\/tmp\/alive': No such file or directory$/ });
-    const killing = app.findIndex((e) => e.reason === "Killing");
-    t.same(app[killing], { ...app[killing], type: "Normal", message: "Container app failed liveness probe, will be restarted" });
-    t.ok(killing > order.indexOf("Unhealthy"), "Killing after Unhealthy");
-    t.ok(order.indexOf("Created", killing) > killing && order.indexOf("Started", killing) > order.indexOf("Created", killing), `a new container: Created, Started after Killing (${order.join(" ")})`);
+for (const runtime of ["docker", "podman"] as const)
+  t.test(runtime, { buffered: true }, async (t) => {
+    t.test(
+      `${runtime}: a failing liveness probe kills the container and a new one takes its place; ps counts the restart`,
+      async (t) => {
+        const env = await setup(t, runtime, "restart");
+        if (!env) return;
+        await env.write(podYaml(env.name, "Always"));
+        const started = Date.now();
+        const up = await env.podrun("up", "--wait", "--timeout", "90s", "--json", env.file);
+        t.equal(up.exitCode, 0, up.stderr);
+        // The probe's terminationGracePeriodSeconds (1, so the kubelet's 2 s) over the pod's 30: a
+        // `sleep` as PID 1 ignores SIGTERM and waits out whichever applies.
+        t.ok(
+          Date.now() - started < 25_000,
+          `up --wait took ${Date.now() - started} ms: not the pod's 30 s grace period`,
+        );
+        t.match(
+          up.stderr,
+          /Warning: spec\.containers\[0\]\.livenessProbe: probed only while `podrun up --wait` waits .*not probed once podrun returns/,
+          "the one Warning line about liveness",
+        );
+        const events = up.stdout
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as KubeEvent);
+        const app = events.filter((e) => e.involvedObject.fieldPath === "spec.containers{app}");
+        const order = app.map((e) => e.reason);
+        const unhealthy = app.filter((e) => e.reason === "Unhealthy" && e.message.startsWith("Liveness"));
+        t.ok(unhealthy.length >= 2, "failureThreshold Unhealthy events");
+        t.match(unhealthy[0], {
+          type: "Warning",
+          message:
+            /^Liveness probe failed: command "cat \/tmp\/alive" exited with 1: cat: can't open '\/tmp\/alive': No such file or directory$/,
+        });
+        const killing = app.findIndex((e) => e.reason === "Killing");
+        t.same(app[killing], {
+          ...app[killing],
+          type: "Normal",
+          message: "Container app failed liveness probe, will be restarted",
+        });
+        t.ok(killing > order.indexOf("Unhealthy"), "Killing after Unhealthy");
+        t.ok(
+          order.indexOf("Created", killing) > killing &&
+            order.indexOf("Started", killing) > order.indexOf("Created", killing),
+          `a new container: Created, Started after Killing (${order.join(" ")})`,
+        );
 
-    const ps = await env.podrun("ps", "--json");
-    t.equal(ps.exitCode, 0, ps.stderr);
-    const pod = (JSON.parse(ps.stdout) as PodList).items.find((p) => p.metadata.name === env.name);
-    t.ok((pod?.status.containerStatuses[0]?.restartCount ?? 0) >= 1, `ps: restartCount ${pod?.status.containerStatuses[0]?.restartCount}`);
-    const table = await env.podrun("ps");
-    const row = table.stdout.split("\n").find((line) => line.startsWith(`${env.name} `)) ?? "";
-    t.match(row, /^\S+\s+1\/1\s+Running\s+[1-9]/, `ps RESTARTS ≥ 1: ${row}`);
+        const ps = await env.podrun("ps", "--json");
+        t.equal(ps.exitCode, 0, ps.stderr);
+        const pod = (JSON.parse(ps.stdout) as PodList).items.find((p) => p.metadata.name === env.name);
+        t.ok(
+          (pod?.status.containerStatuses[0]?.restartCount ?? 0) >= 1,
+          `ps: restartCount ${pod?.status.containerStatuses[0]?.restartCount}`,
+        );
+        const table = await env.podrun("ps");
+        const row = table.stdout.split("\n").find((line) => line.startsWith(`${env.name} `)) ?? "";
+        t.match(row, /^\S+\s+1\/1\s+Running\s+[1-9]/, `ps RESTARTS ≥ 1: ${row}`);
 
-    const listed = await runCli(["events", "--json"], { env: { PODRUN_STATE_DIR: env.stateDir } });
-    t.equal(listed.exitCode, 0, listed.stderr);
-    const kept = listed.stdout.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as KubeEvent & { involvedObject: { name: string } });
-    const mine = kept.filter((e) => e.involvedObject.name === env.name);
-    t.ok(mine.some((e) => e.reason === "Unhealthy" && e.message.startsWith("Liveness probe failed: ")), "events: Unhealthy");
-    t.ok(mine.some((e) => e.reason === "Killing" && e.message === "Container app failed liveness probe, will be restarted"), "events: Killing");
+        const listed = await runCli(["events", "--json"], { env: { PODRUN_STATE_DIR: env.stateDir } });
+        t.equal(listed.exitCode, 0, listed.stderr);
+        const kept = listed.stdout
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as KubeEvent & { involvedObject: { name: string } });
+        const mine = kept.filter((e) => e.involvedObject.name === env.name);
+        t.ok(
+          mine.some((e) => e.reason === "Unhealthy" && e.message.startsWith("Liveness probe failed: ")),
+          "events: Unhealthy",
+        );
+        t.ok(
+          mine.some(
+            (e) => e.reason === "Killing" && e.message === "Container app failed liveness probe, will be restarted",
+          ),
+          "events: Killing",
+        );
 
-    // The kubelet's new container: a fresh root filesystem (the mark is in the emptyDir), alive.
-    const alive = await runCommand(runtime, ["exec", `default_${env.name}_app`, "ls", "/tmp/alive", "/marks/ran"], { reject: false });
-    t.equal(alive.exitCode, 0, alive.stderr);
+        // The kubelet's new container: a fresh root filesystem (the mark is in the emptyDir), alive.
+        const alive = await runCommand(runtime, ["exec", `default_${env.name}_app`, "ls", "/tmp/alive", "/marks/ran"], {
+          reject: false,
+        });
+        t.equal(alive.exitCode, 0, alive.stderr);
 
-    // The new container is the manifest's container: `up` again keeps it, restart count included.
-    const id = async () => (await runCommand(runtime, ["inspect", "-f", "{{.Id}}", `default_${env.name}_app`])).stdout.trim();
-    const before = await id();
-    const again = await env.podrun("up", env.file);
-    t.equal(again.exitCode, 0, again.stderr);
-    t.equal(await id(), before, "kept");
+        // The new container is the manifest's container: `up` again keeps it, restart count included.
+        const id = async () =>
+          (await runCommand(runtime, ["inspect", "-f", "{{.Id}}", `default_${env.name}_app`])).stdout.trim();
+        const before = await id();
+        const again = await env.podrun("up", env.file);
+        t.equal(again.exitCode, 0, again.stderr);
+        t.equal(await id(), before, "kept");
+      },
+    );
+
+    t.test(`${runtime}: restartPolicy Never: Killing without a restart, and up --wait fails with exit 1`, async (t) => {
+      const env = await setup(t, runtime, "never");
+      if (!env) return;
+      await env.write(podYaml(env.name, "Never"));
+      const up = await env.podrun("up", "--wait", "--timeout", "90s", "--json", env.file);
+      t.equal(up.exitCode, 1, up.stderr);
+      t.match(
+        up.stderr,
+        /Error: ContainerTerminated: .*container app exited with code \d+ and restartPolicy Never does not restart it/,
+      );
+      const events = up.stdout
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as KubeEvent);
+      t.ok(
+        events.some((e) => e.reason === "Killing" && e.message === "Container app failed liveness probe"),
+        "Killing, without `will be restarted`",
+      );
+      t.equal(events.filter((e) => e.reason === "Started").length, 1, "no new container");
+      const ps = await env.podrun("ps", "--json");
+      const pod = (JSON.parse(ps.stdout) as PodList).items.find((p) => p.metadata.name === env.name);
+      t.equal(pod?.status.containerStatuses[0]?.restartCount, 0);
+    });
   });
-
-  t.test(`${runtime}: restartPolicy Never: Killing without a restart, and up --wait fails with exit 1`, async (t) => {
-    const env = await setup(t, runtime, "never");
-    if (!env) return;
-    await env.write(podYaml(env.name, "Never"));
-    const up = await env.podrun("up", "--wait", "--timeout", "90s", "--json", env.file);
-    t.equal(up.exitCode, 1, up.stderr);
-    t.match(up.stderr, /Error: ContainerTerminated: .*container app exited with code \d+ and restartPolicy Never does not restart it/);
-    const events = up.stdout.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as KubeEvent);
-    t.ok(events.some((e) => e.reason === "Killing" && e.message === "Container app failed liveness probe"), "Killing, without `will be restarted`");
-    t.equal(events.filter((e) => e.reason === "Started").length, 1, "no new container");
-    const ps = await env.podrun("ps", "--json");
-    const pod = (JSON.parse(ps.stdout) as PodList).items.find((p) => p.metadata.name === env.name);
-    t.equal(pod?.status.containerStatuses[0]?.restartCount, 0);
-  });
-});

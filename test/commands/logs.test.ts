@@ -20,14 +20,35 @@ spec:
       image: busybox:1.36
 `;
 
-async function setup(t: Test, manifest = POD): Promise<{ world: CommandWorld; run: (extra?: Partial<LogsOptions>) => Promise<void> }> {
+async function setup(
+  t: Test,
+  manifest = POD,
+): Promise<{ world: CommandWorld; run: (extra?: Partial<LogsOptions>) => Promise<void> }> {
   const world = await createCommandWorld(t);
   world.runtime.script("migrate", { logs: ["migrated 3 tables"] });
-  world.runtime.script("app", { logs: ["listening on :8080", { text: "warning: no cache", stream: "stderr" }, "GET / 200"] });
-  await up({ files: [await world.manifest("pod.yaml", manifest)], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io });
+  world.runtime.script("app", {
+    logs: ["listening on :8080", { text: "warning: no cache", stream: "stderr" }, "GET / 200"],
+  });
+  await up({
+    files: [await world.manifest("pod.yaml", manifest)],
+    publishAll: false,
+    parallelPulls: 1,
+    keepOnFailure: false,
+    dryRun: false,
+    json: false,
+    ...world.io,
+  });
   const run = (extra: Partial<LogsOptions> = {}) => {
     world.nextCommand();
-    return logs({ pod: "web", follow: false, timestamps: false, allContainers: false, prefix: false, ...world.io, ...extra });
+    return logs({
+      pod: "web",
+      follow: false,
+      timestamps: false,
+      allContainers: false,
+      prefix: false,
+      ...world.io,
+      ...extra,
+    });
   };
   return { world, run };
 }
@@ -47,7 +68,12 @@ t.test("--tail, --prefix, --timestamps, -c and --all-containers", async (t) => {
   await run({ container: "migrate" });
   t.same(world.stdout.lines(), ["migrated 3 tables"]);
   await run({ allContainers: true, prefix: true });
-  t.same(world.stdout.lines(), ["[pod/web/migrate] migrated 3 tables", "[pod/web/app] listening on :8080", "[pod/web/app] warning: no cache", "[pod/web/app] GET / 200"]);
+  t.same(world.stdout.lines(), [
+    "[pod/web/migrate] migrated 3 tables",
+    "[pod/web/app] listening on :8080",
+    "[pod/web/app] warning: no cache",
+    "[pod/web/app] GET / 200",
+  ]);
   await run({ timestamps: true, tail: 1 });
   t.match(world.stdout.lines(), [/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z GET \/ 200$/]);
 });
@@ -82,6 +108,9 @@ t.test("a pod that is not there: kubectl's NotFound line, exit 1", async (t) => 
 
 t.test("usage errors: -c with --all-containers, an unknown container", async (t) => {
   const { run } = await setup(t);
-  await t.rejects(run({ container: "app", allContainers: true }), new UsageError("--all-containers=true should not be specified with container name app"));
+  await t.rejects(
+    run({ container: "app", allContainers: true }),
+    new UsageError("--all-containers=true should not be specified with container name app"),
+  );
   await t.rejects(run({ container: "db" }), new UsageError("container db is not valid for pod web"));
 });

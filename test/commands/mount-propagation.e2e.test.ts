@@ -12,8 +12,7 @@ import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/e
 // a host mount that is itself shared (docker refuses a slave of a private one, as containerd
 // does): the test makes its own, a directory bind-mounted onto itself and made rshared.
 
-const podYaml = (name: string, spec: string) =>
-  `${testPodHeader(name)}${spec}`;
+const podYaml = (name: string, spec: string) => `${testPodHeader(name)}${spec}`;
 
 async function mount(args: string[]): Promise<void> {
   const result = await runCommand("mount", args, { reject: false });
@@ -46,18 +45,20 @@ async function waitFor(read: () => Promise<string>, want: RegExp): Promise<strin
 }
 
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: HostToContainer: a host mount made after start appears inside; under None it does not`, async (t) => {
-    const env = await setupEnginePod(t, runtime);
-    if (!env) return;
-    const shared = await sharedDirectory(t);
-    if (!shared) return;
-    const name = uniqueName("propagation");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const r = await env.up(
-      name,
-      podYaml(
+  t.test(
+    `${runtime}: HostToContainer: a host mount made after start appears inside; under None it does not`,
+    async (t) => {
+      const env = await setupEnginePod(t, runtime);
+      if (!env) return;
+      const shared = await sharedDirectory(t);
+      if (!shared) return;
+      const name = uniqueName("propagation");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const r = await env.up(
         name,
-        `  volumes:
+        podYaml(
+          name,
+          `  volumes:
     - name: host
       hostPath:
         path: ${shared}
@@ -76,19 +77,24 @@ for (const runtime of ["docker", "podman"] as const) {
         - name: host
           mountPath: /host
 `,
-      ),
-    );
-    t.equal(r.exitCode, 0, r.stderr);
-    t.notMatch(r.stderr, /Warning/, "mountPropagation acted on");
-    const sub = join(shared, "late");
-    await mkdir(sub);
-    await mount(["-t", "tmpfs", "podrun-e2e", sub]);
-    await writeFile(join(sub, "hello"), "from the host\n");
-    const read = (container: string) => () => env.exec(name, container, ["cat", "/host/late/hello"]);
-    t.equal((await waitFor(read("slave"), /from the host/)).trim(), "from the host", "the host's new mount reached the HostToContainer mount");
-    const privateView = await env.exec(name, "private", ["ls", "-A", "/host/late"]);
-    t.equal(privateView.trim(), "", "the None mount still sees the empty directory under it");
-  });
+        ),
+      );
+      t.equal(r.exitCode, 0, r.stderr);
+      t.notMatch(r.stderr, /Warning/, "mountPropagation acted on");
+      const sub = join(shared, "late");
+      await mkdir(sub);
+      await mount(["-t", "tmpfs", "podrun-e2e", sub]);
+      await writeFile(join(sub, "hello"), "from the host\n");
+      const read = (container: string) => () => env.exec(name, container, ["cat", "/host/late/hello"]);
+      t.equal(
+        (await waitFor(read("slave"), /from the host/)).trim(),
+        "from the host",
+        "the host's new mount reached the HostToContainer mount",
+      );
+      const privateView = await env.exec(name, "private", ["ls", "-A", "/host/late"]);
+      t.equal(privateView.trim(), "", "the None mount still sees the empty directory under it");
+    },
+  );
 
   t.test(`${runtime}: Bidirectional: a mount made by a privileged container appears on the host`, async (t) => {
     const env = await setupEnginePod(t, runtime);

@@ -14,36 +14,59 @@ async function setup(t: Test, runtime: RuntimeName) {
   const env = await setupEnginePod(t, runtime);
   if (!env) return undefined;
   const ids = async (pod: string) =>
-    (await runCommand(runtime, ["ps", "-a", "-q", "--no-trunc", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout.split("\n").filter(Boolean).sort();
+    (
+      await runCommand(runtime, ["ps", "-a", "-q", "--no-trunc", "--filter", `label=io.kubernetes.pod.name=${pod}`])
+    ).stdout
+      .split("\n")
+      .filter(Boolean)
+      .sort();
   // The pod's address as the container's interface has it, not as /etc/hosts says.
-  const ipOf = async (pod: string, container: string) => /\binet (\d+\.\d+\.\d+\.\d+)\//.exec(await env.exec(pod, container, ["ip", "-4", "-o", "addr", "show", "dev", "eth0"]))?.[1];
+  const ipOf = async (pod: string, container: string) =>
+    /\binet (\d+\.\d+\.\d+\.\d+)\//.exec(
+      await env.exec(pod, container, ["ip", "-4", "-o", "addr", "show", "dev", "eth0"]),
+    )?.[1];
   // The file as it is, its last line break included (the command's output loses its own).
-  const cat = async (pod: string, container: string, path: string) => (await env.exec(pod, container, ["sh", "-c", `cat ${path}; echo .`])).replace(/\.$/, "");
-  const logsOf = async (pod: string, container: string) => `${(await runCommand(runtime, ["logs", `default_${pod}_${container}`])).stdout}\n`;
+  const cat = async (pod: string, container: string, path: string) =>
+    (await env.exec(pod, container, ["sh", "-c", `cat ${path}; echo .`])).replace(/\.$/, "");
+  const logsOf = async (pod: string, container: string) =>
+    `${(await runCommand(runtime, ["logs", `default_${pod}_${container}`])).stdout}\n`;
   return { up: env.up, exec: env.exec, cat, ids, ipOf, logsOf };
 }
 
-const podYaml = (name: string, spec: string) =>
-  `${testPodHeader(name)}${spec}`;
+const podYaml = (name: string, spec: string) => `${testPodHeader(name)}${spec}`;
 
-const LOCALHOST = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n";
+const LOCALHOST =
+  "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n";
 
 // The host's resolv.conf as the kubelet parses it: every nameserver, the last search and options lines.
 function hostResolvConf(): { servers: string[]; searches: string[]; options: string[] } {
-  const lines = readFileSync("/etc/resolv.conf", "utf8").split("\n").map((line) => line.trim().split(/\s+/));
-  const last = (keyword: string) => lines.filter(([word]) => word === keyword).pop()?.slice(1) ?? [];
-  return { servers: lines.filter(([word, value]) => word === "nameserver" && value).map(([, value]) => value!), searches: last("search").map((s) => s.replace(/\.$/, "")), options: last("options") };
+  const lines = readFileSync("/etc/resolv.conf", "utf8")
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/));
+  const last = (keyword: string) =>
+    lines
+      .filter(([word]) => word === keyword)
+      .pop()
+      ?.slice(1) ?? [];
+  return {
+    servers: lines.filter(([word, value]) => word === "nameserver" && value).map(([, value]) => value!),
+    searches: last("search").map((s) => s.replace(/\.$/, "")),
+    options: last("options"),
+  };
 }
 
 // Each case has its own state directory and uniquely named pod (setupEnginePod): two run at once.
 t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: hostname, subdomain and hostAliases: /etc/hosts as the kubelet writes it, in every container`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("hosts");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const spec = `  hostname: shop
+  t.test(
+    `${runtime}: hostname, subdomain and hostAliases: /etc/hosts as the kubelet writes it, in every container`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = uniqueName("hosts");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const spec = `  hostname: shop
   subdomain: sub
   hostAliases:
     - ip: 10.1.2.3
@@ -63,25 +86,34 @@ for (const runtime of ["docker", "podman"] as const) {
       image: ${BUSYBOX}
       command: ["sleep", "600"]
 `;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    t.notMatch(r.stderr, /Warning/, "every field written is acted on, subdomain included");
-    const ip = await env.ipOf(name, "app");
-    t.ok(ip, "the pod has an address");
-    const expected = `# Kubernetes-managed hosts file.\n${LOCALHOST}${ip}\tshop.sub.default.svc.cluster.local\tshop\n\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n10.1.2.4\tbaz.local\n`;
-    for (const container of ["app", "other"]) {
-      t.equal(await env.cat(name, container, "/etc/hosts"), expected, `${container}: /etc/hosts`);
-      t.equal((await env.exec(name, container, ["hostname"])).trim(), "shop", `${container}: hostname`);
-      t.equal((await env.exec(name, container, ["hostname", "-f"])).trim(), "shop.sub.default.svc.cluster.local", `${container}: the FQDN resolves through /etc/hosts`);
-    }
-    t.equal(await env.logsOf(name, "init"), expected, "the init container saw the same file, the pod's IP already in it");
-    // The settings hash the same on every run: `up` again keeps the pod, and its file.
-    const before = await env.ids(name);
-    const again = await env.up(name, podYaml(name, spec));
-    t.equal(again.exitCode, 0, again.stderr);
-    t.same(await env.ids(name), before, "nothing recreated");
-    t.equal(await env.cat(name, "app", "/etc/hosts"), expected, "the kept pod's file is unchanged");
-  });
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      t.notMatch(r.stderr, /Warning/, "every field written is acted on, subdomain included");
+      const ip = await env.ipOf(name, "app");
+      t.ok(ip, "the pod has an address");
+      const expected = `# Kubernetes-managed hosts file.\n${LOCALHOST}${ip}\tshop.sub.default.svc.cluster.local\tshop\n\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n10.1.2.4\tbaz.local\n`;
+      for (const container of ["app", "other"]) {
+        t.equal(await env.cat(name, container, "/etc/hosts"), expected, `${container}: /etc/hosts`);
+        t.equal((await env.exec(name, container, ["hostname"])).trim(), "shop", `${container}: hostname`);
+        t.equal(
+          (await env.exec(name, container, ["hostname", "-f"])).trim(),
+          "shop.sub.default.svc.cluster.local",
+          `${container}: the FQDN resolves through /etc/hosts`,
+        );
+      }
+      t.equal(
+        await env.logsOf(name, "init"),
+        expected,
+        "the init container saw the same file, the pod's IP already in it",
+      );
+      // The settings hash the same on every run: `up` again keeps the pod, and its file.
+      const before = await env.ids(name);
+      const again = await env.up(name, podYaml(name, spec));
+      t.equal(again.exitCode, 0, again.stderr);
+      t.same(await env.ids(name), before, "nothing recreated");
+      t.equal(await env.cat(name, "app", "/etc/hosts"), expected, "the kept pod's file is unchanged");
+    },
+  );
 
   t.test(`${runtime}: dnsConfig under Default: merged into the host's resolv.conf`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
@@ -111,11 +143,30 @@ for (const runtime of ["docker", "podman"] as const) {
     const options = new Map(host.options.map((option) => [option.split(":")[0]!, option] as const));
     options.set("ndots", "ndots:2").set("edns0", "edns0");
     const resolv = await env.cat(name, "app", "/etc/resolv.conf");
-    t.same(resolv.match(/^nameserver .*$/gm), servers.slice(0, 3).map((server) => `nameserver ${server}`), "the host's nameservers, then the pod's, once each");
-    t.match(resolv, new RegExp(`^search ${searches.join(" ").replace(/\./g, "\\.")}$`, "m"), "the host's search list, then the pod's");
-    t.same(resolv.match(/^options (.*)$/m)?.[1]?.split(" ").sort(), [...options.values()].sort(), "the host's options, the pod's over them");
+    t.same(
+      resolv.match(/^nameserver .*$/gm),
+      servers.slice(0, 3).map((server) => `nameserver ${server}`),
+      "the host's nameservers, then the pod's, once each",
+    );
+    t.match(
+      resolv,
+      new RegExp(`^search ${searches.join(" ").replace(/\./g, "\\.")}$`, "m"),
+      "the host's search list, then the pod's",
+    );
+    t.same(
+      resolv
+        .match(/^options (.*)$/m)?.[1]
+        ?.split(" ")
+        .sort(),
+      [...options.values()].sort(),
+      "the host's options, the pod's over them",
+    );
     t.equal((await env.exec(name, "app", ["hostname"])).trim(), name);
-    t.match(await env.cat(name, "app", "/etc/hosts"), new RegExp(`^${(await env.ipOf(name, "app"))!.replace(/\./g, "\\.")}\\t${name}$`, "m"), "no subdomain: the hostname alone on the pod's line");
+    t.match(
+      await env.cat(name, "app", "/etc/hosts"),
+      new RegExp(`^${(await env.ipOf(name, "app"))!.replace(/\./g, "\\.")}\\t${name}$`, "m"),
+      "no subdomain: the hostname alone on the pod's line",
+    );
   });
 
   t.test(`${runtime}: dnsPolicy None: dnsConfig alone`, { buffered: true }, async (t) => {
@@ -143,16 +194,23 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(r.exitCode, 0, r.stderr);
     t.notMatch(r.stderr, /Warning/);
     for (const container of ["app", "other"]) {
-      t.equal(await env.cat(name, container, "/etc/resolv.conf"), "search ns1.svc.example example\nnameserver 10.9.8.7\noptions ndots:2\n", `${container}: nothing of the host's`);
+      t.equal(
+        await env.cat(name, container, "/etc/resolv.conf"),
+        "search ns1.svc.example example\nnameserver 10.9.8.7\noptions ndots:2\n",
+        `${container}: nothing of the host's`,
+      );
     }
   });
 
-  t.test(`${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("hostnet");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const spec = `  hostNetwork: true
+  t.test(
+    `${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = uniqueName("hostnet");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const spec = `  hostNetwork: true
   hostAliases:
     - ip: 10.1.2.3
       hostnames: [foo.local, bar.local]
@@ -163,40 +221,59 @@ for (const runtime of ["docker", "podman"] as const) {
       image: ${BUSYBOX}
       command: ["sleep", "600"]
 `;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    t.notMatch(r.stderr, /Warning/, "hostAliases and dnsConfig are acted on for a hostNetwork pod too");
-    const hosts = `# Kubernetes-managed hosts file (host network).\n${readFileSync("/etc/hosts", "utf8")}\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n`;
-    t.equal(await env.cat(name, "app", "/etc/hosts"), hosts);
-    t.equal((await env.exec(name, "app", ["hostname"])).trim(), hostName(), "the host's name");
-    const host = hostResolvConf();
-    const resolv = await env.cat(name, "app", "/etc/resolv.conf");
-    t.match(resolv, new RegExp(`^search ${[...new Set([...host.searches, "ns1.svc.example"])].join(" ").replace(/\./g, "\\.")}$`, "m"));
-    t.same(resolv.match(/^nameserver .*$/gm) ?? [], host.servers.slice(0, 3).map((server) => `nameserver ${server}`), "the host's nameservers");
-  });
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      t.notMatch(r.stderr, /Warning/, "hostAliases and dnsConfig are acted on for a hostNetwork pod too");
+      const hosts = `# Kubernetes-managed hosts file (host network).\n${readFileSync("/etc/hosts", "utf8")}\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n`;
+      t.equal(await env.cat(name, "app", "/etc/hosts"), hosts);
+      t.equal((await env.exec(name, "app", ["hostname"])).trim(), hostName(), "the host's name");
+      const host = hostResolvConf();
+      const resolv = await env.cat(name, "app", "/etc/resolv.conf");
+      t.match(
+        resolv,
+        new RegExp(
+          `^search ${[...new Set([...host.searches, "ns1.svc.example"])].join(" ").replace(/\./g, "\\.")}$`,
+          "m",
+        ),
+      );
+      t.same(
+        resolv.match(/^nameserver .*$/gm) ?? [],
+        host.servers.slice(0, 3).map((server) => `nameserver ${server}`),
+        "the host's nameservers",
+      );
+    },
+  );
 
-  t.test(`${runtime}: a pod without these fields: named after itself, the kubelet's /etc/hosts, the host's resolv.conf; ClusterFirst written is a Warning`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("plain");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const spec = `  dnsPolicy: ClusterFirst
+  t.test(
+    `${runtime}: a pod without these fields: named after itself, the kubelet's /etc/hosts, the host's resolv.conf; ClusterFirst written is a Warning`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = uniqueName("plain");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const spec = `  dnsPolicy: ClusterFirst
   containers:
     - name: app
       image: ${BUSYBOX}
       command: ["sleep", "600"]
 `;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    t.match(r.stderr, "Warning: spec.dnsPolicy: no cluster DNS on this machine: ClusterFirst acts as Default");
-    t.equal(r.stderr.match(/Warning/g)?.length, 1, "said once");
-    t.equal((await env.exec(name, "app", ["hostname"])).trim(), name);
-    t.equal(await env.cat(name, "app", "/etc/hosts"), `# Kubernetes-managed hosts file.\n${LOCALHOST}${await env.ipOf(name, "app")}\t${name}\n`);
-    const resolv = await env.cat(name, "app", "/etc/resolv.conf");
-    for (const server of hostResolvConf().servers.filter((s) => !s.startsWith("127."))) t.match(resolv, `nameserver ${server}`, "the engine's copy of the host's");
-    const ps = await env.exec(name, "app", ["ps"]);
-    t.notMatch(ps, /pause/, "without shareProcessNamespace the container sees only its own processes");
-  });
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      t.match(r.stderr, "Warning: spec.dnsPolicy: no cluster DNS on this machine: ClusterFirst acts as Default");
+      t.equal(r.stderr.match(/Warning/g)?.length, 1, "said once");
+      t.equal((await env.exec(name, "app", ["hostname"])).trim(), name);
+      t.equal(
+        await env.cat(name, "app", "/etc/hosts"),
+        `# Kubernetes-managed hosts file.\n${LOCALHOST}${await env.ipOf(name, "app")}\t${name}\n`,
+      );
+      const resolv = await env.cat(name, "app", "/etc/resolv.conf");
+      for (const server of hostResolvConf().servers.filter((s) => !s.startsWith("127.")))
+        t.match(resolv, `nameserver ${server}`, "the engine's copy of the host's");
+      const ps = await env.exec(name, "app", ["ps"]);
+      t.notMatch(ps, /pause/, "without shareProcessNamespace the container sees only its own processes");
+    },
+  );
 
   t.test(`${runtime}: shareProcessNamespace: one container sees another's processes`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);

@@ -19,10 +19,16 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 export const podYaml = (name: string, namespace: string, spec: string) =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n${spec}`;
-export const containerYaml = (name: string, script: string) => `    - name: ${name}\n      image: ${BUSYBOX}\n      command: ["sh", "-c", ${JSON.stringify(script)}]\n`;
+export const containerYaml = (name: string, script: string) =>
+  `    - name: ${name}\n      image: ${BUSYBOX}\n      command: ["sh", "-c", ${JSON.stringify(script)}]\n`;
 
 export async function setup(t: Test, runtime: RuntimeName) {
-  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+  if (
+    !(await requireEngine(t, runtime)) ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+  )
+    return undefined;
   const dir = await mkdtemp(join(tmpdir(), "podrun-ps-logs-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const namespace = unique("pl");
@@ -38,12 +44,27 @@ export async function setup(t: Test, runtime: RuntimeName) {
   /** Engine IDs of a pod's containers of one kind. */
   const idsOf = async (pod: string, kind: "app" | "init" | "infra") =>
     (
-      await runCommand(runtime, ["ps", "-aq", "--no-trunc", "--filter", `label=io.kubernetes.pod.namespace=${namespace}`, "--filter", `label=io.kubernetes.pod.name=${pod}`, "--filter", `label=io.podrun.container.kind=${kind}`])
+      await runCommand(runtime, [
+        "ps",
+        "-aq",
+        "--no-trunc",
+        "--filter",
+        `label=io.kubernetes.pod.namespace=${namespace}`,
+        "--filter",
+        `label=io.kubernetes.pod.name=${pod}`,
+        "--filter",
+        `label=io.podrun.container.kind=${kind}`,
+      ])
     ).stdout
       .split("\n")
       .filter(Boolean);
   const inspect = async (id: string) =>
-    (JSON.parse((await runCommand(runtime, ["container", "inspect", id])).stdout) as { State: { ExitCode: number }; NetworkSettings: { IPAddress?: string; Networks?: Record<string, { IPAddress?: string }> } }[])[0]!;
+    (
+      JSON.parse((await runCommand(runtime, ["container", "inspect", id])).stdout) as {
+        State: { ExitCode: number };
+        NetworkSettings: { IPAddress?: string; Networks?: Record<string, { IPAddress?: string }> };
+      }[]
+    )[0]!;
   /** Polls `podrun logs` until its output contains `text` (the container may not have printed it yet). */
   const logsUntil = async (text: string, ...args: string[]) => {
     let result = await podrun("logs", ...args);
@@ -56,10 +77,14 @@ export async function setup(t: Test, runtime: RuntimeName) {
   return { namespace, up, podrun, idsOf, inspect, logsUntil, env };
 }
 
-
 /** `podrun ARGS` left running, its standard output gathered as it comes (runCli waits for the end). */
 export function startCli(args: readonly string[], env: Record<string, string>) {
-  const child = execa(process.execPath, [PODRUN_BIN, ...args], { env: { NO_COLOR: "1", FORCE_COLOR: "0", ...env }, reject: false, stdin: "ignore", timeout: 60_000 });
+  const child = execa(process.execPath, [PODRUN_BIN, ...args], {
+    env: { NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+    reject: false,
+    stdin: "ignore",
+    timeout: 60_000,
+  });
   const output = { text: "" };
   child.stdout.on("data", (chunk: Buffer) => (output.text += chunk.toString()));
   /** Waits (up to 10 s) until the output holds `text`. */

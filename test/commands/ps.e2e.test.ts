@@ -12,7 +12,14 @@ interface PodList {
     status: {
       phase: string;
       podIP?: string;
-      containerStatuses: { name: string; ready: boolean; restartCount: number; image: string; containerID: string; state: Record<string, { exitCode?: number; reason?: string }> }[];
+      containerStatuses: {
+        name: string;
+        ready: boolean;
+        restartCount: number;
+        image: string;
+        containerID: string;
+        state: Record<string, { exitCode?: number; reason?: string }>;
+      }[];
     };
   }[];
 }
@@ -25,7 +32,10 @@ for (const runtime of ["docker", "podman"] as const) {
     const web = unique("web");
     const failed = unique("failed");
     const done = unique("done");
-    await env.up(web, `  containers:\n${containerYaml("app", "exec sleep 600")}${containerYaml("sidecar", "exec sleep 600")}`);
+    await env.up(
+      web,
+      `  containers:\n${containerYaml("app", "exec sleep 600")}${containerYaml("sidecar", "exec sleep 600")}`,
+    );
     await env.up(failed, `  containers:\n${containerYaml("app", "echo bad; exit 1")}`);
     await env.up(done, `  containers:\n${containerYaml("app", "echo ok")}`);
     // Both short-lived containers must have exited before ps can say so.
@@ -62,12 +72,20 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(webPod.metadata.namespace, namespace);
     t.equal(webPod.status.phase, "Running");
     t.equal(webPod.status.podIP, ip);
-    t.same(webPod.status.containerStatuses.map((c) => c.containerID).sort(), appIds.map((id) => `${runtime}://${id}`).sort(), "containerID: the engine's IDs");
+    t.same(
+      webPod.status.containerStatuses.map((c) => c.containerID).sort(),
+      appIds.map((id) => `${runtime}://${id}`).sort(),
+      "containerID: the engine's IDs",
+    );
     t.ok(webPod.status.containerStatuses.every((c) => c.ready && c.state["running"] && c.image === BUSYBOX));
     const failedPod = list.items.find((pod) => pod.metadata.name === failed)!;
     t.equal(failedPod.status.phase, "Failed");
     const engineExit = (await env.inspect((await env.idsOf(failed, "app"))[0]!)).State.ExitCode;
-    t.same(failedPod.status.containerStatuses[0]!.state["terminated"], { ...failedPod.status.containerStatuses[0]!.state["terminated"], exitCode: engineExit, reason: "Error" });
+    t.same(failedPod.status.containerStatuses[0]!.state["terminated"], {
+      ...failedPod.status.containerStatuses[0]!.state["terminated"],
+      exitCode: engineExit,
+      reason: "Error",
+    });
     t.equal(list.items.find((pod) => pod.metadata.name === done)!.status.phase, "Succeeded");
 
     const none = await env.podrun("ps", "-n", `${namespace}-none`);

@@ -56,7 +56,9 @@ function pushPrivateImage(runtime: Runtime, env: TestEnv): Promise<string> {
 async function pushAs(runtime: Runtime, env: TestEnv): Promise<string> {
   const image = `${env.registries.auth}/podrun-test/pull-auth-e2e:${runtime}-${process.pid}`;
   t.teardown(() => runCommand(runtime, ["rmi", "-f", image], { reject: false }).then(() => undefined));
-  const creds = createTempCredentials([{ registry: env.registries.auth, username: env.auth.username, password: readRegistryPassword(env) }]);
+  const creds = createTempCredentials([
+    { registry: env.registries.auth, username: env.auth.username, password: readRegistryPassword(env) },
+  ]);
   try {
     await runCommand(runtime, ["tag", env.images.busybox, image]);
     if (runtime === "podman") await runCommand(runtime, ["push", "-q", "--authfile", creds.file, image]);
@@ -69,7 +71,13 @@ async function pushAs(runtime: Runtime, env: TestEnv): Promise<string> {
 
 async function setUp(t: Test, runtime: Runtime): Promise<Sandbox | undefined> {
   const env = requireTestEnv(t);
-  if (!env || !(await requireImage(t, runtime, PAUSE)) || !(await requireImage(t, runtime, env.images.busybox)) || !(await requireRegistry(t, "auth"))) return undefined;
+  if (
+    !env ||
+    !(await requireImage(t, runtime, PAUSE)) ||
+    !(await requireImage(t, runtime, env.images.busybox)) ||
+    !(await requireRegistry(t, "auth"))
+  )
+    return undefined;
   const image = await pushPrivateImage(runtime, env);
   // Absent locally: the pull transfers it, with the credentials under test.
   await runCommand(runtime, ["rmi", "-f", image], { reject: false });
@@ -84,7 +92,18 @@ async function setUp(t: Test, runtime: Runtime): Promise<Sandbox | undefined> {
     await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
     rmSync(dir, { recursive: true, force: true });
   });
-  return { runtime, registry: env.registries.auth, image, username, password, secrets: [password, base64(`${username}:${password}`)], dir, tmp, stateDir, name };
+  return {
+    runtime,
+    registry: env.registries.auth,
+    image,
+    username,
+    password,
+    secrets: [password, base64(`${username}:${password}`)],
+    dir,
+    tmp,
+    stateDir,
+    name,
+  };
 }
 
 /** An `auths` object with one entry per login, each keyed `registry`. */
@@ -93,7 +112,12 @@ function auths(entries: { registry: string; username: string; password: string }
 }
 
 /** A Secret of either type, its payload in `data` (base64) or `stringData`. */
-function secretYaml(name: string, type: "dockerconfigjson" | "dockercfg", payload: object, field: "data" | "stringData"): string {
+function secretYaml(
+  name: string,
+  type: "dockerconfigjson" | "dockercfg",
+  payload: object,
+  field: "data" | "stringData",
+): string {
   const key = type === "dockerconfigjson" ? ".dockerconfigjson" : ".dockercfg";
   const json = JSON.stringify(payload);
   const value = field === "data" ? base64(json) : `'${json}'`;
@@ -101,7 +125,8 @@ function secretYaml(name: string, type: "dockerconfigjson" | "dockercfg", payloa
 }
 
 function podYaml(s: Sandbox, pullSecrets: string[]): string {
-  const secrets = pullSecrets.length === 0 ? "" : `  imagePullSecrets:\n${pullSecrets.map((n) => `    - name: ${n}\n`).join("")}`;
+  const secrets =
+    pullSecrets.length === 0 ? "" : `  imagePullSecrets:\n${pullSecrets.map((n) => `    - name: ${n}\n`).join("")}`;
   // Always: the registry is asked (and must accept the credentials) even when the image is
   // already local, as it is after the first pull of a test.
   return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${s.name}\nspec:\n  terminationGracePeriodSeconds: 1\n  restartPolicy: Never\n${secrets}  containers:\n    - name: app\n      image: ${s.image}\n      imagePullPolicy: Always\n      command: ["sleep", "30"]\n`;
@@ -147,7 +172,9 @@ interface Run extends CliResult {
 }
 
 async function up(s: Sandbox, args: string[], file: string, env: Record<string, string> = {}): Promise<Run> {
-  const run = runCli(["up", "--runtime", s.runtime, "--state-dir", s.stateDir, ...args, file], { env: { TMPDIR: s.tmp, ...env } });
+  const run = runCli(["up", "--runtime", s.runtime, "--state-dir", s.stateDir, ...args, file], {
+    env: { TMPDIR: s.tmp, ...env },
+  });
   const [result, samples] = await Promise.all([run, sampleProcesses(run)]);
   return { ...result, samples };
 }
@@ -171,10 +198,17 @@ function assertNoLeak(t: Test, s: Sandbox, run: Run, options: { pulled?: boolean
     ["environments of pulls", run.samples.environs.join("\n")],
   ];
   for (const [where, text] of places) {
-    t.notOk(s.secrets.some((secret) => text.includes(secret)), `the password is not in ${where}`);
+    t.notOk(
+      s.secrets.some((secret) => text.includes(secret)),
+      `the password is not in ${where}`,
+    );
   }
   if (options.pulled !== false && !run.samples.sawPull) t.comment("the sampler missed the pull process (it was quick)");
-  t.same(readdirSync(s.tmp).filter((name) => name.startsWith(PULL_AUTH_PREFIX)), [], "no temporary credential file left");
+  t.same(
+    readdirSync(s.tmp).filter((name) => name.startsWith(PULL_AUTH_PREFIX)),
+    [],
+    "no temporary credential file left",
+  );
 }
 
 /** The engines' own credential files, to compare before and after. */
@@ -202,54 +236,76 @@ for (const runtime of RUNTIMES) {
   const good = (s: Sandbox) => [{ registry: s.registry, username: s.username, password: s.password }];
   const wrong = (s: Sandbox) => [{ registry: s.registry, username: s.username, password: `${s.password}-wrong` }];
 
-  t.test(`${runtime}: pulls with a dockerconfigjson Secret (data, then stringData) and a legacy dockercfg Secret`, async (t) => {
-    const s = await setUp(t, runtime);
-    if (!s) return;
-    const cases: [string, string][] = [
-      ["dockerconfigjson in data", secretYaml("regcred", "dockerconfigjson", { auths: auths(good(s)) }, "data")],
-      ["dockerconfigjson in stringData", secretYaml("regcred", "dockerconfigjson", { auths: auths(good(s)) }, "stringData")],
-      ["dockercfg in data", secretYaml("regcred", "dockercfg", auths(good(s)), "data")],
-    ];
-    for (const [label, secret] of cases) {
-      await removeManagedContainers(runtime, { "io.kubernetes.pod.name": s.name });
-      const run = await up(s, [], writeManifest(s, secret + podYaml(s, ["regcred"])));
-      t.equal(run.exitCode, 0, `${label}: up succeeds\n${run.stderr}`);
-      t.match(run.stdout, new RegExp(`Pulled +pod/${s.name}\\[app\\] +Successfully pulled image "${s.image}"`), `${label}: pulled`);
+  t.test(
+    `${runtime}: pulls with a dockerconfigjson Secret (data, then stringData) and a legacy dockercfg Secret`,
+    async (t) => {
+      const s = await setUp(t, runtime);
+      if (!s) return;
+      const cases: [string, string][] = [
+        ["dockerconfigjson in data", secretYaml("regcred", "dockerconfigjson", { auths: auths(good(s)) }, "data")],
+        [
+          "dockerconfigjson in stringData",
+          secretYaml("regcred", "dockerconfigjson", { auths: auths(good(s)) }, "stringData"),
+        ],
+        ["dockercfg in data", secretYaml("regcred", "dockercfg", auths(good(s)), "data")],
+      ];
+      for (const [label, secret] of cases) {
+        await removeManagedContainers(runtime, { "io.kubernetes.pod.name": s.name });
+        const run = await up(s, [], writeManifest(s, secret + podYaml(s, ["regcred"])));
+        t.equal(run.exitCode, 0, `${label}: up succeeds\n${run.stderr}`);
+        t.match(
+          run.stdout,
+          new RegExp(`Pulled +pod/${s.name}\\[app\\] +Successfully pulled image "${s.image}"`),
+          `${label}: pulled`,
+        );
+        assertNoLeak(t, s, run);
+      }
+    },
+  );
+
+  t.test(
+    `${runtime}: pulls with --authfile or $REGISTRY_AUTH_FILE, and refuses a missing one before creating anything`,
+    async (t) => {
+      const s = await setUp(t, runtime);
+      if (!s) return;
+      const authFile = join(s.dir, "auth.json");
+      writeFileSync(authFile, JSON.stringify({ auths: auths(good(s)) }), { mode: 0o600 });
+      const file = writeManifest(s, podYaml(s, []));
+      const run = await up(s, ["--authfile", authFile], file);
+      t.equal(run.exitCode, 0, run.stderr);
+      t.match(run.stdout, /Successfully pulled image/);
       assertNoLeak(t, s, run);
-    }
-  });
 
-  t.test(`${runtime}: pulls with --authfile or $REGISTRY_AUTH_FILE, and refuses a missing one before creating anything`, async (t) => {
-    const s = await setUp(t, runtime);
-    if (!s) return;
-    const authFile = join(s.dir, "auth.json");
-    writeFileSync(authFile, JSON.stringify({ auths: auths(good(s)) }), { mode: 0o600 });
-    const file = writeManifest(s, podYaml(s, []));
-    const run = await up(s, ["--authfile", authFile], file);
-    t.equal(run.exitCode, 0, run.stderr);
-    t.match(run.stdout, /Successfully pulled image/);
-    assertNoLeak(t, s, run);
+      await removeManagedContainers(runtime, { "io.kubernetes.pod.name": s.name });
+      const fromEnv = await up(s, [], file, { REGISTRY_AUTH_FILE: authFile });
+      t.equal(fromEnv.exitCode, 0, `$REGISTRY_AUTH_FILE: ${fromEnv.stderr}`);
+      assertNoLeak(t, s, fromEnv);
 
-    await removeManagedContainers(runtime, { "io.kubernetes.pod.name": s.name });
-    const fromEnv = await up(s, [], file, { REGISTRY_AUTH_FILE: authFile });
-    t.equal(fromEnv.exitCode, 0, `$REGISTRY_AUTH_FILE: ${fromEnv.stderr}`);
-    assertNoLeak(t, s, fromEnv);
-
-    const missing = await up(s, ["--authfile", join(s.dir, "nope.json")], file);
-    t.equal(missing.exitCode, 2);
-    t.match(missing.stderr, new RegExp(`auth file ${join(s.dir, "nope.json")}: no such file`));
-    t.equal(missing.stdout, "", "no event: nothing was started");
-  });
+      const missing = await up(s, ["--authfile", join(s.dir, "nope.json")], file);
+      t.equal(missing.exitCode, 2);
+      t.match(missing.stderr, new RegExp(`auth file ${join(s.dir, "nope.json")}: no such file`));
+      t.equal(missing.stdout, "", "no event: nothing was started");
+    },
+  );
 
   t.test(`${runtime}: a wrong password fails with the auth reason naming the secret, then backs off`, async (t) => {
     const s = await setUp(t, runtime);
     if (!s) return;
     const env = requireTestEnv(t)!;
-    const file = writeManifest(s, secretYaml("badcred", "dockerconfigjson", { auths: auths(wrong(s)) }, "data") + podYaml(s, ["badcred"]));
+    const file = writeManifest(
+      s,
+      secretYaml("badcred", "dockerconfigjson", { auths: auths(wrong(s)) }, "data") + podYaml(s, ["badcred"]),
+    );
     const failed = await up(s, [], file);
     t.equal(failed.exitCode, 1);
-    t.match(failed.stdout, new RegExp(`Warning +Failed +pod/${s.name}\\[app\\] +Failed to pull image "${s.image}": .*unauthorized`));
-    t.match(failed.stderr, /Error: ErrImagePull: pod\/\S+: container app: .*unauthorized.*\(the registry refused the credentials from secret "badcred": check it\)/);
+    t.match(
+      failed.stdout,
+      new RegExp(`Warning +Failed +pod/${s.name}\\[app\\] +Failed to pull image "${s.image}": .*unauthorized`),
+    );
+    t.match(
+      failed.stderr,
+      /Error: ErrImagePull: pod\/\S+: container app: .*unauthorized.*\(the registry refused the credentials from secret "badcred": check it\)/,
+    );
     assertNoLeak(t, s, failed);
 
     const mark = registryLogMark(env, "auth");
@@ -257,7 +313,11 @@ for (const runtime of RUNTIMES) {
     t.equal(again.exitCode, 1);
     t.match(again.stdout, new RegExp(`Normal +BackOff +pod/${s.name}\\[app\\] +Back-off pulling image "${s.image}"`));
     t.match(again.stderr, /Error: ImagePullBackOff: .*ErrImagePull: .*secret "badcred"/);
-    t.equal(countRegistryRequests(env, "auth", { since: mark, match: /\/v2\/podrun-test\/pull-auth-e2e\// }), 0, "the registry was not asked");
+    t.equal(
+      countRegistryRequests(env, "auth", { since: mark, match: /\/v2\/podrun-test\/pull-auth-e2e\// }),
+      0,
+      "the registry was not asked",
+    );
     t.match(readTree(s.stateDir), /"lastError": "ErrImagePull: .*secret \\"badcred\\"/, "the back-off file says why");
     assertNoLeak(t, s, again, { pulled: false });
   });
@@ -277,7 +337,10 @@ for (const runtime of RUNTIMES) {
     t.equal(run.exitCode, 0, run.stderr);
     t.match(run.stdout, /Successfully pulled image/);
     t.notMatch(run.stdout, /Warning/, "one Pulling, one Pulled: the refused attempt is not a failed pull");
-    const refused = countRegistryRequests(env, "auth", { since: mark, match: /\/v2\/podrun-test\/pull-auth-e2e\/manifests\// });
+    const refused = countRegistryRequests(env, "auth", {
+      since: mark,
+      match: /\/v2\/podrun-test\/pull-auth-e2e\/manifests\//,
+    });
     t.ok(refused >= 2, "the registry was asked twice (once per credential)");
     assertNoLeak(t, s, run);
   });
@@ -299,9 +362,21 @@ t.test("docker: a docker context of the user's (DOCKER_CONTEXT) still answers th
   // DOCKER_CONFIG lost the contexts, the CLI would fail with "context … not found".
   const userConfig = join(s.dir, "user-docker");
   mkdirSync(userConfig, { mode: 0o700 });
-  await runCommand("docker", ["context", "create", "podrun-e2e", "--docker", "host=unix:///var/run/docker.sock"], { env: { DOCKER_CONFIG: userConfig } });
-  const file = writeManifest(s, secretYaml("regcred", "dockerconfigjson", { auths: { [s.registry]: { auth: base64(`${s.username}:${s.password}`) } } }, "data") + podYaml(s, ["regcred"]));
-  const run = runCli(["up", "--runtime", "docker", "--state-dir", s.stateDir, file], { env: { TMPDIR: s.tmp, DOCKER_CONFIG: userConfig, DOCKER_CONTEXT: "podrun-e2e" } });
+  await runCommand("docker", ["context", "create", "podrun-e2e", "--docker", "host=unix:///var/run/docker.sock"], {
+    env: { DOCKER_CONFIG: userConfig },
+  });
+  const file = writeManifest(
+    s,
+    secretYaml(
+      "regcred",
+      "dockerconfigjson",
+      { auths: { [s.registry]: { auth: base64(`${s.username}:${s.password}`) } } },
+      "data",
+    ) + podYaml(s, ["regcred"]),
+  );
+  const run = runCli(["up", "--runtime", "docker", "--state-dir", s.stateDir, file], {
+    env: { TMPDIR: s.tmp, DOCKER_CONFIG: userConfig, DOCKER_CONTEXT: "podrun-e2e" },
+  });
   const [result, samples] = await Promise.all([run, sampleProcesses(run)]);
   t.equal(result.exitCode, 0, result.stderr);
   t.match(result.stdout, /Successfully pulled image/);

@@ -46,7 +46,9 @@ ${pod(writer, "mkdir -p /data/sub && echo run >> /data/sub/log && exec sleep 600
 }
 
 async function volumeLabels(runtime: RuntimeName, name: string): Promise<Record<string, string> | undefined> {
-  const result = await runCommand(runtime, ["volume", "inspect", "--format", "{{json .Labels}}", name], { reject: false });
+  const result = await runCommand(runtime, ["volume", "inspect", "--format", "{{json .Labels}}", name], {
+    reject: false,
+  });
   return result.exitCode === 0 ? (JSON.parse(result.stdout) as Record<string, string>) : undefined;
 }
 
@@ -62,7 +64,12 @@ async function readLog(runtime: RuntimeName, reader: string, lines: number): Pro
 }
 
 async function claimTest(t: Test, runtime: RuntimeName): Promise<void> {
-  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+  if (
+    !(await requireEngine(t, runtime)) ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+  )
+    return;
   const claim = uniqueName("pvc");
   const writer = uniqueName("pvcw");
   const reader = uniqueName("pvcr");
@@ -81,7 +88,11 @@ async function claimTest(t: Test, runtime: RuntimeName): Promise<void> {
   const up = await cli("up", file);
   t.equal(up.exitCode, 0, "up starts both pods");
   t.match(up.stderr, /Warning: spec\.resources\.requests\.storage: .*no size/, "the size is warned about");
-  t.same(await volumeLabels(runtime, volume), { "io.podrun.managed": "true", "io.kubernetes.pod.namespace": "default", "io.podrun.claim": claim }, "the claim's volume, with the claim's labels only");
+  t.same(
+    await volumeLabels(runtime, volume),
+    { "io.podrun.managed": "true", "io.kubernetes.pod.namespace": "default", "io.podrun.claim": claim },
+    "the claim's volume, with the claim's labels only",
+  );
   t.equal(await readLog(runtime, reader, 1), "run", "the other pod sees what the writer wrote, through its subPath");
   const readOnly = await runCommand(runtime, ["exec", `default_${reader}_c`, "touch", "/ro/x"], { reject: false });
   t.not(readOnly.exitCode, 0, "a readOnly mount of the claim cannot be written");
@@ -114,15 +125,23 @@ async function missingClaimTest(t: Test, runtime: RuntimeName): Promise<void> {
   await writeFile(file, text);
   const up = await runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: join(dir, "state") } });
   t.equal(up.exitCode, 1, "the pod failed");
-  t.match(up.stderr, `Warning: spec.volumes[0].persistentVolumeClaim.claimName: persistentvolumeclaim "${claim}" is in none of the files given`, "validation said so first");
+  t.match(
+    up.stderr,
+    `Warning: spec.volumes[0].persistentVolumeClaim.claimName: persistentvolumeclaim "${claim}" is in none of the files given`,
+    "validation said so first",
+  );
   const errors = up.stderr.split("\n").filter((line) => line.startsWith("Error:"));
-  t.same(errors, [`Error: FailedMount: pod/${pod}: Unable to attach or mount volumes: unmounted volumes=[data]: error processing PVC default/${claim}: persistentvolumeclaim "${claim}" not found`]);
+  t.same(errors, [
+    `Error: FailedMount: pod/${pod}: Unable to attach or mount volumes: unmounted volumes=[data]: error processing PVC default/${claim}: persistentvolumeclaim "${claim}" not found`,
+  ]);
   const left = await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${pod}`]);
   t.equal(left.stdout.trim(), "", "no container left");
   t.equal(await volumeLabels(runtime, `default_${claim}`), undefined, "no volume made");
 }
 
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: a claim's volume is shared, kept by down, removed by down --volumes`, (t) => claimTest(t, runtime));
+  t.test(`${runtime}: a claim's volume is shared, kept by down, removed by down --volumes`, (t) =>
+    claimTest(t, runtime),
+  );
   t.test(`${runtime}: a claim no manifest defines fails up`, (t) => missingClaimTest(t, runtime));
 }

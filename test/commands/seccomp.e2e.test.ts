@@ -10,9 +10,13 @@ import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/e
 // seccompProfile end to end: the mode the container process itself sees in /proc/self/status
 // (0 none, 2 filter), and a Localhost profile that denies mkdir.
 
-const REPORT = "grep '^Seccomp:' /proc/self/status; if mkdir /tmp/d 2>/tmp/err; then echo mkdir=ok; else echo mkdir=$(cat /tmp/err); fi; echo done; exec sleep 600";
+const REPORT =
+  "grep '^Seccomp:' /proc/self/status; if mkdir /tmp/d 2>/tmp/err; then echo mkdir=ok; else echo mkdir=$(cat /tmp/err); fi; echo done; exec sleep 600";
 // Everything allowed but mkdir, which fails with EPERM (errno 1).
-const DENY_MKDIR = JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [{ names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO", errnoRet: 1 }] });
+const DENY_MKDIR = JSON.stringify({
+  defaultAction: "SCMP_ACT_ALLOW",
+  syscalls: [{ names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO", errnoRet: 1 }],
+});
 
 const container = (name: string, seccompProfile: string) => `    - name: ${name}
       image: ${BUSYBOX}
@@ -41,7 +45,14 @@ for (const runtime of ["docker", "podman"] as const) {
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
     const result = await env.up(
       name,
-      podYaml(name, [container("pod-level", ""), container("default", "{type: RuntimeDefault}"), container("local", "{type: Localhost, localhostProfile: deny-mkdir.json}")].join("")),
+      podYaml(
+        name,
+        [
+          container("pod-level", ""),
+          container("default", "{type: RuntimeDefault}"),
+          container("local", "{type: Localhost, localhostProfile: deny-mkdir.json}"),
+        ].join(""),
+      ),
     );
     t.equal(result.exitCode, 0, result.stderr);
     const podLevel = await env.report(name, "pod-level");
@@ -58,7 +69,10 @@ for (const runtime of ["docker", "podman"] as const) {
     if (!env) return;
     const name = uniqueName("seccomp-missing");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const result = await env.up(name, podYaml(name, container("app", "{type: Localhost, localhostProfile: nope.json}")));
+    const result = await env.up(
+      name,
+      podYaml(name, container("app", "{type: Localhost, localhostProfile: nope.json}")),
+    );
     t.equal(result.exitCode, 1, result.stderr);
     t.match(result.stderr, /CreateContainerConfigError/);
     t.match(result.stderr, /seccomp profile "nope\.json" not found: no file .*nope\.json/);

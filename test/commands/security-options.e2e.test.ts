@@ -7,7 +7,8 @@ import { BUSYBOX, setupEnginePod, uniqueName } from "../harness/engine-pod.js";
 // masked, which user namespace it runs in, and the Warnings for what this host or engine cannot do.
 
 // Masked paths are tmpfs mounts over /proc entries; an unmasked /proc has none.
-const REPORT = "echo masked=$(grep -cE ' /proc/(acpi|keys|timer_list|scsi|kcore) ' /proc/self/mounts); echo readonly=$(grep -cE ' /proc/sys proc ro' /proc/self/mounts); echo uid_map=$(cat /proc/self/uid_map); echo done; exec sleep 600";
+const REPORT =
+  "echo masked=$(grep -cE ' /proc/(acpi|keys|timer_list|scsi|kcore) ' /proc/self/mounts); echo readonly=$(grep -cE ' /proc/sys proc ro' /proc/self/mounts); echo uid_map=$(cat /proc/self/uid_map); echo done; exec sleep 600";
 const modules = detectHostSecurityModules();
 
 const podYaml = (name: string) => `apiVersion: v1
@@ -56,28 +57,49 @@ for (const runtime of ["docker", "podman"] as const) {
     t.match(unmasked, /^masked=0$/m, "Unmasked: no masked entry");
     t.match(unmasked, /^readonly=0$/m, "Unmasked: /proc/sys not remounted read-only");
 
-    t.match(result.stderr, /spec\.securityContext\.supplementalGroupsPolicy: docker, podman and nerdctl always add the groups/, "Strict is warned about on every engine");
+    t.match(
+      result.stderr,
+      /spec\.securityContext\.supplementalGroupsPolicy: docker, podman and nerdctl always add the groups/,
+      "Strict is warned about on every engine",
+    );
     if (runtime === "podman") {
       // --userns=auto: container root is a high host id, not 0, and the range is not the whole space.
       t.match(masked, /^uid_map=\s*0 [1-9]\d* \d+$/m, "a user namespace of the pod's own");
       t.notMatch(masked, /^uid_map=\s*0 0 4294967295$/m);
       const user = await env.reportOf(name, "user");
-      t.equal(masked.match(/^uid_map=.*$/m)?.[0], unmasked.match(/^uid_map=.*$/m)?.[0], "the containers in the pod's one user namespace");
+      t.equal(
+        masked.match(/^uid_map=.*$/m)?.[0],
+        unmasked.match(/^uid_map=.*$/m)?.[0],
+        "the containers in the pod's one user namespace",
+      );
       t.equal(masked.match(/^uid_map=.*$/m)?.[0], user.match(/^uid_map=.*$/m)?.[0]);
       t.match(masked, /^uid_map=\s*0 \d+ 65536$/m, "the kubelet's 65536 ids");
       t.match(user, /^id=2000$/m, "a runAsUser above the pause image's users is mapped");
       t.notMatch(result.stderr, /spec\.hostUsers/, "no hostUsers warning on podman");
     } else {
       t.match(masked, /^uid_map=\s*0 0 4294967295$/m, "docker: the host's user namespace");
-      t.match(result.stderr, /:\d+:\d+: Warning: spec\.hostUsers: docker has no user namespace per container/, "the hostUsers Warning names docker");
+      t.match(
+        result.stderr,
+        /:\d+:\d+: Warning: spec\.hostUsers: docker has no user namespace per container/,
+        "the hostUsers Warning names docker",
+      );
     }
     if (!modules.appArmor) {
-      t.match(result.stderr, /Warning: spec\.containers\[1\]\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/, "RuntimeDefault without AppArmor is warned about");
+      t.match(
+        result.stderr,
+        /Warning: spec\.containers\[1\]\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/,
+        "RuntimeDefault without AppArmor is warned about",
+      );
       t.notMatch(result.stderr, /metadata\.annotations/, "unconfined (the annotation) needs no AppArmor: no warning");
-      t.match(result.stderr, /Warning: spec\.containers\[2\]\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/, "a Localhost profile: warned, and the container runs");
+      t.match(
+        result.stderr,
+        /Warning: spec\.containers\[2\]\.securityContext\.appArmorProfile: AppArmor is not enabled on this host/,
+        "a Localhost profile: warned, and the container runs",
+      );
       t.match(await env.reportOf(name, "user"), /^id=2000$/m);
     }
-    if (!modules.seLinux) t.match(result.stderr, /Warning: spec\.securityContext\.seLinuxOptions: SELinux is not enabled on this host/);
+    if (!modules.seLinux)
+      t.match(result.stderr, /Warning: spec\.securityContext\.seLinuxOptions: SELinux is not enabled on this host/);
   });
 }
 
@@ -104,5 +126,8 @@ spec:
 `,
   );
   t.equal(result.exitCode, 2, result.stderr);
-  t.match(result.stderr, /:9:13: spec\.securityContext\.sysctls\[0\]\.name: Invalid value: "net\.ipv4\.tcp_syncookies": may not be specified when 'hostNetwork' is true/);
+  t.match(
+    result.stderr,
+    /:9:13: spec\.securityContext\.sysctls\[0\]\.name: Invalid value: "net\.ipv4\.tcp_syncookies": may not be specified when 'hostNetwork' is true/,
+  );
 });

@@ -21,18 +21,23 @@ for (const runtime of ["docker", "podman"] as const) {
     if (!env) return;
     const name = uniqueName("msg");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const result = await env.up(name, `${testPodHeader(name)}  containers:
+    const result = await env.up(
+      name,
+      `${testPodHeader(name)}  containers:
 ${container("writer", "echo working; echo 'database unreachable' > /dev/termination-log; exit 1")}
 ${container("fallback", "for i in $(seq 1 100); do echo line $i; done; exit 2", "      terminationMessagePolicy: FallbackToLogsOnError\n")}
 ${container("fallback-ok", "echo all good", "      terminationMessagePolicy: FallbackToLogsOnError\n")}
 ${container("custom", "echo 'custom path' > /tmp/custom-msg", "      terminationMessagePath: /tmp/custom-msg\n      securityContext:\n        readOnlyRootFilesystem: true\n")}
-${container("nonroot", "id -u > /dev/termination-log; exit 3", "      securityContext:\n        runAsUser: 1000\n        runAsGroup: 1000\n")}`);
+${container("nonroot", "id -u > /dev/termination-log; exit 3", "      securityContext:\n        runAsUser: 1000\n        runAsGroup: 1000\n")}`,
+    );
     t.equal(result.exitCode, 0, result.stderr);
     let statuses: ContainerStatus[] = [];
     for (let i = 0; i < 50; i++) {
-      const ps = await runCli(["ps", "--runtime", runtime, "--json", name], { env: { PODRUN_STATE_DIR: env.stateDir } });
+      const ps = await runCli(["ps", "--runtime", runtime, "--json", name], {
+        env: { PODRUN_STATE_DIR: env.stateDir },
+      });
       t.equal(ps.exitCode, 0, ps.stderr);
-      statuses = ((JSON.parse(ps.stdout) as { items: Pod[] }).items[0]?.status?.containerStatuses ?? []);
+      statuses = (JSON.parse(ps.stdout) as { items: Pod[] }).items[0]?.status?.containerStatuses ?? [];
       if (statuses.length === 5 && statuses.every((s) => s.state?.terminated)) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -54,7 +59,9 @@ ${container("nonroot", "id -u > /dev/termination-log; exit 3", "      securityCo
     if (!env) return;
     const name = uniqueName("init");
     t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const result = await env.up(name, `apiVersion: v1
+    const result = await env.up(
+      name,
+      `apiVersion: v1
 kind: Pod
 metadata:
   name: ${name}
@@ -63,22 +70,34 @@ spec:
   initContainers:
 ${container("migrate", "echo trying; echo 'schema version 7 is newer than 6' > /dev/termination-log; exit 1")}
   containers:
-${container("app", "sleep 60")}`);
+${container("app", "sleep 60")}`,
+    );
     t.equal(result.exitCode, 1);
     t.match(result.stderr, `init container migrate exited with code 1: schema version 7 is newer than 6\n`);
     t.match(result.stderr, /last log lines of init container migrate:\n {4}trying\n/);
   });
 
-  t.test(`${runtime}: up --wait: an app container that exits for good ends the error line with its message`, async (t) => {
-    const env = await setupEnginePod(t, runtime);
-    if (!env) return;
-    const name = uniqueName("wait");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const file = join(env.stateDir, `${name}.yaml`);
-    await writeFile(file, `${testPodHeader(name)}  containers:
-${container("app", "echo starting; echo 'port 8080 already in use' > /dev/termination-log; exit 4")}`);
-    const result = await runCli(["up", "--runtime", runtime, "--wait", file], { env: { PODRUN_STATE_DIR: env.stateDir } });
-    t.equal(result.exitCode, 1);
-    t.match(result.stderr, "container app exited with code 4 and restartPolicy Never does not restart it: port 8080 already in use\n");
-  });
+  t.test(
+    `${runtime}: up --wait: an app container that exits for good ends the error line with its message`,
+    async (t) => {
+      const env = await setupEnginePod(t, runtime);
+      if (!env) return;
+      const name = uniqueName("wait");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const file = join(env.stateDir, `${name}.yaml`);
+      await writeFile(
+        file,
+        `${testPodHeader(name)}  containers:
+${container("app", "echo starting; echo 'port 8080 already in use' > /dev/termination-log; exit 4")}`,
+      );
+      const result = await runCli(["up", "--runtime", runtime, "--wait", file], {
+        env: { PODRUN_STATE_DIR: env.stateDir },
+      });
+      t.equal(result.exitCode, 1);
+      t.match(
+        result.stderr,
+        "container app exited with code 4 and restartPolicy Never does not restart it: port 8080 already in use\n",
+      );
+    },
+  );
 }

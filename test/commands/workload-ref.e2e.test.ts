@@ -60,7 +60,12 @@ async function started(runtime: RuntimeName, container: string): Promise<void> {
 }
 
 async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
-  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+  if (
+    !(await requireEngine(t, runtime)) ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+  )
+    return;
   const ns = uniqueName("wr");
   const web = uniqueName("web");
   const agent = uniqueName("agent");
@@ -82,7 +87,13 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
   const up = await cli("up", file);
   t.equal(up.exitCode, 0, "up runs the Deployment, the DaemonSet and the Job's first pod");
   const listed = await cli("ps", "-n", ns);
-  pods.push(...listed.stdout.split("\n").slice(1).filter(Boolean).map((line) => line.split(/\s+/)[0]!));
+  pods.push(
+    ...listed.stdout
+      .split("\n")
+      .slice(1)
+      .filter(Boolean)
+      .map((line) => line.split(/\s+/)[0]!),
+  );
   const webPods = pods.filter((p) => p.startsWith(`${web}-`)).sort();
   const [agentPod] = pods.filter((p) => p.startsWith(`${agent}-`)) as [string];
   t.equal(webPods.length, 2, "two Deployment pods");
@@ -93,44 +104,102 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
 
   const ps = await cli("ps", "-n", ns, `deploy/${web}`);
   t.equal(ps.exitCode, 0, "ps deploy/NAME");
-  t.same(ps.stdout.split("\n").slice(1, -1).map((line) => line.split(/\s+/).slice(0, 3)), webPods.map((p) => [p, "1/1", "Running"]), "its two pods, running");
+  t.same(
+    ps.stdout
+      .split("\n")
+      .slice(1, -1)
+      .map((line) => line.split(/\s+/).slice(0, 3)),
+    webPods.map((p) => [p, "1/1", "Running"]),
+    "its two pods, running",
+  );
   const wide = await cli("ps", "-n", ns, "-o", "wide");
   t.same(
-    wide.stdout.split("\n").slice(1, -1).map((line) => [line.split(/\s+/)[0], line.split(/\s+/).at(-1)]),
+    wide.stdout
+      .split("\n")
+      .slice(1, -1)
+      .map((line) => [line.split(/\s+/)[0], line.split(/\s+/).at(-1)]),
     [[agentPod, `DaemonSet/${agent}`], [jobPod, `Job/${job}`], ...webPods.map((p) => [p, `Deployment/${web}`])].sort(),
     "-o wide: OWNER, the hostNetwork pod's too",
   );
   const json = await cli("ps", "-n", ns, "--json", `ds/${agent}`);
-  const items = (JSON.parse(json.stdout) as { items: { metadata: { name: string; ownerReferences: { kind: string; name: string }[] } }[] }).items;
-  t.same(items.map((i) => [i.metadata.name, i.metadata.ownerReferences[0]!.kind, i.metadata.ownerReferences[0]!.name]), [[agentPod, "DaemonSet", agent]], "--json: ownerReferences");
+  const items = (
+    JSON.parse(json.stdout) as {
+      items: { metadata: { name: string; ownerReferences: { kind: string; name: string }[] } }[];
+    }
+  ).items;
+  t.same(
+    items.map((i) => [i.metadata.name, i.metadata.ownerReferences[0]!.kind, i.metadata.ownerReferences[0]!.name]),
+    [[agentPod, "DaemonSet", agent]],
+    "--json: ownerReferences",
+  );
 
   const logs = await cli("logs", "-n", ns, `deployment/${web}`);
   t.equal(logs.exitCode, 0, "logs deployment/NAME");
-  t.same(logs.stdout.split("\n").filter(Boolean), webPods.map((p) => `[pod/${p}/app] hello from ${p}`), "each pod's line, prefixed with its pod: written inside each");
+  t.same(
+    logs.stdout.split("\n").filter(Boolean),
+    webPods.map((p) => `[pod/${p}/app] hello from ${p}`),
+    "each pod's line, prefixed with its pod: written inside each",
+  );
   const agentLogs = await cli("logs", "-n", ns, `daemonsets/${agent}`);
   t.equal(agentLogs.stdout.split("\n")[0]!.startsWith(`hello from `), true, "one pod: no prefix, as logs POD");
 
   const jobLogs = await cli("logs", "-n", ns, `jobs/${job}`);
   t.equal(jobLogs.stdout, `hello from ${jobPod}\n`, "logs jobs/NAME");
   const jobEvents = await runCli(["events", "-n", ns, `job/${job}`, "--json"], { env: { PODRUN_STATE_DIR: stateDir } });
-  const involved = (line: string) => (JSON.parse(line) as { involvedObject: { kind: string; name: string } }).involvedObject;
-  const jobObjects = new Set(jobEvents.stdout.split("\n").filter(Boolean).map((line) => `${involved(line).kind}/${involved(line).name}`));
-  t.same([...jobObjects].sort(), [`Job/${job}`, `Pod/${jobPod}`], "events job/NAME: the Job's own (SuccessfulCreate) and its pod's");
+  const involved = (line: string) =>
+    (JSON.parse(line) as { involvedObject: { kind: string; name: string } }).involvedObject;
+  const jobObjects = new Set(
+    jobEvents.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => `${involved(line).kind}/${involved(line).name}`),
+  );
+  t.same(
+    [...jobObjects].sort(),
+    [`Job/${job}`, `Pod/${jobPod}`],
+    "events job/NAME: the Job's own (SuccessfulCreate) and its pod's",
+  );
   const downJob = await cli("down", "-n", ns, `job/${job}`);
   t.match(downJob.stdout, `pod/${jobPod} (namespace ${ns}) deleted`, "down job/NAME");
 
   const events = await runCli(["events", "-n", ns, `deploy/${web}`, "--json"], { env: { PODRUN_STATE_DIR: stateDir } });
-  const objects = new Set(events.stdout.split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { involvedObject: { name: string } }).involvedObject.name));
+  const objects = new Set(
+    events.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { involvedObject: { name: string } }).involvedObject.name),
+  );
   t.same([...objects].sort(), webPods, "events deploy/NAME: its pods' events, not the DaemonSet's");
 
   const volumes = await cli("ps", "-n", ns, "--volumes");
-  t.same(volumes.stdout.split("\n").filter(Boolean).map((line) => line.split(/ {3,}/)), [["NAME", "VOLUME", "USED BY"], [claim, `${ns}_${claim}`, webPods.join(",")]], "ps --volumes: the claim, its volume, the two pods mounting it");
+  t.same(
+    volumes.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.split(/ {3,}/)),
+    [
+      ["NAME", "VOLUME", "USED BY"],
+      [claim, `${ns}_${claim}`, webPods.join(",")],
+    ],
+    "ps --volumes: the claim, its volume, the two pods mounting it",
+  );
 
   const down = await cli("down", "-n", ns, `deploy/${web}`);
   t.equal(down.exitCode, 0, "down deploy/NAME");
-  t.same(down.stdout.split("\n").filter((line) => line.includes(" deleted ")).map((line) => line.split(" ")[0]).sort(), webPods.map((p) => `pod/${p}`));
+  t.same(
+    down.stdout
+      .split("\n")
+      .filter((line) => line.includes(" deleted "))
+      .map((line) => line.split(" ")[0])
+      .sort(),
+    webPods.map((p) => `pod/${p}`),
+  );
   const left = await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.namespace=${ns}`]);
-  t.equal(left.stdout.trim().split("\n").filter(Boolean).length, 1, "the DaemonSet's pod alone is left (one container: no sandbox), the Job's went with down job/NAME");
+  t.equal(
+    left.stdout.trim().split("\n").filter(Boolean).length,
+    1,
+    "the DaemonSet's pod alone is left (one container: no sandbox), the Job's went with down job/NAME",
+  );
   const gone = await cli("ps", "-n", ns, `deploy/${web}`);
   t.equal(gone.exitCode, 1, "ps of a workload with no pod: exit 1");
   t.equal(gone.stderr, `Error from server (NotFound): deployments.apps "${web}" not found\n`);
@@ -149,5 +218,7 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
 // The two engines at once: each has its own names, state and namespace.
 t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: workloads by name in ps, logs, events, down; ps --volumes`, { buffered: true }, (t) => workloadTest(t, runtime));
+  t.test(`${runtime}: workloads by name in ps, logs, events, down; ps --volumes`, { buffered: true }, (t) =>
+    workloadTest(t, runtime),
+  );
 }

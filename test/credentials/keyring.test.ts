@@ -2,7 +2,14 @@
 // ported to tables, plus the ordering and normalisation podrun relies on.
 import t from "tap";
 import type { DockerConfig, DockerConfigEntry } from "../../lib/credentials/docker-config.js";
-import { isDefaultRegistryMatch, Keyring, matchGlob, normaliseRegistryKey, toDockerConfigKey, urlsMatch } from "../../lib/credentials/keyring.js";
+import {
+  isDefaultRegistryMatch,
+  Keyring,
+  matchGlob,
+  normaliseRegistryKey,
+  toDockerConfigKey,
+  urlsMatch,
+} from "../../lib/credentials/keyring.js";
 
 const foo: DockerConfigEntry = { username: "foo", password: "bar", email: "foo@bar.baz" };
 const keyringOf = (...configs: DockerConfig[]) => {
@@ -86,7 +93,8 @@ t.test("a key misses an image elsewhere (TestKeyringMiss)", async (t) => {
     ["https://prefix.*.io/path:1111", "prefix.docker.io/path/subpath:1111"],
     ["suffix.*.io", "prefix.docker.io"],
   ];
-  for (const [registry, lookup] of cases) t.same(keyringOf([[registry, foo]]).lookup(`${lookup}/foo/bar`), [], `${registry} for ${lookup}`);
+  for (const [registry, lookup] of cases)
+    t.same(keyringOf([[registry, foo]]).lookup(`${lookup}/foo/bar`), [], `${registry} for ${lookup}`);
 });
 
 t.test("Docker Hub credentials (TestKeyring…DockerHub…)", async (t) => {
@@ -98,7 +106,11 @@ t.test("Docker Hub credentials (TestKeyring…DockerHub…)", async (t) => {
   t.same(users(hub, "docker.io/library/busybox:1.36"), ["foo"], "docker.io/ falls back to index.docker.io");
   t.same(hub.lookup("busybox")[0]?.key, "index.docker.io", "the key the engine must use");
   t.same(users(keyringOf([["docker.io", foo]]), "busybox"), [], "no fallback to a docker.io key");
-  t.same(users(keyringOf([["docker.io", foo]]), "docker.io/library/busybox"), ["foo"], "a docker.io key matches docker.io/ by URL");
+  t.same(
+    users(keyringOf([["docker.io", foo]]), "docker.io/library/busybox"),
+    ["foo"],
+    "a docker.io key matches docker.io/ by URL",
+  );
 });
 
 t.test("isDefaultRegistryMatch (TestIsDefaultRegistryMatch)", async (t) => {
@@ -134,7 +146,9 @@ t.test("most specific key first (TestDockerKeyringLookup)", async (t) => {
 });
 
 t.test("a key with a scheme and /v1/ matches the host (TestIssue3797)", async (t) => {
-  const keyring = keyringOf([["https://quay.io/v1/", { username: "rex", password: "tiny arms", email: "rex@example.com" }]]);
+  const keyring = keyringOf([
+    ["https://quay.io/v1/", { username: "rex", password: "tiny arms", email: "rex@example.com" }],
+  ]);
   for (const image of ["quay.io", "quay.io/foo", "quay.io/foo/bar"]) t.same(users(keyring, image), ["rex"], image);
 });
 
@@ -155,7 +169,16 @@ t.test("one keyring of several configs: by key, then in the order added", async 
     ],
   );
   // Go's byte order: upper case sorts before lower case, so reversed it comes last.
-  t.same(users(keyringOf([["*.example.com", { ...foo, username: "glob" }], ["a.example.com", foo]]), "a.example.com/x"), ["foo", "glob"]);
+  t.same(
+    users(
+      keyringOf([
+        ["*.example.com", { ...foo, username: "glob" }],
+        ["a.example.com", foo],
+      ]),
+      "a.example.com/x",
+    ),
+    ["foo", "glob"],
+  );
 });
 
 t.test("normaliseRegistryKey", async (t) => {
@@ -177,7 +200,11 @@ t.test("normaliseRegistryKey", async (t) => {
     ["HTTPS://registry.example.com", "HTTPS://registry.example.com"],
   ];
   for (const [registry, key] of cases) t.equal(normaliseRegistryKey(registry), key, registry);
-  t.same(users(keyringOf([["registry.example.com:port", foo]]), "registry.example.com/app"), [], "an invalid key is skipped");
+  t.same(
+    users(keyringOf([["registry.example.com:port", foo]]), "registry.example.com/app"),
+    [],
+    "an invalid key is skipped",
+  );
 });
 
 t.test("matchGlob follows path/filepath.Match", async (t) => {

@@ -9,7 +9,9 @@ import { PodrunError, UsageError } from "../../lib/errors.js";
 const PRIVATE = "127.0.0.1:5101/podrun-test/private-busybox:1.36";
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 const auths = (entries: Record<string, [string, string]>) =>
-  JSON.stringify({ auths: Object.fromEntries(Object.entries(entries).map(([k, [u, p]]) => [k, { auth: b64(`${u}:${p}`) }])) });
+  JSON.stringify({
+    auths: Object.fromEntries(Object.entries(entries).map(([k, [u, p]]) => [k, { auth: b64(`${u}:${p}`) }])),
+  });
 const jsonSecret = (name: string, entries: Record<string, [string, string]>, namespace?: string): Secret => ({
   metadata: { name, ...(namespace ? { namespace } : {}) },
   type: "kubernetes.io/dockerconfigjson",
@@ -31,19 +33,49 @@ t.teardown(() => rm(dir, { recursive: true, force: true }));
 t.test("the pod's pull secrets form one keyring: most specific key first, then the pod's order", async (t) => {
   const secrets = [
     jsonSecret("host", { "127.0.0.1:5101": ["first", "p1"] }),
-    jsonSecret("repo", { "https://127.0.0.1:5101/v2/": ["second", "p2"], "127.0.0.1:5101/podrun-test": ["team", "p3"] }),
+    jsonSecret("repo", {
+      "https://127.0.0.1:5101/v2/": ["second", "p2"],
+      "127.0.0.1:5101/podrun-test": ["team", "p3"],
+    }),
     jsonSecret("elsewhere", { "registry.example.com": ["other", "p4"] }),
-    { metadata: { name: "opaque" }, type: "Opaque", stringData: { ".dockerconfigjson": auths({ "127.0.0.1:5101": ["opaque", "p5"] }) } },
+    {
+      metadata: { name: "opaque" },
+      type: "Opaque",
+      stringData: { ".dockerconfigjson": auths({ "127.0.0.1:5101": ["opaque", "p5"] }) },
+    },
   ];
-  const credentials = findPullCredentials({ pod: podWith(["host", "repo", "elsewhere", "opaque"]), objects: { configMaps: [], secrets }, image: PRIVATE });
-  t.same(summary(credentials), ['team@127.0.0.1:5101/podrun-test from secret "repo"', 'first@127.0.0.1:5101 from secret "host"', 'second@127.0.0.1:5101 from secret "repo"']);
+  const credentials = findPullCredentials({
+    pod: podWith(["host", "repo", "elsewhere", "opaque"]),
+    objects: { configMaps: [], secrets },
+    image: PRIVATE,
+  });
+  t.same(summary(credentials), [
+    'team@127.0.0.1:5101/podrun-test from secret "repo"',
+    'first@127.0.0.1:5101 from secret "host"',
+    'second@127.0.0.1:5101 from secret "repo"',
+  ]);
   t.equal(credentials[0]?.password, "p3");
 });
 
 t.test("secrets of the pod's namespace only, and no match means no credentials", async (t) => {
-  const secrets = [jsonSecret("regcred", { "127.0.0.1:5101": ["default", "p"] }), jsonSecret("regcred", { "127.0.0.1:5101": ["ci", "p"] }, "ci")];
-  t.same(summary(findPullCredentials({ pod: podWith(["regcred"], "ci"), objects: { configMaps: [], secrets }, image: PRIVATE })), ['ci@127.0.0.1:5101 from secret "regcred"']);
-  t.same(findPullCredentials({ pod: podWith(["regcred"]), objects: { configMaps: [], secrets }, image: "127.0.0.1:5100/podrun-test/busybox:1.36" }), []);
+  const secrets = [
+    jsonSecret("regcred", { "127.0.0.1:5101": ["default", "p"] }),
+    jsonSecret("regcred", { "127.0.0.1:5101": ["ci", "p"] }, "ci"),
+  ];
+  t.same(
+    summary(
+      findPullCredentials({ pod: podWith(["regcred"], "ci"), objects: { configMaps: [], secrets }, image: PRIVATE }),
+    ),
+    ['ci@127.0.0.1:5101 from secret "regcred"'],
+  );
+  t.same(
+    findPullCredentials({
+      pod: podWith(["regcred"]),
+      objects: { configMaps: [], secrets },
+      image: "127.0.0.1:5100/podrun-test/busybox:1.36",
+    }),
+    [],
+  );
   t.same(findPullCredentials({ pod: podWith([]), objects: { configMaps: [], secrets }, image: PRIVATE }), []);
   t.same(findPullCredentials({ pod: podWith(["absent"]), objects: { configMaps: [], secrets }, image: PRIVATE }), []);
 });
@@ -52,22 +84,47 @@ t.test("a pair found twice is given once; an entry without credentials is skippe
   const secrets = [
     jsonSecret("a", { "127.0.0.1:5101/podrun-test": ["same", "pw"], "127.0.0.1:5101": ["same", "pw"] }),
     jsonSecret("b", { "https://127.0.0.1:5101": ["same", "pw"] }),
-    { metadata: { name: "helper" }, type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": '{"auths": {"127.0.0.1:5101": {}}, "credsStore": "desktop"}' } },
+    {
+      metadata: { name: "helper" },
+      type: "kubernetes.io/dockerconfigjson",
+      stringData: { ".dockerconfigjson": '{"auths": {"127.0.0.1:5101": {}}, "credsStore": "desktop"}' },
+    },
   ];
-  const credentials = findPullCredentials({ pod: podWith(["a", "b", "helper"]), objects: { configMaps: [], secrets }, image: PRIVATE });
+  const credentials = findPullCredentials({
+    pod: podWith(["a", "b", "helper"]),
+    objects: { configMaps: [], secrets },
+    image: PRIVATE,
+  });
   t.same(summary(credentials), ['same@127.0.0.1:5101/podrun-test from secret "a"']);
 });
 
 t.test("legacy dockercfg secrets, from data", async (t) => {
-  const secret: Secret = { metadata: { name: "old" }, type: "kubernetes.io/dockercfg", data: { ".dockercfg": b64(JSON.stringify({ "127.0.0.1:5101": { username: "u", password: "p" } })) } };
-  t.same(summary(findPullCredentials({ pod: podWith(["old"]), objects: { configMaps: [], secrets: [secret] }, image: PRIVATE })), ['u@127.0.0.1:5101 from secret "old"']);
+  const secret: Secret = {
+    metadata: { name: "old" },
+    type: "kubernetes.io/dockercfg",
+    data: { ".dockercfg": b64(JSON.stringify({ "127.0.0.1:5101": { username: "u", password: "p" } })) },
+  };
+  t.same(
+    summary(
+      findPullCredentials({ pod: podWith(["old"]), objects: { configMaps: [], secrets: [secret] }, image: PRIVATE }),
+    ),
+    ['u@127.0.0.1:5101 from secret "old"'],
+  );
 });
 
 t.test("a pull secret that cannot be decoded fails the pull, naming the secret and never the value", async (t) => {
-  const secret: Secret = { metadata: { name: "broken" }, type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": '{"auths": {"r": {"auth": "aHVudGVyMg"}}}' } };
+  const secret: Secret = {
+    metadata: { name: "broken" },
+    type: "kubernetes.io/dockerconfigjson",
+    stringData: { ".dockerconfigjson": '{"auths": {"r": {"auth": "aHVudGVyMg"}}}' },
+  };
   t.throws(
-    () => findPullCredentials({ pod: podWith(["broken"]), objects: { configMaps: [], secrets: [secret] }, image: PRIVATE }),
-    new PodrunError("ErrImagePull", 'secret "broken": unable to parse auth field, must be formatted as base64(username:password)'),
+    () =>
+      findPullCredentials({ pod: podWith(["broken"]), objects: { configMaps: [], secrets: [secret] }, image: PRIVATE }),
+    new PodrunError(
+      "ErrImagePull",
+      'secret "broken": unable to parse auth field, must be formatted as base64(username:password)',
+    ),
   );
 });
 
@@ -76,15 +133,50 @@ t.test("the auth file comes after the pull secrets", async (t) => {
   await writeFile(path, auths({ "127.0.0.1:5101": ["fromfile", "pf"], "docker.io": ["hub", "ph"] }));
   const authFile = await readAuthFile(path);
   const secrets = [jsonSecret("regcred", { "127.0.0.1:5101": ["fromsecret", "ps"] })];
-  t.same(summary(findPullCredentials({ pod: podWith(["regcred"]), objects: { configMaps: [], secrets }, authFile, image: PRIVATE })), [
-    'fromsecret@127.0.0.1:5101 from secret "regcred"',
-    `fromfile@127.0.0.1:5101 from --authfile ${path}`,
-  ]);
-  t.same(summary(findPullCredentials({ pod: podWith([]), objects: { configMaps: [], secrets: [] }, authFile, image: "docker.io/library/busybox" })), [`hub@docker.io from --authfile ${path}`]);
+  t.same(
+    summary(
+      findPullCredentials({
+        pod: podWith(["regcred"]),
+        objects: { configMaps: [], secrets },
+        authFile,
+        image: PRIVATE,
+      }),
+    ),
+    ['fromsecret@127.0.0.1:5101 from secret "regcred"', `fromfile@127.0.0.1:5101 from --authfile ${path}`],
+  );
+  t.same(
+    summary(
+      findPullCredentials({
+        pod: podWith([]),
+        objects: { configMaps: [], secrets: [] },
+        authFile,
+        image: "docker.io/library/busybox",
+      }),
+    ),
+    [`hub@docker.io from --authfile ${path}`],
+  );
   // podman login's key for Docker Hub serves short names too (the kubelet's keyring knows only index.docker.io)
-  t.same(summary(findPullCredentials({ pod: podWith([]), objects: { configMaps: [], secrets: [] }, authFile, image: "busybox:1.36" })), [`hub@docker.io from --authfile ${path}`]);
+  t.same(
+    summary(
+      findPullCredentials({
+        pod: podWith([]),
+        objects: { configMaps: [], secrets: [] },
+        authFile,
+        image: "busybox:1.36",
+      }),
+    ),
+    [`hub@docker.io from --authfile ${path}`],
+  );
   const secrets2 = [jsonSecret("hub", { "docker.io": ["secret", "p"] })];
-  t.same(findPullCredentials({ pod: podWith(["hub"]), objects: { configMaps: [], secrets: secrets2 }, image: "busybox:1.36" }), [], "a pull secret's docker.io key does not (the kubelet's rule)");
+  t.same(
+    findPullCredentials({
+      pod: podWith(["hub"]),
+      objects: { configMaps: [], secrets: secrets2 },
+      image: "busybox:1.36",
+    }),
+    [],
+    "a pull secret's docker.io key does not (the kubelet's rule)",
+  );
 });
 
 t.test("readAuthFile: one-line errors naming the file, never a value", async (t) => {

@@ -31,7 +31,14 @@ t.test("follows appends, partial lines, a rotation, and late writes to the rotat
 
   const seen: string[] = [];
   const controller = new AbortController();
-  const following = followEventLog({ dir, reader, signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 20, graceMs: 60_000 });
+  const following = followEventLog({
+    dir,
+    reader,
+    signal: controller.signal,
+    onLines: (lines) => seen.push(...lines),
+    pollMs: 20,
+    graceMs: 60_000,
+  });
 
   await appendFile(file, "one\npar");
   await until(() => seen.includes("one"), "one");
@@ -48,8 +55,15 @@ t.test("follows appends, partial lines, a rotation, and late writes to the rotat
 
   controller.abort();
   await following;
-  t.same(seen.filter((line) => line !== "late" && line !== "later"), ["one", "partial", "new", "newer"], "each line once, in file order");
-  t.same(seen.filter((line) => line === "late" || line === "later"), ["late", "later"]);
+  t.same(
+    seen.filter((line) => line !== "late" && line !== "later"),
+    ["one", "partial", "new", "newer"],
+    "each line once, in file order",
+  );
+  t.same(
+    seen.filter((line) => line === "late" || line === "later"),
+    ["late", "later"],
+  );
 });
 
 t.test("without a log yet: waits for the file; an abort ends it at once", async (t) => {
@@ -57,7 +71,13 @@ t.test("without a log yet: waits for the file; an abort ends it at once", async 
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const seen: string[] = [];
   const controller = new AbortController();
-  const following = followEventLog({ dir, reader: undefined, signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 10_000 });
+  const following = followEventLog({
+    dir,
+    reader: undefined,
+    signal: controller.signal,
+    onLines: (lines) => seen.push(...lines),
+    pollMs: 10_000,
+  });
   await writeFile(logFilePath(dir), "first\n");
   await until(() => seen.includes("first"), "fs.watch to notice the new file well before the 10 s poll");
   const started = Date.now();
@@ -78,7 +98,15 @@ t.test("two rotations before it wakes: the file that was current in between is r
 
   const seen: string[] = [];
   const controller = new AbortController();
-  const following = followEventLog({ dir, reader, seenInos: [reader.ino], signal: controller.signal, onLines: (lines) => seen.push(...lines), pollMs: 20, graceMs: 0 });
+  const following = followEventLog({
+    dir,
+    reader,
+    seenInos: [reader.ino],
+    signal: controller.signal,
+    onLines: (lines) => seen.push(...lines),
+    pollMs: 20,
+    graceMs: 0,
+  });
   await until(() => seen.includes("c1"), "the current file");
   await new Promise((resolve) => setTimeout(resolve, 100));
   controller.abort();

@@ -25,7 +25,10 @@ t.test("every line once, in order, across chunks", async (t) => {
   for await (const lines of reader.readLines()) seen.push(...lines);
   await reader.close();
   t.equal(seen.length, LINES.length);
-  t.ok(seen.every((line, i) => line === LINES[i]), "same lines");
+  t.ok(
+    seen.every((line, i) => line === LINES[i]),
+    "same lines",
+  );
   t.equal(reader.takePending(), "", "nothing unfinished");
 });
 
@@ -42,7 +45,10 @@ t.test("a caller that stops after one chunk, then reads on, misses nothing and s
   for await (const lines of reader.readLines()) seen.push(...lines);
   await reader.close();
   t.same(seen.length, LINES.length + 1);
-  t.ok(seen.slice(0, -1).every((line, i) => line === LINES[i]), "same lines");
+  t.ok(
+    seen.slice(0, -1).every((line, i) => line === LINES[i]),
+    "same lines",
+  );
   t.equal(seen.at(-1), "appended");
 });
 

@@ -10,7 +10,12 @@ const T0 = Date.parse("2025-03-01T12:00:00.250Z");
 function setup(options: { log?: { append(e: KubeEvent): Promise<void> } } = {}) {
   const clock = { now: T0 };
   const seen: KubeEvent[] = [];
-  const recorder = createRecorder({ sinks: [{ write: (e) => seen.push(e) }], clock: () => clock.now, host: "ci-runner", ...options });
+  const recorder = createRecorder({
+    sinks: [{ write: (e) => seen.push(e) }],
+    clock: () => clock.now,
+    host: "ci-runner",
+    ...options,
+  });
   return { clock, seen, recorder };
 }
 
@@ -21,7 +26,14 @@ t.test("a new event is a core/v1 Event as the kubelet's recorder builds it", asy
     apiVersion: "v1",
     kind: "Event",
     metadata: { name: `web.${(BigInt(T0) * 1_000_000n).toString(16)}`, namespace: "ci" },
-    involvedObject: { apiVersion: "v1", kind: "Pod", name: "web", namespace: "ci", uid: "3f1c-uid", fieldPath: "spec.containers{app}" },
+    involvedObject: {
+      apiVersion: "v1",
+      kind: "Pod",
+      name: "web",
+      namespace: "ci",
+      uid: "3f1c-uid",
+      fieldPath: "spec.containers{app}",
+    },
     reason: "Pulling",
     message: 'Pulling image "busybox"',
     type: "Normal",
@@ -35,21 +47,24 @@ t.test("a new event is a core/v1 Event as the kubelet's recorder builds it", asy
   t.same(seen, [event], "handed to the sink");
 });
 
-t.test("a repeat (same object, type, reason and message) keeps name and first time, counts, and updates the last time", async (t) => {
-  const { recorder, clock, seen } = setup();
-  const first = recorder.event(APP, "Normal", "BackOff", 'Back-off pulling image "x"');
-  clock.now += 12_000;
-  const second = recorder.event(APP, "Normal", "BackOff", 'Back-off pulling image "x"');
-  clock.now += 30_000;
-  const third = recorder.event(APP, "Normal", "BackOff", 'Back-off pulling image "x"');
-  t.equal(second.metadata.name, first.metadata.name);
-  t.equal(third.metadata.name, first.metadata.name);
-  t.same([first.count, second.count, third.count], [1, 2, 3]);
-  t.equal(third.firstTimestamp, "2025-03-01T12:00:00Z");
-  t.equal(third.lastTimestamp, "2025-03-01T12:00:42Z");
-  t.equal(first.count, 1, "earlier objects are not mutated");
-  t.equal(seen.length, 3, "every occurrence reaches the sinks");
-});
+t.test(
+  "a repeat (same object, type, reason and message) keeps name and first time, counts, and updates the last time",
+  async (t) => {
+    const { recorder, clock, seen } = setup();
+    const first = recorder.event(APP, "Normal", "BackOff", 'Back-off pulling image "x"');
+    clock.now += 12_000;
+    const second = recorder.event(APP, "Normal", "BackOff", 'Back-off pulling image "x"');
+    clock.now += 30_000;
+    const third = recorder.event(APP, "Normal", "BackOff", 'Back-off pulling image "x"');
+    t.equal(second.metadata.name, first.metadata.name);
+    t.equal(third.metadata.name, first.metadata.name);
+    t.same([first.count, second.count, third.count], [1, 2, 3]);
+    t.equal(third.firstTimestamp, "2025-03-01T12:00:00Z");
+    t.equal(third.lastTimestamp, "2025-03-01T12:00:42Z");
+    t.equal(first.count, 1, "earlier objects are not mutated");
+    t.equal(seen.length, 3, "every occurrence reaches the sinks");
+  },
+);
 
 t.test("anything different is a new event: message, reason, type, container or pod UID", async (t) => {
   const { recorder } = setup();
@@ -83,7 +98,10 @@ t.test("the log gets every event in recording order, even when appends take diff
   const delays = [30, 0, 10, 0];
   const { recorder } = setup({
     log: {
-      append: (e) => new Promise((resolve) => setTimeout(() => resolve(void logged.push(`${e.reason}#${e.count}`)), delays.shift() ?? 0)),
+      append: (e) =>
+        new Promise((resolve) =>
+          setTimeout(() => resolve(void logged.push(`${e.reason}#${e.count}`)), delays.shift() ?? 0),
+        ),
     },
   });
   recorder.event(APP, "Normal", "Pulling", "p");
@@ -98,7 +116,10 @@ t.test("flush reports a failed append once; recording goes on", async (t) => {
   let fail = true;
   const logged: string[] = [];
   const { recorder, seen } = setup({
-    log: { append: async (e) => (fail ? ((fail = false), Promise.reject(new Error("disk full"))) : void logged.push(e.reason)) },
+    log: {
+      append: async (e) =>
+        fail ? ((fail = false), Promise.reject(new Error("disk full"))) : void logged.push(e.reason),
+    },
   });
   recorder.event(APP, "Normal", "A", "a");
   recorder.event(APP, "Normal", "B", "b");

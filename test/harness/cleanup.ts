@@ -32,12 +32,17 @@ export async function removeManagedContainers(
   // `volume rm -f` would also remove the containers of another test using a volume.
   const pod = extraLabels["io.kubernetes.pod.name"];
   if (pod !== undefined) {
-    const volumes = lines((await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout);
+    const volumes = lines(
+      (await runCommand(runtime, ["volume", "ls", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`])).stdout,
+    );
     if (volumes.length > 0) await runCommand(runtime, ["volume", "rm", ...volumes], { reject: false });
   }
   return ids;
 }
 
 function lines(text: string): string[] {
-  return text.split("\n").map((l) => l.trim()).filter(Boolean);
+  return text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 }

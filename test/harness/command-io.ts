@@ -22,7 +22,11 @@ export function captureStream(): CapturedStream {
   stream.text = "";
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => (stream.text += chunk));
-  stream.lines = () => stream.text.split("\n").slice(0, -1).map((line) => line.replace(/^\d\d:\d\d:\d\d {2}/, ""));
+  stream.lines = () =>
+    stream.text
+      .split("\n")
+      .slice(0, -1)
+      .map((line) => line.replace(/^\d\d:\d\d:\d\d {2}/, ""));
   return stream;
 }
 
@@ -52,7 +56,11 @@ export async function createCommandWorld(t: Test, options: FakeRuntimeOptions = 
   const dir = await mkdtemp(join(tmpdir(), "podrun-command-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   // Engine volumes are directories here, as a local engine's are: `up` sets their mode.
-  const runtime = new FakeRuntime({ images: ["registry.k8s.io/pause:3.10"], volumeRoot: join(dir, "volumes"), ...options });
+  const runtime = new FakeRuntime({
+    images: ["registry.k8s.io/pause:3.10"],
+    volumeRoot: join(dir, "volumes"),
+    ...options,
+  });
   const stateDir = join(dir, "state");
   const world: CommandWorld = {
     runtime,

@@ -32,8 +32,17 @@ export interface EnginePodTest {
 }
 
 /** Undefined (the test skipped or failed as the environment says) when the engine or an image is missing. */
-export async function setupEnginePod(t: Test, runtime: RuntimeName, options: { env?: Record<string, string> } = {}): Promise<EnginePodTest | undefined> {
-  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+export async function setupEnginePod(
+  t: Test,
+  runtime: RuntimeName,
+  options: { env?: Record<string, string> } = {},
+): Promise<EnginePodTest | undefined> {
+  if (
+    !(await requireEngine(t, runtime)) ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+  )
+    return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-e2e-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-"));
   t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
@@ -44,7 +53,8 @@ export async function setupEnginePod(t: Test, runtime: RuntimeName, options: { e
       await writeFile(file, yaml);
       return runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir, ...options.env } });
     },
-    exec: async (pod, container, command) => (await runCommand(runtime, ["exec", `default_${pod}_${container}`, ...command])).stdout,
+    exec: async (pod, container, command) =>
+      (await runCommand(runtime, ["exec", `default_${pod}_${container}`, ...command])).stdout,
     reportOf: async (pod, container) => {
       let logs = "";
       for (let i = 0; i < 50 && !logs.includes("done"); i++) {

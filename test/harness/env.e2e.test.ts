@@ -50,8 +50,18 @@ t.test("docker pulls the busybox image from the open registry for real", async (
   t.teardown(() => runCommand("docker", ["rmi", image], { reject: false }).then(() => undefined));
   const mark = registryLogMark(env, "open");
   await runCommand("docker", ["pull", image]);
-  t.ok(countRegistryRequests(env, "open", { since: mark, match: manifestRequest(image) }) >= 1, "the registry served the manifest");
-  const run = await runCommand("docker", ["run", "--rm", image, "sh", "-c", "echo hello from $(busybox | head -n 1 | cut -d' ' -f1)"]);
+  t.ok(
+    countRegistryRequests(env, "open", { since: mark, match: manifestRequest(image) }) >= 1,
+    "the registry served the manifest",
+  );
+  const run = await runCommand("docker", [
+    "run",
+    "--rm",
+    image,
+    "sh",
+    "-c",
+    "echo hello from $(busybox | head -n 1 | cut -d' ' -f1)",
+  ]);
   t.equal(run.stdout, "hello from BusyBox");
 });
 

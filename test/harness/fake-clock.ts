@@ -52,7 +52,10 @@ const settle = async () => {
 /** Resolves `promise`'s fate after `seconds` of fake time: the value, the error, or "pending". */
 export async function after<T>(clock: FakeClock, seconds: number, promise: Promise<T>): Promise<T | Error | "pending"> {
   let fate: T | Error | "pending" = "pending";
-  promise.then((v) => (fate = v), (e: Error) => (fate = e));
+  promise.then(
+    (v) => (fate = v),
+    (e: Error) => (fate = e),
+  );
   await clock.advance(seconds * 1000);
   return fate;
 }

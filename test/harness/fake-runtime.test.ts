@@ -7,9 +7,29 @@ import { engineError, FakeRuntime, pullError } from "./fake-runtime.js";
 // The shared fake engine behaves as docker does where the pod logic relies on it: these tests
 // are its contract, so that a test that passes on the fake says something about the real thing.
 
-const labels = (name: string, kind = "app") => ({ "io.kubernetes.pod.name": "web", "io.kubernetes.pod.namespace": "default", "io.kubernetes.container.name": name, "io.podrun.container.kind": kind, "io.podrun.managed": "true" });
-const spec = (name: string, extra: Partial<ContainerSpec> = {}): ContainerSpec => ({ name: `default_web_${name}`, image: "busybox:1.36", labels: labels(name), sandbox: "default_web", hostNetwork: false, restartPolicy: "no", ...extra });
-const sandbox = { name: "default_web", image: "pause:3.10", labels: labels("POD", "infra"), ports: [], hostNetwork: false };
+const labels = (name: string, kind = "app") => ({
+  "io.kubernetes.pod.name": "web",
+  "io.kubernetes.pod.namespace": "default",
+  "io.kubernetes.container.name": name,
+  "io.podrun.container.kind": kind,
+  "io.podrun.managed": "true",
+});
+const spec = (name: string, extra: Partial<ContainerSpec> = {}): ContainerSpec => ({
+  name: `default_web_${name}`,
+  image: "busybox:1.36",
+  labels: labels(name),
+  sandbox: "default_web",
+  hostNetwork: false,
+  restartPolicy: "no",
+  ...extra,
+});
+const sandbox = {
+  name: "default_web",
+  image: "pause:3.10",
+  labels: labels("POD", "infra"),
+  ports: [],
+  hostNetwork: false,
+};
 
 async function pod(fake: FakeRuntime) {
   await fake.createSandbox(sandbox);
@@ -24,7 +44,8 @@ t.test("images: present ones are inspected, a pull adds one, a scripted pull fai
   t.same([...(await fake.inspectImages(["busybox:1.36", "nginx:1"])).keys()], ["busybox:1.36"]);
   await fake.pullImage("nginx:1");
   t.ok(fake.images.has("nginx:1"));
-  fake.pull = (ref, _options, attempt) => (attempt === 1 ? pullError(ref, "unauthorized") : { id: "sha256:x", size: 1 });
+  fake.pull = (ref, _options, attempt) =>
+    attempt === 1 ? pullError(ref, "unauthorized") : { id: "sha256:x", size: 1 };
   const error = await fake.pullImage("private:1").catch((e: unknown) => e);
   t.type(error, PullError);
   t.match(error, { kind: "unauthorized", reason: "ErrImagePull" });
@@ -35,10 +56,15 @@ t.test("images: present ones are inspected, a pull adds one, a scripted pull fai
 
 t.test("a container needs its image, a free name, and a running sandbox to start", async (t) => {
   const fake = new FakeRuntime({ images: ["busybox:1.36"] });
-  await t.rejects(fake.createContainer(spec("a", { image: "absent:1" })), { name: "CommandError", message: /No such image: absent:1/ });
+  await t.rejects(fake.createContainer(spec("a", { image: "absent:1" })), {
+    name: "CommandError",
+    message: /No such image: absent:1/,
+  });
   await fake.createSandbox(sandbox);
   const id = await fake.createContainer(spec("a"));
-  await t.rejects(fake.createContainer(spec("a")), { message: /Conflict\. The container name "\/default_web_a" is already in use/ });
+  await t.rejects(fake.createContainer(spec("a")), {
+    message: /Conflict\. The container name "\/default_web_a" is already in use/,
+  });
   await t.rejects(fake.startContainer(id), { message: /non running container/ }, "the sandbox is only created");
   await fake.startSandbox("default_web");
   await fake.startContainer(id);
@@ -84,7 +110,11 @@ t.test("exec answers from the script, and fails on a container that does not run
   await fake.startContainer(app);
   t.equal((await fake.execInContainer(app, ["ready"])).exitCode, 0);
   t.equal((await fake.execInContainer(app, ["other"])).exitCode, 1);
-  t.same(fake.callsOf("execInContainer"), ["execInContainer app ready", "execInContainer app ready", "execInContainer app other"]);
+  t.same(fake.callsOf("execInContainer"), [
+    "execInContainer app ready",
+    "execInContainer app ready",
+    "execInContainer app other",
+  ]);
 });
 
 t.test("stop, remove and removeSandbox: missing is success; the sandbox takes its containers with it", async (t) => {
@@ -99,30 +129,51 @@ t.test("stop, remove and removeSandbox: missing is success; the sandbox takes it
   await fake.removeSandbox("default_web");
   t.same(fake.listAll(), [], "the init container went with the sandbox");
   await fake.removeSandbox("default_web");
-  t.same(fake.calls.slice(-4), ["stopContainer gone 5", "removeContainers gone,app", "removeSandbox default_web", "removeSandbox default_web"], "a removed container keeps its name in the calls");
+  t.same(
+    fake.calls.slice(-4),
+    ["stopContainer gone 5", "removeContainers gone,app", "removeSandbox default_web", "removeSandbox default_web"],
+    "a removed container keeps its name in the calls",
+  );
 });
 
 t.test("listContainers filters by every label; inspect finds by ID, listContainersNamed by name prefix", async (t) => {
   const fake = new FakeRuntime({ images: ["busybox:1.36"] });
   const { init, app } = await pod(fake);
   const stranger = fake.addContainer({ name: "default_web_appx", labels: { "io.kubernetes.pod.name": "web" } });
-  t.same((await fake.listContainers({ "io.podrun.managed": "true", "io.podrun.container.kind": "app" })).map((c) => c.id), [app]);
+  t.same(
+    (await fake.listContainers({ "io.podrun.managed": "true", "io.podrun.container.kind": "app" })).map((c) => c.id),
+    [app],
+  );
   t.same((await fake.listContainers({ "io.kubernetes.pod.name": "web" })).length, 4);
-  t.same((await fake.inspectContainers([app, "missing", init])).map((c) => c.id), [app, init]);
-  t.same((await fake.listContainersNamed("default_web_app")).map((c) => c.id), [app, stranger.id]);
+  t.same(
+    (await fake.inspectContainers([app, "missing", init])).map((c) => c.id),
+    [app, init],
+  );
+  t.same(
+    (await fake.listContainersNamed("default_web_app")).map((c) => c.id),
+    [app, stranger.id],
+  );
   t.equal(stranger.status, "running");
   const created = fake.listAll().map((c) => Date.parse(c.createdAt));
-  t.same([...created].sort((a, b) => a - b), created, "creation times increase, even within one millisecond");
+  t.same(
+    [...created].sort((a, b) => a - b),
+    created,
+    "creation times increase, even within one millisecond",
+  );
 });
 
 t.test("volumes: labels, a mountpoint, and one in use cannot be removed", async (t) => {
   const fake = new FakeRuntime({ images: ["busybox:1.36"] });
   await fake.createVolume("default_web_data", { "io.podrun.managed": "true" });
-  t.same(await fake.listVolumes({ "io.podrun.managed": "true" }), [{ name: "default_web_data", labels: { "io.podrun.managed": "true" } }]);
+  t.same(await fake.listVolumes({ "io.podrun.managed": "true" }), [
+    { name: "default_web_data", labels: { "io.podrun.managed": "true" } },
+  ]);
   t.equal(await fake.inspectVolumeMountpoint("default_web_data"), "/var/lib/docker/volumes/default_web_data");
   await t.rejects(fake.inspectVolumeMountpoint("nope"), { message: /no such volume/ });
   await fake.createSandbox(sandbox);
-  const id = await fake.createContainer(spec("a", { mounts: [{ volume: "default_web_data", target: "/data", readOnly: false }] }));
+  const id = await fake.createContainer(
+    spec("a", { mounts: [{ volume: "default_web_data", target: "/data", readOnly: false }] }),
+  );
   await t.rejects(fake.removeVolumes(["default_web_data"]), { message: /volume is in use/ });
   await fake.removeContainers([id]);
   await fake.removeVolumes(["default_web_data", "never-made"]);
@@ -176,6 +227,13 @@ t.test("scripting calls: failOn (by subject, a number of times), delay on a prom
   const app = await fake.createContainer(spec("app"));
   await t.rejects(fake.startContainer(app), { message: /OCI runtime create failed/ });
   await fake.startContainer(app);
-  t.same(fake.calls, ["createSandbox default_web", "startSandbox default_web", "sandbox running", "createContainer app", "startContainer app", "startContainer app"]);
+  t.same(fake.calls, [
+    "createSandbox default_web",
+    "startSandbox default_web",
+    "sandbox running",
+    "createContainer app",
+    "startContainer app",
+    "startContainer app",
+  ]);
   t.equal(fake.callLog[2]!.args[0], fake.createdSpecs[0], "the spec as given");
 });

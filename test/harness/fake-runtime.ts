@@ -96,12 +96,24 @@ interface FakeContainer {
  * plain Error, or a PodrunError.
  */
 export function engineError(message: string, args: readonly string[] = []): CommandError {
-  return new CommandError({ shortMessage: `Command failed with exit code 1: docker ${args.join(" ")}`.trimEnd(), binary: "docker", args, exitCode: 1, stdout: "", stderr: `Error response from daemon: ${message}\n` });
+  return new CommandError({
+    shortMessage: `Command failed with exit code 1: docker ${args.join(" ")}`.trimEnd(),
+    binary: "docker",
+    args,
+    exitCode: 1,
+    stdout: "",
+    stderr: `Error response from daemon: ${message}\n`,
+  });
 }
 
 /** A pull failure of one kind, as CliRuntime classifies it. */
-export function pullError(ref: string, kind: PullErrorKind, message = `failed to pull image "${ref}": ${kind}`): PullError {
-  const reason = kind === "engine-down" ? "RuntimeUnavailable" : kind === "unavailable" ? "RegistryUnavailable" : "ErrImagePull";
+export function pullError(
+  ref: string,
+  kind: PullErrorKind,
+  message = `failed to pull image "${ref}": ${kind}`,
+): PullError {
+  const reason =
+    kind === "engine-down" ? "RuntimeUnavailable" : kind === "unavailable" ? "RegistryUnavailable" : "ErrImagePull";
   return new PullError(ref, { reason, kind, message });
 }
 
@@ -136,7 +148,9 @@ export class FakeRuntime implements ContainerRuntime {
     this.volumeRoot = options.volumeRoot;
     this.podIP = options.podIP;
     const images: readonly string[] | Record<string, ImageInfo> = options.images ?? [];
-    const entries: [string, ImageInfo][] = isList(images) ? images.map((ref) => [ref, imageInfo(ref)]) : Object.entries(images);
+    const entries: [string, ImageInfo][] = isList(images)
+      ? images.map((ref) => [ref, imageInfo(ref)])
+      : Object.entries(images);
     for (const [ref, info] of entries) this.images.set(ref, info);
     this.pull = options.pull ?? ((ref) => imageInfo(ref));
   }
@@ -156,7 +170,11 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   /** Calls to `method` (about `subject` only, when given) throw `error`; `times` limits how many. */
-  failOn(method: FakeMethod, error: Error | ((call: FakeCall) => Error), options: { subject?: string; times?: number } = {}): this {
+  failOn(
+    method: FakeMethod,
+    error: Error | ((call: FakeCall) => Error),
+    options: { subject?: string; times?: number } = {},
+  ): this {
     let left = options.times ?? Infinity;
     return this.on(method, (call) => {
       if (left <= 0 || (options.subject !== undefined && !call.subject.split(",").includes(options.subject))) return;
@@ -179,13 +197,38 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   /** Places a container as if a previous run (or someone else) made it; returns its state. */
-  addContainer(fields: { name: string; labels?: Record<string, string>; image?: string; running?: boolean; exitCode?: number; ip?: string; createdAt?: string; startedAt?: string; id?: string; logs?: readonly string[] }): ContainerState {
-    const spec: ContainerSpec = { name: fields.name, image: fields.image ?? "busybox:latest", labels: fields.labels ?? {}, hostNetwork: false, restartPolicy: "no" };
+  addContainer(fields: {
+    name: string;
+    labels?: Record<string, string>;
+    image?: string;
+    running?: boolean;
+    exitCode?: number;
+    ip?: string;
+    createdAt?: string;
+    startedAt?: string;
+    id?: string;
+    logs?: readonly string[];
+  }): ContainerState {
+    const spec: ContainerSpec = {
+      name: fields.name,
+      image: fields.image ?? "busybox:latest",
+      labels: fields.labels ?? {},
+      hostNetwork: false,
+      restartPolicy: "no",
+    };
     const fake = this.makeContainer(fields.id ?? `id-${++this.containerSeq}`, spec);
     const at = this.tick();
     Object.assign(fake.state, {
       createdAt: fields.createdAt ?? at,
-      ...(fields.running === false ? { status: "exited", running: false, exitCode: fields.exitCode ?? 0, startedAt: fields.startedAt ?? at, finishedAt: at } : { status: "running", running: true, startedAt: fields.startedAt ?? at }),
+      ...(fields.running === false
+        ? {
+            status: "exited",
+            running: false,
+            exitCode: fields.exitCode ?? 0,
+            startedAt: fields.startedAt ?? at,
+            finishedAt: at,
+          }
+        : { status: "running", running: true, startedAt: fields.startedAt ?? at }),
       ...(fields.ip !== undefined ? { ip: fields.ip } : {}),
     });
     if (fields.running === false) fake.markExited();
@@ -194,8 +237,21 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   /** Places a running sandbox (a kept pod's) as if a previous run made it; returns its infra container's state. */
-  addSandbox(name: string, fields: { labels?: Record<string, string>; image?: string; ip?: string } = {}): ContainerState {
-    const fake = this.makeContainer(`sandbox-${++this.sandboxSeq}`, { name, image: fields.image ?? "registry.k8s.io/pause:3.10", labels: fields.labels ?? {}, ports: [], hostNetwork: false }, name);
+  addSandbox(
+    name: string,
+    fields: { labels?: Record<string, string>; image?: string; ip?: string } = {},
+  ): ContainerState {
+    const fake = this.makeContainer(
+      `sandbox-${++this.sandboxSeq}`,
+      {
+        name,
+        image: fields.image ?? "registry.k8s.io/pause:3.10",
+        labels: fields.labels ?? {},
+        ports: [],
+        hostNetwork: false,
+      },
+      name,
+    );
     this.run(fake);
     fake.state.ip = fields.ip ?? this.podIP ?? `10.88.0.${this.sandboxSeq + 1}`;
     return { ...fake.state, labels: { ...fake.state.labels } };
@@ -275,7 +331,13 @@ export class FakeRuntime implements ContainerRuntime {
 
   async createSandbox(spec: SandboxSpec): Promise<string> {
     await this.enter("createSandbox", [spec], spec.name);
-    if (this.pods.has(spec.name)) throw engineError(`adding pod to state: name "${spec.name}" is in use: pod already exists`, ["pod", "create", "--name", spec.name]);
+    if (this.pods.has(spec.name))
+      throw engineError(`adding pod to state: name "${spec.name}" is in use: pod already exists`, [
+        "pod",
+        "create",
+        "--name",
+        spec.name,
+      ]);
     // The infra container is named as on the real engines (`<sandbox>_POD`).
     this.refuseTakenName(formatInfraName(spec.name), ["run", "--name", formatInfraName(spec.name)]);
     return this.makeContainer(`sandbox-${++this.sandboxSeq}`, spec, spec.name).state.id;
@@ -301,7 +363,8 @@ export class FakeRuntime implements ContainerRuntime {
   async createContainer(spec: ContainerSpec, options: { start?: boolean } = {}): Promise<string> {
     await this.enter("createContainer", [spec], spec.labels[LABEL_CONTAINER_NAME] ?? spec.name);
     this.refuseTakenName(spec.name, ["create", "--name", spec.name]);
-    if (!this.images.has(spec.image)) throw engineError(`No such image: ${spec.image}`, ["create", "--name", spec.name]);
+    if (!this.images.has(spec.image))
+      throw engineError(`No such image: ${spec.image}`, ["create", "--name", spec.name]);
     const id = this.makeContainer(`id-${++this.containerSeq}`, spec).state.id;
     if (!options.start) return id;
     this.runStarts++;
@@ -328,7 +391,8 @@ export class FakeRuntime implements ContainerRuntime {
       const { text, stream = "stdout" } = typeof line === "string" ? { text: line } : line;
       fake.logs.push({ stream, time: this.tick(), text });
     }
-    const exitCode = script.exitCode ?? (!script.runs && fake.state.labels[LABEL_CONTAINER_KIND] === "init" ? 0 : undefined);
+    const exitCode =
+      script.exitCode ?? (!script.runs && fake.state.labels[LABEL_CONTAINER_KIND] === "init" ? 0 : undefined);
     if (exitCode !== undefined) this.finish(fake, exitCode);
   }
 
@@ -338,7 +402,18 @@ export class FakeRuntime implements ContainerRuntime {
     if (!fake) throw engineError(`No such container: ${id}`, ["wait", id]);
     const { signal } = options;
     await new Promise<void>((resolve, reject) => {
-      const abort = () => reject(new CommandError({ shortMessage: "Command was canceled: docker wait", binary: this.binary, args: ["wait", id], exitCode: undefined, stdout: "", stderr: "", canceled: true }));
+      const abort = () =>
+        reject(
+          new CommandError({
+            shortMessage: "Command was canceled: docker wait",
+            binary: this.binary,
+            args: ["wait", id],
+            exitCode: undefined,
+            stdout: "",
+            stderr: "",
+            canceled: true,
+          }),
+        );
       if (signal?.aborted) return abort();
       signal?.addEventListener("abort", abort, { once: true });
       void fake.exited.then(() => {
@@ -349,7 +424,11 @@ export class FakeRuntime implements ContainerRuntime {
     return fake.state.exitCode;
   }
 
-  async execInContainer(id: string, command: readonly string[], options: { timeoutMs?: number } = {}): Promise<ExecResult> {
+  async execInContainer(
+    id: string,
+    command: readonly string[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<ExecResult> {
     await this.enter("execInContainer", [id, command, options], this.subjectOf(id), command.join(" "));
     const fake = this.find(id);
     if (!fake) throw engineError(`No such container: ${id}`, ["exec", id]);
@@ -372,7 +451,13 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   async listContainers(labels: Record<string, string>): Promise<ContainerState[]> {
-    await this.enter("listContainers", [labels], Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(","));
+    await this.enter(
+      "listContainers",
+      [labels],
+      Object.entries(labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
+    );
     return this.listAll().filter((state) => hasLabels(state.labels, labels));
   }
 
@@ -401,7 +486,10 @@ export class FakeRuntime implements ContainerRuntime {
     await this.enter("logs", [id, options], this.subjectOf(id));
     const fake = this.find(id);
     if (!fake) throw engineError(`No such container: ${id}`, ["logs", id]);
-    const lines = options.tail === undefined ? fake.logs : fake.logs.slice(fake.logs.length - Math.min(options.tail, fake.logs.length));
+    const lines =
+      options.tail === undefined
+        ? fake.logs
+        : fake.logs.slice(fake.logs.length - Math.min(options.tail, fake.logs.length));
     return lines.map((l) => `${l.text}\n`).join("");
   }
 
@@ -414,15 +502,26 @@ export class FakeRuntime implements ContainerRuntime {
   async removeVolumes(names: readonly string[]): Promise<void> {
     await this.enter("removeVolumes", [names], names.join(","));
     for (const name of names) {
-      const user = [...this.containers.values()].find((c) => (c.spec as ContainerSpec).mounts?.some((m) => m.volume === name && !m.tmpfs && m.bind === undefined));
-      if (user && this.volumes.has(name)) throw engineError(`remove ${name}: volume is in use - [${user.state.id}]`, ["volume", "rm", ...names]);
+      const user = [...this.containers.values()].find((c) =>
+        (c.spec as ContainerSpec).mounts?.some((m) => m.volume === name && !m.tmpfs && m.bind === undefined),
+      );
+      if (user && this.volumes.has(name))
+        throw engineError(`remove ${name}: volume is in use - [${user.state.id}]`, ["volume", "rm", ...names]);
     }
     for (const name of names) this.volumes.delete(name);
   }
 
   async listVolumes(labels: Record<string, string>): Promise<VolumeInfo[]> {
-    await this.enter("listVolumes", [labels], Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(","));
-    return [...this.volumes.values()].filter((v) => hasLabels(v.labels, labels)).map((v) => ({ name: v.name, labels: { ...v.labels } }));
+    await this.enter(
+      "listVolumes",
+      [labels],
+      Object.entries(labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
+    );
+    return [...this.volumes.values()]
+      .filter((v) => hasLabels(v.labels, labels))
+      .map((v) => ({ name: v.name, labels: { ...v.labels } }));
   }
 
   async inspectVolumeMountpoint(name: string): Promise<string> {
@@ -476,7 +575,19 @@ export class FakeRuntime implements ContainerRuntime {
     let markExited!: () => void;
     const exited = new Promise<void>((resolve) => (markExited = resolve));
     const fake: FakeContainer = {
-      state: { id, name: sandboxOf === undefined ? spec.name : formatInfraName(spec.name), status: "created", running: false, exitCode: 0, startedAt: "", finishedAt: "", createdAt: this.tick(), restartCount: 0, labels: { ...spec.labels }, image: spec.image },
+      state: {
+        id,
+        name: sandboxOf === undefined ? spec.name : formatInfraName(spec.name),
+        status: "created",
+        running: false,
+        exitCode: 0,
+        startedAt: "",
+        finishedAt: "",
+        createdAt: this.tick(),
+        restartCount: 0,
+        labels: { ...spec.labels },
+        image: spec.image,
+      },
       spec,
       sandboxOf,
       logs: [],
@@ -484,7 +595,9 @@ export class FakeRuntime implements ContainerRuntime {
       markExited,
       listeners: new Set(),
     };
-    const volumes = ((spec as ContainerSpec).mounts ?? []).filter((m) => !m.tmpfs && m.bind === undefined).map((m) => m.volume);
+    const volumes = ((spec as ContainerSpec).mounts ?? [])
+      .filter((m) => !m.tmpfs && m.bind === undefined)
+      .map((m) => m.volume);
     if (volumes.length > 0) fake.state.volumes = volumes;
     this.containers.set(id, fake);
     this.subjects.set(id, sandboxOf ?? spec.labels[LABEL_CONTAINER_NAME] ?? spec.name);
@@ -510,7 +623,11 @@ export class FakeRuntime implements ContainerRuntime {
 
   private refuseTakenName(name: string, args: string[]): void {
     const holder = [...this.containers.values()].find((c) => c.state.name === name);
-    if (holder) throw engineError(`Conflict. The container name "/${name}" is already in use by container "${holder.state.id}". You have to remove (or rename) that container to be able to reuse that name.`, args);
+    if (holder)
+      throw engineError(
+        `Conflict. The container name "/${name}" is already in use by container "${holder.state.id}". You have to remove (or rename) that container to be able to reuse that name.`,
+        args,
+      );
   }
 
   private sandbox(name: string): FakeContainer | undefined {
@@ -519,7 +636,9 @@ export class FakeRuntime implements ContainerRuntime {
 
   private find(idOrName: string): FakeContainer | undefined {
     const exact = this.containers.get(idOrName) ?? [...this.containers.values()].find((c) => c.state.name === idOrName);
-    return exact ?? [...this.containers.values()].reverse().find((c) => c.state.labels[LABEL_CONTAINER_NAME] === idOrName);
+    return (
+      exact ?? [...this.containers.values()].reverse().find((c) => c.state.labels[LABEL_CONTAINER_NAME] === idOrName)
+    );
   }
 
   private subjectOf(id: string): string {

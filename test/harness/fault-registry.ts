@@ -66,7 +66,10 @@ interface ServedImage {
  */
 export async function copyImage(source: string, repo: string, tag: string): Promise<ServedImage> {
   const get = async (path: string, accept?: string): Promise<Response> => {
-    const response = await fetch(`http://${source}/v2/${repo}/${path}`, { headers: accept ? { accept } : {}, signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`http://${source}/v2/${repo}/${path}`, {
+      headers: accept ? { accept } : {},
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!response.ok) throw new Error(`GET http://${source}/v2/${repo}/${path}: ${response.status}`);
     return response;
   };
@@ -78,8 +81,11 @@ export async function copyImage(source: string, repo: string, tag: string): Prom
   };
   const mediaType = manifestResponse.headers.get("content-type") ?? manifest.mediaType ?? MANIFEST_TYPES[0]!;
   const blobs = new Map<string, Buffer>();
-  for (const { digest } of manifest.layers) blobs.set(digest, Buffer.from(await (await get(`blobs/${digest}`)).arrayBuffer()));
-  const config = JSON.parse(Buffer.from(await (await get(`blobs/${manifest.config.digest}`)).arrayBuffer()).toString()) as {
+  for (const { digest } of manifest.layers)
+    blobs.set(digest, Buffer.from(await (await get(`blobs/${digest}`)).arrayBuffer()));
+  const config = JSON.parse(
+    Buffer.from(await (await get(`blobs/${manifest.config.digest}`)).arrayBuffer()).toString(),
+  ) as {
     rootfs: { diff_ids: string[] };
     history?: { created_by: string }[];
   };
@@ -108,7 +114,8 @@ const sha256 = (data: Buffer) => `sha256:${createHash("sha256").update(data).dig
 function tarOfOneFile(name: string, content: Buffer): Buffer {
   const header = Buffer.alloc(512);
   const field = (offset: number, length: number, value: string) => header.write(value, offset, length, "ascii");
-  const octal = (offset: number, length: number, value: number) => field(offset, length, `${value.toString(8).padStart(length - 1, "0")}\0`);
+  const octal = (offset: number, length: number, value: number) =>
+    field(offset, length, `${value.toString(8).padStart(length - 1, "0")}\0`);
   field(0, 100, name);
   octal(100, 8, 0o644);
   octal(108, 8, 0);
@@ -135,7 +142,13 @@ export async function startFaultRegistry(image: ServedImage, port = FAULT_REGIST
   const sockets = new Set<Socket>();
 
   const errorBody = (code: string, message: string) => JSON.stringify({ errors: [{ code, message, detail: null }] });
-  const send = (res: ServerResponse, record: FaultRequest, status: number, headers: Record<string, string | number>, body: Buffer | string = "") => {
+  const send = (
+    res: ServerResponse,
+    record: FaultRequest,
+    status: number,
+    headers: Record<string, string | number>,
+    body: Buffer | string = "",
+  ) => {
     record.outcome = status;
     res.writeHead(status, { "docker-distribution-api-version": "registry/2.0", ...headers });
     res.end(res.req.method === "HEAD" ? undefined : body);
@@ -148,7 +161,8 @@ export async function startFaultRegistry(image: ServedImage, port = FAULT_REGIST
     const record: FaultRequest = { method: req.method ?? "", path, repo: route?.[1], outcome: "hung" };
     requests.push(record);
     if (path === "/v2/" || path === "/v2") return send(res, record, 200, json, "{}");
-    if (!route || (req.method !== "GET" && req.method !== "HEAD")) return send(res, record, 404, json, errorBody("UNSUPPORTED", "not served by the fault registry"));
+    if (!route || (req.method !== "GET" && req.method !== "HEAD"))
+      return send(res, record, 404, json, errorBody("UNSUPPORTED", "not served by the fault registry"));
     const [, repo, kind, reference] = route as unknown as [string, string, string, string];
     const fault = faults.get(repo) ?? "none";
     if (fault === "hang") {
@@ -162,17 +176,40 @@ export async function startFaultRegistry(image: ServedImage, port = FAULT_REGIST
       return;
     }
     if (fault === "unauthorized") {
-      return send(res, record, 401, { ...json, "www-authenticate": `Basic realm="fault-registry"` }, errorBody("UNAUTHORIZED", "authentication required"));
+      return send(
+        res,
+        record,
+        401,
+        { ...json, "www-authenticate": `Basic realm="fault-registry"` },
+        errorBody("UNAUTHORIZED", "authentication required"),
+      );
     }
     if (kind === "manifests") {
-      if (fault === "manifest-404") return send(res, record, 404, json, errorBody("MANIFEST_UNKNOWN", "manifest unknown"));
-      if (fault === "server-error") return send(res, record, 500, json, errorBody("UNKNOWN", "fault registry: internal server error"));
-      if (reference !== image.digest && reference.startsWith("sha256:")) return send(res, record, 404, json, errorBody("MANIFEST_UNKNOWN", "manifest unknown"));
-      return send(res, record, 200, { "content-type": image.mediaType, "content-length": image.manifest.length, "docker-content-digest": image.digest }, image.manifest);
+      if (fault === "manifest-404")
+        return send(res, record, 404, json, errorBody("MANIFEST_UNKNOWN", "manifest unknown"));
+      if (fault === "server-error")
+        return send(res, record, 500, json, errorBody("UNKNOWN", "fault registry: internal server error"));
+      if (reference !== image.digest && reference.startsWith("sha256:"))
+        return send(res, record, 404, json, errorBody("MANIFEST_UNKNOWN", "manifest unknown"));
+      return send(
+        res,
+        record,
+        200,
+        {
+          "content-type": image.mediaType,
+          "content-length": image.manifest.length,
+          "docker-content-digest": image.digest,
+        },
+        image.manifest,
+      );
     }
     const blob = image.blobs.get(reference);
     if (!blob) return send(res, record, 404, json, errorBody("BLOB_UNKNOWN", "blob unknown to registry"));
-    const headers = { "content-type": "application/octet-stream", "content-length": blob.length, "docker-content-digest": reference };
+    const headers = {
+      "content-type": "application/octet-stream",
+      "content-length": blob.length,
+      "docker-content-digest": reference,
+    };
     if (fault === "cut-blob" && reference === image.layerDigest && req.method === "GET") {
       record.outcome = "cut";
       res.writeHead(200, headers);

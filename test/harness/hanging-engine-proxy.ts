@@ -24,7 +24,11 @@ export interface HangingEngineProxy {
   close(): Promise<void>;
 }
 
-export async function startHangingEngineProxy(options: { socket: string; target: string; hold: HoldRule }): Promise<HangingEngineProxy> {
+export async function startHangingEngineProxy(options: {
+  socket: string;
+  target: string;
+  hold: HoldRule;
+}): Promise<HangingEngineProxy> {
   const held: string[] = [];
   const upstream = new Set<ClientRequest>();
   const server = createServer((req, res) => {

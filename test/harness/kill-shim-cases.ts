@@ -10,7 +10,18 @@ import { PODRUN_BIN, runCli, type CliResult } from "./cli.js";
 import { removeManagedContainers } from "./cleanup.js";
 import { requireEngine, requireImage, requireRegistry } from "./engine.js";
 import { BUSYBOX, testPodHeader, uniqueName } from "./engine-pod.js";
-import { describeKillPoint, drawKillPoints, KILL_ONLY, KILL_SEED, readEngineCalls, resetEngineCalls, waitForEngineCalls, writeKillShim, type EngineCall, type KillPoint } from "./kill-shim.js";
+import {
+  describeKillPoint,
+  drawKillPoints,
+  KILL_ONLY,
+  KILL_SEED,
+  readEngineCalls,
+  resetEngineCalls,
+  waitForEngineCalls,
+  writeKillShim,
+  type EngineCall,
+  type KillPoint,
+} from "./kill-shim.js";
 import { listStateLeftovers, readBackoffFile, readEventLines } from "./state-files.js";
 
 // The kill tests' cases, for one engine (test/state/robustness/kill-points.<engine>.e2e.test.ts):
@@ -81,12 +92,17 @@ ${options.pullAlways ? "      imagePullPolicy: Always\n" : ""}      command: ${I
 /** Whatever of pod `name` the engine or the state directory still has, one line each (empty: nothing). */
 export async function findPodRemains(runtime: RuntimeName, name: string, stateDir: string): Promise<string[]> {
   // Everything listed, matched here by label or by name: a filter would AND the two.
-  const label = runtime === "docker" ? `{{.Label "io.kubernetes.pod.name"}}` : `{{index .Labels "io.kubernetes.pod.name"}}`;
+  const label =
+    runtime === "docker" ? `{{.Label "io.kubernetes.pod.name"}}` : `{{index .Labels "io.kubernetes.pod.name"}}`;
   const list = async (what: string, args: string[], nameField: string) => {
-    const lines = (await runCommand(runtime, [...args, "--format", `${nameField}|${label}`])).stdout.split("\n").filter(Boolean);
+    const lines = (await runCommand(runtime, [...args, "--format", `${nameField}|${label}`])).stdout
+      .split("\n")
+      .filter(Boolean);
     return lines.flatMap((line) => {
       const [object = "", pod] = line.split("|");
-      return pod === name || object === `default_${name}` || object.startsWith(`default_${name}_`) ? [`${what} ${object}`] : [];
+      return pod === name || object === `default_${name}` || object.startsWith(`default_${name}_`)
+        ? [`${what} ${object}`]
+        : [];
     });
   };
   const found = await Promise.all([
@@ -108,14 +124,23 @@ export async function checkStateAfterKill(stateDir: string, runtime: RuntimeName
   // A kill inside a write(2) may tear the last line, which readers skip; any other is broken.
   const broken = log.invalid.filter((n) => !(n === lines && !log.text.endsWith("\n")));
   if (broken.length > 0) problems.push(`event log lines ${broken.join(", ")} are not events`);
-  if (existsSync(join(stateDir, "backoff.json"))) await readBackoffFile(stateDir).catch((error: Error) => problems.push(`backoff.json: ${error.message}`));
+  if (existsSync(join(stateDir, "backoff.json")))
+    await readBackoffFile(stateDir).catch((error: Error) => problems.push(`backoff.json: ${error.message}`));
   const podDir = join(stateDir, "pods", runtime, `default_${name}`);
   if (existsSync(podDir)) {
     const hosts = await readFile(join(podDir, "etc-hosts"), "utf8").catch(() => undefined);
     // Written in place (a running container's bind mount holds the file): empty, or whole.
-    if (hosts !== undefined && hosts !== "" && !(hosts.startsWith("# Kubernetes-managed hosts file.\n") && hosts.endsWith("\n"))) problems.push(`etc-hosts is half written: ${JSON.stringify(hosts)}`);
+    if (
+      hosts !== undefined &&
+      hosts !== "" &&
+      !(hosts.startsWith("# Kubernetes-managed hosts file.\n") && hosts.endsWith("\n"))
+    )
+      problems.push(`etc-hosts is half written: ${JSON.stringify(hosts)}`);
     // A volume's files are swapped in by one rename: absent, or whole.
-    for (const [file, want] of [["volumes/config/greeting", "hello"], ["volumes/creds/token", SECRET_VALUE]] as const) {
+    for (const [file, want] of [
+      ["volumes/config/greeting", "hello"],
+      ["volumes/creds/token", SECRET_VALUE],
+    ] as const) {
       const content = await readFile(join(podDir, file), "utf8").catch(() => undefined);
       if (content !== undefined && content !== want) problems.push(`${file} holds ${JSON.stringify(content)}`);
     }
@@ -132,14 +157,27 @@ export async function checkStateAfterKill(stateDir: string, runtime: RuntimeName
 async function checkPodRuns(runtime: RuntimeName, name: string, appCreated: boolean): Promise<string[]> {
   const problems: string[] = [];
   const containers = ["init", "sidecar", "app", "web"].map((c) => `default_${name}_${c}`);
-  const inspected = await runCommand(runtime, ["inspect", "--format", "{{.Name}} {{.State.Status}} {{.State.ExitCode}}", ...containers], { reject: false });
-  const states = inspected.stdout.split("\n").filter(Boolean).map((line) => line.replace(/^\//, ""));
+  const inspected = await runCommand(
+    runtime,
+    ["inspect", "--format", "{{.Name}} {{.State.Status}} {{.State.ExitCode}}", ...containers],
+    { reject: false },
+  );
+  const states = inspected.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.replace(/^\//, ""));
   const want = [`${containers[0]} exited 0`, ...containers.slice(1).map((c) => `${c} running 0`)];
-  if (states.join("\n") !== want.join("\n")) problems.push(`containers: ${JSON.stringify(states)}, want ${JSON.stringify(want)}`);
-  const seen = await runCommand(runtime, ["exec", containers[2]!, "cat", "/data/init", "/data/poststart", "/config/greeting", "/creds/token"], { reject: false });
+  if (states.join("\n") !== want.join("\n"))
+    problems.push(`containers: ${JSON.stringify(states)}, want ${JSON.stringify(want)}`);
+  const seen = await runCommand(
+    runtime,
+    ["exec", containers[2]!, "cat", "/data/init", "/data/poststart", "/config/greeting", "/creds/token"],
+    { reject: false },
+  );
   const whole = `init-ran\nhook-ran\nhello${SECRET_VALUE}`;
   const withoutHook = `init-ran\nhello${SECRET_VALUE}`;
-  if (seen.stdout !== whole && (appCreated || seen.stdout !== withoutHook)) problems.push(`app sees ${JSON.stringify(seen.stdout)} (${seen.stderr.trim()})`);
+  if (seen.stdout !== whole && (appCreated || seen.stdout !== withoutHook))
+    problems.push(`app sees ${JSON.stringify(seen.stdout)} (${seen.stderr.trim()})`);
   return problems;
 }
 
@@ -165,14 +203,23 @@ interface CaseResult {
 
 /** Runs `podrun up` with `env`, SIGKILLed by the shim at its point or after `afterMs`. */
 async function killedUp(file: string, env: Record<string, string>, afterMs?: number): Promise<string> {
-  const child = execa(process.execPath, [PODRUN_BIN, "up", file], { reject: false, env: { NO_COLOR: "1", FORCE_COLOR: "0", ...env }, stdin: "ignore", timeout: 120_000 });
+  const child = execa(process.execPath, [PODRUN_BIN, "up", file], {
+    reject: false,
+    env: { NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+    stdin: "ignore",
+    timeout: 120_000,
+  });
   const timer = afterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), afterMs);
   const result = await child;
   clearTimeout(timer);
   return result.signal ?? `exit ${result.exitCode} (${String(result.stderr).trim().split("\n").at(-1)})`;
 }
 
-async function runCase(runtime: RuntimeName, dir: string, point: KillPoint): Promise<{ name: string; result: CaseResult }> {
+async function runCase(
+  runtime: RuntimeName,
+  dir: string,
+  point: KillPoint,
+): Promise<{ name: string; result: CaseResult }> {
   const name = uniqueName("kill");
   const stateDir = join(dir, "state");
   const file = join(dir, "pod.yaml");
@@ -186,7 +233,11 @@ async function runCase(runtime: RuntimeName, dir: string, point: KillPoint): Pro
     timings.push(`${what} ${Math.round(now - mark)}`);
     mark = now;
   };
-  const killedBy = await killedUp(file, { ...env, ...shim.envFor(point) }, typeof point.at === "object" ? point.at.afterMs : undefined);
+  const killedBy = await killedUp(
+    file,
+    { ...env, ...shim.envFor(point) },
+    typeof point.at === "object" ? point.at.afterMs : undefined,
+  );
   // What the dead run had under way finishes first: then the engine holds what it left.
   const stillRunning = await waitForEngineCalls(shim.callsDir);
   lap("killed up");
@@ -202,7 +253,8 @@ async function runCase(runtime: RuntimeName, dir: string, point: KillPoint): Pro
   }
   const up = await runCli(["up", file], { env });
   lap("up");
-  const podProblems = up.exitCode === 0 ? await checkPodRuns(runtime, name, up.stdout.includes("Created container: app")) : ["not up"];
+  const podProblems =
+    up.exitCode === 0 ? await checkPodRuns(runtime, name, up.stdout.includes("Created container: app")) : ["not up"];
   lap("check");
   const secondDown = await runCli(["down", file], { env });
   const remainsAtEnd = await findPodRemains(runtime, name, stateDir);
@@ -223,7 +275,9 @@ async function runCase(runtime: RuntimeName, dir: string, point: KillPoint): Pro
       secondDown,
       remainsAtEnd,
       // The lock a dead writer was preparing (`.tmp`) stays for a while by design (state.md).
-      stateLeftovers: (await listStateLeftovers(stateDir)).filter((f) => !/^backoff\.json\.lock\.\d+-[0-9a-f]+\.tmp$/.test(f)),
+      stateLeftovers: (await listStateLeftovers(stateDir)).filter(
+        (f) => !/^backoff\.json\.lock\.\d+-[0-9a-f]+\.tmp$/.test(f),
+      ),
       eventLogBroken: log.invalid.filter((n) => !tornByKill.includes(n)),
     },
   };
@@ -233,8 +287,17 @@ async function runCase(runtime: RuntimeName, dir: string, point: KillPoint): Pro
  * The suite for `runtime`: a calibration run counts the engine calls of a whole `up` and times
  * it, then the points are drawn (KILL_SEED) and run two at a time.
  */
-export async function runKillSuite(t: Test, runtime: RuntimeName, options: { count: number; timed: number; pull: boolean }): Promise<void> {
-  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, PAUSE))) return;
+export async function runKillSuite(
+  t: Test,
+  runtime: RuntimeName,
+  options: { count: number; timed: number; pull: boolean },
+): Promise<void> {
+  if (
+    !(await requireEngine(t, runtime)) ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, PAUSE))
+  )
+    return;
   if (options.pull && !(await requireRegistry(t, "open"))) return;
   const root = await mkdtemp(join(tmpdir(), `podrun-kill-${runtime}-`));
   const names: string[] = [];
@@ -242,7 +305,11 @@ export async function runKillSuite(t: Test, runtime: RuntimeName, options: { cou
     for (const name of names) {
       await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
       // By name too: what a kill left unlabelled.
-      await runCommand(runtime, runtime === "podman" ? ["pod", "rm", "-f", "-t", "0", `default_${name}`] : ["rm", "-f", `default_${name}_POD`], { reject: false });
+      await runCommand(
+        runtime,
+        runtime === "podman" ? ["pod", "rm", "-f", "-t", "0", `default_${name}`] : ["rm", "-f", `default_${name}_POD`],
+        { reject: false },
+      );
       await runCommand(runtime, ["volume", "rm", "-f", `default_${name}_data`], { reject: false });
     }
     await rm(root, { recursive: true, force: true });
@@ -266,9 +333,20 @@ export async function runKillSuite(t: Test, runtime: RuntimeName, options: { cou
   await runCli(["down", file], { env });
   await resetEngineCalls(shim.callsDir);
 
-  const points = drawKillPoints({ seed: KILL_SEED, calls, count: options.count, timed: options.timed, upMs, pull: options.pull });
-  t.comment(`${runtime}: a whole up makes ${calls} engine calls in ${upMs} ms; seed ${KILL_SEED}: ${points.length} kill points`);
-  const chosen = points.map((point, index) => ({ point, index })).filter(({ index }) => KILL_ONLY === undefined || index === KILL_ONLY);
+  const points = drawKillPoints({
+    seed: KILL_SEED,
+    calls,
+    count: options.count,
+    timed: options.timed,
+    upMs,
+    pull: options.pull,
+  });
+  t.comment(
+    `${runtime}: a whole up makes ${calls} engine calls in ${upMs} ms; seed ${KILL_SEED}: ${points.length} kill points`,
+  );
+  const chosen = points
+    .map((point, index) => ({ point, index }))
+    .filter(({ index }) => KILL_ONLY === undefined || index === KILL_ONLY);
 
   // Two cases at a time; the subtests take their results in order.
   const results = new Map<number, Promise<{ name: string; result: CaseResult }>>();
@@ -285,23 +363,28 @@ export async function runKillSuite(t: Test, runtime: RuntimeName, options: { cou
   startNext();
 
   for (const { point, index } of chosen) {
-    await t.test(`${runtime}: case ${index}: SIGKILL ${describeKillPoint(point)}, then ${point.recovery === "down-first" ? "down, up, down" : "up, down"} (PODRUN_KILL_SEED=${KILL_SEED} PODRUN_KILL_CASE=${index})`, async (t) => {
-      const { name, result: r } = await results.get(index)!;
-      names.push(name);
-      t.comment(`pod ${name}; up ended by ${r.killedBy} at ${r.killedCall ? `call ${r.killedCall.index} (${r.killedCall.args})` : `its call ${r.calls}`}; ms: ${r.timings.join(", ")}`);
-      if (typeof point.at === "number" || point.at === "pull") t.equal(r.killedBy, "SIGKILL", "up was killed");
-      t.same(r.stillRunning, [], "the engine calls it left under way ended");
-      t.same(r.stateProblems, [], "the state directory parses");
-      if (r.down) {
-        t.equal(r.down.exitCode, 0, `down: exit 0 ${r.down.stderr}`);
-        t.same(r.remainsAfterDown, [], "down left nothing of the pod");
-      }
-      t.equal(r.up.exitCode, 0, `up again: exit 0 ${r.up.stderr}`);
-      t.same(r.podProblems, [], "the pod runs whole");
-      t.equal(r.secondDown.exitCode, 0, `down after up: exit 0 ${r.secondDown.stderr}`);
-      t.same(r.remainsAtEnd, [], "nothing is left at the end");
-      t.same(r.stateLeftovers, [], "no lock or temp file left in the state directory");
-      t.same(r.eventLogBroken, [], "the event log has no broken line but one torn by the kill");
-    });
+    await t.test(
+      `${runtime}: case ${index}: SIGKILL ${describeKillPoint(point)}, then ${point.recovery === "down-first" ? "down, up, down" : "up, down"} (PODRUN_KILL_SEED=${KILL_SEED} PODRUN_KILL_CASE=${index})`,
+      async (t) => {
+        const { name, result: r } = await results.get(index)!;
+        names.push(name);
+        t.comment(
+          `pod ${name}; up ended by ${r.killedBy} at ${r.killedCall ? `call ${r.killedCall.index} (${r.killedCall.args})` : `its call ${r.calls}`}; ms: ${r.timings.join(", ")}`,
+        );
+        if (typeof point.at === "number" || point.at === "pull") t.equal(r.killedBy, "SIGKILL", "up was killed");
+        t.same(r.stillRunning, [], "the engine calls it left under way ended");
+        t.same(r.stateProblems, [], "the state directory parses");
+        if (r.down) {
+          t.equal(r.down.exitCode, 0, `down: exit 0 ${r.down.stderr}`);
+          t.same(r.remainsAfterDown, [], "down left nothing of the pod");
+        }
+        t.equal(r.up.exitCode, 0, `up again: exit 0 ${r.up.stderr}`);
+        t.same(r.podProblems, [], "the pod runs whole");
+        t.equal(r.secondDown.exitCode, 0, `down after up: exit 0 ${r.secondDown.stderr}`);
+        t.same(r.remainsAtEnd, [], "nothing is left at the end");
+        t.same(r.stateLeftovers, [], "no lock or temp file left in the state directory");
+        t.same(r.eventLogBroken, [], "the event log has no broken line but one torn by the kill");
+      },
+    );
   }
 }

@@ -48,7 +48,10 @@ export interface EngineCall {
 
 /** Writes the shim for `runtime` into `dir`; undefined when the real binary is not on PATH. */
 export async function writeKillShim(dir: string, runtime: RuntimeName): Promise<KillShim | undefined> {
-  const real = (process.env.PATH ?? "").split(":").map((d) => join(d, runtime)).find((path) => existsSync(path));
+  const real = (process.env.PATH ?? "")
+    .split(":")
+    .map((d) => join(d, runtime))
+    .find((path) => existsSync(path));
   if (!real) return undefined;
   const binDir = join(dir, "bin");
   const callsDir = join(dir, "calls");
@@ -104,7 +107,12 @@ export async function readEngineCalls(callsDir: string): Promise<EngineCall[]> {
       const dir = join(callsDir, name);
       const read = (file: string) => readFile(join(dir, file), "utf8").catch(() => "");
       const [pid, args, killed] = await Promise.all([read("pid"), read("args"), read("killed")]);
-      return { index: Number(name), pid: Number(pid.trim()), args: args.trim(), ...(killed ? { killed: killed.trim() } : {}) };
+      return {
+        index: Number(name),
+        pid: Number(pid.trim()),
+        args: args.trim(),
+        ...(killed ? { killed: killed.trim() } : {}),
+      };
     }),
   );
   return calls.sort((a, b) => a.index - b.index);
@@ -157,7 +165,15 @@ export const KILL_ONLY = process.env.PODRUN_KILL_CASE === undefined ? undefined 
  * `upMs`, and, when `pull`, a kill during the first pull and one after it. Each point's recovery
  * order is drawn too.
  */
-export function drawKillPoints(options: { seed: number; calls: number; count: number; timed: number; upMs: number; pull: boolean; maxDelaySeconds?: number }): KillPoint[] {
+export function drawKillPoints(options: {
+  seed: number;
+  calls: number;
+  count: number;
+  timed: number;
+  upMs: number;
+  pull: boolean;
+  maxDelaySeconds?: number;
+}): KillPoint[] {
   const random = createRandom(options.seed);
   const phases = ["before", "after", "during"] as const;
   const delay = () => Math.round(random.next() * (options.maxDelaySeconds ?? 0.15) * 1000) / 1000;
@@ -167,10 +183,17 @@ export function drawKillPoints(options: { seed: number; calls: number; count: nu
   while (at.length > options.count) at.splice(random.int(at.length), 1);
   const points: KillPoint[] = at.map((call) => {
     const phase = random.pick(phases);
-    return phase === "during" ? { at: call, phase, delaySeconds: delay(), recovery: recovery() } : { at: call, phase, recovery: recovery() };
+    return phase === "during"
+      ? { at: call, phase, delaySeconds: delay(), recovery: recovery() }
+      : { at: call, phase, recovery: recovery() };
   });
-  for (let i = 0; i < options.timed; i++) points.push({ at: { afterMs: Math.round(random.next() * options.upMs) }, phase: "during", recovery: recovery() });
-  if (options.pull) points.push({ at: "pull", phase: "during", delaySeconds: delay(), recovery: recovery() }, { at: "pull", phase: "after", recovery: recovery() });
+  for (let i = 0; i < options.timed; i++)
+    points.push({ at: { afterMs: Math.round(random.next() * options.upMs) }, phase: "during", recovery: recovery() });
+  if (options.pull)
+    points.push(
+      { at: "pull", phase: "during", delaySeconds: delay(), recovery: recovery() },
+      { at: "pull", phase: "after", recovery: recovery() },
+    );
   return points;
 }
 

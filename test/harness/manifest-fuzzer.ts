@@ -34,10 +34,13 @@ export interface SeedManifest {
 export function loadSeedManifests(): SeedManifest[] {
   const found: SeedManifest[] = [];
   const walk = (dir: string) => {
-    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (/\.(ya?ml|json)$/.test(entry.name)) found.push({ name: path, text: readFileSync(join(ROOT, path), "utf8") });
+      else if (/\.(ya?ml|json)$/.test(entry.name))
+        found.push({ name: path, text: readFileSync(join(ROOT, path), "utf8") });
     }
   };
   walk("examples");
@@ -131,7 +134,11 @@ type Mutation = { name: string; apply: (text: string, random: Random) => string 
 
 // Whole-object mutations: the seed's first document is read, changed, and written back (block or
 // flow style); what is not YAML the structural ones leave as it is.
-function mutateObject(name: string, change: (root: unknown, random: Random) => void, format: "yaml" | "json" = "yaml"): Mutation {
+function mutateObject(
+  name: string,
+  change: (root: unknown, random: Random) => void,
+  format: "yaml" | "json" = "yaml",
+): Mutation {
   return {
     name,
     apply: (text, random) => {
@@ -199,16 +206,24 @@ const MUTATIONS: Mutation[] = [
     const all = slots(root).filter((s) => !Array.isArray(s.parent));
     if (all.length > 0) {
       const slot = random.pick(all);
-      (slot.parent as Record<string, unknown>)[random.pick(ODD_STRINGS) || "x"] = (slot.parent as Record<string, unknown>)[slot.key as string];
+      (slot.parent as Record<string, unknown>)[random.pick(ODD_STRINGS) || "x"] = (
+        slot.parent as Record<string, unknown>
+      )[slot.key as string];
     }
   }),
   mutateObject("huge string", (root, random) => {
     const all = slots(root);
-    if (all.length > 0) setSlot(random.pick(all), random.pick(["x", "é", "😀", "a b ", "\\"]).repeat(10_000 + random.int(300_000)));
+    if (all.length > 0)
+      setSlot(random.pick(all), random.pick(["x", "é", "😀", "a b ", "\\"]).repeat(10_000 + random.int(300_000)));
   }),
   mutateObject("unicode", (root, random) => {
     const all = slots(root).filter((s) => typeof (s.parent as Record<string | number, unknown>)[s.key] === "string");
-    const odd = () => Array.from({ length: 1 + random.int(8) }, () => String.fromCodePoint(random.pick([0x7f, 0x85, 0xa0, 0x2028, 0xfeff, 0x1f600, 0x10fffd, 0x300, 0xe9]) + random.int(3))).join("");
+    const odd = () =>
+      Array.from({ length: 1 + random.int(8) }, () =>
+        String.fromCodePoint(
+          random.pick([0x7f, 0x85, 0xa0, 0x2028, 0xfeff, 0x1f600, 0x10fffd, 0x300, 0xe9]) + random.int(3),
+        ),
+      ).join("");
     if (all.length > 0) {
       const slot = random.pick(all);
       const value = (slot.parent as Record<string | number, unknown>)[slot.key] as string;
@@ -224,9 +239,17 @@ const MUTATIONS: Mutation[] = [
     name: "deep nesting",
     apply: (text, random) => {
       const depth = random.pick([50, 255, 257, 1_000, 10_000, 100_000]);
-      const [open, close] = random.pick([["[", "]"], ["{a: ", "}"]] as const);
+      const [open, close] = random.pick([
+        ["[", "]"],
+        ["{a: ", "}"],
+      ] as const);
       const style = random.int(3);
-      const nested = style === 0 ? `${open.repeat(depth)}${close.repeat(depth)}` : style === 1 ? `\n${"- ".repeat(Math.min(depth, 50_000))}x` : `${"[{a: ".repeat(depth >> 1)}1${"}]".repeat(depth >> 1)}`;
+      const nested =
+        style === 0
+          ? `${open.repeat(depth)}${close.repeat(depth)}`
+          : style === 1
+            ? `\n${"- ".repeat(Math.min(depth, 50_000))}x`
+            : `${"[{a: ".repeat(depth >> 1)}1${"}]".repeat(depth >> 1)}`;
       const all = lines(text);
       const at = random.int(all.length + 1);
       const indent = /^\s*/.exec(all[Math.max(0, at - 1)] ?? "")![0];
@@ -239,10 +262,12 @@ const MUTATIONS: Mutation[] = [
     apply: (text, random) => {
       const levels = 3 + random.int(8);
       const bomb = [`a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]`];
-      for (let i = 1; i <= levels; i++) bomb.push(`a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(", ")}]`);
+      for (let i = 1; i <= levels; i++)
+        bomb.push(`a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(", ")}]`);
       const where = random.int(3);
       if (where === 0) return `${bomb.join("\n")}\n${text}`;
-      if (where === 1) return text.replace(/^(metadata:\n)/m, `$1  annotations:\n${bomb.map((l) => `    ${l}`).join("\n")}\n`);
+      if (where === 1)
+        return text.replace(/^(metadata:\n)/m, `$1  annotations:\n${bomb.map((l) => `    ${l}`).join("\n")}\n`);
       return `${text}\n---\n${bomb.join("\n")}\n`;
     },
   },
@@ -267,8 +292,18 @@ const MUTATIONS: Mutation[] = [
   { name: "CRLF", apply: (text) => text.replace(/\r?\n/g, "\r\n") },
   { name: "lone CR", apply: (text) => text.replace(/\n/g, "\r") },
   { name: "BOM", apply: (text) => `\ufeff${text}` },
-  { name: "BOM in the middle", apply: (text, random) => { const at = random.int(text.length + 1); return `${text.slice(0, at)}\ufeff${text.slice(at)}`; } },
-  { name: "tabs", apply: (text, random) => text.replace(/^( +)/gm, (spaces) => (random.chance(0.2) ? "\t" + spaces.slice(1) : spaces)) },
+  {
+    name: "BOM in the middle",
+    apply: (text, random) => {
+      const at = random.int(text.length + 1);
+      return `${text.slice(0, at)}\ufeff${text.slice(at)}`;
+    },
+  },
+  {
+    name: "tabs",
+    apply: (text, random) =>
+      text.replace(/^( +)/gm, (spaces) => (random.chance(0.2) ? "\t" + spaces.slice(1) : spaces)),
+  },
   { name: "truncate", apply: (text, random) => text.slice(0, random.int(text.length)) },
   {
     name: "delete a line",
@@ -300,12 +335,53 @@ const MUTATIONS: Mutation[] = [
     name: "YAML punctuation",
     apply: (text, random) => {
       const at = random.int(text.length + 1);
-      const insert = random.pick([":", ": ", "- ", "&", "*", "*x", "!", "!!binary ", "!!str", "%YAML 1.1\n", "|", ">-", "'", '"', "{", "[", "]", "}", "#", "? ", "<<: ", "...\n", "---\n", "--- x\n", "\\", "\\x", '"\\ud800"', "@", "`"]);
+      const insert = random.pick([
+        ":",
+        ": ",
+        "- ",
+        "&",
+        "*",
+        "*x",
+        "!",
+        "!!binary ",
+        "!!str",
+        "%YAML 1.1\n",
+        "|",
+        ">-",
+        "'",
+        '"',
+        "{",
+        "[",
+        "]",
+        "}",
+        "#",
+        "? ",
+        "<<: ",
+        "...\n",
+        "---\n",
+        "--- x\n",
+        "\\",
+        "\\x",
+        '"\\ud800"',
+        "@",
+        "`",
+      ]);
       return text.slice(0, at) + insert + text.slice(at);
     },
   },
   mutateObject("as JSON", () => {}, "json"),
-  { name: "JSON with junk", apply: (text, random) => random.pick([`{"kind": "Pod"} ${text}`, `{"a": ${"[".repeat(5_000)}`, "[1, 2]", '{"a": 1e999}', '{"a": 1, "a": 2}', `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}, "spec": {"containers": [${"{}".repeat(3)}]}}`]) },
+  {
+    name: "JSON with junk",
+    apply: (text, random) =>
+      random.pick([
+        `{"kind": "Pod"} ${text}`,
+        `{"a": ${"[".repeat(5_000)}`,
+        "[1, 2]",
+        '{"a": 1e999}',
+        '{"a": 1, "a": 2}',
+        `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}, "spec": {"containers": [${"{}".repeat(3)}]}}`,
+      ]),
+  },
 ];
 
 /** A value nested `depth` deep in a valid pod: the parts of the pipeline after parsing must take it too. */
@@ -328,7 +404,11 @@ export function makeCase(seeds: readonly SeedManifest[], index: number): FuzzCas
     applied.push(mutation.name);
   }
   // A mutation may write a lone surrogate: Buffer.from writes it as U+FFFD, as an editor would.
-  return { index, label: `case ${index}: ${seed.name} + ${applied.join(" + ") || "unchanged"}`, bytes: Buffer.from(text, "utf8") };
+  return {
+    index,
+    label: `case ${index}: ${seed.name} + ${applied.join(" + ") || "unchanged"}`,
+    bytes: Buffer.from(text, "utf8"),
+  };
 }
 
 /** A YAML file of about 10 MB (a pod with thousands of labels): over the size limit, refused unread. */

@@ -41,7 +41,11 @@ export async function outcomeOf(run: (stderr: NodeJS.WritableStream) => Promise<
     }
   }
   stderr.end();
-  return { code, stderr: stripColor(stderr.text).split("\n").slice(0, -1), ...(unexpected !== undefined && { unexpected }) };
+  return {
+    code,
+    stderr: stripColor(stderr.text).split("\n").slice(0, -1),
+    ...(unexpected !== undefined && { unexpected }),
+  };
 }
 
 /** What is wrong with an outcome, or [] when it keeps the properties. */
@@ -49,7 +53,11 @@ export function checkOutcome(command: string, outcome: Outcome, path: string): s
   const problems: string[] = [];
   if (outcome.unexpected !== undefined) {
     const error = outcome.unexpected as Error;
-    problems.push(`${command}: uncaught ${error?.name ?? typeof error}: ${String(error?.message ?? error).split("\n")[0]!.slice(0, 200)}`);
+    problems.push(
+      `${command}: uncaught ${error?.name ?? typeof error}: ${String(error?.message ?? error)
+        .split("\n")[0]!
+        .slice(0, 200)}`,
+    );
   } else if (outcome.code !== ExitCode.Ok && outcome.code !== ExitCode.Usage) {
     problems.push(`${command}: exit ${outcome.code}`);
   }
@@ -57,22 +65,43 @@ export function checkOutcome(command: string, outcome: Outcome, path: string): s
     if (/^\s+at \S/.test(line) || /Maximum call stack|Unexpected error|\bTypeError\b|\bRangeError\b/.test(line)) {
       problems.push(`${command}: stack trace or internal error on stderr: ${line.slice(0, 200)}`);
     } else if (!line.startsWith(`${path}:`) && !line.startsWith(`error: ${path}:`)) {
-      problems.push(`${command}: a stderr line that names no file (one line per error): ${JSON.stringify(line.slice(0, 200))}`);
+      problems.push(
+        `${command}: a stderr line that names no file (one line per error): ${JSON.stringify(line.slice(0, 200))}`,
+      );
     }
   }
-  if (outcome.code === ExitCode.Usage && outcome.stderr.length === 0) problems.push(`${command}: exit 2 with nothing on stderr`);
+  if (outcome.code === ExitCode.Usage && outcome.stderr.length === 0)
+    problems.push(`${command}: exit 2 with nothing on stderr`);
   return problems;
 }
 
 /** Both commands on the file at `path`, `up` with a fake engine of its own, and what broke a property. */
-export async function validateAndDryRun(world: CommandWorld, path: string): Promise<{ checked: Outcome; started: Outcome; problems: string[] }> {
-  const checked = await outcomeOf((stderr) => validate({ files: [path], json: false, stdout: captureStream(), stderr }));
+export async function validateAndDryRun(
+  world: CommandWorld,
+  path: string,
+): Promise<{ checked: Outcome; started: Outcome; problems: string[] }> {
+  const checked = await outcomeOf((stderr) =>
+    validate({ files: [path], json: false, stdout: captureStream(), stderr }),
+  );
   const runtime = new FakeRuntime({ images: ["registry.k8s.io/pause:3.10"], volumeRoot: join(world.dir, "volumes") });
   const started = await outcomeOf((stderr) =>
-    up({ files: [path], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: true, json: false, ...world.io, createRuntime: () => runtime, stdout: captureStream(), stderr }),
+    up({
+      files: [path],
+      publishAll: false,
+      parallelPulls: 1,
+      keepOnFailure: false,
+      dryRun: true,
+      json: false,
+      ...world.io,
+      createRuntime: () => runtime,
+      stdout: captureStream(),
+      stderr,
+    }),
   );
   const problems = [...checkOutcome("validate", checked, path), ...checkOutcome("up --dry-run", started, path)];
-  if (started.code !== ExitCode.Ok && runtime.calls.length > 0) problems.push(`up --dry-run: exit ${started.code} after engine calls: ${runtime.calls.slice(0, 3).join("; ")}`);
-  if (checked.code === ExitCode.Usage && started.code === ExitCode.Ok) problems.push("up --dry-run ran a manifest validate refuses");
+  if (started.code !== ExitCode.Ok && runtime.calls.length > 0)
+    problems.push(`up --dry-run: exit ${started.code} after engine calls: ${runtime.calls.slice(0, 3).join("; ")}`);
+  if (checked.code === ExitCode.Usage && started.code === ExitCode.Ok)
+    problems.push("up --dry-run ran a manifest validate refuses");
   return { checked, started, problems };
 }

@@ -23,8 +23,10 @@ import { imagePullBackoffKey } from "../../lib/state/backoff.js";
 const POD = { name: "web", namespace: "default", uid: "uid-1" };
 const BUSYBOX: ImageInfo = { id: "sha256:bb", size: 4_261_550 };
 
-const pullError = (reason: PullReason, kind: PullErrorKind, image: string, message: string) => new PullError(image, { reason, kind, message });
-const notFound = (image: string) => pullError("ErrImagePull", "not-found", image, `failed to pull and unpack image "${image}": not found`);
+const pullError = (reason: PullReason, kind: PullErrorKind, image: string, message: string) =>
+  new PullError(image, { reason, kind, message });
+const notFound = (image: string) =>
+  pullError("ErrImagePull", "not-found", image, `failed to pull and unpack image "${image}": not found`);
 
 interface Deferred<T> {
   promise: Promise<T>;
@@ -42,7 +44,9 @@ function defer<T>(): Deferred<T> {
 type PullOutcome = { ms?: number; result: ImageInfo | Error };
 type PullScript = (ref: string, attempt: number) => PullOutcome | Deferred<ImageInfo>;
 
-function createWorld(options: { local?: Record<string, ImageInfo>; pull?: PullScript; store?: BackoffStore; maxParallel?: number } = {}) {
+function createWorld(
+  options: { local?: Record<string, ImageInfo>; pull?: PullScript; store?: BackoffStore; maxParallel?: number } = {},
+) {
   const clock = { now: 1_700_000_000_000 };
   const runtime = new FakeRuntime({
     images: options.local ?? {},
@@ -60,10 +64,17 @@ function createWorld(options: { local?: Record<string, ImageInfo>; pull?: PullSc
   /** One `podrun up`: a fresh manager, puller and recorder, as a new process would have. */
   const startRun = () => {
     const events: KubeEvent[] = [];
-    const recorder = createRecorder({ sinks: [{ write: (e) => events.push(e) }], clock: () => clock.now, host: "test" });
+    const recorder = createRecorder({
+      sinks: [{ write: (e) => events.push(e) }],
+      clock: () => clock.now,
+      host: "test",
+    });
     const puller = createImagePuller({ runtime, clock: () => clock.now, maxParallel: options.maxParallel ?? 1 });
     const progress: string[] = [];
-    const startProgress = (text: string) => (progress.push(`start ${text}`), { stop: () => void progress.push(`stop ${text}`) });
+    const startProgress = (text: string) => (
+      progress.push(`start ${text}`),
+      { stop: () => void progress.push(`stop ${text}`) }
+    );
     const manager = createImageManager({ recorder, backoff: store, puller, clock: () => clock.now, startProgress });
     return { manager, events, progress };
   };
@@ -72,11 +83,15 @@ function createWorld(options: { local?: Record<string, ImageInfo>; pull?: PullSc
   const ensure = async (manager: ImageManager, image: string, policy: PullPolicy, container = "app") => {
     const ref = image.includes(":") || image.includes("@") ? image : `${image}:latest`;
     const present = await runtime.inspectImages([ref]);
-    return manager.ensureImageExists({ object: toInvolvedObject(POD, { name: container }), image, pullPolicy: policy, present });
+    return manager.ensureImageExists({
+      object: toInvolvedObject(POD, { name: container }),
+      image,
+      pullPolicy: policy,
+      present,
+    });
   };
 
-  const backoffMs = (image: string) =>
-    store.update((state) => state.get(imagePullBackoffKey(POD, image), clock.now));
+  const backoffMs = (image: string) => store.update((state) => state.get(imagePullBackoffKey(POD, image), clock.now));
 
   return { clock, calls, runtime, store, startRun, ensure, backoffMs };
 }
@@ -92,7 +107,13 @@ interface Step {
   backoff?: number;
 }
 
-async function runTimeline(t: Test, world: ReturnType<typeof createWorld>, image: string, policy: PullPolicy, steps: Step[]) {
+async function runTimeline(
+  t: Test,
+  world: ReturnType<typeof createWorld>,
+  image: string,
+  policy: PullPolicy,
+  steps: Step[],
+) {
   let elapsed = 0;
   for (const [index, step] of steps.entries()) {
     world.clock.now += step.advance * 1000;
@@ -106,7 +127,11 @@ async function runTimeline(t: Test, world: ReturnType<typeof createWorld>, image
     const label = `step ${index} (t=${elapsed}s)`;
     t.same(world.calls, step.calls, `${label}: runtime calls`);
     t.equal(outcome, step.reason, `${label}: reason`);
-    t.same(run.events.map((e) => e.reason), step.events, `${label}: events`);
+    t.same(
+      run.events.map((e) => e.reason),
+      step.events,
+      `${label}: events`,
+    );
     if ("backoff" in step) {
       const ms = await world.backoffMs(image);
       t.equal(ms === undefined ? undefined : ms / 1000, step.backoff, `${label}: back-off`);
@@ -119,25 +144,35 @@ t.test("present image, IfNotPresent: no pull, Pulled 'already present'", async (
   const run = world.startRun();
   t.equal(await world.ensure(run.manager, "busybox:1.36", "IfNotPresent"), "busybox:1.36");
   t.same(world.calls, ["inspectImages busybox:1.36"]);
-  t.same(run.events.map((e) => [e.type, e.reason, e.message]), [["Normal", "Pulled", 'Container image "busybox:1.36" already present on machine']]);
+  t.same(
+    run.events.map((e) => [e.type, e.reason, e.message]),
+    [["Normal", "Pulled", 'Container image "busybox:1.36" already present on machine']],
+  );
   t.equal(run.events[0]!.involvedObject.fieldPath, "spec.containers{app}");
   t.same(run.progress, [], "no spinner without a pull");
 });
 
-t.test("absent image, IfNotPresent: Pulling, then Pulled with durations and size, quoting the image as written", async (t) => {
-  const world = createWorld({ pull: () => ({ ms: 1234, result: BUSYBOX }) });
-  const run = world.startRun();
-  t.equal(await world.ensure(run.manager, "busybox", "IfNotPresent"), "busybox:latest", "returns the defaulted ref");
-  t.same(world.calls, ["inspectImages busybox:latest", "pullImage busybox:latest"]);
-  t.same(
-    run.events.map((e) => [e.type, e.reason, e.message]),
-    [
-      ["Normal", "Pulling", 'Pulling image "busybox"'],
-      ["Normal", "Pulled", 'Successfully pulled image "busybox" in 1.234s (1.234s including waiting). Image size: 4261550 bytes.'],
-    ],
-  );
-  t.same(run.progress, ['start Pulling image "busybox"', 'stop Pulling image "busybox"']);
-});
+t.test(
+  "absent image, IfNotPresent: Pulling, then Pulled with durations and size, quoting the image as written",
+  async (t) => {
+    const world = createWorld({ pull: () => ({ ms: 1234, result: BUSYBOX }) });
+    const run = world.startRun();
+    t.equal(await world.ensure(run.manager, "busybox", "IfNotPresent"), "busybox:latest", "returns the defaulted ref");
+    t.same(world.calls, ["inspectImages busybox:latest", "pullImage busybox:latest"]);
+    t.same(
+      run.events.map((e) => [e.type, e.reason, e.message]),
+      [
+        ["Normal", "Pulling", 'Pulling image "busybox"'],
+        [
+          "Normal",
+          "Pulled",
+          'Successfully pulled image "busybox" in 1.234s (1.234s including waiting). Image size: 4261550 bytes.',
+        ],
+      ],
+    );
+    t.same(run.progress, ['start Pulling image "busybox"', 'stop Pulling image "busybox"']);
+  },
+);
 
 t.test("Always pulls even when the image is present", async (t) => {
   const world = createWorld({ local: { "busybox:latest": BUSYBOX }, pull: () => ({ ms: 812, result: BUSYBOX }) });
@@ -154,33 +189,62 @@ t.test("Never: absent fails with ErrImageNeverPull, present is used", async (t) 
   t.ok(error instanceof PodrunError);
   t.equal((error as PodrunError).reason, "ErrImageNeverPull");
   t.equal((error as PodrunError).message, 'Container image "busybox" is not present with pull policy of Never');
-  t.same(run.events.map((e) => [e.type, e.reason, e.message]), [["Warning", "ErrImageNeverPull", 'Container image "busybox" is not present with pull policy of Never']]);
+  t.same(
+    run.events.map((e) => [e.type, e.reason, e.message]),
+    [["Warning", "ErrImageNeverPull", 'Container image "busybox" is not present with pull policy of Never']],
+  );
   t.equal(await world.ensure(run.manager, "app:1", "Never"), "app:1");
   t.same(run.events.at(-1)!.reason, "Pulled");
-  t.notOk(world.calls.some((c) => c.startsWith("pullImage")), "never pulls");
+  t.notOk(
+    world.calls.some((c) => c.startsWith("pullImage")),
+    "never pulls",
+  );
 });
 
 t.test("an unparsable name: Warning InspectFailed, InvalidImageName, no runtime call", async (t) => {
   const world = createWorld();
   const run = world.startRun();
   const error = await run.manager
-    .ensureImageExists({ object: toInvolvedObject(POD, { name: "app" }), image: "Busybox", pullPolicy: "Always", present: new Map() })
+    .ensureImageExists({
+      object: toInvolvedObject(POD, { name: "app" }),
+      image: "Busybox",
+      pullPolicy: "Always",
+      present: new Map(),
+    })
     .catch((e: unknown) => e);
   t.equal((error as PodrunError).reason, "InvalidImageName");
-  const message = 'Failed to apply default image tag "Busybox": couldn\'t parse image name "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase';
+  const message =
+    'Failed to apply default image tag "Busybox": couldn\'t parse image name "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase';
   t.equal((error as PodrunError).message, message);
-  t.same(run.events.map((e) => [e.type, e.reason, e.message]), [["Warning", "InspectFailed", message]]);
+  t.same(
+    run.events.map((e) => [e.type, e.reason, e.message]),
+    [["Warning", "InspectFailed", message]],
+  );
   t.same(world.calls, []);
 });
 
 t.test("a failed local inspect: Warning InspectFailed, ImageInspectError, unless Always", async (t) => {
   const world = createWorld();
   const run = world.startRun();
-  const request = { object: toInvolvedObject(POD, { name: "app" }), image: "busybox:1.36", present: new Map(), inspectError: new Error("Cannot connect to the Docker daemon\nmore") };
-  const error = await run.manager.ensureImageExists({ ...request, pullPolicy: "IfNotPresent" }).catch((e: unknown) => e);
+  const request = {
+    object: toInvolvedObject(POD, { name: "app" }),
+    image: "busybox:1.36",
+    present: new Map(),
+    inspectError: new Error("Cannot connect to the Docker daemon\nmore"),
+  };
+  const error = await run.manager
+    .ensureImageExists({ ...request, pullPolicy: "IfNotPresent" })
+    .catch((e: unknown) => e);
   t.equal((error as PodrunError).reason, "ImageInspectError");
-  t.same(run.events.map((e) => [e.type, e.reason, e.message]), [["Warning", "InspectFailed", 'Failed to inspect image "busybox:1.36": Cannot connect to the Docker daemon']]);
-  t.equal(await run.manager.ensureImageExists({ ...request, pullPolicy: "Always" }), "busybox:1.36", "Always does not need the inspect");
+  t.same(
+    run.events.map((e) => [e.type, e.reason, e.message]),
+    [["Warning", "InspectFailed", 'Failed to inspect image "busybox:1.36": Cannot connect to the Docker daemon']],
+  );
+  t.equal(
+    await run.manager.ensureImageExists({ ...request, pullPolicy: "Always" }),
+    "busybox:1.36",
+    "Always does not need the inspect",
+  );
 });
 
 t.test("failures back off 10s, 20s, 40s, 80s, 160s, then 300s, without contacting the registry", async (t) => {
@@ -221,37 +285,78 @@ t.test("back-off is forgotten after more than 600s without a failure, and starts
 
 t.test("a BackOff event has no suffix; the error carries the previous pull error", async (t) => {
   const world = createWorld({
-    pull: (ref) => ({ result: pullError("RegistryUnavailable", "unavailable", ref, `image pull failed for ${ref} because the registry is unavailable: dial tcp 127.0.0.1:5999: connect: connection refused`) }),
+    pull: (ref) => ({
+      result: pullError(
+        "RegistryUnavailable",
+        "unavailable",
+        ref,
+        `image pull failed for ${ref} because the registry is unavailable: dial tcp 127.0.0.1:5999: connect: connection refused`,
+      ),
+    }),
   });
   const first = world.startRun();
-  const failure = (await world.ensure(first.manager, "127.0.0.1:5999/app:1", "IfNotPresent").catch((e: unknown) => e)) as PodrunError;
-  const cause = "image pull failed for 127.0.0.1:5999/app:1 because the registry is unavailable: dial tcp 127.0.0.1:5999: connect: connection refused";
+  const failure = (await world
+    .ensure(first.manager, "127.0.0.1:5999/app:1", "IfNotPresent")
+    .catch((e: unknown) => e)) as PodrunError;
+  const cause =
+    "image pull failed for 127.0.0.1:5999/app:1 because the registry is unavailable: dial tcp 127.0.0.1:5999: connect: connection refused";
   t.equal(failure.reason, "RegistryUnavailable");
   t.equal(failure.message, cause);
   t.ok(failure.cause instanceof PullError, "the PullError is the cause");
-  t.same(first.events.map((e) => [e.type, e.reason, e.message]), [
-    ["Normal", "Pulling", 'Pulling image "127.0.0.1:5999/app:1"'],
-    ["Warning", "Failed", `Failed to pull image "127.0.0.1:5999/app:1": ${cause}`],
-  ]);
+  t.same(
+    first.events.map((e) => [e.type, e.reason, e.message]),
+    [
+      ["Normal", "Pulling", 'Pulling image "127.0.0.1:5999/app:1"'],
+      ["Warning", "Failed", `Failed to pull image "127.0.0.1:5999/app:1": ${cause}`],
+    ],
+  );
 
   world.clock.now += 5000;
   const second = world.startRun();
-  const backOff = (await world.ensure(second.manager, "127.0.0.1:5999/app:1", "IfNotPresent").catch((e: unknown) => e)) as PodrunError;
+  const backOff = (await world
+    .ensure(second.manager, "127.0.0.1:5999/app:1", "IfNotPresent")
+    .catch((e: unknown) => e)) as PodrunError;
   t.equal(backOff.reason, "ImagePullBackOff");
   t.equal(backOff.message, `Back-off pulling image "127.0.0.1:5999/app:1": RegistryUnavailable: ${cause}`);
-  t.same(second.events.map((e) => [e.type, e.reason, e.message]), [["Normal", "BackOff", 'Back-off pulling image "127.0.0.1:5999/app:1"']]);
+  t.same(
+    second.events.map((e) => [e.type, e.reason, e.message]),
+    [["Normal", "BackOff", 'Back-off pulling image "127.0.0.1:5999/app:1"']],
+  );
 });
 
 t.test("a container engine that is down fails the pull but starts no back-off", async (t) => {
-  const world = createWorld({ pull: (ref) => ({ result: pullError("RuntimeUnavailable", "engine-down", ref, "Cannot connect to the Docker daemon at unix:///var/run/docker.sock") }) });
+  const world = createWorld({
+    pull: (ref) => ({
+      result: pullError(
+        "RuntimeUnavailable",
+        "engine-down",
+        ref,
+        "Cannot connect to the Docker daemon at unix:///var/run/docker.sock",
+      ),
+    }),
+  });
   await runTimeline(t, world, "busybox:1.36", "IfNotPresent", [
-    { advance: 0, calls: ["inspectImages busybox:1.36", "pullImage busybox:1.36"], reason: "RuntimeUnavailable", events: ["Pulling", "Failed"], backoff: undefined },
-    { advance: 1, calls: ["inspectImages busybox:1.36", "pullImage busybox:1.36"], reason: "RuntimeUnavailable", events: ["Pulling", "Failed"], backoff: undefined },
+    {
+      advance: 0,
+      calls: ["inspectImages busybox:1.36", "pullImage busybox:1.36"],
+      reason: "RuntimeUnavailable",
+      events: ["Pulling", "Failed"],
+      backoff: undefined,
+    },
+    {
+      advance: 1,
+      calls: ["inspectImages busybox:1.36", "pullImage busybox:1.36"],
+      reason: "RuntimeUnavailable",
+      events: ["Pulling", "Failed"],
+      backoff: undefined,
+    },
   ]);
 });
 
 t.test("an error that is not a PullError is an ErrImagePull with its first line", async (t) => {
-  const world = createWorld({ pull: () => ({ result: new Error("Command failed with exit code 1: docker pull x\nstderr") }) });
+  const world = createWorld({
+    pull: () => ({ result: new Error("Command failed with exit code 1: docker pull x\nstderr") }),
+  });
   const run = world.startRun();
   const error = (await world.ensure(run.manager, "x:1", "IfNotPresent").catch((e: unknown) => e)) as PodrunError;
   t.equal(error.reason, "ErrImagePull");
@@ -264,40 +369,83 @@ t.test("a back-off that cannot be saved: the pull's own reason, the state error 
   // The check before the pull goes through; the update after the failure is what the disk refuses.
   let updates = 0;
   const store: BackoffStore = {
-    update: (mutate) => (++updates > 1 ? Promise.reject(new StateAccessError("/s/backoff.json", "cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)")) : memory.update(mutate)),
+    update: (mutate) =>
+      ++updates > 1
+        ? Promise.reject(
+            new StateAccessError(
+              "/s/backoff.json",
+              "cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)",
+            ),
+          )
+        : memory.update(mutate),
   };
   const world = createWorld({ store, pull: (ref) => ({ result: notFound(ref) }) });
   const run = world.startRun();
   const error = (await world.ensure(run.manager, "x:1", "IfNotPresent").catch((e: unknown) => e)) as PodrunError;
   t.equal(error.reason, "ErrImagePull");
-  t.equal(error.message, `failed to pull and unpack image "x:1": not found; back-off not recorded: cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)`);
-  t.same(run.events.map((e) => e.reason), ["Pulling", "Failed"]);
+  t.equal(
+    error.message,
+    `failed to pull and unpack image "x:1": not found; back-off not recorded: cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)`,
+  );
+  t.same(
+    run.events.map((e) => e.reason),
+    ["Pulling", "Failed"],
+  );
 });
 
-t.test("a back-off that cannot be read (a full state directory): no pull, ErrImagePull naming the state error; one that cannot be tidied after a pull: the image is used", async (t) => {
-  const full = () => Promise.reject(new StateAccessError("/s/backoff.json.lock", "cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)"));
-  const memory = createMemoryBackoffStore();
-  let updates = 0;
-  // First run: the check before the pull is refused. Second run: the check passes, the tidying after the pull is refused.
-  const store: BackoffStore = { update: (mutate) => (++updates === 1 || updates === 3 ? full() : memory.update(mutate)) };
-  const world = createWorld({ store });
-  const first = world.startRun();
-  const error = (await world.ensure(first.manager, "x:1", "Always").catch((e: unknown) => e)) as PodrunError;
-  t.type(error, PodrunError);
-  t.equal(error.reason, "ErrImagePull");
-  t.equal(error.message, 'Failed to pull image "x:1": pull back-off not checked: cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)');
-  t.same(first.events.map((e) => `${e.reason}: ${e.message}`), [`Failed: ${error.message}`]);
-  t.notOk(world.calls.some((c) => c.startsWith("pullImage")), "the registry is not contacted");
-  const second = world.startRun();
-  t.equal(await world.ensure(second.manager, "x:1", "Always"), "x:1");
-  t.same(second.events.map((e) => e.reason), ["Pulling", "Pulled"]);
-});
+t.test(
+  "a back-off that cannot be read (a full state directory): no pull, ErrImagePull naming the state error; one that cannot be tidied after a pull: the image is used",
+  async (t) => {
+    const full = () =>
+      Promise.reject(
+        new StateAccessError(
+          "/s/backoff.json.lock",
+          "cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)",
+        ),
+      );
+    const memory = createMemoryBackoffStore();
+    let updates = 0;
+    // First run: the check before the pull is refused. Second run: the check passes, the tidying after the pull is refused.
+    const store: BackoffStore = {
+      update: (mutate) => (++updates === 1 || updates === 3 ? full() : memory.update(mutate)),
+    };
+    const world = createWorld({ store });
+    const first = world.startRun();
+    const error = (await world.ensure(first.manager, "x:1", "Always").catch((e: unknown) => e)) as PodrunError;
+    t.type(error, PodrunError);
+    t.equal(error.reason, "ErrImagePull");
+    t.equal(
+      error.message,
+      'Failed to pull image "x:1": pull back-off not checked: cannot take lock /s/backoff.json.lock: no space left on device (ENOSPC)',
+    );
+    t.same(
+      first.events.map((e) => `${e.reason}: ${e.message}`),
+      [`Failed: ${error.message}`],
+    );
+    t.notOk(
+      world.calls.some((c) => c.startsWith("pullImage")),
+      "the registry is not contacted",
+    );
+    const second = world.startRun();
+    t.equal(await world.ensure(second.manager, "x:1", "Always"), "x:1");
+    t.same(
+      second.events.map((e) => e.reason),
+      ["Pulling", "Pulled"],
+    );
+  },
+);
 
 t.test("success does not reset back-off; the entry ages out, and GC runs after a successful pull", async (t) => {
   let fail = true;
   const world = createWorld({ pull: (ref) => ({ result: fail ? notFound(ref) : BUSYBOX }) });
   await runTimeline(t, world, "flaky:1", "Always", [
-    { advance: 0, calls: ["inspectImages flaky:1", "pullImage flaky:1"], reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 },
+    {
+      advance: 0,
+      calls: ["inspectImages flaky:1", "pullImage flaky:1"],
+      reason: "ErrImagePull",
+      events: ["Pulling", "Failed"],
+      backoff: 10,
+    },
   ]);
   // Another pod's stale entry, to see GC remove it.
   await world.store.update((state) => void state.next("default/old_x", world.clock.now - 700_000));
@@ -305,7 +453,11 @@ t.test("success does not reset back-off; the entry ages out, and GC runs after a
   await runTimeline(t, world, "flaky:1", "Always", [
     { advance: 10, calls: ["inspectImages flaky:1", "pullImage flaky:1"], events: ["Pulling", "Pulled"], backoff: 10 },
   ]);
-  t.equal(await world.store.update((state) => state.entries.has("default/old_x")), false, "expired entries are collected");
+  t.equal(
+    await world.store.update((state) => state.entries.has("default/old_x")),
+    false,
+    "expired entries are collected",
+  );
 });
 
 t.test("the same image for two containers: pulled once", async (t) => {
@@ -313,15 +465,24 @@ t.test("the same image for two containers: pulled once", async (t) => {
     const world = createWorld({ pull: () => ({ ms: 300, result: BUSYBOX }) });
     const run = world.startRun();
     const present = await world.runtime.inspectImages(["busybox:latest"]);
-    const ensure = (name: string) => run.manager.ensureImageExists({ object: toInvolvedObject(POD, { name }), image: "busybox", pullPolicy: "IfNotPresent", present });
+    const ensure = (name: string) =>
+      run.manager.ensureImageExists({
+        object: toInvolvedObject(POD, { name }),
+        image: "busybox",
+        pullPolicy: "IfNotPresent",
+        present,
+      });
     await ensure("a");
     await ensure("b");
     t.same(world.calls, ["inspectImages busybox:latest", "pullImage busybox:latest"]);
-    t.same(run.events.map((e) => [e.involvedObject.fieldPath, e.reason]), [
-      ["spec.containers{a}", "Pulling"],
-      ["spec.containers{a}", "Pulled"],
-      ["spec.containers{b}", "Pulled"],
-    ]);
+    t.same(
+      run.events.map((e) => [e.involvedObject.fieldPath, e.reason]),
+      [
+        ["spec.containers{a}", "Pulling"],
+        ["spec.containers{a}", "Pulled"],
+        ["spec.containers{b}", "Pulled"],
+      ],
+    );
     t.match(run.events[2]!.message, /already present on machine/);
   });
 
@@ -330,14 +491,22 @@ t.test("the same image for two containers: pulled once", async (t) => {
     const world = createWorld({ pull: () => pull });
     const run = world.startRun();
     const ensure = (name: string) =>
-      run.manager.ensureImageExists({ object: toInvolvedObject(POD, { name }), image: "busybox", pullPolicy: "Always", present: new Map() });
+      run.manager.ensureImageExists({
+        object: toInvolvedObject(POD, { name }),
+        image: "busybox",
+        pullPolicy: "Always",
+        present: new Map(),
+      });
     const both = Promise.all([ensure("a"), ensure("b")]);
     await settle();
     world.clock.now += 2500;
     pull.resolve(BUSYBOX);
     t.same(await both, ["busybox:latest", "busybox:latest"]);
     t.same(world.calls, ["pullImage busybox:latest"]);
-    t.same(run.events.map((e) => e.reason), ["Pulling", "Pulling", "Pulled", "Pulled"]);
+    t.same(
+      run.events.map((e) => e.reason),
+      ["Pulling", "Pulling", "Pulled", "Pulled"],
+    );
   });
 
   t.test("at the same time, failing: one pull, one back-off step", async (t) => {
@@ -345,7 +514,14 @@ t.test("the same image for two containers: pulled once", async (t) => {
     const world = createWorld({ pull: () => pull });
     const run = world.startRun();
     const ensure = (name: string) =>
-      run.manager.ensureImageExists({ object: toInvolvedObject(POD, { name }), image: "nope:1", pullPolicy: "IfNotPresent", present: new Map() }).catch((e: PodrunError) => e.reason);
+      run.manager
+        .ensureImageExists({
+          object: toInvolvedObject(POD, { name }),
+          image: "nope:1",
+          pullPolicy: "IfNotPresent",
+          present: new Map(),
+        })
+        .catch((e: PodrunError) => e.reason);
     const both = Promise.all([ensure("a"), ensure("b")]);
     await settle();
     pull.reject(notFound("nope:1"));
@@ -360,7 +536,12 @@ t.test("serialized puller: one pull at a time, in request order; waiting counts 
   const world = createWorld({ pull: (ref) => pulls.set(ref, defer<ImageInfo>()).get(ref)! });
   const run = world.startRun();
   const ensure = (name: string, image: string) =>
-    run.manager.ensureImageExists({ object: toInvolvedObject(POD, { name }), image, pullPolicy: "IfNotPresent", present: new Map() });
+    run.manager.ensureImageExists({
+      object: toInvolvedObject(POD, { name }),
+      image,
+      pullPolicy: "IfNotPresent",
+      present: new Map(),
+    });
   const a = ensure("a", "a:1");
   const b = ensure("b", "b:1");
   await settle();
@@ -385,7 +566,12 @@ t.test("parallel puller: up to N pulls overlap, the next waits for a slot", asyn
   const world = createWorld({ maxParallel: 2, pull: (ref) => pulls.set(ref, defer<ImageInfo>()).get(ref)! });
   const run = world.startRun();
   const ensure = (name: string, image: string) =>
-    run.manager.ensureImageExists({ object: toInvolvedObject(POD, { name }), image, pullPolicy: "IfNotPresent", present: new Map() });
+    run.manager.ensureImageExists({
+      object: toInvolvedObject(POD, { name }),
+      image,
+      pullPolicy: "IfNotPresent",
+      present: new Map(),
+    });
   const all = Promise.all([ensure("a", "a:1"), ensure("b", "b:1"), ensure("c", "c:1")]);
   await settle();
   t.same(world.calls, ["pullImage a:1", "pullImage b:1"], "a and b overlap; c waits");
@@ -397,7 +583,10 @@ t.test("parallel puller: up to N pulls overlap, the next waits for a slot", asyn
   world.clock.now += 100;
   pulls.get("c:1")!.resolve(BUSYBOX);
   await all;
-  t.match(run.events.find((e) => e.message.includes('"c:1"') && e.reason === "Pulled")!.message, /in 100ms \(800ms including waiting\)/);
+  t.match(
+    run.events.find((e) => e.message.includes('"c:1"') && e.reason === "Pulled")!.message,
+    /in 100ms \(800ms including waiting\)/,
+  );
 });
 
 t.test("an aborted pull (Ctrl-C) is not a registry failure: no Failed event, no back-off", async (t) => {
@@ -406,23 +595,42 @@ t.test("an aborted pull (Ctrl-C) is not a registry failure: no Failed event, no 
   const run = world.startRun();
   const error = await world.ensure(run.manager, "busybox:1.36", "IfNotPresent").catch((e: unknown) => e);
   t.equal(error, abort);
-  t.same(run.events.map((e) => e.reason), ["Pulling"]);
+  t.same(
+    run.events.map((e) => e.reason),
+    ["Pulling"],
+  );
   t.equal(await world.backoffMs("busybox:1.36"), undefined);
-  t.same(run.progress, ['start Pulling image "busybox:1.36"', 'stop Pulling image "busybox:1.36"'], "the spinner stops");
+  t.same(
+    run.progress,
+    ['start Pulling image "busybox:1.36"', 'stop Pulling image "busybox:1.36"'],
+    "the spinner stops",
+  );
 });
 
-t.test("back-off carries over between runs through the state file, keyed by namespace/name and the image as written", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), "podrun-manager-"));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const world = createWorld({ store: createFileBackoffStore(dir), pull: (ref) => ({ result: notFound(ref) }) });
-  await runTimeline(t, world, "nope", "IfNotPresent", [
-    { advance: 0, calls: ["inspectImages nope:latest", "pullImage nope:latest"], reason: "ErrImagePull", events: ["Pulling", "Failed"], backoff: 10 },
-    { advance: 3, calls: ["inspectImages nope:latest"], reason: "ImagePullBackOff", events: ["BackOff"] },
-  ]);
-  const saved = await readBackoffFile(dir);
-  t.same(Object.keys(saved.entries), ["default/web_nope"]);
-  t.equal(saved.entries["default/web_nope"]?.lastError, 'ErrImagePull: failed to pull and unpack image "nope:latest": not found');
-});
+t.test(
+  "back-off carries over between runs through the state file, keyed by namespace/name and the image as written",
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), "podrun-manager-"));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const world = createWorld({ store: createFileBackoffStore(dir), pull: (ref) => ({ result: notFound(ref) }) });
+    await runTimeline(t, world, "nope", "IfNotPresent", [
+      {
+        advance: 0,
+        calls: ["inspectImages nope:latest", "pullImage nope:latest"],
+        reason: "ErrImagePull",
+        events: ["Pulling", "Failed"],
+        backoff: 10,
+      },
+      { advance: 3, calls: ["inspectImages nope:latest"], reason: "ImagePullBackOff", events: ["BackOff"] },
+    ]);
+    const saved = await readBackoffFile(dir);
+    t.same(Object.keys(saved.entries), ["default/web_nope"]);
+    t.equal(
+      saved.entries["default/web_nope"]?.lastError,
+      'ErrImagePull: failed to pull and unpack image "nope:latest": not found',
+    );
+  },
+);
 
 // Lets queued promise callbacks run (the manager awaits the store before it pulls).
 async function settle(): Promise<void> {

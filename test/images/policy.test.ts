@@ -10,5 +10,6 @@ t.test("the pull decision", async (t) => {
     ["Never", true, false],
     ["Never", false, false],
   ];
-  for (const [policy, present, pull] of table) t.equal(shouldPullImage(policy, present), pull, `${policy}, present=${present}`);
+  for (const [policy, present, pull] of table)
+    t.equal(shouldPullImage(policy, present), pull, `${policy}, present=${present}`);
 });

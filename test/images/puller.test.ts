@@ -10,7 +10,10 @@ const INFO: ImageInfo = { id: "sha256:x", size: 1 };
 t.test("maxParallel must be a positive integer (the kubelet's validation text)", async (t) => {
   const runtime = new FakeRuntime({ pull: () => INFO });
   for (const bad of [0, -1, 1.5, Number.NaN]) {
-    t.throws(() => createImagePuller({ runtime, maxParallel: bad }), { name: "RangeError", message: `invalid configuration: maxParallelImagePulls ${bad} must be a positive number` });
+    t.throws(() => createImagePuller({ runtime, maxParallel: bad }), {
+      name: "RangeError",
+      message: `invalid configuration: maxParallelImagePulls ${bad} must be a positive number`,
+    });
   }
 });
 

@@ -1,6 +1,11 @@
 import t from "tap";
 import { PodrunError } from "../../lib/errors.js";
-import { applyDefaultImageTag, defaultPullPolicy, parseImageReference, type ImageReference } from "../../lib/images/reference.js";
+import {
+  applyDefaultImageTag,
+  defaultPullPolicy,
+  parseImageReference,
+  type ImageReference,
+} from "../../lib/images/reference.js";
 
 const SHA = "a".repeat(64);
 const DIGEST = `sha256:${SHA}`;

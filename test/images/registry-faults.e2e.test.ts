@@ -30,14 +30,28 @@ interface Expected {
 
 const canceled = (deadline: string): Expected => ({
   reason: "ErrImagePull",
-  message: new RegExp(`pull of .* canceled because of no progress for ${deadline} \\(--image-pull-progress-deadline\\)`),
+  message: new RegExp(
+    `pull of .* canceled because of no progress for ${deadline} \\(--image-pull-progress-deadline\\)`,
+  ),
   deadline,
 });
 
 const CASES: { fault: RegistryFault; expected: Record<"docker" | "podman", Expected> }[] = [
   { fault: "manifest-404", expected: both({ reason: "ErrImagePull", message: /.*manifest unknown$/ }) },
-  { fault: "unauthorized", expected: both({ reason: "ErrImagePull", message: /.*unauthorized \(no credentials for this registry: add an imagePullSecret, / }) },
-  { fault: "server-error", expected: both({ reason: "RegistryUnavailable", message: /image pull failed for .* because the registry is unavailable: .*500 Internal Server Error$/ }) },
+  {
+    fault: "unauthorized",
+    expected: both({
+      reason: "ErrImagePull",
+      message: /.*unauthorized \(no credentials for this registry: add an imagePullSecret, /,
+    }),
+  },
+  {
+    fault: "server-error",
+    expected: both({
+      reason: "RegistryUnavailable",
+      message: /image pull failed for .* because the registry is unavailable: .*500 Internal Server Error$/,
+    }),
+  },
   {
     fault: "cut-blob",
     expected: {
@@ -45,7 +59,10 @@ const CASES: { fault: RegistryFault; expected: Record<"docker" | "podman", Expec
       // deadline ends it in that wait.
       docker: canceled("2s"),
       // podman retries three times, 1 s apart, and gives up.
-      podman: { reason: "RegistryUnavailable", message: /image pull failed for .* because the registry is unavailable: .*connection reset by peer$/ },
+      podman: {
+        reason: "RegistryUnavailable",
+        message: /image pull failed for .* because the registry is unavailable: .*connection reset by peer$/,
+      },
     },
   },
   { fault: "hang", expected: both(canceled("2s")) },
@@ -66,7 +83,14 @@ const podYaml = (name: string, image: string, hostNetwork = false) =>
  */
 function errorLine(t: Test, stderr: string): string {
   const all = lines(stderr);
-  t.same(all.filter((line) => !line.startsWith("Error: ") && !/^podrun: removed the \d+ containers? this run created for pod\//.test(line)), [], `nothing else on stderr: ${stderr}`);
+  t.same(
+    all.filter(
+      (line) =>
+        !line.startsWith("Error: ") && !/^podrun: removed the \d+ containers? this run created for pod\//.test(line),
+    ),
+    [],
+    `nothing else on stderr: ${stderr}`,
+  );
   const errors = all.filter((line) => line.startsWith("Error: "));
   t.equal(errors.length, 1, "one error line");
   return errors[0] ?? "";
@@ -77,15 +101,24 @@ const lines = (text: string) => text.split("\n").filter((line) => line.trim() !=
 /** What of pod `name` the engine still has: containers, pods (podman) and volumes, by label. */
 async function leftovers(runtime: RuntimeName, name: string): Promise<string[]> {
   const label = `label=io.kubernetes.pod.name=${name}`;
-  const found = lines((await runCommand(runtime, ["ps", "-a", "-q", "--filter", label])).stdout).map((id) => `container ${id}`);
-  if (runtime === "podman") found.push(...lines((await runCommand(runtime, ["pod", "ps", "-q", "--filter", label])).stdout).map((id) => `pod ${id}`));
-  found.push(...lines((await runCommand(runtime, ["volume", "ls", "-q", "--filter", label])).stdout).map((id) => `volume ${id}`));
+  const found = lines((await runCommand(runtime, ["ps", "-a", "-q", "--filter", label])).stdout).map(
+    (id) => `container ${id}`,
+  );
+  if (runtime === "podman")
+    found.push(
+      ...lines((await runCommand(runtime, ["pod", "ps", "-q", "--filter", label])).stdout).map((id) => `pod ${id}`),
+    );
+  found.push(
+    ...lines((await runCommand(runtime, ["volume", "ls", "-q", "--filter", label])).stdout).map((id) => `volume ${id}`),
+  );
   return found;
 }
 
 /** The pull processes of `ref` still running (`docker pull …`, `podman pull …`). */
 async function pullProcesses(ref: string): Promise<string[]> {
-  return lines((await runCommand("ps", ["-eo", "args"])).stdout).filter((args) => /\bpull\b/.test(args) && args.includes(ref));
+  return lines((await runCommand("ps", ["-eo", "args"])).stdout).filter(
+    (args) => /\bpull\b/.test(args) && args.includes(ref),
+  );
 }
 
 // Started once the open registry answers (the image is copied from it); each case's guard says
@@ -103,9 +136,15 @@ for (const runtime of ["docker", "podman"] as const) {
   for (const { fault, expected } of CASES) {
     const { reason, message, deadline } = expected[runtime];
     t.test(`${runtime}: ${fault}`, async (t) => {
-      if (!(await requireRegistry(t, "open")) || !(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, PAUSE))) return;
+      if (
+        !(await requireRegistry(t, "open")) ||
+        !(await requireEngine(t, runtime)) ||
+        !(await requireImage(t, runtime, PAUSE))
+      )
+        return;
       const reg = registry;
-      if (!reg) return void t.fail("the fault registry did not start: the image could not be copied from the open registry");
+      if (!reg)
+        return void t.fail("the fault registry did not start: the image could not be copied from the open registry");
       const name = uniqueName(`fault-${fault}`);
       const repo = `podrun-test/${name}`;
       const image = `${reg.address}/${repo}:1`;
@@ -123,14 +162,21 @@ for (const runtime of ["docker", "podman"] as const) {
       await writeFile(withSandbox, podYaml(name, image));
       await writeFile(withoutSandbox, podYaml(name, image, true));
       const up = (file: string) =>
-        runCli(["up", "--runtime", runtime, ...(deadline ? ["--image-pull-progress-deadline", deadline] : []), file], { env: { PODRUN_STATE_DIR: join(dir, "state") }, timeoutMs: 150_000 });
+        runCli(["up", "--runtime", runtime, ...(deadline ? ["--image-pull-progress-deadline", deadline] : []), file], {
+          env: { PODRUN_STATE_DIR: join(dir, "state") },
+          timeoutMs: 150_000,
+        });
 
       // 1. The pull fails: the kubelet's reason in one error line, exit 1, and the registry was asked.
       let started = Date.now();
       const failed = await up(withSandbox);
       t.comment(`first up: ${Date.now() - started} ms`);
       t.equal(failed.exitCode, 1, "exit 1");
-      t.match(errorLine(t, failed.stderr), new RegExp(`^Error: ${reason}: pod/${name}: container app: ${message.source}`), "the kubelet's reason and the fault's message");
+      t.match(
+        errorLine(t, failed.stderr),
+        new RegExp(`^Error: ${reason}: pod/${name}: container app: ${message.source}`),
+        "the kubelet's reason and the fault's message",
+      );
       t.ok(reg.countRequests(repo) >= 1, "the registry was asked");
 
       // 2. Right after: back-off, without a request to the registry.
@@ -139,14 +185,22 @@ for (const runtime of ["docker", "podman"] as const) {
       const backedOff = await up(withoutSandbox);
       t.comment(`second up: ${Date.now() - started} ms`);
       t.equal(backedOff.exitCode, 1, "exit 1 in back-off");
-      t.match(errorLine(t, backedOff.stderr), `Error: ImagePullBackOff: pod/${name}: container app: Back-off pulling image "${image}": ${reason}: `);
+      t.match(
+        errorLine(t, backedOff.stderr),
+        `Error: ImagePullBackOff: pod/${name}: container app: Back-off pulling image "${image}": ${reason}: `,
+      );
       t.equal(reg.countRequests(repo, mark), 0, "no request during back-off");
 
       if (fault === "hang") {
         t.same(await pullProcesses(image), [], "no pull process left");
         // podman's pull is its own process: gone, it lets go of the request. dockerd's pull of a
         // manifest does not stop with the client (docs/up.md).
-        if (runtime === "podman") t.same(reg.requests.filter((r) => r.repo === repo && r.outcome === "hung" && !r.closed), [], "the connection the pull waited on is closed");
+        if (runtime === "podman")
+          t.same(
+            reg.requests.filter((r) => r.repo === repo && r.outcome === "hung" && !r.closed),
+            [],
+            "the connection the pull waited on is closed",
+          );
       }
 
       // 3. Nothing of the pod is left.

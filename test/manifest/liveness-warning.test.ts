@@ -14,16 +14,30 @@ const warnings = (spec: unknown): string[] => {
 const probe = { exec: { command: ["true"] } };
 
 t.test("no livenessProbe: no Warning", async (t) => {
-  t.same(warnings({ containers: [{ name: "a", image: "x", readinessProbe: probe }, { name: "b", image: "x" }] }), []);
+  t.same(
+    warnings({
+      containers: [
+        { name: "a", image: "x", readinessProbe: probe },
+        { name: "b", image: "x" },
+      ],
+    }),
+    [],
+  );
 });
 
 t.test("one line naming every container with a livenessProbe, sidecars first (init order), at the first", async (t) => {
   t.same(
     warnings({
       initContainers: [{ name: "s", image: "x", restartPolicy: "Always", livenessProbe: probe }],
-      containers: [{ name: "a", image: "x" }, { name: "b", image: "x", livenessProbe: probe }, { name: "c", image: "x", livenessProbe: probe }],
+      containers: [
+        { name: "a", image: "x" },
+        { name: "b", image: "x", livenessProbe: probe },
+        { name: "c", image: "x", livenessProbe: probe },
+      ],
     }),
-    [`spec.initContainers[0].livenessProbe, spec.containers[1].livenessProbe, spec.containers[2].livenessProbe: ${LIVENESS_WARNING}`],
+    [
+      `spec.initContainers[0].livenessProbe, spec.containers[1].livenessProbe, spec.containers[2].livenessProbe: ${LIVENESS_WARNING}`,
+    ],
   );
 });
 
@@ -33,5 +47,8 @@ t.test("a Forbidden warning at the key, with the field named", async (t) => {
   t.equal(found.length, 1);
   t.equal(found[0]!.atKey, true);
   t.equal(found[0]!.others, undefined, "a single container: no others");
-  t.equal(formatFieldError(found[0]!), "spec.containers[0].livenessProbe: Forbidden: probed only while `podrun up --wait` waits (a failure restarts the container, as the kubelet does): not probed once podrun returns");
+  t.equal(
+    formatFieldError(found[0]!),
+    "spec.containers[0].livenessProbe: Forbidden: probed only while `podrun up --wait` waits (a failure restarts the container, as the kubelet does): not probed once podrun returns",
+  );
 });

@@ -9,10 +9,16 @@ import { manifestRejectionLines } from "../harness/manifest-errors.js";
 // Several files as one set, as `kubectl apply -f cm.yaml -f pod.yaml` (or `-f dir/`) sends them:
 // real files in a temporary directory, errors named by file, line and column.
 
-const configMap = (name: string, extra = "") => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${extra}data:\n  GREETING: hello\n`;
-const secret = (name: string) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\nstringData:\n  password: s3cret\n`;
+const configMap = (name: string, extra = "") =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${extra}data:\n  GREETING: hello\n`;
+const secret = (name: string) =>
+  `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\nstringData:\n  password: s3cret\n`;
 // The envFrom name sits at line 11, column 19; the configMapKeyRef name at 16:19, its key at 17:18.
-const podUsing = (name: string, configMapName: string, options: { key?: string; optional?: boolean } = {}) => `apiVersion: v1
+const podUsing = (
+  name: string,
+  configMapName: string,
+  options: { key?: string; optional?: boolean } = {},
+) => `apiVersion: v1
 kind: Pod
 metadata:
   name: ${name}
@@ -30,7 +36,8 @@ spec:
               name: ${configMapName}
               key: ${options.key ?? "GREETING"}
 `;
-const plainPod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
+const plainPod = (name: string) =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - {name: app, image: busybox}\n`;
 
 const roots: string[] = [];
 t.teardown(() => Promise.all(roots.map((root) => rm(root, { recursive: true, force: true }))));
@@ -50,21 +57,42 @@ t.test("the documentation's split: a ConfigMap in one file, the Pod using it in 
   const manifest = await loadManifests([at("cm.yaml"), at("pod.yaml")]);
   t.same(manifest.sources, [at("cm.yaml"), at("pod.yaml")]);
   t.equal(manifest.source, `${at("cm.yaml")}, ${at("pod.yaml")}`);
-  t.same(manifest.pods.map((p) => p.metadata!.name), ["web"]);
+  t.same(
+    manifest.pods.map((p) => p.metadata!.name),
+    ["web"],
+  );
   t.equal(manifest.podSources.get(manifest.pods[0]!), at("pod.yaml"));
-  t.same(manifest.configMaps.map((c) => c.metadata!.name), ["app-config"]);
-  t.same(manifest.files.map((f) => [f.source, f.pods.length, f.configMaps.length, f.secrets.length]), [
-    [at("cm.yaml"), 0, 1, 0],
-    [at("pod.yaml"), 1, 0, 0],
-  ]);
+  t.same(
+    manifest.configMaps.map((c) => c.metadata!.name),
+    ["app-config"],
+  );
+  t.same(
+    manifest.files.map((f) => [f.source, f.pods.length, f.configMaps.length, f.secrets.length]),
+    [
+      [at("cm.yaml"), 0, 1, 0],
+      [at("pod.yaml"), 1, 0, 0],
+    ],
+  );
   // The order of the files does not matter to references.
   t.equal((await loadManifests([at("pod.yaml"), at("cm.yaml")])).pods.length, 1);
 });
 
 t.test("a directory: every manifest in it, one set", async (t) => {
-  const at = await files({ "k8s/1-cm.yaml": configMap("app-config"), "k8s/2-pod.yaml": podUsing("web", "app-config"), "k8s/3-secret.json": JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "creds" }, stringData: { a: "b" } }) });
+  const at = await files({
+    "k8s/1-cm.yaml": configMap("app-config"),
+    "k8s/2-pod.yaml": podUsing("web", "app-config"),
+    "k8s/3-secret.json": JSON.stringify({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "creds" },
+      stringData: { a: "b" },
+    }),
+  });
   const manifest = await loadManifests([at("k8s")]);
-  t.same(manifest.sources, ["1-cm.yaml", "2-pod.yaml", "3-secret.json"].map((f) => at(`k8s/${f}`)));
+  t.same(
+    manifest.sources,
+    ["1-cm.yaml", "2-pod.yaml", "3-secret.json"].map((f) => at(`k8s/${f}`)),
+  );
   t.equal(manifest.secrets.length, 1);
   t.equal(manifest.podSources.get(manifest.pods[0]!), at("k8s/2-pod.yaml"));
   const again = await loadManifests([at("k8s"), at("k8s/2-pod.yaml")]);
@@ -81,19 +109,30 @@ t.test("a reference to an object in none of the files names the reference and th
 });
 
 t.test("optional: true tolerates an absent object", async (t) => {
-  const at = await files({ "pod.yaml": podUsing("web", "app-config", { optional: true }).replace("key: GREETING", "key: GREETING\n              optional: true") });
+  const at = await files({
+    "pod.yaml": podUsing("web", "app-config", { optional: true }).replace(
+      "key: GREETING",
+      "key: GREETING\n              optional: true",
+    ),
+  });
   t.equal((await loadManifests([at("pod.yaml")])).pods.length, 1);
 });
 
 t.test("a key the object of another file lacks: where that object is defined", async (t) => {
-  const at = await files({ "cm.yaml": configMap("app-config"), "pod.yaml": podUsing("web", "app-config", { key: "COLOR" }) });
+  const at = await files({
+    "cm.yaml": configMap("app-config"),
+    "pod.yaml": podUsing("web", "app-config", { key: "COLOR" }),
+  });
   t.same(await manifestRejectionLines(loadManifests([at("cm.yaml"), at("pod.yaml")])), [
     `${at("pod.yaml")}:17:20: spec.containers[0].env[0].valueFrom.configMapKeyRef.key: Not found: "COLOR": ConfigMap "app-config" (${at("cm.yaml")}:4:9) has no key "COLOR"`,
   ]);
 });
 
 t.test("an object of that name in another namespace is pointed at", async (t) => {
-  const at = await files({ "cm.yaml": configMap("app-config").replace("  name: app-config\n", "  name: app-config\n  namespace: ci\n"), "pod.yaml": podUsing("web", "app-config") });
+  const at = await files({
+    "cm.yaml": configMap("app-config").replace("  name: app-config\n", "  name: app-config\n  namespace: ci\n"),
+    "pod.yaml": podUsing("web", "app-config"),
+  });
   const lines = await manifestRejectionLines(loadManifests([at("cm.yaml"), at("pod.yaml")]));
   t.match(lines[0], `; ${at("cm.yaml")}:4:9 defines one in namespace "ci"`);
 });
@@ -104,10 +143,14 @@ t.test("the same object defined twice: an error at the second, naming the first"
     "b.yaml": `${plainPod("web")}---\n${configMap("app-config")}`,
     "c.yaml": `${secret("app-config")}---\n${plainPod("web").replace("  name: web\n", "  name: web\n  namespace: ci\n")}`,
   });
-  t.same(await manifestRejectionLines(loadManifests([at("a.yaml"), at("b.yaml"), at("c.yaml")])), [
-    `${at("b.yaml")}:4:9: metadata.name: Duplicate value: "web": Pod "web" in namespace "default" is also defined at ${at("a.yaml")}:11:9`,
-    `${at("b.yaml")}:12:9: metadata.name: Duplicate value: "app-config": ConfigMap "app-config" in namespace "default" is also defined at ${at("a.yaml")}:4:9`,
-  ], "a Secret of a ConfigMap's name, and a Pod of the same name in another namespace, are other objects");
+  t.same(
+    await manifestRejectionLines(loadManifests([at("a.yaml"), at("b.yaml"), at("c.yaml")])),
+    [
+      `${at("b.yaml")}:4:9: metadata.name: Duplicate value: "web": Pod "web" in namespace "default" is also defined at ${at("a.yaml")}:11:9`,
+      `${at("b.yaml")}:12:9: metadata.name: Duplicate value: "app-config": ConfigMap "app-config" in namespace "default" is also defined at ${at("a.yaml")}:4:9`,
+    ],
+    "a Secret of a ConfigMap's name, and a Pod of the same name in another namespace, are other objects",
+  );
 });
 
 t.test("two objects of one name in one file, and in a List", async (t) => {
@@ -118,16 +161,25 @@ t.test("two objects of one name in one file, and in a List", async (t) => {
   ]);
 });
 
-t.test("every file's errors at once, each line naming its file; unreadable files and empty directories in one line", async (t) => {
-  const at = await files({ "bad1.yaml": plainPod("one").replace("image: busybox", "image: Busybox"), "bad2.yaml": plainPod("two").replace("{name: app, image: busybox}", "{name: app}"), "empty/readme.md": "" });
-  const lines = await manifestRejectionLines(loadManifests([at("bad1.yaml"), at("missing.yaml"), at("empty"), at("bad2.yaml")]));
-  t.same(lines, [
-    `${at("empty")}: no manifest in this directory (no *.yaml, *.yml, *.json file)`,
-    `${at("missing.yaml")}: cannot read: no such file`,
-    `${at("bad1.yaml")}:7:26: spec.containers[0].image: Invalid value: "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase`,
-    `${at("bad2.yaml")}:7:7: spec.containers[0].image: Required value`,
-  ]);
-});
+t.test(
+  "every file's errors at once, each line naming its file; unreadable files and empty directories in one line",
+  async (t) => {
+    const at = await files({
+      "bad1.yaml": plainPod("one").replace("image: busybox", "image: Busybox"),
+      "bad2.yaml": plainPod("two").replace("{name: app, image: busybox}", "{name: app}"),
+      "empty/readme.md": "",
+    });
+    const lines = await manifestRejectionLines(
+      loadManifests([at("bad1.yaml"), at("missing.yaml"), at("empty"), at("bad2.yaml")]),
+    );
+    t.same(lines, [
+      `${at("empty")}: no manifest in this directory (no *.yaml, *.yml, *.json file)`,
+      `${at("missing.yaml")}: cannot read: no such file`,
+      `${at("bad1.yaml")}:7:26: spec.containers[0].image: Invalid value: "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase`,
+      `${at("bad2.yaml")}:7:7: spec.containers[0].image: Required value`,
+    ]);
+  },
+);
 
 t.test("checkReferences: false (down) loads a pod without its ConfigMaps", async (t) => {
   const at = await files({ "pod.yaml": podUsing("web", "app-config") });
@@ -145,7 +197,9 @@ t.test("many files: the message names the first six", async (t) => {
 
 t.test("standard input is one file of the set; warnings come file by file", async (t) => {
   const at = await files({ "cm.yaml": configMap("app-config") });
-  const stdin = Readable.from([Buffer.from(podUsing("web", "app-config").replace("spec:\n", "spec:\n  nodeSelector: {disk: ssd}\n"))]);
+  const stdin = Readable.from([
+    Buffer.from(podUsing("web", "app-config").replace("spec:\n", "spec:\n  nodeSelector: {disk: ssd}\n")),
+  ]);
   const manifest = await loadManifests(["-", at("cm.yaml")], { stdin });
   t.same(manifest.sources, ["<stdin>", at("cm.yaml")]);
   t.equal(manifest.podSources.get(manifest.pods[0]!), "<stdin>");

@@ -6,7 +6,9 @@ import { parseYamlDocuments } from "../../lib/manifest/parse-yaml.js";
 const collect = (text: string) => {
   const { objects, errors } = collectObjects(parseYamlDocuments({ name: "m.yaml", text }));
   return {
-    kinds: objects.map((o) => `${o.prefix}${o.prefix ? " " : ""}${o.kind}/${(o.value.metadata as { name?: string } | undefined)?.name}`),
+    kinds: objects.map(
+      (o) => `${o.prefix}${o.prefix ? " " : ""}${o.kind}/${(o.value.metadata as { name?: string } | undefined)?.name}`,
+    ),
     errors: errors.map(({ error, sourceMap, prefix }) => {
       const { line, col } = sourceMap.locate(error.path.segments, error.atKey ?? false);
       return `${line}:${col}: ${prefix ? `${prefix}.` : ""}${formatFieldError(error)}`;
@@ -15,26 +17,54 @@ const collect = (text: string) => {
 };
 
 t.test("multi-document files: Pod, ConfigMap, Secret, empty documents skipped", async (t) => {
-  const text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n";
+  const text =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n";
   t.same(collect(text), { kinds: ["ConfigMap/c", "Pod/p", "Secret/s"], errors: [] });
 });
 
 t.test("kind: List is expanded, its items keep their own positions", async (t) => {
-  const text = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n  - apiVersion: example.com/v1\n    kind: Widget\n";
+  const text =
+    "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n  - apiVersion: example.com/v1\n    kind: Widget\n";
   t.same(collect(text), {
     kinds: ["items[0] Pod/p"],
-    errors: ['8:11: items[1].kind: Unsupported value: "Widget": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"'],
+    errors: [
+      '8:11: items[1].kind: Unsupported value: "Widget": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"',
+    ],
   });
 });
 
 const rejected: [string, string, string][] = [
-  ["a kind Kubernetes does not have is an error, never skipped", "apiVersion: v1\nkind: Servise\nmetadata: {name: s}\n", '2:7: kind: Unsupported value: "Servise": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "List"'],
-  ["a missing kind", "apiVersion: v1\nmetadata: {name: s}\n", "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, PersistentVolumeClaim, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, List"],
-  ["a workload at another apiVersion", "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: d}\n", '1:13: apiVersion: Unsupported value: "extensions/v1beta1": supported values: "apps/v1"'],
+  [
+    "a kind Kubernetes does not have is an error, never skipped",
+    "apiVersion: v1\nkind: Servise\nmetadata: {name: s}\n",
+    '2:7: kind: Unsupported value: "Servise": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "List"',
+  ],
+  [
+    "a missing kind",
+    "apiVersion: v1\nmetadata: {name: s}\n",
+    "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, PersistentVolumeClaim, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, List",
+  ],
+  [
+    "a workload at another apiVersion",
+    "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: d}\n",
+    '1:13: apiVersion: Unsupported value: "extensions/v1beta1": supported values: "apps/v1"',
+  ],
   ["a missing apiVersion", "kind: Pod\nmetadata: {name: s}\n", "1:1: apiVersion: Required value"],
-  ["a wrong apiVersion", "apiVersion: apps/v1\nkind: Pod\n", '1:13: apiVersion: Unsupported value: "apps/v1": supported values: "v1"'],
-  ["a list document", "- a\n- b\n", "1:1: Forbidden: expected a Kubernetes object (a mapping with apiVersion and kind), got a list"],
-  ["a scalar document", "hello\n", 'Forbidden: expected a Kubernetes object (a mapping with apiVersion and kind), got the string "hello"'],
+  [
+    "a wrong apiVersion",
+    "apiVersion: apps/v1\nkind: Pod\n",
+    '1:13: apiVersion: Unsupported value: "apps/v1": supported values: "v1"',
+  ],
+  [
+    "a list document",
+    "- a\n- b\n",
+    "1:1: Forbidden: expected a Kubernetes object (a mapping with apiVersion and kind), got a list",
+  ],
+  [
+    "a scalar document",
+    "hello\n",
+    'Forbidden: expected a Kubernetes object (a mapping with apiVersion and kind), got the string "hello"',
+  ],
   ["a List without items", "apiVersion: v1\nkind: List\n", "1:1: items: Required value"],
 ];
 for (const [name, text, line] of rejected) {
@@ -46,7 +76,15 @@ for (const [name, text, line] of rejected) {
 }
 
 t.test("a built-in kind podrun does not run is one warning, not an object nor an error", async (t) => {
-  const { objects, errors, warnings } = collectObjects(parseYamlDocuments({ name: "m.yaml", text: "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n" }));
+  const { objects, errors, warnings } = collectObjects(
+    parseYamlDocuments({
+      name: "m.yaml",
+      text: "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n",
+    }),
+  );
   t.same([objects.length, errors.length], [0, 0]);
-  t.same(warnings.map((w) => w.error.detail), ["Service/web: not run by podrun", "Role/<unnamed>: not run by podrun"]);
+  t.same(
+    warnings.map((w) => w.error.detail),
+    ["Service/web: not run by podrun", "Role/<unnamed>: not run by podrun"],
+  );
 });

@@ -18,7 +18,11 @@ const errorsOf = (text: string): string[] => {
 const claim = (spec: string) => `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: db\nspec:\n${spec}`;
 
 t.test("a valid claim is kept, with Warnings for its size and class", async (t) => {
-  const manifest = check(claim("  accessModes: [ReadWriteOnce]\n  storageClassName: fast\n  resources:\n    requests:\n      storage: 1Gi\n"));
+  const manifest = check(
+    claim(
+      "  accessModes: [ReadWriteOnce]\n  storageClassName: fast\n  resources:\n    requests:\n      storage: 1Gi\n",
+    ),
+  );
   t.equal(manifest.persistentVolumeClaims?.length, 1);
   t.equal(manifest.persistentVolumeClaims?.[0]?.metadata?.name, "db");
   t.same(manifest.warnings, [
@@ -28,26 +32,49 @@ t.test("a valid claim is kept, with Warnings for its size and class", async (t) 
 });
 
 t.test("a manifest without claims has none", async (t) => {
-  const manifest = check("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: busybox}]\n");
+  const manifest = check(
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: busybox}]\n",
+  );
   t.equal(manifest.persistentVolumeClaims, undefined);
 });
 
 const rejected: [string, string, string[]][] = [
-  ["no access mode", "  resources: {requests: {storage: 1Gi}}\n", ["pvc.yaml:6:3: spec.accessModes: Required value: at least 1 access mode is required"]],
+  [
+    "no access mode",
+    "  resources: {requests: {storage: 1Gi}}\n",
+    ["pvc.yaml:6:3: spec.accessModes: Required value: at least 1 access mode is required"],
+  ],
   ["no storage request", "  accessModes: [ReadWriteMany]\n", ["pvc.yaml:6:3: spec.resources[storage]: Required value"]],
-  ["a zero storage request", "  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 0}}\n", ['pvc.yaml:7:14: spec.resources[storage]: Invalid value: "0": must be greater than zero']],
+  [
+    "a zero storage request",
+    "  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 0}}\n",
+    ['pvc.yaml:7:14: spec.resources[storage]: Invalid value: "0": must be greater than zero'],
+  ],
   [
     "a negative storage request",
     "  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: -1Gi}}\n",
-    ['pvc.yaml:7:14: spec.resources[storage]: Invalid value: "-1Gi": must be greater than or equal to 0', 'pvc.yaml:7:14: spec.resources[storage]: Invalid value: "-1Gi": must be greater than zero'],
+    [
+      'pvc.yaml:7:14: spec.resources[storage]: Invalid value: "-1Gi": must be greater than or equal to 0',
+      'pvc.yaml:7:14: spec.resources[storage]: Invalid value: "-1Gi": must be greater than zero',
+    ],
   ],
   [
     "ReadWriteOncePod with another mode",
     "  accessModes: [ReadWriteOncePod, ReadOnlyMany]\n  resources: {requests: {storage: 1Gi}}\n",
     ["pvc.yaml:6:16: spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes"],
   ],
-  ["an unknown access mode", "  accessModes: [ReadWriteSometimes]\n  resources: {requests: {storage: 1Gi}}\n", ['pvc.yaml:6:17: spec.accessModes[0]: Unsupported value: "ReadWriteSometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"']],
-  ["a bad storage class name", "  accessModes: [ReadWriteOnce]\n  storageClassName: Fast_Disk\n  resources: {requests: {storage: 1Gi}}\n", []],
+  [
+    "an unknown access mode",
+    "  accessModes: [ReadWriteSometimes]\n  resources: {requests: {storage: 1Gi}}\n",
+    [
+      'pvc.yaml:6:17: spec.accessModes[0]: Unsupported value: "ReadWriteSometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"',
+    ],
+  ],
+  [
+    "a bad storage class name",
+    "  accessModes: [ReadWriteOnce]\n  storageClassName: Fast_Disk\n  resources: {requests: {storage: 1Gi}}\n",
+    [],
+  ],
 ];
 for (const [name, spec, lines] of rejected) {
   t.test(name, async (t) => {
@@ -63,11 +90,18 @@ t.test("a claim without spec: access modes and storage are both required", async
 });
 
 t.test("a pod naming a claim in none of the files: a Warning at the claimName (up fails on it)", async (t) => {
-  const podText = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: db}\n  containers: [{name: c, image: busybox}]\n";
+  const podText =
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: db}\n  containers: [{name: c, image: busybox}]\n";
   const alone = check(podText);
   t.same(alone.warnings, [
     'pvc.yaml:7:40: Warning: spec.volumes[0].persistentVolumeClaim.claimName: persistentvolumeclaim "db" is in none of the files given: the pod cannot mount it, and up fails with FailedMount',
   ]);
-  const withClaim = check(`${claim("  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n")}---\n${podText}`);
-  t.same(withClaim.warnings.filter((line) => line.includes("claimName")), [], "defined in the set: no Warning");
+  const withClaim = check(
+    `${claim("  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n")}---\n${podText}`,
+  );
+  t.same(
+    withClaim.warnings.filter((line) => line.includes("claimName")),
+    [],
+    "defined in the set: no Warning",
+  );
 });

@@ -14,10 +14,20 @@ interface Spec {
 
 function podLines(spec: Spec): string[] {
   const lines: string[] = [];
-  const containers = (spec.containers ?? [{}]).map((c, i) => ({ name: c.name ?? `c${i}`, image: "busybox:1.36", ...(c.resources ? { resources: c.resources } : {}) }));
+  const containers = (spec.containers ?? [{}]).map((c, i) => ({
+    name: c.name ?? `c${i}`,
+    image: "busybox:1.36",
+    ...(c.resources ? { resources: c.resources } : {}),
+  }));
   const initContainers = spec.initContainers?.map((c, i) => ({ name: c.name ?? `i${i}`, image: "busybox:1.36", ...c }));
-  const body = { ...(spec.resources !== undefined ? { resources: spec.resources } : {}), containers, ...(initContainers ? { initContainers } : {}) };
-  validatePod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: body }, buildObjectIndex([]), (e) => lines.push(formatFieldError(e)));
+  const body = {
+    ...(spec.resources !== undefined ? { resources: spec.resources } : {}),
+    containers,
+    ...(initContainers ? { initContainers } : {}),
+  };
+  validatePod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: body }, buildObjectIndex([]), (e) =>
+    lines.push(formatFieldError(e)),
+  );
   return lines;
 }
 
@@ -25,7 +35,11 @@ const cpuMem = (cpu: string, memory: string) => ({ cpu, memory });
 
 t.test("names and quantities (validatePodResources)", async (t) => {
   const cases: [string, Spec, string[]][] = [
-    ["cpu and memory, limits and requests", { resources: { limits: cpuMem("1", "1Gi"), requests: cpuMem("500m", "512Mi") } }, []],
+    [
+      "cpu and memory, limits and requests",
+      { resources: { limits: cpuMem("1", "1Gi"), requests: cpuMem("500m", "512Mi") } },
+      [],
+    ],
     ["requests only", { resources: { requests: cpuMem("1", "1Gi") } }, []],
     ["limits only (requests default to them)", { resources: { limits: cpuMem("1", "1Gi") } }, []],
     ["hugepages with memory", { resources: { limits: { memory: "1Gi", "hugepages-2Mi": "2Mi" } } }, []],
@@ -41,7 +55,10 @@ t.test("names and quantities (validatePodResources)", async (t) => {
     [
       "negative quantities",
       { resources: { limits: { cpu: "-1" }, requests: { memory: "-1Mi" } } },
-      ['spec.resources.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0', 'spec.resources.requests[memory]: Invalid value: "-1Mi": must be greater than or equal to 0'],
+      [
+        'spec.resources.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+        'spec.resources.requests[memory]: Invalid value: "-1Mi": must be greater than or equal to 0',
+      ],
     ],
     [
       "a request above its limit",
@@ -57,8 +74,16 @@ t.test("names and quantities (validatePodResources)", async (t) => {
       { resources: { limits: { memory: "1Gi", "hugepages-2Mi": "4Mi" }, requests: { "hugepages-2Mi": "2Mi" } } },
       ['spec.resources.requests: Invalid value: "2Mi": must be equal to hugepages-2Mi limit of 4Mi'],
     ],
-    ["hugepages alone", { resources: { limits: { "hugepages-2Mi": "2Mi" } } }, ["spec.resources: Forbidden: HugePages require cpu or memory"]],
-    ["claims", { resources: { claims: [{ name: "gpu" }], limits: { cpu: "1" } } }, ["spec.resources.claims: Forbidden: claims cannot be set for Resources at pod-level"]],
+    [
+      "hugepages alone",
+      { resources: { limits: { "hugepages-2Mi": "2Mi" } } },
+      ["spec.resources: Forbidden: HugePages require cpu or memory"],
+    ],
+    [
+      "claims",
+      { resources: { claims: [{ name: "gpu" }], limits: { cpu: "1" } } },
+      ["spec.resources.claims: Forbidden: claims cannot be set for Resources at pod-level"],
+    ],
     ["an empty spec.resources", { resources: {} }, []],
   ];
   for (const [name, spec, expected] of cases) t.same(podLines(spec), expected, name);
@@ -68,17 +93,26 @@ t.test("pod and container resources agree (validatePodResourceConsistency)", asy
   const cases: [string, Spec, string[]][] = [
     [
       "aggregate container requests below the pod's requests",
-      { resources: { requests: cpuMem("10", "10Mi") }, containers: [{ resources: { requests: cpuMem("5", "5Mi") } }, { resources: { requests: cpuMem("4", "3Mi") } }] },
+      {
+        resources: { requests: cpuMem("10", "10Mi") },
+        containers: [{ resources: { requests: cpuMem("5", "5Mi") } }, { resources: { requests: cpuMem("4", "3Mi") } }],
+      },
       [],
     ],
     [
       "aggregate container requests equal to the pod's requests",
-      { resources: { requests: cpuMem("10", "10Mi") }, containers: [{ resources: { requests: cpuMem("5", "5Mi") } }, { resources: { requests: cpuMem("5", "5Mi") } }] },
+      {
+        resources: { requests: cpuMem("10", "10Mi") },
+        containers: [{ resources: { requests: cpuMem("5", "5Mi") } }, { resources: { requests: cpuMem("5", "5Mi") } }],
+      },
       [],
     ],
     [
       "aggregate container requests above the pod's requests",
-      { resources: { requests: cpuMem("10", "10Mi") }, containers: [{ resources: { requests: cpuMem("6", "5Mi") } }, { resources: { requests: cpuMem("5", "6Mi") } }] },
+      {
+        resources: { requests: cpuMem("10", "10Mi") },
+        containers: [{ resources: { requests: cpuMem("6", "5Mi") } }, { resources: { requests: cpuMem("5", "6Mi") } }],
+      },
       [
         'spec.resources.requests[cpu]: Invalid value: "10": must be greater than or equal to aggregate container requests of 11',
         'spec.resources.requests[memory]: Invalid value: "10Mi": must be greater than or equal to aggregate container requests of 11Mi',
@@ -87,16 +121,27 @@ t.test("pod and container resources agree (validatePodResourceConsistency)", asy
     [
       "a container request defaulted from its limit counts",
       { resources: { requests: { cpu: "1" } }, containers: [{ resources: { limits: { cpu: "1500m" } } }] },
-      ['spec.resources.requests[cpu]: Invalid value: "1": must be greater than or equal to aggregate container requests of 1500m'],
+      [
+        'spec.resources.requests[cpu]: Invalid value: "1": must be greater than or equal to aggregate container requests of 1500m',
+      ],
     ],
     [
       "each container's limit within the pod's limit",
-      { resources: { limits: cpuMem("10", "10Mi") }, containers: [{ resources: { limits: cpuMem("10", "10Mi"), requests: cpuMem("5", "5Mi") } }, { resources: { limits: cpuMem("5", "5Mi") } }] },
+      {
+        resources: { limits: cpuMem("10", "10Mi") },
+        containers: [
+          { resources: { limits: cpuMem("10", "10Mi"), requests: cpuMem("5", "5Mi") } },
+          { resources: { limits: cpuMem("5", "5Mi") } },
+        ],
+      },
       [],
     ],
     [
       "container limits within the pod's, but their defaulted requests add up above it",
-      { resources: { limits: cpuMem("10", "10Mi") }, containers: [{ resources: { limits: cpuMem("10", "10Mi") } }, { resources: { limits: cpuMem("5", "5Mi") } }] },
+      {
+        resources: { limits: cpuMem("10", "10Mi") },
+        containers: [{ resources: { limits: cpuMem("10", "10Mi") } }, { resources: { limits: cpuMem("5", "5Mi") } }],
+      },
       [
         'spec.resources.requests: Invalid value: "15": must be less than or equal to cpu limit of 10',
         'spec.resources.requests: Invalid value: "15Mi": must be less than or equal to memory limit of 10Mi',
@@ -104,7 +149,10 @@ t.test("pod and container resources agree (validatePodResourceConsistency)", asy
     ],
     [
       "a container's limit above the pod's limit",
-      { resources: { limits: cpuMem("10", "10Mi"), requests: cpuMem("10", "10Mi") }, containers: [{ resources: { limits: cpuMem("11", "11Mi"), requests: cpuMem("1", "1Mi") } }] },
+      {
+        resources: { limits: cpuMem("10", "10Mi"), requests: cpuMem("10", "10Mi") },
+        containers: [{ resources: { limits: cpuMem("11", "11Mi"), requests: cpuMem("1", "1Mi") } }],
+      },
       [
         'spec.containers[0].resources.limits[cpu]: Invalid value: "11": must be less than or equal to pod limits of 10',
         'spec.containers[0].resources.limits[memory]: Invalid value: "11Mi": must be less than or equal to pod limits of 10Mi',
@@ -112,12 +160,19 @@ t.test("pod and container resources agree (validatePodResourceConsistency)", asy
     ],
     [
       "pod-level limits alone: requests default to the containers' sum, which may not pass the limit",
-      { resources: { limits: { cpu: "1" } }, containers: [{ resources: { requests: { cpu: "600m" } } }, { resources: { requests: { cpu: "600m" } } }] },
+      {
+        resources: { limits: { cpu: "1" } },
+        containers: [{ resources: { requests: { cpu: "600m" } } }, { resources: { requests: { cpu: "600m" } } }],
+      },
       ['spec.resources.requests: Invalid value: "1200m": must be less than or equal to cpu limit of 1'],
     ],
     [
       "init containers: the largest one counts, not their sum",
-      { resources: { requests: { cpu: "2" } }, containers: [{ resources: { requests: { cpu: "1" } } }], initContainers: [{ resources: { requests: { cpu: "2" } } }, { resources: { requests: { cpu: "2" } } }] },
+      {
+        resources: { requests: { cpu: "2" } },
+        containers: [{ resources: { requests: { cpu: "1" } } }],
+        initContainers: [{ resources: { requests: { cpu: "2" } } }, { resources: { requests: { cpu: "2" } } }],
+      },
       [],
     ],
     [
@@ -125,21 +180,39 @@ t.test("pod and container resources agree (validatePodResourceConsistency)", asy
       {
         resources: { requests: { cpu: "2" } },
         containers: [{ resources: { requests: { cpu: "1" } } }],
-        initContainers: [{ restartPolicy: "Always", resources: { requests: { cpu: "1" } } }, { resources: { requests: { cpu: "1500m" } } }],
+        initContainers: [
+          { restartPolicy: "Always", resources: { requests: { cpu: "1" } } },
+          { resources: { requests: { cpu: "1500m" } } },
+        ],
       },
-      ['spec.resources.requests[cpu]: Invalid value: "2": must be greater than or equal to aggregate container requests of 2500m'],
+      [
+        'spec.resources.requests[cpu]: Invalid value: "2": must be greater than or equal to aggregate container requests of 2500m',
+      ],
     ],
     [
       "a resource requested by a container and not by the pod reads as zero",
-      { resources: { requests: { cpu: "1" } }, containers: [{ resources: { requests: { cpu: "1", memory: "64Mi" } } }] },
-      ['spec.resources.requests[memory]: Invalid value: "0": must be greater than or equal to aggregate container requests of 64Mi'],
+      {
+        resources: { requests: { cpu: "1" } },
+        containers: [{ resources: { requests: { cpu: "1", memory: "64Mi" } } }],
+      },
+      [
+        'spec.resources.requests[memory]: Invalid value: "0": must be greater than or equal to aggregate container requests of 64Mi',
+      ],
     ],
     [
       "an init container's limit is not compared with the pod's",
-      { resources: { limits: cpuMem("1", "64Mi") }, containers: [{}], initContainers: [{ resources: { limits: { memory: "128Mi" }, requests: { memory: "32Mi" } } }] },
+      {
+        resources: { limits: cpuMem("1", "64Mi") },
+        containers: [{}],
+        initContainers: [{ resources: { limits: { memory: "128Mi" }, requests: { memory: "32Mi" } } }],
+      },
       [],
     ],
-    ["no pod-level resources: container requests stand alone", { containers: [{ resources: { requests: cpuMem("64", "1Ti") } }] }, []],
+    [
+      "no pod-level resources: container requests stand alone",
+      { containers: [{ resources: { requests: cpuMem("64", "1Ti") } }] },
+      [],
+    ],
   ];
   for (const [name, spec, expected] of cases) t.same(podLines(spec), expected, name);
 });
@@ -162,7 +235,10 @@ spec:
         requests:
           memory: 32Mi
 `;
-  t.same(manifestErrorLines(() => checkManifest({ name: "pod.yaml", text })), [
-    'pod.yaml:14:19: spec.containers[0].resources.limits[memory]: Invalid value: "128Mi": must be less than or equal to pod limits of 64Mi',
-  ]);
+  t.same(
+    manifestErrorLines(() => checkManifest({ name: "pod.yaml", text })),
+    [
+      'pod.yaml:14:19: spec.containers[0].resources.limits[memory]: Invalid value: "128Mi": must be less than or equal to pod limits of 64Mi',
+    ],
+  );
 });

@@ -42,10 +42,19 @@ const cases: Case[] = [
     value: pod({}, {}, { metadata: { name: "web", lables: { app: "web" } } }),
     want: ['metadata: unknown field "lables"'],
   },
-  { name: "unknown field in spec", value: pod({ restartPolicyy: "Always" }), want: ['spec: unknown field "restartPolicyy"'] },
+  {
+    name: "unknown field in spec",
+    value: pod({ restartPolicyy: "Always" }),
+    want: ['spec: unknown field "restartPolicyy"'],
+  },
   {
     name: "unknown field in containers[1]",
-    value: pod({ containers: [{ name: "a", image: "x" }, { name: "b", image: "y", imagePullPolicyy: "Always" }] }),
+    value: pod({
+      containers: [
+        { name: "a", image: "x" },
+        { name: "b", image: "y", imagePullPolicyy: "Always" },
+      ],
+    }),
     want: ['spec.containers[1]: unknown field "imagePullPolicyy"'],
   },
   {
@@ -75,7 +84,11 @@ const cases: Case[] = [
     value: pod({}, { ports: [{ containerPort: "80" }] }),
     want: [`${C0}.ports[0].containerPort: Invalid value: "80": must be an integer`],
   },
-  { name: "integer for a string", value: pod({}, { image: 5 }), want: [`${C0}.image: Invalid value: 5: must be a string`] },
+  {
+    name: "integer for a string",
+    value: pod({}, { image: 5 }),
+    want: [`${C0}.image: Invalid value: 5: must be a string`],
+  },
   {
     name: "object for a list",
     value: pod({ containers: { name: "app" } }),
@@ -101,18 +114,33 @@ const cases: Case[] = [
     value: pod({ terminationGracePeriodSeconds: 1.5 }),
     want: ["spec.terminationGracePeriodSeconds: Invalid value: 1.5: must be an integer"],
   },
-  { name: "string for a boolean", value: pod({ hostNetwork: "true" }), want: ['spec.hostNetwork: Invalid value: "true": must be a boolean'] },
+  {
+    name: "string for a boolean",
+    value: pod({ hostNetwork: "true" }),
+    want: ['spec.hostNetwork: Invalid value: "true": must be a boolean'],
+  },
   {
     name: "non-string item of a string list",
     value: pod({}, { command: ["sh", "-c", 1] }),
     want: [`${C0}.command[2]: Invalid value: 1: must be a string`],
   },
-  { name: "scalar spec", value: pod({}, {}, { spec: "nginx" }), want: ['spec: Invalid value: "nginx": must be an object'] },
-  { name: "containers of the wrong type: no descent", value: pod({ containers: "app" }), want: ['spec.containers: Invalid value: "app": must be a list'] },
+  {
+    name: "scalar spec",
+    value: pod({}, {}, { spec: "nginx" }),
+    want: ['spec: Invalid value: "nginx": must be an object'],
+  },
+  {
+    name: "containers of the wrong type: no descent",
+    value: pod({ containers: "app" }),
+    want: ['spec.containers: Invalid value: "app": must be a list'],
+  },
   {
     name: "list item of the wrong type",
     value: pod({ containers: [{ name: "a" }, "b", 3] }),
-    want: ['spec.containers[1]: Invalid value: "b": must be an object', "spec.containers[2]: Invalid value: 3: must be an object"],
+    want: [
+      'spec.containers[1]: Invalid value: "b": must be an object',
+      "spec.containers[2]: Invalid value: 3: must be an object",
+    ],
   },
 
   // Enums.
@@ -150,7 +178,9 @@ const cases: Case[] = [
         {
           name: "scratch",
           ephemeral: {
-            volumeClaimTemplate: { spec: { accessModes: ["ReadWriteOnce", "RWX"], resources: { requests: { storage: "1Gi" } } } },
+            volumeClaimTemplate: {
+              spec: { accessModes: ["ReadWriteOnce", "RWX"], resources: { requests: { storage: "1Gi" } } },
+            },
           },
         },
       ],
@@ -164,14 +194,26 @@ const cases: Case[] = [
     value: pod({ restartPolicy: 1 }),
     want: ["spec.restartPolicy: Invalid value: 1: must be a string"],
   },
-  { name: "hostPath type may be empty", value: pod({ volumes: [{ name: "h", hostPath: { path: "/tmp", type: "" } }] }), want: [] },
+  {
+    name: "hostPath type may be empty",
+    value: pod({ volumes: [{ name: "h", hostPath: { path: "/tmp", type: "" } }] }),
+    want: [],
+  },
 
   // OpenAPI-required fields.
-  { name: "container name required", value: pod({ containers: [{ image: "nginx" }] }), want: [`${C0}.name: Required value`] },
+  {
+    name: "container name required",
+    value: pod({ containers: [{ image: "nginx" }] }),
+    want: [`${C0}.name: Required value`],
+  },
   { name: "spec.containers required", value: pod({}, {}, { spec: {} }), want: ["spec.containers: Required value"] },
   { name: "required field set to null", value: pod({ containers: null }), want: ["spec.containers: Required value"] },
   { name: "null container is an empty one", value: pod({ containers: [null] }), want: [`${C0}.name: Required value`] },
-  { name: "containerPort required", value: pod({}, { ports: [{ name: "http" }] }), want: [`${C0}.ports[0].containerPort: Required value`] },
+  {
+    name: "containerPort required",
+    value: pod({}, { ports: [{ name: "http" }] }),
+    want: [`${C0}.ports[0].containerPort: Required value`],
+  },
   { name: "env name required", value: pod({}, { env: [{ value: "x" }] }), want: [`${C0}.env[0].name: Required value`] },
   {
     name: "volumeMount name and mountPath required",
@@ -186,12 +228,20 @@ const cases: Case[] = [
   { name: "image is not OpenAPI-required", value: pod({ containers: [{ name: "a" }] }), want: [] },
   {
     name: "explicit nulls of optional fields are absent",
-    value: pod({ hostNetwork: null, volumes: null }, { image: null, ports: null, env: [{ name: "A", value: null }] }, { metadata: null }),
+    value: pod(
+      { hostNetwork: null, volumes: null },
+      { image: null, ports: null, env: [{ name: "A", value: null }] },
+      { metadata: null },
+    ),
     want: [],
   },
   {
     name: "null map values and scalar list items decode to zero values",
-    value: pod({ nodeSelector: { disk: null } }, { args: [null] }, { metadata: { name: "web", labels: { app: null } } }),
+    value: pod(
+      { nodeSelector: { disk: null } },
+      { args: [null] },
+      { metadata: { name: "web", labels: { app: null } } },
+    ),
     want: [],
   },
 
@@ -203,7 +253,14 @@ const cases: Case[] = [
   },
   {
     name: "IntOrString rejects a float, a boolean and a 64-bit integer",
-    value: pod({}, { livenessProbe: { httpGet: { port: 80.5 } }, readinessProbe: { tcpSocket: { port: true } }, startupProbe: { tcpSocket: { port: 2 ** 40 } } }),
+    value: pod(
+      {},
+      {
+        livenessProbe: { httpGet: { port: 80.5 } },
+        readinessProbe: { tcpSocket: { port: true } },
+        startupProbe: { tcpSocket: { port: 2 ** 40 } },
+      },
+    ),
     want: [
       `${C0}.livenessProbe.httpGet.port: Invalid value: 80.5: must be a string or an integer`,
       `${C0}.readinessProbe.tcpSocket.port: Invalid value: true: must be a string or an integer`,
@@ -212,7 +269,15 @@ const cases: Case[] = [
   },
   {
     name: "Quantity accepts strings and numbers",
-    value: pod({}, { resources: { limits: { cpu: 2, memory: "128Mi" }, requests: { cpu: "500m", memory: 1e8, "nvidia.com/gpu": 0.5 } } }),
+    value: pod(
+      {},
+      {
+        resources: {
+          limits: { cpu: 2, memory: "128Mi" },
+          requests: { cpu: "500m", memory: 1e8, "nvidia.com/gpu": 0.5 },
+        },
+      },
+    ),
     want: [],
   },
   {
@@ -227,14 +292,22 @@ const cases: Case[] = [
   // Maps of strings.
   {
     name: "labels, annotations and nodeSelector values must be strings",
-    value: pod({ nodeSelector: { disk: { type: "ssd" } } }, {}, { metadata: { name: "web", labels: { tier: 1 }, annotations: { ok: "yes", on: true } } }),
+    value: pod(
+      { nodeSelector: { disk: { type: "ssd" } } },
+      {},
+      { metadata: { name: "web", labels: { tier: 1 }, annotations: { ok: "yes", on: true } } },
+    ),
     want: [
       "metadata.labels[tier]: Invalid value: 1: must be a string",
       "metadata.annotations[on]: Invalid value: true: must be a string",
       'spec.nodeSelector[disk]: Invalid value: {"type":"ssd"}: must be a string',
     ],
   },
-  { name: "labels must be a map", value: pod({}, {}, { metadata: { labels: ["app"] } }), want: ['metadata.labels: Invalid value: ["app"]: must be an object'] },
+  {
+    name: "labels must be a map",
+    value: pod({}, {}, { metadata: { labels: ["app"] } }),
+    want: ['metadata.labels: Invalid value: ["app"]: must be an object'],
+  },
 
   // Kubernetes 1.30+ fields the schema must know.
   {
@@ -271,7 +344,14 @@ const cases: Case[] = [
   {
     name: "invalid ConfigMap",
     kind: "ConfigMap",
-    value: { apiVersion: "v1", kind: "ConfigMap", dataa: {}, data: { port: 80 }, binaryData: { x: "not base64!" }, immutable: "yes" },
+    value: {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      dataa: {},
+      data: { port: 80 },
+      binaryData: { x: "not base64!" },
+      immutable: "yes",
+    },
     want: [
       'unknown field "dataa"',
       "data[port]: Invalid value: 80: must be a string",
@@ -279,8 +359,18 @@ const cases: Case[] = [
       'immutable: Invalid value: "yes": must be a boolean',
     ],
   },
-  { name: "ConfigMap data must be a map", kind: "ConfigMap", value: { data: ["a=b"] }, want: ['data: Invalid value: ["a=b"]: must be an object'] },
-  { name: "ConfigMap does not know Secret fields", kind: "ConfigMap", value: { stringData: {} }, want: ['unknown field "stringData"'] },
+  {
+    name: "ConfigMap data must be a map",
+    kind: "ConfigMap",
+    value: { data: ["a=b"] },
+    want: ['data: Invalid value: ["a=b"]: must be an object'],
+  },
+  {
+    name: "ConfigMap does not know Secret fields",
+    kind: "ConfigMap",
+    value: { stringData: {} },
+    want: ['unknown field "stringData"'],
+  },
 
   // Secret.
   {
@@ -297,7 +387,12 @@ const cases: Case[] = [
     },
     want: [],
   },
-  { name: "Secret type is not an enum", kind: "Secret", value: { type: "example.com/custom", stringData: { a: "b" } }, want: [] },
+  {
+    name: "Secret type is not an enum",
+    kind: "Secret",
+    value: { type: "example.com/custom", stringData: { a: "b" } },
+    want: [],
+  },
   {
     name: "invalid Secret",
     kind: "Secret",
@@ -313,8 +408,17 @@ const cases: Case[] = [
 
   // Roots.
   { name: "apiVersion and kind are accepted as strings", value: { apiVersion: "v1", kind: "Pod" }, want: [] },
-  { name: "apiVersion must be a string", kind: "Secret", value: { apiVersion: 1 }, want: ["apiVersion: Invalid value: 1: must be a string"] },
-  { name: "a list is not an object", value: [{ kind: "Pod" }], want: ['Invalid value: [{"kind":"Pod"}]: must be an object'] },
+  {
+    name: "apiVersion must be a string",
+    kind: "Secret",
+    value: { apiVersion: 1 },
+    want: ["apiVersion: Invalid value: 1: must be a string"],
+  },
+  {
+    name: "a list is not an object",
+    value: [{ kind: "Pod" }],
+    want: ['Invalid value: [{"kind":"Pod"}]: must be an object'],
+  },
 ];
 
 t.test("schema check cases", async (t) => {
@@ -355,7 +459,11 @@ t.test("never throws", async (t) => {
     [1, "a", null, [], {}],
     new Map([["spec", {}]]),
     Object.create(null),
-    { spec: { containers: [1, "x", null, [null], { name: [] }, { name: "a", ports: [null, 3, { containerPort: NaN }] }] } },
+    {
+      spec: {
+        containers: [1, "x", null, [null], { name: [] }, { name: "a", ports: [null, 3, { containerPort: NaN }] }],
+      },
+    },
     { metadata: { annotations: deep, labels: { a: deep } }, spec: { containers: [{ name: "a", env: [deep] }] } },
     { spec: { containers: [circular], volumes: [{ name: "v", csi: circular }] }, status: circular },
     { spec: hostile },
@@ -366,7 +474,9 @@ t.test("never throws", async (t) => {
   }
   t.match(check(hostile), [/^Invalid value: null: cannot be checked/]);
   // An object without a prototype is still an object.
-  const bare = Object.assign(Object.create(null) as Obj, { data: Object.assign(Object.create(null) as Obj, { a: "b" }) });
+  const bare = Object.assign(Object.create(null) as Obj, {
+    data: Object.assign(Object.create(null) as Obj, { a: "b" }),
+  });
   t.same(check(bare, "ConfigMap"), []);
 });
 
@@ -399,7 +509,10 @@ t.test("isKnownField", async (t) => {
     ["Pod", ["spec", "containers", 0, "lifecycle", "preStop", "sleep", "seconds"]],
     ["Pod", ["spec", "volumes", 0, "image", "reference"]],
     ["Pod", ["spec", "volumes", 0, "projected", "sources", 0, "serviceAccountToken", "expirationSeconds"]],
-    ["Pod", ["spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"]],
+    [
+      "Pod",
+      ["spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"],
+    ],
     ["Pod", ["spec", "topologySpreadConstraints", 0, "labelSelector", "matchExpressions", 0, "operator"]],
     ["Pod", ["spec", "securityContext", "seccompProfile", "type"]],
     ["Pod", ["status", "containerStatuses", 0, "state", "running", "startedAt"]],
@@ -424,7 +537,11 @@ t.test("the generated schema is up to date", async (t) => {
   // Re-runs the generator in memory (a few seconds: it parses the model's .d.ts files).
   const { generateSchema, OUTPUT_FILE } = await import("../../scripts/gen-schema.js");
   const { text } = await generateSchema();
-  t.equal(readFileSync(OUTPUT_FILE, "utf8"), text, "run `npm run gen:schema` and commit lib/manifest/schema.generated.ts");
+  t.equal(
+    readFileSync(OUTPUT_FILE, "utf8"),
+    text,
+    "run `npm run gen:schema` and commit lib/manifest/schema.generated.ts",
+  );
   t.match(schema.source, /^kubernetes-models@\d/);
 });
 
@@ -447,18 +564,40 @@ function realisticPod(): Obj {
       generateName: "shop-",
       labels: { app: "shop", tier: "web", "app.kubernetes.io/version": "1.4.2" },
       annotations: { "prometheus.io/scrape": "true", "kubectl.kubernetes.io/default-container": "web" },
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "shop-7d9f", uid: "0b1e-42", controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: "apps/v1",
+          kind: "ReplicaSet",
+          name: "shop-7d9f",
+          uid: "0b1e-42",
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
       finalizers: ["example.com/cleanup"],
       creationTimestamp: null,
       uid: "5f0c-11",
       resourceVersion: "12345",
       generation: 2,
-      managedFields: [{ manager: "kubectl", operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "f:spec": {} }, time: "2024-05-01T10:00:00Z" }],
+      managedFields: [
+        {
+          manager: "kubectl",
+          operation: "Apply",
+          apiVersion: "v1",
+          fieldsType: "FieldsV1",
+          fieldsV1: { "f:spec": {} },
+          time: "2024-05-01T10:00:00Z",
+        },
+      ],
     },
     spec: {
       restartPolicy: "Always",
       dnsPolicy: "ClusterFirst",
-      dnsConfig: { nameservers: ["1.1.1.1"], searches: ["svc.cluster.local"], options: [{ name: "ndots", value: "2" }] },
+      dnsConfig: {
+        nameservers: ["1.1.1.1"],
+        searches: ["svc.cluster.local"],
+        options: [{ name: "ndots", value: "2" }],
+      },
       hostname: "shop",
       subdomain: "web",
       hostAliases: [{ ip: "127.0.0.1", hostnames: ["shop.local"] }],
@@ -506,7 +645,10 @@ function realisticPod(): Obj {
             {
               weight: 100,
               podAffinityTerm: {
-                labelSelector: { matchLabels: { app: "shop" }, matchExpressions: [{ key: "tier", operator: "Exists" }] },
+                labelSelector: {
+                  matchLabels: { app: "shop" },
+                  matchExpressions: [{ key: "tier", operator: "Exists" }],
+                },
                 topologyKey: "kubernetes.io/hostname",
                 namespaces: ["prod"],
               },
@@ -519,7 +661,12 @@ function realisticPod(): Obj {
         { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
       ],
       topologySpreadConstraints: [
-        { maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: "shop" } } },
+        {
+          maxSkew: 1,
+          topologyKey: "topology.kubernetes.io/zone",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: { app: "shop" } },
+        },
       ],
       initContainers: [
         {
@@ -527,7 +674,10 @@ function realisticPod(): Obj {
           image: "shop/migrate:1.4.2",
           command: ["/bin/migrate"],
           args: ["--to", "latest"],
-          envFrom: [{ configMapRef: { name: "shop-config" } }, { prefix: "DB_", secretRef: { name: "db", optional: false } }],
+          envFrom: [
+            { configMapRef: { name: "shop-config" } },
+            { prefix: "DB_", secretRef: { name: "db", optional: false } },
+          ],
           volumeMounts: [{ name: "data", mountPath: "/data", subPath: "migrations" }],
         },
         {
@@ -552,9 +702,15 @@ function realisticPod(): Obj {
           env: [
             { name: "MODE", value: "production" },
             { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP", apiVersion: "v1" } } },
-            { name: "MEM_LIMIT", valueFrom: { resourceFieldRef: { containerName: "web", resource: "limits.memory", divisor: "1Mi" } } },
+            {
+              name: "MEM_LIMIT",
+              valueFrom: { resourceFieldRef: { containerName: "web", resource: "limits.memory", divisor: "1Mi" } },
+            },
             { name: "DB_PASSWORD", valueFrom: { secretKeyRef: { name: "db", key: "password" } } },
-            { name: "FEATURES", valueFrom: { configMapKeyRef: { name: "shop-config", key: "features", optional: true } } },
+            {
+              name: "FEATURES",
+              valueFrom: { configMapKeyRef: { name: "shop-config", key: "features", optional: true } },
+            },
           ],
           resources: {
             requests: { cpu: "250m", memory: "256Mi", "ephemeral-storage": "1Gi" },
@@ -598,7 +754,14 @@ function realisticPod(): Obj {
         },
       ],
       volumes: [
-        { name: "config", configMap: { name: "shop-config", defaultMode: 420, items: [{ key: "app.conf", path: "app.conf", mode: 256 }] } },
+        {
+          name: "config",
+          configMap: {
+            name: "shop-config",
+            defaultMode: 420,
+            items: [{ key: "app.conf", path: "app.conf", mode: 256 }],
+          },
+        },
         { name: "secrets", secret: { secretName: "db", defaultMode: 256, optional: false } },
         { name: "data", persistentVolumeClaim: { claimName: "shop-data", readOnly: false } },
         { name: "logs", emptyDir: {} },
@@ -617,11 +780,22 @@ function realisticPod(): Obj {
         },
         {
           name: "info",
-          downwardAPI: { items: [{ path: "cpu", resourceFieldRef: { containerName: "web", resource: "requests.cpu", divisor: "1m" } }] },
+          downwardAPI: {
+            items: [
+              { path: "cpu", resourceFieldRef: { containerName: "web", resource: "requests.cpu", divisor: "1m" } },
+            ],
+          },
         },
         { name: "model", image: { reference: "registry.example.com/models/small:1", pullPolicy: "IfNotPresent" } },
         { name: "nfs", nfs: { server: "nfs.example.com", path: "/exports", readOnly: true } },
-        { name: "csi", csi: { driver: "secrets-store.csi.k8s.io", readOnly: true, volumeAttributes: { secretProviderClass: "vault" } } },
+        {
+          name: "csi",
+          csi: {
+            driver: "secrets-store.csi.k8s.io",
+            readOnly: true,
+            volumeAttributes: { secretProviderClass: "vault" },
+          },
+        },
       ],
     },
     status: {

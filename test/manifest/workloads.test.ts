@@ -34,7 +34,9 @@ const TEMPLATE = `  template:
 `;
 
 t.test("a valid Deployment loads, with its pods", async (t) => {
-  const { errors, manifest } = check(deployment(`  replicas: 2\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`));
+  const { errors, manifest } = check(
+    deployment(`  replicas: 2\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`),
+  );
   t.same(errors, []);
   const [workload] = manifest!.files[0]!.workloads;
   t.equal(workload!.kind, "Deployment");
@@ -43,17 +45,25 @@ t.test("a valid Deployment loads, with its pods", async (t) => {
 });
 
 const cases: [string, string, string[]][] = [
-  ["negative replicas", deployment(`  replicas: -1\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`), ["w.yaml:6:13: spec.replicas: Invalid value: -1: must be greater than or equal to 0"]],
+  [
+    "negative replicas",
+    deployment(`  replicas: -1\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`),
+    ["w.yaml:6:13: spec.replicas: Invalid value: -1: must be greater than or equal to 0"],
+  ],
   ["no selector", deployment(TEMPLATE), ["w.yaml:6:3: spec.selector: Required value"]],
   [
     "a selector that does not match the template",
     deployment(`  selector:\n    matchLabels: {app: api}\n${TEMPLATE}`),
-    ['w.yaml:10:15: spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`'],
+    [
+      'w.yaml:10:15: spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+    ],
   ],
   [
     "matchExpressions are evaluated",
     deployment(`  selector:\n    matchExpressions: [{key: app, operator: NotIn, values: [web]}]\n${TEMPLATE}`),
-    ['w.yaml:10:15: spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`'],
+    [
+      'w.yaml:10:15: spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+    ],
   ],
   [
     "an empty selector",
@@ -113,16 +123,29 @@ t.test("other Kubernetes kinds are one Warning each, never an error; unknown kin
   const text = `${deployment(`  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`)}---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n`;
   const { errors, manifest } = check(text);
   t.same(errors, []);
-  t.same(manifest!.warnings, ["w.yaml:17:7: Warning: kind: Service/web: not run by podrun", "w.yaml:21:7: Warning: kind: Ingress/web: not run by podrun"]);
+  t.same(manifest!.warnings, [
+    "w.yaml:17:7: Warning: kind: Service/web: not run by podrun",
+    "w.yaml:21:7: Warning: kind: Ingress/web: not run by podrun",
+  ]);
   const unknown = check("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n").errors;
   t.equal(unknown.length, 1);
-  t.match(unknown[0], /^w\.yaml:2:7: kind: Unsupported value: "Widget": supported values: "Pod", .*"Deployment", .*"Job", "List"$/);
+  t.match(
+    unknown[0],
+    /^w\.yaml:2:7: kind: Unsupported value: "Widget": supported values: "Pod", .*"Deployment", .*"Job", "List"$/,
+  );
 });
 
 t.test("a PersistentVolumeClaim is accepted and checked structurally", async (t) => {
-  const ok = check("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
+  const ok = check(
+    "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n",
+  );
   t.same(ok.errors, []);
-  t.same(check("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  size: 1\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n").errors, ['w.yaml:5:3: spec: unknown field "size"']);
+  t.same(
+    check(
+      "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  size: 1\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n",
+    ).errors,
+    ['w.yaml:5:3: spec: unknown field "size"'],
+  );
 });
 
 const statefulSet = (claimSpec: string) =>
@@ -130,23 +153,42 @@ const statefulSet = (claimSpec: string) =>
   `  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: ${claimSpec}\n`;
 
 t.test("a StatefulSet's volumeClaimTemplates: mounted by name, each checked as a claim", async (t) => {
-  t.same(check(statefulSet("{accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}")).errors, [], "a mount of a claim template's name is a mount of a volume");
-  t.same(check(statefulSet("{accessModes: [ReadWriteOnce]}")).errors, ["w.yaml:15:11: spec.volumeClaimTemplates[0].spec.resources[storage]: Required value"]);
+  t.same(
+    check(statefulSet("{accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}")).errors,
+    [],
+    "a mount of a claim template's name is a mount of a volume",
+  );
+  t.same(check(statefulSet("{accessModes: [ReadWriteOnce]}")).errors, [
+    "w.yaml:15:11: spec.volumeClaimTemplates[0].spec.resources[storage]: Required value",
+  ]);
   const noClaims = statefulSet("{}").replace(/ {2}volumeClaimTemplates:[^]*$/, "");
-  t.same(check(noClaims).errors, ['w.yaml:12:31: spec.template.spec.containers[0].volumeMounts[0].name: Not found: "data"'], "without the template, the mount names nothing");
+  t.same(
+    check(noClaims).errors,
+    ['w.yaml:12:31: spec.template.spec.containers[0].volumeMounts[0].name: Not found: "data"'],
+    "without the template, the mount names nothing",
+  );
 });
 
 t.test("fields of the template podrun ignores are warned about under spec.template", async (t) => {
-  const text = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {disk: ssd}\n      containers: [{name: a, image: busybox}]\n";
+  const text =
+    "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {disk: ssd}\n      containers: [{name: a, image: busybox}]\n";
   const { errors, manifest } = check(text);
   t.same(errors, []);
-  t.same(manifest!.warnings, ["w.yaml:9:7: Warning: spec.template.spec.nodeSelector: scheduling does not apply on one machine: ignored"]);
+  t.same(manifest!.warnings, [
+    "w.yaml:9:7: Warning: spec.template.spec.nodeSelector: scheduling does not apply on one machine: ignored",
+  ]);
 });
 
 t.test("validate's summary names each workload with its pods and containers", async (t) => {
-  const job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate}\nspec:\n  parallelism: 2\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: busybox}, {name: side, image: busybox}]\n";
-  const { manifest } = check(`${deployment(`  replicas: 2\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`)}---\n${job}`);
-  t.same(summarize(manifest!.files[0]!), ["w.yaml: Deployment web (2 replicas, 1 container)", "w.yaml: Job migrate (2 parallel pods, 2 containers)"]);
+  const job =
+    "apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate}\nspec:\n  parallelism: 2\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: busybox}, {name: side, image: busybox}]\n";
+  const { manifest } = check(
+    `${deployment(`  replicas: 2\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`)}---\n${job}`,
+  );
+  t.same(summarize(manifest!.files[0]!), [
+    "w.yaml: Deployment web (2 replicas, 1 container)",
+    "w.yaml: Job migrate (2 parallel pods, 2 containers)",
+  ]);
 });
 
 t.test("validate --json lists the workloads with the other objects", async (t) => {
@@ -160,5 +202,8 @@ t.test("validate --json lists the workloads with the other objects", async (t) =
   stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   await validate({ files: [file], json: true, stdout, stderr });
   const list = JSON.parse(out) as { items: { kind: string; metadata: { name: string; namespace: string } }[] };
-  t.same(list.items.map((i) => `${i.kind}/${i.metadata.namespace}/${i.metadata.name}`), ["Deployment/default/web"]);
+  t.same(
+    list.items.map((i) => `${i.kind}/${i.metadata.namespace}/${i.metadata.name}`),
+    ["Deployment/default/web"],
+  );
 });

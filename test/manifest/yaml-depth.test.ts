@@ -1,10 +1,17 @@
 import t from "tap";
 import { Lexer, Parser, type CST } from "yaml";
 import { parseYamlDocuments } from "../../lib/manifest/parse-yaml.js";
-import { createLexemeDepthGuard, findTooDeepCollection, findTooDeepJson, MAX_YAML_DEPTH, PARSER_NESTING_LIMIT } from "../../lib/manifest/yaml-depth.js";
+import {
+  createLexemeDepthGuard,
+  findTooDeepCollection,
+  findTooDeepJson,
+  MAX_YAML_DEPTH,
+  PARSER_NESTING_LIMIT,
+} from "../../lib/manifest/yaml-depth.js";
 import { manifestErrorLines } from "../harness/manifest-errors.js";
 
-const cst = (text: string): CST.Document => Array.from(new Parser().parse(text)).find((token) => token.type === "document") as CST.Document;
+const cst = (text: string): CST.Document =>
+  Array.from(new Parser().parse(text)).find((token) => token.type === "document") as CST.Document;
 const errorLines = (text: string) => manifestErrorLines(() => parseYamlDocuments({ name: "pod.yaml", text }));
 const TOO_DEEP = `YAML error: lists and mappings nested deeper than ${MAX_YAML_DEPTH} levels: no Pod manifest needs that many`;
 
@@ -29,11 +36,16 @@ t.test("nesting deeper than the limit is one error at the collection too deep, w
   t.same(errorLines(`spec: ${"{a: ".repeat(over)}1${"}".repeat(over)}\n`).length, 1);
   // Far beyond what the Parser's recursion survives: stopped while parsing, at the bracket past
   // PARSER_NESTING_LIMIT; still that one line, no stack overflow.
-  t.same(errorLines(`a: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`), [`pod.yaml:1:${4 + PARSER_NESTING_LIMIT}: ${TOO_DEEP}`]);
+  t.same(errorLines(`a: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`), [
+    `pod.yaml:1:${4 + PARSER_NESTING_LIMIT}: ${TOO_DEEP}`,
+  ]);
 });
 
 t.test("nesting up to the limit is read", async (t) => {
-  const [doc] = parseYamlDocuments({ name: "pod.yaml", text: `${"[".repeat(MAX_YAML_DEPTH)}${"]".repeat(MAX_YAML_DEPTH)}\n` });
+  const [doc] = parseYamlDocuments({
+    name: "pod.yaml",
+    text: `${"[".repeat(MAX_YAML_DEPTH)}${"]".repeat(MAX_YAML_DEPTH)}\n`,
+  });
   let depth = 0;
   for (let value = doc!.value; Array.isArray(value); value = value[0]) depth++;
   t.equal(depth, MAX_YAML_DEPTH);

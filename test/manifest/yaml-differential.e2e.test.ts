@@ -16,17 +16,22 @@ const EXAMPLES = join(import.meta.dirname, "../../examples");
 type Reading = { documents: unknown[] } | { error: string };
 
 // Files where podrun knowingly reads differently from kubectl, and why.
-const EXPECTED_DIVERGENCES: Record<string, { kubectl: "reads" | "refuses"; podrun: "reads" | "refuses"; why: string }> = {
-  // kubectl keeps the last of two equal keys without a word (kubernetes/kubernetes#14791); the
-  // YAML spec forbids them and go-yaml's strict mode refuses them. podrun refuses them: the
-  // first value, silently dropped, is almost always a copy-and-paste mistake.
-  "duplicate-keys.yaml": { kubectl: "reads", podrun: "refuses", why: "duplicate keys are refused on purpose" },
-  "boolean-keys-colliding.yaml": { kubectl: "reads", podrun: "refuses", why: "keys that read the same are duplicates" },
-  // libyaml breaks lines at LS and PS (U+2028, U+2029) and keeps the character in the value, so in
-  // a block scalar the text after it is an unindented line. Following that would take a lexer of
-  // our own for a character no manifest should hold; podrun reads it as text, as YAML 1.2 does.
-  "unicode-line-break-in-block.yaml": { kubectl: "refuses", podrun: "reads", why: "LS and PS are text for podrun" },
-};
+const EXPECTED_DIVERGENCES: Record<string, { kubectl: "reads" | "refuses"; podrun: "reads" | "refuses"; why: string }> =
+  {
+    // kubectl keeps the last of two equal keys without a word (kubernetes/kubernetes#14791); the
+    // YAML spec forbids them and go-yaml's strict mode refuses them. podrun refuses them: the
+    // first value, silently dropped, is almost always a copy-and-paste mistake.
+    "duplicate-keys.yaml": { kubectl: "reads", podrun: "refuses", why: "duplicate keys are refused on purpose" },
+    "boolean-keys-colliding.yaml": {
+      kubectl: "reads",
+      podrun: "refuses",
+      why: "keys that read the same are duplicates",
+    },
+    // libyaml breaks lines at LS and PS (U+2028, U+2029) and keeps the character in the value, so in
+    // a block scalar the text after it is an unindented line. Following that would take a lexer of
+    // our own for a character no manifest should hold; podrun reads it as text, as YAML 1.2 does.
+    "unicode-line-break-in-block.yaml": { kubectl: "refuses", podrun: "reads", why: "LS and PS are text for podrun" },
+  };
 
 function readWithPodrun(text: string): Reading {
   try {
@@ -63,10 +68,14 @@ t.test("podrun reads YAML quirks as kubectl does", async (t) => {
   const reader = requireYamlReader(t);
   if (!reader) return;
 
-  const quirks = readdirSync(QUIRKS).filter((name) => name.endsWith(".yaml")).sort();
+  const quirks = readdirSync(QUIRKS)
+    .filter((name) => name.endsWith(".yaml"))
+    .sort();
   t.ok(quirks.length >= 30, `${quirks.length} quirk files`);
   // The shipped examples too: real manifests, read the same way.
-  const examples = readdirSync(EXAMPLES).filter((name) => name.endsWith(".yaml")).sort();
+  const examples = readdirSync(EXAMPLES)
+    .filter((name) => name.endsWith(".yaml"))
+    .sort();
   const files = [...quirks.map((name) => join(QUIRKS, name)), ...examples.map((name) => join(EXAMPLES, name))];
   const texts = files.map((path) => readFileSync(path, "utf8"));
   const readings = await readWithKubectl(reader, texts);
@@ -77,7 +86,11 @@ t.test("podrun reads YAML quirks as kubectl does", async (t) => {
     const expected = EXPECTED_DIVERGENCES[file];
     if (expected) {
       t.equal("error" in kubectl ? "refuses" : "reads", expected.kubectl, `${file}: kubectl ${expected.kubectl} it`);
-      t.equal("error" in podrun ? "refuses" : "reads", expected.podrun, `${file}: podrun ${expected.podrun} it (${expected.why})`);
+      t.equal(
+        "error" in podrun ? "refuses" : "reads",
+        expected.podrun,
+        `${file}: podrun ${expected.podrun} it (${expected.why})`,
+      );
       continue;
     }
     if ("error" in kubectl) {
@@ -91,16 +104,53 @@ t.test("podrun reads YAML quirks as kubectl does", async (t) => {
 // Manifests built at random from YAML 1.1 pieces (fixed seeds, so a failure reproduces): nesting,
 // sequences, merges, anchors, block and quoted scalars across lines, comments, several documents.
 const SCALARS = [
-  "x", "'q'", '"d"', "1", "0644", "0o17", "yes", "n", "~", "", "[a, b, ]", "{k: v}", "|\n  block\n", ">-\n  fold\n  ed\n",
-  "a b", "-1.5", '"multi\nline"', "'it''s'", "&a v", "*a", "!!str 5", "!!float 3", "x # c", '"a\\tb"', "2001-01-01", "1:2",
-  ".5", "0x1F", "null", "1e3", '"\\x41"', "{<<: {m: 1}, m: 2}", "[a,\nb]", "{k: [1,\n2]}", "'x\n\ny'", "a:b", "x #y", "--",
+  "x",
+  "'q'",
+  '"d"',
+  "1",
+  "0644",
+  "0o17",
+  "yes",
+  "n",
+  "~",
+  "",
+  "[a, b, ]",
+  "{k: v}",
+  "|\n  block\n",
+  ">-\n  fold\n  ed\n",
+  "a b",
+  "-1.5",
+  '"multi\nline"',
+  "'it''s'",
+  "&a v",
+  "*a",
+  "!!str 5",
+  "!!float 3",
+  "x # c",
+  '"a\\tb"',
+  "2001-01-01",
+  "1:2",
+  ".5",
+  "0x1F",
+  "null",
+  "1e3",
+  '"\\x41"',
+  "{<<: {m: 1}, m: 2}",
+  "[a,\nb]",
+  "{k: [1,\n2]}",
+  "'x\n\ny'",
+  "a:b",
+  "x #y",
+  "--",
 ];
 const KEYS = ["a", "b", "'k'", '"k2"', "1", "yes", "on", "<<", "1.5"];
 
 // JSON with sorted keys: Go's maps come out sorted, podrun's objects in written order.
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_key, item: unknown) =>
-    item && typeof item === "object" && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1))) : item,
+    item && typeof item === "object" && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : item,
   );
 
 function generate(seed: number, count: number): string[] {
@@ -116,13 +166,16 @@ function generate(seed: number, count: number): string[] {
       const kind = pick([0, 1, 2, 3, 3, 3]);
       const key = pick(KEYS);
       if (kind === 0 && depth < 3) out += `${indent}${key}:\n${block(`${indent}  `, depth + 1)}`;
-      else if (kind === 1 && depth < 3) out += `${indent}${key}:\n${indent}- ${scalar(indent)}\n${indent}- ${scalar(indent)}\n`;
+      else if (kind === 1 && depth < 3)
+        out += `${indent}${key}:\n${indent}- ${scalar(indent)}\n${indent}- ${scalar(indent)}\n`;
       else if (kind === 2) out += `${indent}# comment\n`;
       else out += `${indent}${key}: ${scalar(indent)}\n`;
     }
     return out;
   };
-  return Array.from({ length: count }, () => (pick([0, 1, 2, 3]) === 0 ? `${block("", 0)}---\n${block("", 0)}` : block("", 0)));
+  return Array.from({ length: count }, () =>
+    pick([0, 1, 2, 3]) === 0 ? `${block("", 0)}---\n${block("", 0)}` : block("", 0),
+  );
 }
 
 t.test("podrun reads generated manifests as kubectl does", async (t) => {
@@ -136,7 +189,10 @@ t.test("podrun reads generated manifests as kubectl does", async (t) => {
     const want = kubectl[i]!;
     // Keys that read the same are refused on purpose (see EXPECTED_DIVERGENCES).
     if ("error" in podrun && /duplicate key/.test(podrun.error) && !("error" in want)) return;
-    const same = "error" in want || "error" in podrun ? "error" in want && "error" in podrun : canonical(podrun) === canonical(want);
+    const same =
+      "error" in want || "error" in podrun
+        ? "error" in want && "error" in podrun
+        : canonical(podrun) === canonical(want);
     if (!same && differ++ < 5) t.fail(`generated manifest ${i} reads differently`, { text, podrun, kubectl: want });
   });
   t.equal(differ, 0, `${texts.length} generated manifests read the same`);

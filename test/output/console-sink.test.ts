@@ -24,7 +24,14 @@ class Capture extends Writable {
   isTTY?: boolean;
   constructor(isTTY?: boolean) {
     super();
-    if (isTTY) Object.assign(this, { isTTY: true, columns: 80, cursorTo: () => true, moveCursor: () => true, clearLine: () => true });
+    if (isTTY)
+      Object.assign(this, {
+        isTTY: true,
+        columns: 80,
+        cursorTo: () => true,
+        moveCursor: () => true,
+        clearLine: () => true,
+      });
   }
   override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
     this.text += chunk.toString();
@@ -34,10 +41,26 @@ class Capture extends Writable {
 
 t.test("one aligned line per event: time, type, reason, object, message", async (t) => {
   const out = new Capture();
-  const recorder = recordInto(createConsoleSink({ stream: out, chalk: new Chalk({ level: 0 }), objects: ["pod/web", "pod/web[app]", "pod/web[sidecar]"] }));
-  recorder.event(toInvolvedObject(POD), "Normal", "Pulled", 'Container image "registry.k8s.io/pause:3.10" already present on machine');
+  const recorder = recordInto(
+    createConsoleSink({
+      stream: out,
+      chalk: new Chalk({ level: 0 }),
+      objects: ["pod/web", "pod/web[app]", "pod/web[sidecar]"],
+    }),
+  );
+  recorder.event(
+    toInvolvedObject(POD),
+    "Normal",
+    "Pulled",
+    'Container image "registry.k8s.io/pause:3.10" already present on machine',
+  );
   recorder.event(toInvolvedObject(POD, { name: "app" }), "Normal", "Pulling", 'Pulling image "busybox"');
-  recorder.event(toInvolvedObject(POD, { name: "sidecar" }), "Warning", "Failed", 'Failed to pull image "nope": not found');
+  recorder.event(
+    toInvolvedObject(POD, { name: "sidecar" }),
+    "Warning",
+    "Failed",
+    'Failed to pull image "nope": not found',
+  );
   recorder.event(toInvolvedObject(POD, { name: "sidecar" }), "Normal", "BackOff", 'Back-off pulling image "nope"');
   recorder.event(toInvolvedObject(POD, { name: "sidecar" }), "Normal", "BackOff", 'Back-off pulling image "nope"');
   t.equal(
@@ -57,10 +80,24 @@ t.test("columns only widen, so later lines stay aligned with longer ones", async
   const widths = { reason: 9, object: 0 };
   const chalk = new Chalk({ level: 0 });
   const event = (reason: string, container?: string) =>
-    recordInto({ write() {} }).event(toInvolvedObject(POD, container ? { name: container } : undefined), "Warning", reason, "m");
-  t.equal(formatEventLine(event("FailedCreatePodSandBox"), { chalk, widths }), "12:03:04  Warning  FailedCreatePodSandBox  pod/web  m");
-  t.equal(formatEventLine(event("Failed", "a"), { chalk, widths }), "12:03:04  Warning  Failed                  pod/web[a]  m");
-  t.equal(formatEventLine(event("Failed"), { chalk, widths }), "12:03:04  Warning  Failed                  pod/web     m");
+    recordInto({ write() {} }).event(
+      toInvolvedObject(POD, container ? { name: container } : undefined),
+      "Warning",
+      reason,
+      "m",
+    );
+  t.equal(
+    formatEventLine(event("FailedCreatePodSandBox"), { chalk, widths }),
+    "12:03:04  Warning  FailedCreatePodSandBox  pod/web  m",
+  );
+  t.equal(
+    formatEventLine(event("Failed", "a"), { chalk, widths }),
+    "12:03:04  Warning  Failed                  pod/web[a]  m",
+  );
+  t.equal(
+    formatEventLine(event("Failed"), { chalk, widths }),
+    "12:03:04  Warning  Failed                  pod/web     m",
+  );
 });
 
 t.test("colour: Normal green, Warning yellow, time dim; none at level 0", async (t) => {
@@ -68,8 +105,14 @@ t.test("colour: Normal green, Warning yellow, time dim; none at level 0", async 
   const normal = recordInto({ write() {} }).event(toInvolvedObject(POD), "Normal", "Pulled", "m");
   const warning = recordInto({ write() {} }).event(toInvolvedObject(POD), "Warning", "Failed", "m");
   const chalk = new Chalk({ level: 1 });
-  t.equal(formatEventLine(normal, { chalk, widths }), `${chalk.dim("12:03:04")}  ${chalk.green("Normal ")}  Pulled     pod/web  m`);
-  t.equal(formatEventLine(warning, { chalk, widths }), `${chalk.dim("12:03:04")}  ${chalk.yellow("Warning")}  Failed     pod/web  m`);
+  t.equal(
+    formatEventLine(normal, { chalk, widths }),
+    `${chalk.dim("12:03:04")}  ${chalk.green("Normal ")}  Pulled     pod/web  m`,
+  );
+  t.equal(
+    formatEventLine(warning, { chalk, widths }),
+    `${chalk.dim("12:03:04")}  ${chalk.yellow("Warning")}  Failed     pod/web  m`,
+  );
   t.notMatch(formatEventLine(warning, { chalk: new Chalk({ level: 0 }), widths }), "\u001b");
 });
 
@@ -79,7 +122,8 @@ t.test("in a real process: NO_COLOR turns colour off, FORCE_COLOR on (and wins o
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, TZ: "UTC", ...extra };
     return (await promisify(execFile)(process.execPath, ["--import", "tsx", script], { env })).stdout;
   };
-  const plain = '12:03:04  Normal   Pulling    pod/web[app]  Pulling image "busybox"\n12:03:04  Warning  Failed     pod/web[app]  Failed to pull image "busybox": not found\n';
+  const plain =
+    '12:03:04  Normal   Pulling    pod/web[app]  Pulling image "busybox"\n12:03:04  Warning  Failed     pod/web[app]  Failed to pull image "busybox": not found\n';
   t.equal(await run({}), plain, "a pipe: no colour");
   t.equal(await run({ NO_COLOR: "1" }), plain, "NO_COLOR");
   const forced = await run({ FORCE_COLOR: "1" });
@@ -92,7 +136,10 @@ t.test("in a real process: NO_COLOR turns colour off, FORCE_COLOR on (and wins o
 
 t.test("object labels: pod/NAME, with [container] for container events", async (t) => {
   t.equal(formatObjectLabel({ involvedObject: toInvolvedObject(POD) }), "pod/web");
-  t.equal(formatObjectLabel({ involvedObject: toInvolvedObject(POD, { name: "setup", init: true }) }), "pod/web[setup]");
+  t.equal(
+    formatObjectLabel({ involvedObject: toInvolvedObject(POD, { name: "setup", init: true }) }),
+    "pod/web[setup]",
+  );
 });
 
 t.test("progress: nothing at all unless the stream is an interactive terminal", async (t) => {

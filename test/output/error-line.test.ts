@@ -11,19 +11,31 @@ t.test("a pod's failure: reason, pod, message", async (t) => {
 });
 
 t.test("without a pod: reason and message", async (t) => {
-  t.equal(formatErrorLine(new PodrunError("RuntimeUnavailable", "docker: the engine does not answer")), "Error: RuntimeUnavailable: docker: the engine does not answer");
+  t.equal(
+    formatErrorLine(new PodrunError("RuntimeUnavailable", "docker: the engine does not answer")),
+    "Error: RuntimeUnavailable: docker: the engine does not answer",
+  );
 });
 
 t.test("an error without a reason: an engine command, a state file, a plain message", async (t) => {
   t.equal(formatErrorLine(new EngineCommandError("no such network"), "pod/web"), "Error: pod/web: no such network");
   t.equal(formatErrorLine(new EngineCommandError("no such network")), "Error: no such network");
-  t.equal(formatErrorLine(new StateAccessError("/s", "cannot read /s/backoff.json: permission denied (EACCES)")), "Error: cannot read /s/backoff.json: permission denied (EACCES)");
-  t.equal(formatErrorLine({ message: "no back-off entry x (`podrun backoff` lists them)" }), "Error: no back-off entry x (`podrun backoff` lists them)");
+  t.equal(
+    formatErrorLine(new StateAccessError("/s", "cannot read /s/backoff.json: permission denied (EACCES)")),
+    "Error: cannot read /s/backoff.json: permission denied (EACCES)",
+  );
+  t.equal(
+    formatErrorLine({ message: "no back-off entry x (`podrun backoff` lists them)" }),
+    "Error: no back-off entry x (`podrun backoff` lists them)",
+  );
 });
 
 t.test("a reason given as data (down's FailedKillPod)", async (t) => {
   t.equal(
-    formatErrorLine({ reason: "FailedKillPod", message: "container app: could not stop it: boom" }, "pod/web (namespace ci)"),
+    formatErrorLine(
+      { reason: "FailedKillPod", message: "container app: could not stop it: boom" },
+      "pod/web (namespace ci)",
+    ),
     "Error: FailedKillPod: pod/web (namespace ci): container app: could not stop it: boom",
   );
 });

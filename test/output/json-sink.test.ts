@@ -8,7 +8,11 @@ import { toInvolvedObject } from "../../lib/events/types.js";
 t.test("NDJSON: one core/v1 Event per line, a repeat again with its count", async (t) => {
   let text = "";
   const out = new Writable({ write: (chunk: Buffer, _encoding, callback) => ((text += chunk.toString()), callback()) });
-  const recorder = createRecorder({ sinks: [createJsonSink(out)], clock: () => Date.parse("2025-03-01T12:00:00Z"), host: "h" });
+  const recorder = createRecorder({
+    sinks: [createJsonSink(out)],
+    clock: () => Date.parse("2025-03-01T12:00:00Z"),
+    host: "h",
+  });
   const object = toInvolvedObject({ name: "web", namespace: "default", uid: "u" }, { name: "app" });
   recorder.event(object, "Normal", "Pulling", 'Pulling image "busybox"');
   recorder.event(object, "Normal", "Pulling", 'Pulling image "busybox"');
@@ -20,7 +24,14 @@ t.test("NDJSON: one core/v1 Event per line, a repeat again with its count", asyn
     apiVersion: "v1",
     kind: "Event",
     metadata: { name: /^web\.[0-9a-f]+$/, namespace: "default" },
-    involvedObject: { kind: "Pod", name: "web", namespace: "default", uid: "u", apiVersion: "v1", fieldPath: "spec.containers{app}" },
+    involvedObject: {
+      kind: "Pod",
+      name: "web",
+      namespace: "default",
+      uid: "u",
+      apiVersion: "v1",
+      fieldPath: "spec.containers{app}",
+    },
     reason: "Pulling",
     message: 'Pulling image "busybox"',
     type: "Normal",
@@ -38,7 +49,7 @@ t.test("writes to standard output by default", async (t) => {
   const writes: string[] = [];
   // eslint-disable-next-line @typescript-eslint/unbound-method -- put back on process.stdout, where it came from
   const original = process.stdout.write;
-  process.stdout.write = ((chunk: string) => (writes.push(chunk), true));
+  process.stdout.write = (chunk: string) => (writes.push(chunk), true);
   try {
     createJsonSink().write({ kind: "Event" } as never);
   } finally {

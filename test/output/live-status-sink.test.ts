@@ -8,7 +8,11 @@ import { showPodProgress } from "../../lib/output/live-status-sink.js";
 
 function recordingLive() {
   const rows: string[] = [];
-  const live: LiveStatus = { set: (label, text, tone) => rows.push(`${label} ${text} ${tone}`), print: () => undefined, stop: () => undefined };
+  const live: LiveStatus = {
+    set: (label, text, tone) => rows.push(`${label} ${text} ${tone}`),
+    print: () => undefined,
+    stop: () => undefined,
+  };
   return { rows, live };
 }
 
@@ -39,8 +43,16 @@ t.test("the wait: each container's state and tone", async (t) => {
       { name: "app", state: "Waiting for readiness (1/3)", ready: false, failed: false },
     ],
   });
-  showPodProgress(live, pod, { kind: "containers", label: "pod/web", containers: [{ name: "app", state: "Terminated", ready: false, failed: true }] });
-  t.same(rows, ["pod/web[proxy] Ready done", "pod/web[app] Waiting for readiness (1/3) active", "pod/web[app] Terminated failed"]);
+  showPodProgress(live, pod, {
+    kind: "containers",
+    label: "pod/web",
+    containers: [{ name: "app", state: "Terminated", ready: false, failed: true }],
+  });
+  t.same(rows, [
+    "pod/web[proxy] Ready done",
+    "pod/web[app] Waiting for readiness (1/3) active",
+    "pod/web[app] Terminated failed",
+  ]);
 });
 
 t.test("the other steps leave the block as it is", async (t) => {

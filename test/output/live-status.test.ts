@@ -1,7 +1,13 @@
 import { Writable } from "node:stream";
 import { Chalk } from "chalk";
 import t from "tap";
-import { createLiveStatus, redrawSequence, renderStatusFrame, statusOfEvent, type StatusRow } from "../../lib/output/live-status.js";
+import {
+  createLiveStatus,
+  redrawSequence,
+  renderStatusFrame,
+  statusOfEvent,
+  type StatusRow,
+} from "../../lib/output/live-status.js";
 
 // The live status block as pure frames and cursor sequences, and the renderer over a captured
 // stream. No terminal is needed: what is checked is the text a terminal would receive.
@@ -23,8 +29,14 @@ t.test("a frame: symbol, aligned label, state; the spinner turns with the frame 
     "✖ pod/web[db]       Failed: exited with code 1",
     "· pod/web[cache]    Waiting",
   ]);
-  t.equal(renderStatusFrame(rows, { frame: 2, chalk: plain, columns: 80 })[0], "⠹ pod/web[app]      Waiting for readiness (2/3)");
-  t.equal(renderStatusFrame(rows, { frame: 11, chalk: plain, columns: 80 })[0], "⠙ pod/web[app]      Waiting for readiness (2/3)");
+  t.equal(
+    renderStatusFrame(rows, { frame: 2, chalk: plain, columns: 80 })[0],
+    "⠹ pod/web[app]      Waiting for readiness (2/3)",
+  );
+  t.equal(
+    renderStatusFrame(rows, { frame: 11, chalk: plain, columns: 80 })[0],
+    "⠙ pod/web[app]      Waiting for readiness (2/3)",
+  );
 });
 
 t.test("lines never wrap: each is cut short of the terminal's last column", async (t) => {
@@ -34,7 +46,10 @@ t.test("lines never wrap: each is cut short of the terminal's last column", asyn
 });
 
 t.test("more rows than the screen has lines: the rest is counted", async (t) => {
-  t.same(renderStatusFrame(rows, { frame: 0, chalk: plain, columns: 80, maxLines: 3 }), ["⠋ pod/web[app]      Waiting for readiness (2/3)", "… and 3 more"]);
+  t.same(renderStatusFrame(rows, { frame: 0, chalk: plain, columns: 80, maxLines: 3 }), [
+    "⠋ pod/web[app]      Waiting for readiness (2/3)",
+    "… and 3 more",
+  ]);
 });
 
 t.test("colours, when the terminal has them", async (t) => {
@@ -74,7 +89,7 @@ t.test("the renderer: hidden cursor, lines above the block, a last frame without
   const stream = new Capture();
   const live = createLiveStatus({ stream, chalk: plain, labels: ["pod/web[app]", "pod/web[db]"], intervalMs: 60_000 });
   live.set("pod/web[app]", "Pulling", "active");
-  live.print("12:00:00  Normal   Pulling  pod/web[app]  Pulling image \"busybox\"");
+  live.print('12:00:00  Normal   Pulling  pod/web[app]  Pulling image "busybox"');
   live.set("pod/web[app]", "Ready", "done");
   live.set("pod/web[unknown]", "Ready", "done"); // not a row: ignored
   live.set("pod/web[db]", "Waiting for readiness (0/1)", "active");
@@ -103,10 +118,18 @@ t.test("with a live view, the console sink's lines go above it and it shows no s
   const stream = Object.assign(new Capture(), { isTTY: true });
   const printed: string[] = [];
   const sink = createConsoleSink({ stream, env: {}, chalk: plain, live: { print: (line) => printed.push(line) } });
-  createRecorder({ sinks: [sink], host: "h", clock: () => Date.parse("2025-03-01T12:00:00Z") }).event(toInvolvedObject({ name: "web", namespace: "default", uid: "u" }, { name: "app" }), "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503");
+  createRecorder({ sinks: [sink], host: "h", clock: () => Date.parse("2025-03-01T12:00:00Z") }).event(
+    toInvolvedObject({ name: "web", namespace: "default", uid: "u" }, { name: "app" }),
+    "Warning",
+    "Unhealthy",
+    "Readiness probe failed: HTTP probe failed with statuscode: 503",
+  );
   sink.startProgress("Pulling").stop();
   await new Promise((resolve) => setTimeout(resolve, 50));
   t.equal(printed.length, 1);
-  t.match(printed[0], /Warning {2}Unhealthy {2}pod\/web\[app\] {2}Readiness probe failed: HTTP probe failed with statuscode: 503$/);
+  t.match(
+    printed[0],
+    /Warning {2}Unhealthy {2}pod\/web\[app\] {2}Readiness probe failed: HTTP probe failed with statuscode: 503$/,
+  );
   t.equal(stream.text, "", "nothing written around the live view");
 });

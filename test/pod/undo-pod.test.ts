@@ -13,7 +13,12 @@ function stubRuntime(options: { failRemove?: string } = {}) {
     calls.push(`${what} ${[names].flat().join(",")}`);
     if (options.failRemove === what) throw new Error(`cannot remove ${what}\nsecond line`);
   };
-  const runtime = { name: "docker", removeContainers: remove("containers"), removeSandbox: remove("sandbox"), removeVolumes: remove("volumes") };
+  const runtime = {
+    name: "docker",
+    removeContainers: remove("containers"),
+    removeSandbox: remove("sandbox"),
+    removeVolumes: remove("volumes"),
+  };
   return { calls, runtime: runtime as unknown as ContainerRuntime };
 }
 
@@ -21,9 +26,17 @@ const label = "pod/web";
 
 t.test("a failed start: what this run created goes, said when there were containers", async (t) => {
   const { calls, runtime } = stubRuntime();
-  const lines = await undoFailedStart(runtime, { sandbox: "default_web", containerIds: ["c1", "c2"], volumes: ["v1"] }, { label, keep: false });
+  const lines = await undoFailedStart(
+    runtime,
+    { sandbox: "default_web", containerIds: ["c1", "c2"], volumes: ["v1"] },
+    { label, keep: false },
+  );
   t.same(lines, ["podrun: removed the 3 containers this run created for pod/web (--keep-on-failure keeps them)"]);
-  t.same(calls, ["containers c2,c1", "sandbox default_web", "volumes v1"], "containers in reverse creation order, then the sandbox and volumes");
+  t.same(
+    calls,
+    ["containers c2,c1", "sandbox default_web", "volumes v1"],
+    "containers in reverse creation order, then the sandbox and volumes",
+  );
 });
 
 t.test("a failed start with only volumes: removed without a line", async (t) => {
@@ -41,14 +54,25 @@ t.test("--keep-on-failure, or nothing created: nothing removed", async (t) => {
 
 t.test("a removal that fails is told on one line, not thrown", async (t) => {
   const { runtime } = stubRuntime({ failRemove: "containers" });
-  t.same(await undoFailedStart(runtime, { containerIds: ["c1"] }, { label, keep: false }), ["podrun: could not remove everything this run created for pod/web: cannot remove containers"]);
-  t.equal(await undoInterruptedStart(runtime, { containerIds: ["c1"] }), "podrun: interrupted; could not remove everything this run created: cannot remove containers");
+  t.same(await undoFailedStart(runtime, { containerIds: ["c1"] }, { label, keep: false }), [
+    "podrun: could not remove everything this run created for pod/web: cannot remove containers",
+  ]);
+  t.equal(
+    await undoInterruptedStart(runtime, { containerIds: ["c1"] }),
+    "podrun: interrupted; could not remove everything this run created: cannot remove containers",
+  );
 });
 
 t.test("Ctrl-C while starting: removed whatever the flags say, and said", async (t) => {
   const { calls, runtime } = stubRuntime();
-  t.equal(await undoInterruptedStart(runtime, { containerIds: [] }), "podrun: interrupted; this run had created no container");
-  t.equal(await undoInterruptedStart(runtime, { sandbox: "default_web", containerIds: ["c1"] }), "podrun: interrupted; removed the 2 containers this run created");
+  t.equal(
+    await undoInterruptedStart(runtime, { containerIds: [] }),
+    "podrun: interrupted; this run had created no container",
+  );
+  t.equal(
+    await undoInterruptedStart(runtime, { sandbox: "default_web", containerIds: ["c1"] }),
+    "podrun: interrupted; removed the 2 containers this run created",
+  );
   t.same(calls, ["containers c1", "sandbox default_web"]);
 });
 
@@ -58,7 +82,10 @@ t.test("Ctrl-C during --wait with --rm-on-interrupt: the whole pod, kept contain
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: "web", namespace: "default", uid: "u1" },
-    spec: { containers: [{ name: "app", image: "busybox", volumeMounts: [{ name: "cache", mountPath: "/cache" }] }], volumes: [{ name: "cache", emptyDir: {} }] },
+    spec: {
+      containers: [{ name: "app", image: "busybox", volumeMounts: [{ name: "cache", mountPath: "/cache" }] }],
+      volumes: [{ name: "cache", emptyDir: {} }],
+    },
   };
   const started = {
     sandboxId: "s1",

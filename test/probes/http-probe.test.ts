@@ -20,10 +20,13 @@ async function serve(t: { teardown(fn: () => unknown): void }, handler: Handler,
     handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.teardown(() => new Promise((resolve) => {
-    server.closeAllConnections?.();
-    server.close(resolve);
-  }));
+  t.teardown(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(resolve);
+      }),
+  );
   return { port: (server.address() as { port: number }).port, requests };
 }
 
@@ -48,12 +51,18 @@ t.test("redirects are followed on the same host only; another host's 3xx passes 
     else res.end("ready");
   });
   t.same(await probe(port, "/start"), { result: "success", output: "ready" });
-  t.same(requests.map((r) => r.url), ["/start", "/ready?x=1"]);
+  t.same(
+    requests.map((r) => r.url),
+    ["/start", "/ready?x=1"],
+  );
   requests.length = 0;
   t.same(await probe(port, "/away"), { result: "warning", output: "Probe terminated redirects" });
   t.equal(requests.length, 1, "the other host was not asked");
   requests.length = 0;
-  t.same(await probe(port, "/loop"), { result: "failure", output: `Get "http://127.0.0.1:${port}/loop": stopped after 10 redirects` });
+  t.same(await probe(port, "/loop"), {
+    result: "failure",
+    output: `Get "http://127.0.0.1:${port}/loop": stopped after 10 redirects`,
+  });
   t.equal(requests.length, 10);
 });
 
@@ -61,7 +70,15 @@ t.test("headers: the kubelet's User-Agent and Accept unless set; Host and custom
   const { port, requests } = await serve(t, (_req, res) => res.end());
   await probe(port, "/a");
   t.match(requests[0]!.headers, { "user-agent": "kube-probe/1.30", accept: "*/*", host: `127.0.0.1:${port}` });
-  await probe(port, "/b", { headers: [{ name: "Host", value: "web.example" }, { name: "X-Token", value: "a" }, { name: "x-token", value: "b" }, { name: "Accept", value: "" }, { name: "User-Agent", value: "mine" }] });
+  await probe(port, "/b", {
+    headers: [
+      { name: "Host", value: "web.example" },
+      { name: "X-Token", value: "a" },
+      { name: "x-token", value: "b" },
+      { name: "Accept", value: "" },
+      { name: "User-Agent", value: "mine" },
+    ],
+  });
   t.match(requests[1]!.headers, { host: "web.example", "x-token": "a, b", "user-agent": "mine" });
   t.notOk("accept" in requests[1]!.headers, "an empty Accept removes it");
 });
@@ -98,8 +115,29 @@ t.test("the body is read up to 10 KiB only", async (t) => {
 t.test("HTTPS: certificates are not verified, as the kubelet does", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "podrun-https-"));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=podrun-test", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
-  const server = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=podrun-test",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
+  const server = createHttpsServer({
+    key: readFileSync(join(dir, "key.pem")),
+    cert: readFileSync(join(dir, "cert.pem")),
+  });
   const { port } = await serve(t, (_req, res) => res.end("secure"), server);
   t.same(await probe(port, "/healthz", { scheme: "https" }), { result: "success", output: "secure" });
 });

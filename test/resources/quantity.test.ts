@@ -1,5 +1,11 @@
 import t from "tap";
-import { divideRoundingUp, parseQuantity, parseQuantityBytes, quantityMilliValue, quantityValue } from "../../lib/resources/quantity.js";
+import {
+  divideRoundingUp,
+  parseQuantity,
+  parseQuantityBytes,
+  quantityMilliValue,
+  quantityValue,
+} from "../../lib/resources/quantity.js";
 
 t.test("value and milli-value, rounded up", async (t) => {
   const cases: [input: string | number, value: bigint, milli: bigint][] = [
@@ -33,7 +39,8 @@ t.test("value and milli-value, rounded up", async (t) => {
 });
 
 t.test("not quantities", async (t) => {
-  for (const input of ["", "abc", "1KB", "1 Gi", "1ki", "--1", "1e", "1.2.3", "Mi"]) t.equal(parseQuantity(input), undefined, JSON.stringify(input));
+  for (const input of ["", "abc", "1KB", "1 Gi", "1ki", "--1", "1e", "1.2.3", "Mi"])
+    t.equal(parseQuantity(input), undefined, JSON.stringify(input));
 });
 
 t.test("negative values round up towards zero", async (t) => {

@@ -35,7 +35,9 @@ async function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -71,7 +73,12 @@ async function setUp(t: Test, runtime: Runtime, pod: string) {
   const env = requireTestEnv(t);
   if (!env) return undefined;
   const engine = await requireEngine(t, runtime);
-  if (!engine || !(await requireImage(t, runtime, env.images.busybox)) || !(await requireImage(t, runtime, env.images.pause))) return undefined;
+  if (
+    !engine ||
+    !(await requireImage(t, runtime, env.images.busybox)) ||
+    !(await requireImage(t, runtime, env.images.pause))
+  )
+    return undefined;
   t.teardown(async () => {
     await removeManagedContainers(runtime, { "io.kubernetes.pod.name": pod });
   });
@@ -95,7 +102,11 @@ for (const runtime of RUNTIMES) {
     });
     // docker prints the infra container's ID; podman's pod create prints the pod's, so the infra
     // container's name stands for it there (one engine call less).
-    t.match(sandboxId, runtime === "podman" ? `${pod}_POD` : /^[0-9a-f]{64}$/, "the sandbox's (infra container's) ID or name");
+    t.match(
+      sandboxId,
+      runtime === "podman" ? `${pod}_POD` : /^[0-9a-f]{64}$/,
+      "the sandbox's (infra container's) ID or name",
+    );
     await rt.startSandbox(pod);
 
     const member = (name: string, command: string[], restartPolicy: ContainerSpec["restartPolicy"]): ContainerSpec => ({
@@ -109,41 +120,88 @@ for (const runtime of RUNTIMES) {
       stopTimeoutSeconds: 1,
     });
     const server = await rt.createContainer(
-      member("server", ["sh", "-c", 'mkdir -p /www && echo "hello from $(hostname)" > /www/index.html && exec httpd -f -p 8080 -h /www'], "always"),
+      member(
+        "server",
+        [
+          "sh",
+          "-c",
+          'mkdir -p /www && echo "hello from $(hostname)" > /www/index.html && exec httpd -f -p 8080 -h /www',
+        ],
+        "always",
+      ),
     );
     await rt.startContainer(server);
     const client = await rt.createContainer(
-      member("client", ["sh", "-c", "for i in $(seq 1 100); do wget -q -O- http://127.0.0.1:8080/ && exit 0; sleep 0.1; done; exit 1"], "no"),
+      member(
+        "client",
+        ["sh", "-c", "for i in $(seq 1 100); do wget -q -O- http://127.0.0.1:8080/ && exit 0; sleep 0.1; done; exit 1"],
+        "no",
+      ),
     );
     await rt.startContainer(client);
     t.equal(await rt.waitContainer(client), 0, "the client reached the server over 127.0.0.1: one network namespace");
     t.equal(await rt.logs(client, { tail: 5 }), `hello from ${pod}`, "and sees the pod's hostname");
-    t.equal(await fetchWithRetry(`http://127.0.0.1:${hostPort}/`), `hello from ${pod}\n`, "the hostPort answers on the host");
+    t.equal(
+      await fetchWithRetry(`http://127.0.0.1:${hostPort}/`),
+      `hello from ${pod}\n`,
+      "the hostPort answers on the host",
+    );
 
     const listed = await rt.listContainers({ "io.kubernetes.pod.name": pod });
-    t.same(listed.map((c) => c.labels["io.kubernetes.container.name"]).sort(), ["POD", "client", "server"], "infra container listed by label too");
+    t.same(
+      listed.map((c) => c.labels["io.kubernetes.container.name"]).sort(),
+      ["POD", "client", "server"],
+      "infra container listed by label too",
+    );
     const infra = listed.find((c) => c.labels["io.kubernetes.container.name"] === "POD");
     t.equal(runtime === "podman" ? infra?.name : infra?.id, sandboxId);
     t.match(infra, { running: true, status: "running", image: env.images.pause, labels: podLabels(pod, "POD") });
     const [clientState, serverState] = await rt.inspectContainers([client, server]);
-    t.match(clientState, { id: client, name: `${pod}-client`, running: false, status: "exited", exitCode: 0, image: env.images.busybox });
+    t.match(clientState, {
+      id: client,
+      name: `${pod}-client`,
+      running: false,
+      status: "exited",
+      exitCode: 0,
+      image: env.images.busybox,
+    });
     t.ok(clientState?.startedAt && clientState.finishedAt, "times of a finished container");
     t.match(serverState, { running: true, finishedAt: "" });
     t.ok(infra?.ip, "the sandbox has an IP");
     t.equal(serverState?.ip, infra?.ip, "a member reports the sandbox's IP");
 
-    t.equal((await rt.execInContainer(server, ["sh", "-c", "echo out; echo err >&2; exit 3"])).exitCode, 3, "exec exit code");
-    t.match(await rt.execInContainer(server, ["cat", "/www/index.html"]), { exitCode: 0, stdout: `hello from ${pod}`, stderr: "" });
-    const noisy = await rt.execInContainer(server, ["sh", "-c", "echo 'Error response from daemon: not mine' >&2; echo 'level=fatal msg=nor this' >&2"]);
+    t.equal(
+      (await rt.execInContainer(server, ["sh", "-c", "echo out; echo err >&2; exit 3"])).exitCode,
+      3,
+      "exec exit code",
+    );
+    t.match(await rt.execInContainer(server, ["cat", "/www/index.html"]), {
+      exitCode: 0,
+      stdout: `hello from ${pod}`,
+      stderr: "",
+    });
+    const noisy = await rt.execInContainer(server, [
+      "sh",
+      "-c",
+      "echo 'Error response from daemon: not mine' >&2; echo 'level=fatal msg=nor this' >&2",
+    ]);
     t.equal(noisy.exitCode, 0, "a command that exits 0 succeeded, whatever it wrote to stderr");
-    await t.rejects(rt.execInContainer(`${pod}-missing`, ["true"]), { name: "CommandError" }, "exec in a missing container throws");
+    await t.rejects(
+      rt.execInContainer(`${pod}-missing`, ["true"]),
+      { name: "CommandError" },
+      "exec in a missing container throws",
+    );
 
     await rt.stopContainer(`${pod}-missing`, 1);
     await rt.removeContainers([`${pod}-missing`]);
     t.pass("stop and remove of a missing container resolve");
     await rt.stopContainer(server, 1);
     t.match((await rt.inspectContainers([server]))[0], { running: false });
-    await t.rejects(rt.execInContainer(server, ["true"]), { name: "CommandError" }, "exec in a stopped container throws");
+    await t.rejects(
+      rt.execInContainer(server, ["true"]),
+      { name: "CommandError" },
+      "exec in a stopped container throws",
+    );
 
     await rt.removeSandbox(pod);
     t.same(await rt.listContainers({ "io.kubernetes.pod.name": pod }), [], "removeSandbox took the members with it");
@@ -164,8 +222,14 @@ for (const runtime of RUNTIMES) {
     t.same(await rt.inspectImages([absent]), new Map(), "all absent: an empty map, no error");
 
     const recorded: RuntimeCommand[] = [];
-    await new CliRuntime({ name: runtime, binary: runtime, dryRun: { record: (c) => recorded.push(c) } }).inspectImages([env.images.busybox, absent]);
-    t.same(recorded, [{ binary: runtime, args: ["image", "inspect", env.images.busybox, absent] }], "one call for all refs");
+    await new CliRuntime({ name: runtime, binary: runtime, dryRun: { record: (c) => recorded.push(c) } }).inspectImages(
+      [env.images.busybox, absent],
+    );
+    t.same(
+      recorded,
+      [{ binary: runtime, args: ["image", "inspect", env.images.busybox, absent] }],
+      "one call for all refs",
+    );
 
     // A tag of our own, pushed and then removed locally, so that the pull really transfers.
     const tag = `${env.registries.open}/podrun-test/adapter-${runtime}-${id}:1`;
@@ -178,12 +242,27 @@ for (const runtime of RUNTIMES) {
     t.ok(pulled.size > 0, "pullImage returns the image's size");
     t.equal(pulled.id, found.get(env.images.busybox)?.id, "and its ID");
 
-    const failure = async (ref: string) => rt.pullImage(ref).then(() => undefined, (e: unknown) => e);
+    const failure = async (ref: string) =>
+      rt.pullImage(ref).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const missing = await failure(`${env.registries.open}/podrun-test/busybox:no-such-tag-${id}`);
     t.ok(missing instanceof PullError, "a missing tag is a PullError");
     t.match(missing, { reason: "ErrImagePull", kind: "not-found", message: /manifest unknown/ });
-    t.match(await failure(`127.0.0.1:5199/podrun-test/busybox:1.36`), { reason: "RegistryUnavailable", kind: "unavailable", message: /^image pull failed for 127\.0\.0\.1:5199\/podrun-test\/busybox:1\.36 because the registry is unavailable: .*connection refused/ });
-    t.match(await failure(env.images.privateBusybox), { reason: "ErrImagePull", kind: "unauthorized", message: new RegExp(`\\(no credentials for this registry: add an imagePullSecret, pass --authfile, or run \`${runtime} login ${env.registries.auth}\`\\)$`) });
+    t.match(await failure(`127.0.0.1:5199/podrun-test/busybox:1.36`), {
+      reason: "RegistryUnavailable",
+      kind: "unavailable",
+      message:
+        /^image pull failed for 127\.0\.0\.1:5199\/podrun-test\/busybox:1\.36 because the registry is unavailable: .*connection refused/,
+    });
+    t.match(await failure(env.images.privateBusybox), {
+      reason: "ErrImagePull",
+      kind: "unauthorized",
+      message: new RegExp(
+        `\\(no credentials for this registry: add an imagePullSecret, pass --authfile, or run \`${runtime} login ${env.registries.auth}\`\\)$`,
+      ),
+    });
   });
 
   t.test(`${runtime}: Kubernetes command/args over an image with ENTRYPOINT and CMD`, async (t) => {
@@ -203,7 +282,15 @@ for (const runtime of RUNTIMES) {
     await runCommand(runtime, ["create", "--name", source, env.images.busybox, "true"]);
     await runCommand(runtime, ["export", "-o", join(dir, "rootfs.tar"), source]);
     await runCommand(runtime, ["rm", source]);
-    await runCommand(runtime, ["import", "-c", 'ENTRYPOINT ["/bin/echo","ep"]', "-c", 'CMD ["cmd"]', join(dir, "rootfs.tar"), image]);
+    await runCommand(runtime, [
+      "import",
+      "-c",
+      'ENTRYPOINT ["/bin/echo","ep"]',
+      "-c",
+      'CMD ["cmd"]',
+      join(dir, "rootfs.tar"),
+      image,
+    ]);
 
     const cases: { name: string; command?: string[]; args?: string[]; expected: string }[] = [
       { name: "neither", expected: "ep cmd" },
@@ -261,7 +348,12 @@ for (const runtime of RUNTIMES) {
     const cid = await rt.createContainer(spec);
     await rt.startContainer(cid);
     const environ = (await rt.execInContainer(cid, ["cat", "/proc/1/environ"])).stdout;
-    const seen = new Map(environ.split("\0").filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+    const seen = new Map(
+      environ
+        .split("\0")
+        .filter(Boolean)
+        .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+    );
     for (const { name, value } of vars) t.equal(seen.get(name), value, `${name} round-trips`);
 
     t.same(findEnvFilesContaining(secret), [], "the env file is gone after create");
@@ -270,9 +362,16 @@ for (const runtime of RUNTIMES) {
     t.same(findEnvFilesContaining(secret), [], "and the env file is gone after a failure too");
 
     const recorded: RuntimeCommand[] = [];
-    await new CliRuntime({ name: runtime, binary: runtime, dryRun: { record: (c) => recorded.push(c) } }).createContainer(spec);
+    await new CliRuntime({
+      name: runtime,
+      binary: runtime,
+      dryRun: { record: (c) => recorded.push(c) },
+    }).createContainer(spec);
     t.equal(recorded.length, 1);
-    t.notOk(recorded.some((c) => c.args.some((arg) => arg.includes(secret))), "no value in the create command's argv");
+    t.notOk(
+      recorded.some((c) => c.args.some((arg) => arg.includes(secret))),
+      "no value in the create command's argv",
+    );
   });
 
   t.test(`${runtime}: starting the sandbox starts no container already created in it`, async (t) => {
@@ -282,8 +381,23 @@ for (const runtime of RUNTIMES) {
     if (!ctx) return;
     const { env, rt } = ctx;
     t.teardown(() => rt.removeSandbox(pod));
-    await rt.createSandbox({ name: pod, image: env.images.pause, labels: podLabels(pod, "POD"), hostname: pod, ports: [], hostNetwork: false });
-    const id = await rt.createContainer({ name: `${pod}-init`, image: env.images.busybox, command: ["echo", "ran"], labels: podLabels(pod, "init"), sandbox: pod, hostNetwork: false, restartPolicy: "no" });
+    await rt.createSandbox({
+      name: pod,
+      image: env.images.pause,
+      labels: podLabels(pod, "POD"),
+      hostname: pod,
+      ports: [],
+      hostNetwork: false,
+    });
+    const id = await rt.createContainer({
+      name: `${pod}-init`,
+      image: env.images.busybox,
+      command: ["echo", "ran"],
+      labels: podLabels(pod, "init"),
+      sandbox: pod,
+      hostNetwork: false,
+      restartPolicy: "no",
+    });
     await rt.startSandbox(pod);
     const [state] = await rt.inspectContainers([id]);
     t.equal(state?.status, "created", "still only created");
@@ -301,10 +415,25 @@ for (const runtime of RUNTIMES) {
     const rt = new CliRuntime({ name: runtime, binary: runtime, dryRun: { record: (c) => recorded.push(c) } });
     t.same(await rt.inspectImages([env.images.busybox]), new Map(), "no image is known: the plan pulls");
     t.same(await rt.pullImage(env.images.busybox), { id: "", size: 0 });
-    const sandbox = await rt.createSandbox({ name: pod, image: env.images.pause, labels: podLabels(pod, "POD"), hostname: pod, ports: [], hostNetwork: false });
+    const sandbox = await rt.createSandbox({
+      name: pod,
+      image: env.images.pause,
+      labels: podLabels(pod, "POD"),
+      hostname: pod,
+      ports: [],
+      hostNetwork: false,
+    });
     t.equal(sandbox, `${pod}_POD`, "the infra container's name stands for its ID");
     await rt.startSandbox(pod);
-    const id = await rt.createContainer({ name: `${pod}-app`, image: env.images.busybox, env: [{ name: "A", value: "1" }], labels: podLabels(pod, "app"), sandbox: pod, hostNetwork: false, restartPolicy: "always" });
+    const id = await rt.createContainer({
+      name: `${pod}-app`,
+      image: env.images.busybox,
+      env: [{ name: "A", value: "1" }],
+      labels: podLabels(pod, "app"),
+      sandbox: pod,
+      hostNetwork: false,
+      restartPolicy: "always",
+    });
     t.equal(id, `${pod}-app`);
     await rt.startContainer(id);
     t.equal(await rt.waitContainer(id), 0);
@@ -312,7 +441,17 @@ for (const runtime of RUNTIMES) {
     await rt.removeSandbox(pod);
     t.same(
       recorded.map((c) => c.args.slice(0, 2).join(" ")),
-      ["image inspect", `pull ${env.images.busybox}`, runtime === "podman" ? "pod create" : "create --name", `start ${pod}_POD`, `create --name`, `start ${pod}-app`, `wait ${pod}-app`, "ps -a", runtime === "podman" ? "pod rm" : "rm -f"],
+      [
+        "image inspect",
+        `pull ${env.images.busybox}`,
+        runtime === "podman" ? "pod create" : "create --name",
+        `start ${pod}_POD`,
+        `create --name`,
+        `start ${pod}-app`,
+        `wait ${pod}-app`,
+        "ps -a",
+        runtime === "podman" ? "pod rm" : "rm -f",
+      ],
     );
     t.ok(recorded.every((c) => c.binary === runtime));
     const created = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.kubernetes.pod.name=${pod}`]);

@@ -34,14 +34,26 @@ t.test("parseVersionOutput tolerates noise and garbage", async (t) => {
     server: "4.3.1",
   });
   // A docker Server without its own Version still names the Engine component.
-  t.same(parseVersionOutput("docker", '{"Client":{"Version":"1"},"Server":{"Components":[{"Name":"Engine","Version":"2"}]}}'), {
-    client: "1",
-    server: "2",
-  });
-  t.same(parseVersionOutput("nerdctl", '{"Client":{"Version":"v2"},"Server":{"Components":[{"Name":"runc","Version":"1"}]}}'), {
-    client: "v2",
-    server: undefined,
-  });
+  t.same(
+    parseVersionOutput(
+      "docker",
+      '{"Client":{"Version":"1"},"Server":{"Components":[{"Name":"Engine","Version":"2"}]}}',
+    ),
+    {
+      client: "1",
+      server: "2",
+    },
+  );
+  t.same(
+    parseVersionOutput(
+      "nerdctl",
+      '{"Client":{"Version":"v2"},"Server":{"Components":[{"Name":"runc","Version":"1"}]}}',
+    ),
+    {
+      client: "v2",
+      server: undefined,
+    },
+  );
 });
 
 t.test("engineFailure keeps the line that explains, without log decoration", async (t) => {
@@ -141,12 +153,19 @@ t.test("a chosen engine that does not answer is not replaced by another", async 
   t.equal(error.reason, "RuntimeUnavailable");
   t.match(error.message, /^no container engine answered: docker: Cannot connect to the Docker daemon/);
   t.notMatch(error.message, /podman/);
-  const fromEnv = (await detectRuntime({ env: { ...env, PODRUN_RUNTIME: "nerdctl" } }).catch((e: unknown) => e)) as Error;
+  const fromEnv = (await detectRuntime({ env: { ...env, PODRUN_RUNTIME: "nerdctl" } }).catch(
+    (e: unknown) => e,
+  )) as Error;
   t.equal(fromEnv.message, "no container engine answered: nerdctl: not installed");
 });
 
 t.test("an invalid $PODRUN_RUNTIME is a usage error naming the variable and the supported values", async (t) => {
-  const error = await detectRuntime({ env: { PATH: "/nonexistent", PODRUN_RUNTIME: "containerd" } }).catch((e: unknown) => e);
+  const error = await detectRuntime({ env: { PATH: "/nonexistent", PODRUN_RUNTIME: "containerd" } }).catch(
+    (e: unknown) => e,
+  );
   t.ok(error instanceof UsageError);
-  t.equal((error as Error).message, 'PODRUN_RUNTIME: unsupported value "containerd" (supported: docker, podman, nerdctl)');
+  t.equal(
+    (error as Error).message,
+    'PODRUN_RUNTIME: unsupported value "containerd" (supported: docker, podman, nerdctl)',
+  );
 });

@@ -13,9 +13,29 @@ async function plan(t: Test, name: "docker" | "podman" | "nerdctl"): Promise<str
   const rt = new CliRuntime({ name, binary: `/nonexistent/${name}`, dryRun: { record: (c) => recorded.push(c) } });
   t.same(await rt.inspectImages(["busybox:1", "pause:3"]), new Map());
   t.same(await rt.pullImage("busybox:1"), { id: "", size: 0 });
-  await rt.createSandbox({ name: "web", image: "pause:3", labels, hostname: "web", ports: [{ containerPort: 80, hostPort: 8080, protocol: "TCP" }], hostNetwork: false });
+  await rt.createSandbox({
+    name: "web",
+    image: "pause:3",
+    labels,
+    hostname: "web",
+    ports: [{ containerPort: 80, hostPort: 8080, protocol: "TCP" }],
+    hostNetwork: false,
+  });
   await rt.startSandbox("web");
-  const id = await rt.createContainer({ name: "web-app", image: "busybox:1", command: ["sh"], env: [{ name: "TOKEN", value: "hunter2" }, { name: "PEM", value: "a\nb" }], labels: { ...labels, "io.kubernetes.container.name": "app" }, sandbox: "web", hostNetwork: false, restartPolicy: "always", stopTimeoutSeconds: 5 });
+  const id = await rt.createContainer({
+    name: "web-app",
+    image: "busybox:1",
+    command: ["sh"],
+    env: [
+      { name: "TOKEN", value: "hunter2" },
+      { name: "PEM", value: "a\nb" },
+    ],
+    labels: { ...labels, "io.kubernetes.container.name": "app" },
+    sandbox: "web",
+    hostNetwork: false,
+    restartPolicy: "always",
+    stopTimeoutSeconds: 5,
+  });
   t.equal(id, "web-app", "create answers with the name");
   await rt.startContainer(id);
   t.equal(await rt.waitContainer(id), 0);
@@ -27,7 +47,10 @@ async function plan(t: Test, name: "docker" | "podman" | "nerdctl"): Promise<str
   t.same(await rt.inspectContainers([id]), []);
   await rt.removeSandbox("web");
   t.ok(recorded.every((c) => c.binary === `/nonexistent/${name}`));
-  t.notOk(recorded.some((c) => c.args.some((a) => a.includes("hunter2") || a.includes("a\nb"))), "no env value in any command");
+  t.notOk(
+    recorded.some((c) => c.args.some((a) => a.includes("hunter2") || a.includes("a\nb"))),
+    "no env value in any command",
+  );
   return recorded.map((c) => c.args);
 }
 
@@ -41,17 +64,67 @@ const common = (rm: string[]) => [
   ["ps", "-a", "-q", "--no-trunc", "--filter", "label=io.kubernetes.pod.name=web"],
   ["container", "inspect", "web-app"],
 ];
-const LABEL_ARGS = ["--label", "io.kubernetes.pod.name=web", "--label", "io.kubernetes.container.name=POD", "--label", "io.podrun.managed=true"];
-const APP_LABEL_ARGS = ["--label", "io.kubernetes.pod.name=web", "--label", "io.kubernetes.container.name=app", "--label", "io.podrun.managed=true"];
+const LABEL_ARGS = [
+  "--label",
+  "io.kubernetes.pod.name=web",
+  "--label",
+  "io.kubernetes.container.name=POD",
+  "--label",
+  "io.podrun.managed=true",
+];
+const APP_LABEL_ARGS = [
+  "--label",
+  "io.kubernetes.pod.name=web",
+  "--label",
+  "io.kubernetes.container.name=app",
+  "--label",
+  "io.podrun.managed=true",
+];
 
 for (const name of ["docker", "nerdctl"] as const) {
   t.test(`${name}: the recorded plan`, async (t) => {
     t.same(await plan(t, name), [
       ["image", "inspect", "busybox:1", "pause:3"],
       ["pull", "busybox:1"],
-      ["create", "--name", "web_POD", "--ipc", "shareable", "--hostname", "web", "-p", "8080:80/tcp", ...LABEL_ARGS, "--pull", "never", "pause:3"],
+      [
+        "create",
+        "--name",
+        "web_POD",
+        "--ipc",
+        "shareable",
+        "--hostname",
+        "web",
+        "-p",
+        "8080:80/tcp",
+        ...LABEL_ARGS,
+        "--pull",
+        "never",
+        "pause:3",
+      ],
       ["start", "web_POD"],
-      ["create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", ...APP_LABEL_ARGS, "--restart", "always", "--stop-timeout", "5", "--env-file", "<env-file of web-app>", "-e", "PEM", "--pull", "never", "--entrypoint", "sh", "busybox:1"],
+      [
+        "create",
+        "--name",
+        "web-app",
+        "--network",
+        "container:web_POD",
+        "--ipc",
+        "container:web_POD",
+        ...APP_LABEL_ARGS,
+        "--restart",
+        "always",
+        "--stop-timeout",
+        "5",
+        "--env-file",
+        "<env-file of web-app>",
+        "-e",
+        "PEM",
+        "--pull",
+        "never",
+        "--entrypoint",
+        "sh",
+        "busybox:1",
+      ],
       ...common(["-f"]),
       ["rm", "-f", "web_POD"],
     ]);
@@ -62,9 +135,43 @@ t.test("podman: the recorded plan", async (t) => {
   t.same(await plan(t, "podman"), [
     ["image", "inspect", "busybox:1", "pause:3"],
     ["pull", "busybox:1"],
-    ["pod", "create", "--name", "web", "--infra-name", "web_POD", "--infra-image", "pause:3", "--hostname", "web", "-p", "8080:80/tcp", ...LABEL_ARGS],
+    [
+      "pod",
+      "create",
+      "--name",
+      "web",
+      "--infra-name",
+      "web_POD",
+      "--infra-image",
+      "pause:3",
+      "--hostname",
+      "web",
+      "-p",
+      "8080:80/tcp",
+      ...LABEL_ARGS,
+    ],
     ["start", "web_POD"],
-    ["create", "--name", "web-app", "--pod", "web", ...APP_LABEL_ARGS, "--restart", "always", "--stop-timeout", "5", "--env-file", "<env-file of web-app>", "-e", "PEM", "--pull", "never", "--entrypoint", '["sh"]', "busybox:1"],
+    [
+      "create",
+      "--name",
+      "web-app",
+      "--pod",
+      "web",
+      ...APP_LABEL_ARGS,
+      "--restart",
+      "always",
+      "--stop-timeout",
+      "5",
+      "--env-file",
+      "<env-file of web-app>",
+      "-e",
+      "PEM",
+      "--pull",
+      "never",
+      "--entrypoint",
+      '["sh"]',
+      "busybox:1",
+    ],
     ...common(["-f", "-t", "0"]),
     ["pod", "rm", "-f", "-t", "0", "web"],
   ]);
@@ -74,8 +181,14 @@ t.test("isCliFailure tells the CLI's own failure from the command's exit code", 
   const result = (exitCode: number, stderr: string) => ({ command: "x", exitCode, stdout: "", stderr, durationMs: 1 });
   t.ok(isCliFailure(result(1, "Error response from daemon: No such container: x")), "docker: daemon error");
   t.ok(isCliFailure(result(1, "Error response from daemon: Container 56de is not running")), "docker: stopped");
-  t.ok(isCliFailure(result(125, 'Error: no container with name or ID "x" found: no such container')), "podman: missing");
-  t.ok(isCliFailure(result(255, "Error: can only create exec sessions on running containers: container state improper")), "podman: stopped");
+  t.ok(
+    isCliFailure(result(125, 'Error: no container with name or ID "x" found: no such container')),
+    "podman: missing",
+  );
+  t.ok(
+    isCliFailure(result(255, "Error: can only create exec sessions on running containers: container state improper")),
+    "podman: stopped",
+  );
   t.ok(isCliFailure(result(1, 'time="2025-02-12T10:15:42Z" level=fatal msg="no such container x"')), "nerdctl");
   t.notOk(isCliFailure(result(125, "")), "a command's own 125");
   t.notOk(isCliFailure(result(1, "cat: /ready: No such file or directory")), "a command's own failure");

@@ -58,7 +58,9 @@ t.test("a missing binary is reported as not installed, even with reject: false",
 });
 
 t.test("input reaches the child on stdin; without input, stdin is closed", async (t) => {
-  const [bin, args] = node("let s=''; process.stdin.on('data', d => s += d).on('end', () => console.log(s.length + ':' + s))");
+  const [bin, args] = node(
+    "let s=''; process.stdin.on('data', d => s += d).on('end', () => console.log(s.length + ':' + s))",
+  );
   t.equal((await runCommand(bin, args, { input: "s3cret\nline2" })).stdout, "12:s3cret\nline2");
   t.equal((await runCommand(bin, args)).stdout, "0:", "no input: the child reads end of file at once");
 });
@@ -99,7 +101,7 @@ t.test("a child killed by a signal says so", async (t) => {
 t.test("PODRUN_DEBUG=1 prints the command to stderr, never the input", async (t) => {
   const writes: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => (writes.push(String(chunk)), true));
+  process.stderr.write = (chunk: string | Uint8Array) => (writes.push(String(chunk)), true);
   process.env["PODRUN_DEBUG"] = "1";
   t.teardown(() => {
     process.stderr.write = write;
@@ -114,7 +116,10 @@ t.test("PODRUN_DEBUG=1 prints the command to stderr, never the input", async (t)
 });
 
 t.test("formatCommand quotes arguments and shortens long ones and long lists", async (t) => {
-  t.equal(formatCommand("podman", ["create", "--name", "x", "--label", "a=b c"]), "podman create --name x --label 'a=b c'");
+  t.equal(
+    formatCommand("podman", ["create", "--name", "x", "--label", "a=b c"]),
+    "podman create --name x --label 'a=b c'",
+  );
   t.equal(formatCommand("docker", ["run", ""]), "docker run ''");
   const long = "x".repeat(200);
   t.equal(formatCommand("docker", [long]), `docker ${"x".repeat(79)}…`);

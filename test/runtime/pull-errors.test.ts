@@ -2,10 +2,17 @@
 // nerdctl/containerd texts written by hand from their sources (test/fixtures/pull-errors/README.md).
 import t from "tap";
 import { readFileSync } from "node:fs";
-import { classifyPullError, PullError, reduceErrorLine, type PullErrorKind, type PullReason } from "../../lib/runtime/pull-errors.js";
+import {
+  classifyPullError,
+  PullError,
+  reduceErrorLine,
+  type PullErrorKind,
+  type PullReason,
+} from "../../lib/runtime/pull-errors.js";
 import { PodrunError } from "../../lib/errors.js";
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/pull-errors/${name}.stderr.txt`, import.meta.url), "utf8");
+const fixture = (name: string) =>
+  readFileSync(new URL(`../fixtures/pull-errors/${name}.stderr.txt`, import.meta.url), "utf8");
 
 const MISSING_TAG = "127.0.0.1:5100/podrun-test/busybox:no-such-tag";
 const MISSING_REPO = "127.0.0.1:5100/podrun-test/no-such-repo:1";
@@ -27,7 +34,13 @@ const cases: Case[] = [
   { fixture: "docker-missing-tag", image: MISSING_TAG, reason: "ErrImagePull", kind: "not-found" },
   { fixture: "docker-missing-repo", image: MISSING_REPO, reason: "ErrImagePull", kind: "not-found" },
   { fixture: "docker-auth-no-creds", image: PRIVATE, reason: "ErrImagePull", kind: "unauthorized" },
-  { fixture: "docker-auth-wrong-password", image: PRIVATE, credentials: true, reason: "ErrImagePull", kind: "unauthorized" },
+  {
+    fixture: "docker-auth-wrong-password",
+    image: PRIVATE,
+    credentials: true,
+    reason: "ErrImagePull",
+    kind: "unauthorized",
+  },
   { fixture: "docker-connection-refused", image: NOWHERE, reason: "RegistryUnavailable", kind: "unavailable" },
   { fixture: "docker-daemon-down", image: OPEN, reason: "RuntimeUnavailable", kind: "engine-down" },
   { fixture: "docker-registry-500", image: STUB, reason: "RegistryUnavailable", kind: "unavailable" },
@@ -38,7 +51,13 @@ const cases: Case[] = [
   { fixture: "podman-missing-tag", image: MISSING_TAG, reason: "ErrImagePull", kind: "not-found" },
   { fixture: "podman-missing-repo", image: MISSING_REPO, reason: "ErrImagePull", kind: "not-found" },
   { fixture: "podman-auth-no-creds", image: PRIVATE, reason: "ErrImagePull", kind: "unauthorized" },
-  { fixture: "podman-auth-wrong-password", image: PRIVATE, credentials: true, reason: "ErrImagePull", kind: "unauthorized" },
+  {
+    fixture: "podman-auth-wrong-password",
+    image: PRIVATE,
+    credentials: true,
+    reason: "ErrImagePull",
+    kind: "unauthorized",
+  },
   { fixture: "podman-connection-refused", image: NOWHERE, reason: "RegistryUnavailable", kind: "unavailable" },
   { fixture: "podman-remote-down", image: OPEN, reason: "RuntimeUnavailable", kind: "engine-down" },
   { fixture: "podman-registry-500", image: STUB, reason: "RegistryUnavailable", kind: "unavailable" },
@@ -46,14 +65,40 @@ const cases: Case[] = [
   { fixture: "podman-registry-denied", image: STUB, reason: "ErrImagePull", kind: "not-found-or-unauthorized" },
   // nerdctl / containerd and Docker Hub (written from the reference, not captured)
   { fixture: "nerdctl-missing-tag", image: MISSING_TAG, reason: "ErrImagePull", kind: "not-found" },
-  { fixture: "nerdctl-access-denied", image: "no-such-image:1", reason: "ErrImagePull", kind: "not-found-or-unauthorized" },
-  { fixture: "nerdctl-access-denied", image: "no-such-image:1", credentials: true, reason: "ErrImagePull", kind: "unauthorized" },
+  {
+    fixture: "nerdctl-access-denied",
+    image: "no-such-image:1",
+    reason: "ErrImagePull",
+    kind: "not-found-or-unauthorized",
+  },
+  {
+    fixture: "nerdctl-access-denied",
+    image: "no-such-image:1",
+    credentials: true,
+    reason: "ErrImagePull",
+    kind: "unauthorized",
+  },
   { fixture: "nerdctl-no-basic-auth", image: PRIVATE, reason: "ErrImagePull", kind: "unauthorized" },
-  { fixture: "nerdctl-forbidden", image: "registry.example.com/team/app:1", reason: "ErrImagePull", kind: "unauthorized" },
-  { fixture: "nerdctl-dns-timeout", image: "registry.example.com/team/app:1", reason: "RegistryUnavailable", kind: "unavailable" },
+  {
+    fixture: "nerdctl-forbidden",
+    image: "registry.example.com/team/app:1",
+    reason: "ErrImagePull",
+    kind: "unauthorized",
+  },
+  {
+    fixture: "nerdctl-dns-timeout",
+    image: "registry.example.com/team/app:1",
+    reason: "RegistryUnavailable",
+    kind: "unavailable",
+  },
   { fixture: "nerdctl-http-to-https", image: OPEN, reason: "RegistryUnavailable", kind: "unavailable" },
   { fixture: "nerdctl-containerd-down", image: OPEN, reason: "RuntimeUnavailable", kind: "engine-down" },
-  { fixture: "docker-hub-access-denied", image: "no-such-image:1", reason: "ErrImagePull", kind: "not-found-or-unauthorized" },
+  {
+    fixture: "docker-hub-access-denied",
+    image: "no-such-image:1",
+    reason: "ErrImagePull",
+    kind: "not-found-or-unauthorized",
+  },
 ];
 
 t.test("each fixture gets the kubelet's reason and podrun's kind; messages are one line", async (t) => {
@@ -89,17 +134,38 @@ t.test("messages: the runtime's text reduced, the kubelet's wording for an unava
     classifyPullError(fixture("docker-auth-no-creds"), { ...opts(PRIVATE), runtime: "podman" }).message,
     `Head "http://127.0.0.1:5101/v2/podrun-test/private-busybox/manifests/1.36": no basic auth credentials (no credentials for this registry: add an imagePullSecret, pass --authfile, or run \`podman login 127.0.0.1:5101\`)`,
   );
-  t.match(classifyPullError(fixture("podman-auth-wrong-password"), opts(PRIVATE, true)).message, /unauthorized: authentication required \(the registry refused the credentials from imagePullSecrets: check them\)$/);
+  t.match(
+    classifyPullError(fixture("podman-auth-wrong-password"), opts(PRIVATE, true)).message,
+    /unauthorized: authentication required \(the registry refused the credentials from imagePullSecrets: check them\)$/,
+  );
   // The hint names where the refused credentials came from, never what they are.
-  t.match(classifyPullError(fixture("podman-auth-wrong-password"), { ...opts(PRIVATE, true), credentialSources: ['secret "regcred"'] }).message, /\(the registry refused the credentials from secret "regcred": check it\)$/);
-  t.match(classifyPullError(fixture("docker-auth-no-creds"), { ...opts(PRIVATE, true), credentialSources: ['secret "a"', "--authfile /ci/auth.json"] }).message, /\(the registry refused the credentials from secret "a" and --authfile \/ci\/auth\.json: check them\)$/);
-  t.match(classifyPullError(fixture("nerdctl-access-denied"), opts("x:1")).message, /^failed to resolve reference "docker\.io\/library\/no-such-image:1": pull access denied/);
+  t.match(
+    classifyPullError(fixture("podman-auth-wrong-password"), {
+      ...opts(PRIVATE, true),
+      credentialSources: ['secret "regcred"'],
+    }).message,
+    /\(the registry refused the credentials from secret "regcred": check it\)$/,
+  );
+  t.match(
+    classifyPullError(fixture("docker-auth-no-creds"), {
+      ...opts(PRIVATE, true),
+      credentialSources: ['secret "a"', "--authfile /ci/auth.json"],
+    }).message,
+    /\(the registry refused the credentials from secret "a" and --authfile \/ci\/auth\.json: check them\)$/,
+  );
+  t.match(
+    classifyPullError(fixture("nerdctl-access-denied"), opts("x:1")).message,
+    /^failed to resolve reference "docker\.io\/library\/no-such-image:1": pull access denied/,
+  );
   t.equal(
     classifyPullError(fixture("nerdctl-containerd-down"), opts(OPEN)).message,
     'cannot access containerd socket "/run/containerd/containerd.sock": no such file or directory',
     "the buildctl warning is not the error",
   );
-  t.equal(classifyPullError(fixture("docker-daemon-down"), opts(OPEN)).message, "Cannot connect to the Docker daemon at unix:///nonexistent.sock. Is the docker daemon running?");
+  t.equal(
+    classifyPullError(fixture("docker-daemon-down"), opts(OPEN)).message,
+    "Cannot connect to the Docker daemon at unix:///nonexistent.sock. Is the docker daemon running?",
+  );
   t.match(classifyPullError("", opts(OPEN)), { kind: "other", message: `pull of ${OPEN} failed` }, "empty stderr");
   t.equal(
     classifyPullError('time="2025-02-12T10:15:42Z" level=fatal msg="1 errors:\\nfailed: \\"x\\""', opts(OPEN)).message,
@@ -110,20 +176,35 @@ t.test("messages: the runtime's text reduced, the kubelet's wording for an unava
 
 t.test("status codes count only as words of their own", async (t) => {
   const digest = "sha256:4290000000000000000000000000000000000000000000000000000000000500";
-  const got = classifyPullError(`Error response from daemon: manifest for x@${digest} not found: manifest unknown`, { image: `x@${digest}`, credentialsGiven: false });
+  const got = classifyPullError(`Error response from daemon: manifest for x@${digest} not found: manifest unknown`, {
+    image: `x@${digest}`,
+    credentialsGiven: false,
+  });
   t.equal(got.kind, "not-found", "429 and 500 inside a digest are not status codes");
-  const port = classifyPullError('Error: something odd happened talking to 10.0.0.1:500/repo', { image: "10.0.0.1:500/repo:1", credentialsGiven: false });
+  const port = classifyPullError("Error: something odd happened talking to 10.0.0.1:500/repo", {
+    image: "10.0.0.1:500/repo:1",
+    credentialsGiven: false,
+  });
   t.equal(port.kind, "other", "a port is not a status code");
-  t.equal(classifyPullError("Error: unexpected status: 502 Bad Gateway", { image: "x:1", credentialsGiven: false }).kind, "unavailable");
+  t.equal(
+    classifyPullError("Error: unexpected status: 502 Bad Gateway", { image: "x:1", credentialsGiven: false }).kind,
+    "unavailable",
+  );
 });
 
 t.test("reduceErrorLine strips engine prefixes and trailing hints", async (t) => {
-  t.equal(reduceErrorLine("docker: Error response from daemon: No such image: x:1. See 'docker run --help'."), "No such image: x:1");
+  t.equal(
+    reduceErrorLine("docker: Error response from daemon: No such image: x:1. See 'docker run --help'."),
+    "No such image: x:1",
+  );
   t.equal(reduceErrorLine("Error: x: image not known"), "x: image not known");
 });
 
 t.test("PullError is a PodrunError carrying reason, kind and image", async (t) => {
-  const classification = classifyPullError(fixture("docker-missing-tag"), { image: MISSING_TAG, credentialsGiven: false });
+  const classification = classifyPullError(fixture("docker-missing-tag"), {
+    image: MISSING_TAG,
+    credentialsGiven: false,
+  });
   const error = new PullError(MISSING_TAG, classification);
   t.ok(error instanceof PodrunError, "exit 1 through the CLI's PodrunError mapping");
   t.ok(error instanceof Error);

@@ -1,7 +1,12 @@
 // The kubelet's CPU arithmetic, from its own cases (pkg/kubelet/cm/helpers_linux_test.go), and the
 // `create` flags a container's resources become.
 import t from "tap";
-import { formatResourceArgs, milliCpuToQuota, milliCpuToShares, planResources } from "../../lib/runtime/resource-args.js";
+import {
+  formatResourceArgs,
+  milliCpuToQuota,
+  milliCpuToShares,
+  planResources,
+} from "../../lib/runtime/resource-args.js";
 import { buildCreateArgs } from "../../lib/runtime/create-args.js";
 import { DIALECTS } from "../../lib/runtime/dialects.js";
 import type { ContainerSpec } from "../../lib/runtime/types.js";
@@ -49,21 +54,49 @@ t.test("resources as cgroup settings: quantities read exactly, the request defau
     cpuQuota: 50000,
     cpuShares: 256,
   });
-  t.same(planResources({ limits: { cpu: "1.5" } }), { cpuPeriod: 100000, cpuQuota: 150000, cpuShares: 1536 }, "no request: the limit's shares (the kubelet's default)");
+  t.same(
+    planResources({ limits: { cpu: "1.5" } }),
+    { cpuPeriod: 100000, cpuQuota: 150000, cpuShares: 1536 },
+    "no request: the limit's shares (the kubelet's default)",
+  );
   t.same(planResources({ requests: { cpu: "0.1" } }), { cpuShares: 102 }, "a request alone: shares, no quota");
   t.same(planResources({ limits: { cpu: "1m" } }), { cpuPeriod: 100000, cpuQuota: 1000, cpuShares: 2 });
   t.same(planResources({ limits: { memory: "129e6" } }), { memoryLimitBytes: 129000000 });
   t.same(planResources({ limits: { memory: "1G" } }), { memoryLimitBytes: 1000000000 });
   t.same(planResources({ limits: { memory: "100m" } }), { memoryLimitBytes: 1 }, "bytes round up, as Quantity.Value()");
-  t.same(planResources({ limits: { cpu: "0.0001" } }), { cpuPeriod: 100000, cpuQuota: 1000, cpuShares: 2 }, "milli-CPUs round up, as MilliValue()");
+  t.same(
+    planResources({ limits: { cpu: "0.0001" } }),
+    { cpuPeriod: 100000, cpuQuota: 1000, cpuShares: 2 },
+    "milli-CPUs round up, as MilliValue()",
+  );
   t.equal(planResources({ limits: { cpu: "0", memory: "0" } }), undefined, "zero: no limit");
 });
 
 t.test("the flags, the same on every engine", async (t) => {
   t.same(formatResourceArgs(undefined), []);
-  t.same(formatResourceArgs({ memoryLimitBytes: 67108864, memoryReservationBytes: 33554432, cpuPeriod: 100000, cpuQuota: 50000, cpuShares: 256 }), [
-    "--memory", "67108864", "--memory-swap", "67108864", "--memory-reservation", "33554432", "--cpu-period", "100000", "--cpu-quota", "50000", "--cpu-shares", "256",
-  ]);
+  t.same(
+    formatResourceArgs({
+      memoryLimitBytes: 67108864,
+      memoryReservationBytes: 33554432,
+      cpuPeriod: 100000,
+      cpuQuota: 50000,
+      cpuShares: 256,
+    }),
+    [
+      "--memory",
+      "67108864",
+      "--memory-swap",
+      "67108864",
+      "--memory-reservation",
+      "33554432",
+      "--cpu-period",
+      "100000",
+      "--cpu-quota",
+      "50000",
+      "--cpu-shares",
+      "256",
+    ],
+  );
   t.same(formatResourceArgs({ cpuShares: 2 }), ["--cpu-shares", "2"]);
 });
 
@@ -79,17 +112,60 @@ t.test("create args: the resource flags before --pull, per dialect", async (t) =
     resources: { memoryLimitBytes: 67108864, cpuPeriod: 100000, cpuQuota: 50000, cpuShares: 256 },
   };
   const env = { byName: [], childEnv: {} };
-  const flags = ["--memory", "67108864", "--memory-swap", "67108864", "--cpu-period", "100000", "--cpu-quota", "50000", "--cpu-shares", "256"];
+  const flags = [
+    "--memory",
+    "67108864",
+    "--memory-swap",
+    "67108864",
+    "--cpu-period",
+    "100000",
+    "--cpu-quota",
+    "50000",
+    "--cpu-shares",
+    "256",
+  ];
   const tail = ["--pull", "never", IMAGE];
   t.same(buildCreateArgs(DIALECTS.docker, spec, env), [
-    "create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", "--label", "io.podrun.managed=true",
-    "--restart", "always", ...flags, ...tail,
+    "create",
+    "--name",
+    "web-app",
+    "--network",
+    "container:web_POD",
+    "--ipc",
+    "container:web_POD",
+    "--label",
+    "io.podrun.managed=true",
+    "--restart",
+    "always",
+    ...flags,
+    ...tail,
   ]);
   t.same(buildCreateArgs(DIALECTS.nerdctl, spec, env), [
-    "create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", "--label", "io.podrun.managed=true",
-    "--restart", "always", ...flags, ...tail,
+    "create",
+    "--name",
+    "web-app",
+    "--network",
+    "container:web_POD",
+    "--ipc",
+    "container:web_POD",
+    "--label",
+    "io.podrun.managed=true",
+    "--restart",
+    "always",
+    ...flags,
+    ...tail,
   ]);
   t.same(buildCreateArgs(DIALECTS.podman, spec, env), [
-    "create", "--name", "web-app", "--pod", "web", "--label", "io.podrun.managed=true", "--restart", "always", ...flags, ...tail,
+    "create",
+    "--name",
+    "web-app",
+    "--pod",
+    "web",
+    "--label",
+    "io.podrun.managed=true",
+    "--restart",
+    "always",
+    ...flags,
+    ...tail,
   ]);
 });

@@ -11,7 +11,14 @@ const IMAGE = "127.0.0.1:5100/podrun-test/busybox:1.36";
 
 t.test("user, group and supplemental groups", async (t) => {
   for (const dialect of [docker, podman, nerdctl]) {
-    t.same(formatSecurityArgs(dialect, { user: 1000, group: 3000, supplementalGroups: [2000, 4000] }), ["--user", "1000:3000", "--group-add", "2000", "--group-add", "4000"]);
+    t.same(formatSecurityArgs(dialect, { user: 1000, group: 3000, supplementalGroups: [2000, 4000] }), [
+      "--user",
+      "1000:3000",
+      "--group-add",
+      "2000",
+      "--group-add",
+      "4000",
+    ]);
     t.same(formatSecurityArgs(dialect, { user: 0 }), ["--user", "0"], "uid 0 is a value, not unset");
     t.same(formatSecurityArgs(dialect, { supplementalGroups: [2000] }), ["--group-add", "2000"]);
   }
@@ -24,7 +31,10 @@ t.test("user, group and supplemental groups", async (t) => {
   } catch (caught) {
     error = caught;
   }
-  t.ok(error instanceof PodrunError && error.reason === "CreateContainerError", "a gid without a uid: containerd's error");
+  t.ok(
+    error instanceof PodrunError && error.reason === "CreateContainerError",
+    "a gid without a uid: containerd's error",
+  );
   t.match((error as Error).message, 'user group "3000" is specified without user');
 });
 
@@ -36,7 +46,14 @@ t.test("read-only root: podman keeps no tmpfs of its own", async (t) => {
 
 t.test("capabilities, privileged, no-new-privileges", async (t) => {
   for (const dialect of [docker, podman, nerdctl]) {
-    t.same(formatSecurityArgs(dialect, { capDrop: ["ALL"], capAdd: ["NET_ADMIN", "CHOWN"] }), ["--cap-drop", "ALL", "--cap-add", "NET_ADMIN", "--cap-add", "CHOWN"]);
+    t.same(formatSecurityArgs(dialect, { capDrop: ["ALL"], capAdd: ["NET_ADMIN", "CHOWN"] }), [
+      "--cap-drop",
+      "ALL",
+      "--cap-add",
+      "NET_ADMIN",
+      "--cap-add",
+      "CHOWN",
+    ]);
     t.same(formatSecurityArgs(dialect, { privileged: true }), ["--privileged"]);
     t.same(formatSecurityArgs(dialect, { noNewPrivileges: true }), ["--security-opt", "no-new-privileges"]);
   }
@@ -50,25 +67,80 @@ t.test("buildCreateArgs: security after the mounts, before --pull", async (t) =>
     sandbox: "web",
     hostNetwork: false,
     restartPolicy: "no",
-    security: { user: 1000, group: 3000, supplementalGroups: [2000], readOnlyRootFilesystem: true, capDrop: ["ALL"], capAdd: ["NET_ADMIN"], noNewPrivileges: true },
+    security: {
+      user: 1000,
+      group: 3000,
+      supplementalGroups: [2000],
+      readOnlyRootFilesystem: true,
+      capDrop: ["ALL"],
+      capAdd: ["NET_ADMIN"],
+      noNewPrivileges: true,
+    },
   };
   const env = { byName: [], childEnv: {} };
   t.same(buildCreateArgs(docker, spec, env), [
-    "create", "--name", "web-app", "--network", "container:web_POD", "--ipc", "container:web_POD", "--restart", "no",
-    "--user", "1000:3000", "--group-add", "2000", "--read-only", "--cap-drop", "ALL", "--cap-add", "NET_ADMIN",
-    "--security-opt", "no-new-privileges", "--pull", "never", IMAGE,
+    "create",
+    "--name",
+    "web-app",
+    "--network",
+    "container:web_POD",
+    "--ipc",
+    "container:web_POD",
+    "--restart",
+    "no",
+    "--user",
+    "1000:3000",
+    "--group-add",
+    "2000",
+    "--read-only",
+    "--cap-drop",
+    "ALL",
+    "--cap-add",
+    "NET_ADMIN",
+    "--security-opt",
+    "no-new-privileges",
+    "--pull",
+    "never",
+    IMAGE,
   ]);
   t.same(buildCreateArgs(podman, spec, env), [
-    "create", "--name", "web-app", "--pod", "web", "--restart", "no",
-    "--user", "1000:3000", "--group-add", "2000", "--read-only", "--read-only-tmpfs=false", "--cap-drop", "ALL", "--cap-add", "NET_ADMIN",
-    "--security-opt", "no-new-privileges", "--pull", "never", IMAGE,
+    "create",
+    "--name",
+    "web-app",
+    "--pod",
+    "web",
+    "--restart",
+    "no",
+    "--user",
+    "1000:3000",
+    "--group-add",
+    "2000",
+    "--read-only",
+    "--read-only-tmpfs=false",
+    "--cap-drop",
+    "ALL",
+    "--cap-add",
+    "NET_ADMIN",
+    "--security-opt",
+    "no-new-privileges",
+    "--pull",
+    "never",
+    IMAGE,
   ]);
 });
 
 t.test("seccomp: unconfined or a profile file, the same spelling on every engine", async (t) => {
   for (const dialect of [docker, podman, nerdctl]) {
     t.same(formatSecurityArgs(dialect, { seccomp: "unconfined" }), ["--security-opt", "seccomp=unconfined"]);
-    t.same(formatSecurityArgs(dialect, { seccomp: "/var/lib/kubelet/seccomp/profiles/audit.json" }), ["--security-opt", "seccomp=/var/lib/kubelet/seccomp/profiles/audit.json"]);
-    t.same(formatSecurityArgs(dialect, { noNewPrivileges: true, seccomp: "unconfined" }), ["--security-opt", "no-new-privileges", "--security-opt", "seccomp=unconfined"]);
+    t.same(formatSecurityArgs(dialect, { seccomp: "/var/lib/kubelet/seccomp/profiles/audit.json" }), [
+      "--security-opt",
+      "seccomp=/var/lib/kubelet/seccomp/profiles/audit.json",
+    ]);
+    t.same(formatSecurityArgs(dialect, { noNewPrivileges: true, seccomp: "unconfined" }), [
+      "--security-opt",
+      "no-new-privileges",
+      "--security-opt",
+      "seccomp=unconfined",
+    ]);
   }
 });

@@ -9,7 +9,15 @@ import { createPastStorageLeftover, findNameHolder } from "../../lib/runtime/sto
 
 const ID = "0ba4cb256b01dc21fcee9658623aa169c54b6b4866d78d4ac0a7003be2a41504";
 const IN_USE = `Error: creating container storage: the container name "default_web_app" is already in use by ${ID}. You have to remove that container to be able to reuse that name: that name is already in use`;
-const failure = (stderr: string) => new CommandError({ shortMessage: "Command failed with exit code 125: podman create …", binary: "podman", args: ["create"], exitCode: 125, stdout: "", stderr });
+const failure = (stderr: string) =>
+  new CommandError({
+    shortMessage: "Command failed with exit code 125: podman create …",
+    binary: "podman",
+    args: ["create"],
+    exitCode: 125,
+    stdout: "",
+    stderr,
+  });
 const result = (exitCode: number): CommandResult => ({ command: "", exitCode, stdout: "", stderr: "", durationMs: 0 });
 
 /** A create that fails the first `failures` times with `error`, and a run that answers `container exists` with `exists`. */

@@ -16,10 +16,18 @@ async function collect(lines: AsyncIterable<OutputLine>): Promise<OutputLine[]> 
 }
 
 t.test("yields the lines of both streams; a last line without a line break still counts", async (t) => {
-  const [bin, args] = node("process.stdout.write('a\\nb\\n'); process.stderr.write('e1\\n'); process.stdout.write('c')");
+  const [bin, args] = node(
+    "process.stdout.write('a\\nb\\n'); process.stderr.write('e1\\n'); process.stdout.write('c')",
+  );
   const lines = await collect(streamCommand(bin, args));
-  t.same(lines.filter((l) => l.stream === "stdout").map((l) => l.text), ["a", "b", "c"]);
-  t.same(lines.filter((l) => l.stream === "stderr").map((l) => l.text), ["e1"]);
+  t.same(
+    lines.filter((l) => l.stream === "stdout").map((l) => l.text),
+    ["a", "b", "c"],
+  );
+  t.same(
+    lines.filter((l) => l.stream === "stderr").map((l) => l.text),
+    ["e1"],
+  );
 });
 
 t.test("a line is yielded as soon as it is written, long before the command ends", async (t) => {
@@ -27,14 +35,25 @@ t.test("a line is yielded as soon as it is written, long before the command ends
   const started = Date.now();
   const seen: { text: string; ms: number }[] = [];
   for await (const line of streamCommand(bin, args)) seen.push({ text: line.text, ms: Date.now() - started });
-  t.same(seen.map((s) => s.text), ["first", "second"]);
+  t.same(
+    seen.map((s) => s.text),
+    ["first", "second"],
+  );
   // Measured between the lines, not from the start: a busy machine may take a second to start node.
-  t.ok(seen[1]!.ms - seen[0]!.ms >= 1000, `first line ${seen[1]!.ms - seen[0]!.ms} ms before the second, not at the end`);
+  t.ok(
+    seen[1]!.ms - seen[0]!.ms >= 1000,
+    `first line ${seen[1]!.ms - seen[0]!.ms} ms before the second, not at the end`,
+  );
 });
 
 t.test("multi-byte characters split across chunks stay whole", async (t) => {
-  const [bin, args] = node("const b = Buffer.from('héllo wörld\\n'); process.stdout.write(b.subarray(0, 2)); setTimeout(() => process.stdout.write(b.subarray(2)), 100)");
-  t.same((await collect(streamCommand(bin, args))).map((l) => l.text), ["héllo wörld"]);
+  const [bin, args] = node(
+    "const b = Buffer.from('héllo wörld\\n'); process.stdout.write(b.subarray(0, 2)); setTimeout(() => process.stdout.write(b.subarray(2)), 100)",
+  );
+  t.same(
+    (await collect(streamCommand(bin, args))).map((l) => l.text),
+    ["héllo wörld"],
+  );
 });
 
 t.test("a non-zero exit throws CommandError after the lines, with the last stderr lines", async (t) => {
@@ -106,5 +125,8 @@ t.test("a reader that falls behind pauses the child's output instead of bufferin
   }
   t.equal(count, 200000, "every line arrives");
   const finishedAt = Number(await readFile(done, "utf8"));
-  t.ok(finishedAt >= sleptUntil, `the child finished writing after the consumer woke up (${finishedAt - sleptUntil} ms)`);
+  t.ok(
+    finishedAt >= sleptUntil,
+    `the child finished writing after the consumer woke up (${finishedAt - sleptUntil} ms)`,
+  );
 });

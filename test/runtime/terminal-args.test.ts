@@ -12,10 +12,21 @@ import { planTerminal } from "../../lib/runtime/terminal-args.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 const pod = (extra: Partial<Container>): Pod =>
-  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "ci" }, spec: { containers: [{ name: "app", image: "busybox", command: ["sleep", "60"], ...extra }] } });
+  defaultPod({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "web", namespace: "ci" },
+    spec: { containers: [{ name: "app", image: "busybox", command: ["sleep", "60"], ...extra }] },
+  });
 const specOf = (extra: Partial<Container>) => {
   const p = pod(extra);
-  return buildContainerSpec({ pod: p, identity, container: p.spec!.containers[0]!, kind: "app", imageRef: "busybox:latest" });
+  return buildContainerSpec({
+    pod: p,
+    identity,
+    container: p.spec!.containers[0]!,
+    kind: "app",
+    imageRef: "busybox:latest",
+  });
 };
 const NO_ENV = { byName: [], childEnv: {} };
 
@@ -33,8 +44,16 @@ t.test("create: --interactive and --tty before the image, the same in every dial
     const image = args.indexOf("busybox:latest");
     t.ok(args.indexOf("--interactive") > 0 && args.indexOf("--interactive") < image, `${dialect.name}: --interactive`);
     t.ok(args.indexOf("--tty") > 0 && args.indexOf("--tty") < image, `${dialect.name}: --tty`);
-    t.same(buildCreateArgs(dialect, specOf({ tty: true }), NO_ENV).filter((a) => a === "--interactive" || a === "--tty"), ["--tty"], `${dialect.name}: tty alone`);
-    t.same(buildCreateArgs(dialect, specOf({ stdin: false, tty: false, stdinOnce: true }), NO_ENV), buildCreateArgs(dialect, specOf({}), NO_ENV), `${dialect.name}: false and unset give the same argv`);
+    t.same(
+      buildCreateArgs(dialect, specOf({ tty: true }), NO_ENV).filter((a) => a === "--interactive" || a === "--tty"),
+      ["--tty"],
+      `${dialect.name}: tty alone`,
+    );
+    t.same(
+      buildCreateArgs(dialect, specOf({ stdin: false, tty: false, stdinOnce: true }), NO_ENV),
+      buildCreateArgs(dialect, specOf({}), NO_ENV),
+      `${dialect.name}: false and unset give the same argv`,
+    );
   }
 });
 
@@ -53,6 +72,17 @@ t.test("the spec hash: unchanged without them (pinned), changed with each", asyn
 
 t.test("no warning for stdin, stdinOnce and tty", async (t) => {
   const found: FieldError[] = [];
-  findIgnoredFields({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "a", image: "x", stdin: true, stdinOnce: true, tty: true }], initContainers: [{ name: "i", image: "x", tty: true }] } }, (w) => found.push(w));
+  findIgnoredFields(
+    {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "p" },
+      spec: {
+        containers: [{ name: "a", image: "x", stdin: true, stdinOnce: true, tty: true }],
+        initContainers: [{ name: "i", image: "x", tty: true }],
+      },
+    },
+    (w) => found.push(w),
+  );
   t.same(found, []);
 });

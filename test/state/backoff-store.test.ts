@@ -38,10 +38,19 @@ t.test("round trip: entries survive a write and a read, in the documented format
   t.equal(returned, "mutate's result");
   t.same(JSON.parse(await readFile(join(dir, BACKOFF_FILE), "utf8")), {
     version: 1,
-    entries: { "default/web_busybox": { backoffMs: 20_000, lastUpdate: "2025-03-01T12:00:10.000Z", lastError: "ErrImagePull: not found again" } },
+    entries: {
+      "default/web_busybox": {
+        backoffMs: 20_000,
+        lastUpdate: "2025-03-01T12:00:10.000Z",
+        lastError: "ErrImagePull: not found again",
+      },
+    },
   });
   t.equal((await stat(join(dir, BACKOFF_FILE))).mode & 0o777, 0o600, "private to the user");
-  const seen = await updateBackoff(dir, (state) => [state.get("default/web_busybox", NOW + 20_000), state.isInBackOffSinceUpdate("default/web_busybox", NOW + 20_000)]);
+  const seen = await updateBackoff(dir, (state) => [
+    state.get("default/web_busybox", NOW + 20_000),
+    state.isInBackOffSinceUpdate("default/web_busybox", NOW + 20_000),
+  ]);
   t.same(seen, [20_000, true]);
 });
 
@@ -74,7 +83,12 @@ t.test("a corrupt file is moved aside, reported once, and state starts empty", a
   const aside = join(dir, `${BACKOFF_FILE}.corrupt-2025-03-01T12:00:00.000Z`);
   t.equal(await readFile(aside, "utf8"), '{"version": 1, "entries": {', "kept for inspection");
   t.equal(warnings.length, 1);
-  t.match(warnings[0], new RegExp(`^state file ${join(dir, BACKOFF_FILE)} is not valid JSON \\(.+\\): moved it to ${aside}; pull back-off starts empty$`));
+  t.match(
+    warnings[0],
+    new RegExp(
+      `^state file ${join(dir, BACKOFF_FILE)} is not valid JSON \\(.+\\): moved it to ${aside}; pull back-off starts empty$`,
+    ),
+  );
   await updateBackoff(dir, (state) => void state.next("k", NOW), options);
   t.equal(warnings.length, 1, "the next run does not warn again");
   t.same(Object.keys((await readSaved(dir)).entries), ["k"]);
@@ -90,7 +104,11 @@ t.test("an unknown version or shape is moved aside too", async (t) => {
     const dir = await tempDir(t);
     await writeFile(join(dir, BACKOFF_FILE), content);
     const warnings: string[] = [];
-    t.equal(await updateBackoff(dir, (state) => state.entries.size, { onWarning: (m) => warnings.push(m) }), 0, content);
+    t.equal(
+      await updateBackoff(dir, (state) => state.entries.size, { onWarning: (m) => warnings.push(m) }),
+      0,
+      content,
+    );
     t.match(warnings, [new RegExp(problem)], content);
     t.equal((await readdir(dir)).filter((f) => f.startsWith(`${BACKOFF_FILE}.corrupt-`)).length, 1);
   }
@@ -101,10 +119,22 @@ t.test("bad entries are dropped with one warning and the cleaned file is written
   const good = { backoffMs: 10_000, lastUpdate: "2025-03-01T12:00:00.000Z" };
   await writeFile(
     join(dir, BACKOFF_FILE),
-    JSON.stringify({ version: 1, entries: { good, noTime: { backoffMs: 1 }, badTime: { backoffMs: 1, lastUpdate: "yesterday" }, zero: { ...good, backoffMs: 0 }, err: { ...good, lastError: 3 }, nul: null } }),
+    JSON.stringify({
+      version: 1,
+      entries: {
+        good,
+        noTime: { backoffMs: 1 },
+        badTime: { backoffMs: 1, lastUpdate: "yesterday" },
+        zero: { ...good, backoffMs: 0 },
+        err: { ...good, lastError: 3 },
+        nul: null,
+      },
+    }),
   );
   const warnings: string[] = [];
-  t.same(await updateBackoff(dir, (state) => [...state.entries.keys()], { onWarning: (m) => warnings.push(m) }), ["good"]);
+  t.same(await updateBackoff(dir, (state) => [...state.entries.keys()], { onWarning: (m) => warnings.push(m) }), [
+    "good",
+  ]);
   t.same(warnings, [`state file ${join(dir, BACKOFF_FILE)}: ignored 5 invalid entries`]);
   t.same((await readSaved(dir)).entries, { good });
   await updateBackoff(dir, () => undefined, { onWarning: (m) => warnings.push(m) });
@@ -116,7 +146,10 @@ t.test("a state path that cannot be a directory fails with one line naming it", 
   await writeFile(join(dir, "file"), "");
   const error = await updateBackoff(join(dir, "file"), () => undefined).catch((e: unknown) => e);
   t.equal((error as Error).name, "StateAccessError");
-  t.match((error as Error).message, `cannot use state directory ${join(dir, "file")}: it exists and is not a directory`);
+  t.match(
+    (error as Error).message,
+    `cannot use state directory ${join(dir, "file")}: it exists and is not a directory`,
+  );
 });
 
 t.test("lock: a lock left by a dead process is broken at once", async (t) => {
@@ -124,7 +157,10 @@ t.test("lock: a lock left by a dead process is broken at once", async (t) => {
   const lock = join(dir, "x.lock");
   await mkdir(lock);
   // PID 2^22 + 1 is above Linux's pid_max: no such process.
-  await writeFile(join(lock, "owner.json"), JSON.stringify({ pid: 4_194_305, host: hostname(), token: "dead", sinceMs: Date.now() }));
+  await writeFile(
+    join(lock, "owner.json"),
+    JSON.stringify({ pid: 4_194_305, host: hostname(), token: "dead", sinceMs: Date.now() }),
+  );
   const started = Date.now();
   t.equal(await withLock(lock, () => "held", { timeoutMs: 2000 }), "held");
   t.ok(Date.now() - started < 1000, "no waiting for staleness");
@@ -139,7 +175,12 @@ t.test("lock: a live holder is waited for, then the wait times out with a clear 
   const holding = withLock(lock, () => new Promise<void>((resolve) => ((release = resolve), order.push("first in"))));
   await new Promise((resolve) => setTimeout(resolve, 50));
   const timedOut = await withLock(lock, () => "no", { timeoutMs: 100 }).catch((e: unknown) => e);
-  t.match((timedOut as Error).message, new RegExp(`^timed out waiting for lock ${lock} \\(held by pid ${process.pid} on .+\\); if no podrun is running, remove it$`));
+  t.match(
+    (timedOut as Error).message,
+    new RegExp(
+      `^timed out waiting for lock ${lock} \\(held by pid ${process.pid} on .+\\); if no podrun is running, remove it$`,
+    ),
+  );
   const waiting = withLock(lock, () => void order.push("second in"));
   await new Promise((resolve) => setTimeout(resolve, 50));
   order.push("first out");
@@ -152,7 +193,10 @@ t.test("lock: a live holder older than staleMs is presumed abandoned", async (t)
   const dir = await tempDir(t);
   const lock = join(dir, "x.lock");
   await mkdir(lock);
-  await writeFile(join(lock, "owner.json"), JSON.stringify({ pid: process.pid, host: hostname(), token: "old", sinceMs: Date.now() - 60_000 }));
+  await writeFile(
+    join(lock, "owner.json"),
+    JSON.stringify({ pid: process.pid, host: hostname(), token: "old", sinceMs: Date.now() - 60_000 }),
+  );
   t.equal(await withLock(lock, () => "held", { timeoutMs: 2000, staleMs: 10_000 }), "held");
 });
 
@@ -163,7 +207,9 @@ t.test("concurrency smoke: child processes updating the same file lose nothing",
   const children = 6;
   const updates = 15;
   await Promise.all(
-    Array.from({ length: children }, (_, i) => run(process.execPath, ["--import", "tsx", child, dir, `c${i}`, String(updates)], { timeout: 120_000 })),
+    Array.from({ length: children }, (_, i) =>
+      run(process.execPath, ["--import", "tsx", child, dir, `c${i}`, String(updates)], { timeout: 120_000 }),
+    ),
   );
   const saved = await readSaved(dir);
   t.equal(saved.entries.counter?.backoffMs, children * updates, "every increment counted");
@@ -180,26 +226,36 @@ t.test("a temp file left by a writer killed before its rename is removed by the 
   t.same(await readdir(dir), [BACKOFF_FILE]);
 });
 
-t.test("lock: what a killed process left while releasing or preparing a lock is removed by the next holder", async (t) => {
-  const dir = await tempDir(t);
-  const lock = join(dir, "x.lock");
-  const dead = 4_194_305; // above pid_max: no such process
-  const names = {
-    deadReleased: `x.lock.${dead}-0123456789ab.old`,
-    liveReleasing: `x.lock.${process.pid}-0123456789ab.old`,
-    deadPrepared: `x.lock.${dead}-dddddddddddd.tmp`,
-    unknownPreparedOld: `x.lock.${dead}-aaaaaaaaaaaa.tmp`,
-    unknownPreparedRecent: `x.lock.${dead}-bbbbbbbbbbbb.tmp`,
-    otherLock: `y.lock.${dead}-cccccccccccc.old`,
-  };
-  for (const name of Object.values(names)) {
-    await mkdir(join(dir, name));
-    await writeFile(join(dir, name, "owner.json"), "{}");
-  }
-  // A prepared lock names its owner as a held one does; without that, only its age tells.
-  await writeFile(join(dir, names.deadPrepared, "owner.json"), JSON.stringify({ pid: dead, host: hostname(), token: "t", sinceMs: Date.now() }));
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  await utimes(join(dir, names.unknownPreparedOld), hourAgo, hourAgo);
-  await withLock(lock, () => undefined);
-  t.same((await readdir(dir)).sort(), [names.unknownPreparedRecent, names.liveReleasing, names.otherLock].sort(), "a live process's, a recent unknown one and other locks' stay");
-});
+t.test(
+  "lock: what a killed process left while releasing or preparing a lock is removed by the next holder",
+  async (t) => {
+    const dir = await tempDir(t);
+    const lock = join(dir, "x.lock");
+    const dead = 4_194_305; // above pid_max: no such process
+    const names = {
+      deadReleased: `x.lock.${dead}-0123456789ab.old`,
+      liveReleasing: `x.lock.${process.pid}-0123456789ab.old`,
+      deadPrepared: `x.lock.${dead}-dddddddddddd.tmp`,
+      unknownPreparedOld: `x.lock.${dead}-aaaaaaaaaaaa.tmp`,
+      unknownPreparedRecent: `x.lock.${dead}-bbbbbbbbbbbb.tmp`,
+      otherLock: `y.lock.${dead}-cccccccccccc.old`,
+    };
+    for (const name of Object.values(names)) {
+      await mkdir(join(dir, name));
+      await writeFile(join(dir, name, "owner.json"), "{}");
+    }
+    // A prepared lock names its owner as a held one does; without that, only its age tells.
+    await writeFile(
+      join(dir, names.deadPrepared, "owner.json"),
+      JSON.stringify({ pid: dead, host: hostname(), token: "t", sinceMs: Date.now() }),
+    );
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(join(dir, names.unknownPreparedOld), hourAgo, hourAgo);
+    await withLock(lock, () => undefined);
+    t.same(
+      (await readdir(dir)).sort(),
+      [names.unknownPreparedRecent, names.liveReleasing, names.otherLock].sort(),
+      "a live process's, a recent unknown one and other locks' stay",
+    );
+  },
+);

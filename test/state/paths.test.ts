@@ -44,7 +44,10 @@ t.test("ensureStateDir names the path and the problem in one line", async (t) =>
   const notDir = await ensureStateDir(file).catch((e: unknown) => e);
   t.ok(notDir instanceof StateAccessError);
   t.equal((notDir as StateAccessError).path, file);
-  t.equal((notDir as Error).message, `cannot use state directory ${file}: it exists and is not a directory; set PODRUN_STATE_DIR to a writable directory`);
+  t.equal(
+    (notDir as Error).message,
+    `cannot use state directory ${file}: it exists and is not a directory; set PODRUN_STATE_DIR to a writable directory`,
+  );
 
   const under = await ensureStateDir(join(file, "sub")).catch((e: unknown) => e);
   t.match((under as Error).message, /: a component of the path is not a directory \(ENOTDIR\)/);
@@ -60,11 +63,15 @@ t.test("ensureStateDir on a directory the user cannot write", async (t) => {
   // Root passes every permission check: run the check as nobody instead.
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
   const script = fileURLToPath(new URL("./fixtures/ensure-dir.ts", import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", script, join(locked, "podrun"), locked], {
-    ...asNobody,
-    cwd: process.cwd(),
-    env: { PATH: process.env.PATH, HOME: tmpdir() },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", script, join(locked, "podrun"), locked],
+    {
+      ...asNobody,
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH, HOME: tmpdir() },
+    },
+  );
   t.same(stdout.trimEnd().split("\n"), [
     `StateAccessError: cannot use state directory ${join(locked, "podrun")}: permission denied (EACCES); set PODRUN_STATE_DIR to a writable directory`,
     `StateAccessError: cannot use state directory ${locked}: permission denied (EACCES); set PODRUN_STATE_DIR to a writable directory`,

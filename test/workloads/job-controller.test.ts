@@ -1,7 +1,14 @@
 import t from "tap";
 import type { Job, JobSpec } from "kubernetes-types/batch/v1.js";
 import { T0 } from "../harness/fake-clock.js";
-import { JobController, defaultJobSpec, formatIndexes, jobSpecWarnings, type JobDecision, type JobObservation } from "../../lib/workloads/job-controller.js";
+import {
+  JobController,
+  defaultJobSpec,
+  formatIndexes,
+  jobSpecWarnings,
+  type JobDecision,
+  type JobObservation,
+} from "../../lib/workloads/job-controller.js";
 
 // The Job controller as a pure state machine (lib/workloads/job-controller.ts): each test drives it
 // as `up --wait` will, with the engine simulated: every pod the controller asks for runs for a
@@ -16,7 +23,11 @@ function job(spec: Partial<JobSpec>, name = "migrate"): Job {
 }
 
 /** Runs the Job to its end (or `until` seconds) and returns the controller, its log and the pods. */
-function simulate(j: Job, script: (n: number, index?: number) => Script, options: { until?: number; grace?: number } = {}) {
+function simulate(
+  j: Job,
+  script: (n: number, index?: number) => Script,
+  options: { until?: number; grace?: number } = {},
+) {
   let podNo = 0;
   const names = new Map<string, number>();
   const controller = new JobController({
@@ -38,11 +49,18 @@ function simulate(j: Job, script: (n: number, index?: number) => Script, options
       created.push({ ...pod, at: (now - T0) / 1000 });
       queue.push({ kind: "started", pod: pod.name, at: now });
       const behaviour = script(n, pod.index);
-      if (behaviour !== "hangs") queue.push({ kind: "exited", pod: pod.name, containers: [{ name: "main", exitCode: behaviour.exitCode }], at: now + behaviour.runs * 1000 });
+      if (behaviour !== "hangs")
+        queue.push({
+          kind: "exited",
+          pod: pod.name,
+          containers: [{ name: "main", exitCode: behaviour.exitCode }],
+          at: now + behaviour.runs * 1000,
+        });
     }
     for (const name of decision.delete) {
       // The engine stops it: whatever it was going to do, it is gone after the grace period.
-      for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.pod === name && queue[i]!.kind === "exited") queue.splice(i, 1);
+      for (let i = queue.length - 1; i >= 0; i--)
+        if (queue[i]!.pod === name && queue[i]!.kind === "exited") queue.splice(i, 1);
       queue.push({ kind: "gone", pod: name, at: now + (options.grace ?? 1) * 1000 });
     }
     maxActive = Math.max(maxActive, controller.status().active ?? 0);
@@ -61,7 +79,11 @@ const succeeds = (runs = 1): Script => ({ runs, exitCode: 0 });
 
 t.test("fails twice, then succeeds within backoffLimit 3: replaced after 10 s, then 20 s", async (t) => {
   const { controller, log, created } = simulate(job({ backoffLimit: 3 }), (n) => (n < 2 ? fails() : succeeds()));
-  t.same(created.map((p) => p.at), [0, 11, 32], "each replacement waits the back-off from the failed pod's finish");
+  t.same(
+    created.map((p) => p.at),
+    [0, 11, 32],
+    "each replacement waits the back-off from the failed pod's finish",
+  );
   t.strictSame(log, [
     "0s Normal SuccessfulCreate: Created pod: migrate-p0",
     "11s Normal SuccessfulCreate: Created pod: migrate-p1",
@@ -69,7 +91,14 @@ t.test("fails twice, then succeeds within backoffLimit 3: replaced after 10 s, t
     "33s Normal Completed: Job completed",
   ]);
   const status = controller.status();
-  t.match(status, { active: 0, succeeded: 1, failed: 2, terminating: 0, startTime: "2025-03-01T12:00:00Z", completionTime: "2025-03-01T12:00:33Z" });
+  t.match(status, {
+    active: 0,
+    succeeded: 1,
+    failed: 2,
+    terminating: 0,
+    startTime: "2025-03-01T12:00:00Z",
+    completionTime: "2025-03-01T12:00:33Z",
+  });
   t.same(
     status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
     [
@@ -83,7 +112,10 @@ t.test("fails twice, then succeeds within backoffLimit 3: replaced after 10 s, t
 
 t.test("exceeds its backoffLimit: backoffLimit + 1 failed pods, then BackoffLimitExceeded", async (t) => {
   const { controller, log, created } = simulate(job({ backoffLimit: 2 }), () => fails());
-  t.same(created.map((p) => p.at), [0, 11, 32]);
+  t.same(
+    created.map((p) => p.at),
+    [0, 11, 32],
+  );
   t.equal(log.at(-1), "33s Warning BackoffLimitExceeded: Job has reached the specified backoff limit");
   t.match(controller.status(), { active: 0, succeeded: 0, failed: 3 });
   t.same(
@@ -101,13 +133,23 @@ t.test("exceeds its backoffLimit: backoffLimit + 1 failed pods, then BackoffLimi
 
   const byDefault = simulate(job({}), () => fails());
   t.equal(byDefault.created.length, 7, "backoffLimit defaults to 6");
-  t.same(byDefault.created.map((p) => p.at), [0, 11, 32, 73, 154, 315, 636], "10, 20, 40, 80, 160, 320 s");
+  t.same(
+    byDefault.created.map((p) => p.at),
+    [0, 11, 32, 73, 154, 315, 636],
+    "10, 20, 40, 80, 160, 320 s",
+  );
 });
 
 t.test("parallelism 2, completions 3: two at a time, never more pods than completions left", async (t) => {
   const runs = [5, 7, 3];
-  const { controller, log, created, maxActive } = simulate(job({ parallelism: 2, completions: 3 }), (n) => succeeds(runs[n]));
-  t.same(created.map((p) => p.at), [0, 0, 5], "the third starts when the first succeeds");
+  const { controller, log, created, maxActive } = simulate(job({ parallelism: 2, completions: 3 }), (n) =>
+    succeeds(runs[n]),
+  );
+  t.same(
+    created.map((p) => p.at),
+    [0, 0, 5],
+    "the third starts when the first succeeds",
+  );
   t.equal(maxActive, 2);
   t.equal(log.at(-1), "8s Normal Completed: Job completed", "complete when the last one succeeds");
   t.match(controller.status(), { succeeded: 3, failed: 0, active: 0 });
@@ -117,8 +159,13 @@ t.test("parallelism 2, completions 3: two at a time, never more pods than comple
 });
 
 t.test("a failure among parallel pods: the back-off holds the replacement, the others keep running", async (t) => {
-  const { created, controller } = simulate(job({ parallelism: 2, completions: 2, backoffLimit: 1 }), (n) => (n === 0 ? fails(1, 2) : succeeds(30)));
-  t.same(created.map((p) => p.at), [0, 0, 12]);
+  const { created, controller } = simulate(job({ parallelism: 2, completions: 2, backoffLimit: 1 }), (n) =>
+    n === 0 ? fails(1, 2) : succeeds(30),
+  );
+  t.same(
+    created.map((p) => p.at),
+    [0, 0, 12],
+  );
   t.match(controller.status(), { succeeded: 2, failed: 1 });
 });
 
@@ -131,10 +178,13 @@ t.test("activeDeadlineSeconds: the running pod is deleted, Failed once it is gon
   ]);
   t.equal(now, 32);
   t.match(controller.status(), { active: 0, failed: 1, terminating: 0 }, "the deleted pod counts as failed");
-  t.same(controller.status().conditions?.map((c) => [c.type, c.reason, c.lastTransitionTime]), [
-    ["FailureTarget", "DeadlineExceeded", "2025-03-01T12:00:30Z"],
-    ["Failed", "DeadlineExceeded", "2025-03-01T12:00:32Z"],
-  ]);
+  t.same(
+    controller.status().conditions?.map((c) => [c.type, c.reason, c.lastTransitionTime]),
+    [
+      ["FailureTarget", "DeadlineExceeded", "2025-03-01T12:00:30Z"],
+      ["Failed", "DeadlineExceeded", "2025-03-01T12:00:32Z"],
+    ],
+  );
 
   // Between FailureTarget and Failed: the pod is terminating, the Job not finished yet.
   const c = new JobController({ job: job({ activeDeadlineSeconds: 30 }), podName: () => "p" });
@@ -153,32 +203,51 @@ t.test("activeDeadlineSeconds: the running pod is deleted, Failed once it is gon
 
 t.test("activeDeadlineSeconds passes during a back-off: no new pod, DeadlineExceeded", async (t) => {
   const { controller, log, created } = simulate(job({ activeDeadlineSeconds: 15, backoffLimit: 5 }), () => fails());
-  t.same(created.map((p) => p.at), [0, 11]);
-  t.equal(log.at(-1), "15s Warning DeadlineExceeded: Job was active longer than specified deadline", "woken at the deadline, not at the end of the 20 s back-off");
+  t.same(
+    created.map((p) => p.at),
+    [0, 11],
+  );
+  t.equal(
+    log.at(-1),
+    "15s Warning DeadlineExceeded: Job was active longer than specified deadline",
+    "woken at the deadline, not at the end of the 20 s back-off",
+  );
   t.match(controller.status(), { failed: 2, active: 0 }, "no pod was running: nothing to delete");
 });
 
 t.test("podFailurePolicy FailJob: the Job fails at the first matching exit code, whatever backoffLimit", async (t) => {
   const policy = { rules: [{ action: "FailJob", onExitCodes: { operator: "In", values: [42] } }] };
-  const { controller, log, created } = simulate(job({ backoffLimit: 6, podFailurePolicy: policy }), (n) => (n === 0 ? fails(1) : fails(42)));
+  const { controller, log, created } = simulate(job({ backoffLimit: 6, podFailurePolicy: policy }), (n) =>
+    n === 0 ? fails(1) : fails(42),
+  );
   t.equal(created.length, 2, "exit 1 matches no rule: counted, retried");
   const message = "Container main for pod ci/migrate-p1 failed with exit code 42 matching FailJob rule at index 0";
   t.equal(log.at(-1), `12s Warning PodFailurePolicy: ${message}`);
-  t.same(controller.status().conditions?.map((c) => [c.type, c.reason, c.message]), [
-    ["FailureTarget", "PodFailurePolicy", message],
-    ["Failed", "PodFailurePolicy", message],
-  ]);
+  t.same(
+    controller.status().conditions?.map((c) => [c.type, c.reason, c.message]),
+    [
+      ["FailureTarget", "PodFailurePolicy", message],
+      ["Failed", "PodFailurePolicy", message],
+    ],
+  );
   t.match(controller.status(), { failed: 2 });
 
   const notIn = { rules: [{ action: "FailJob", onExitCodes: { operator: "NotIn", values: [1, 2] } }] };
   const r = simulate(job({ podFailurePolicy: notIn }), (n) => (n === 0 ? fails(2) : fails(3)));
   t.equal(r.created.length, 2, "NotIn: 2 is retried, 3 fails the Job");
-  t.match(r.controller.finished, { reason: "PodFailurePolicy", message: /exit code 3 matching FailJob rule at index 0$/ });
+  t.match(r.controller.finished, {
+    reason: "PodFailurePolicy",
+    message: /exit code 3 matching FailJob rule at index 0$/,
+  });
 });
 
 t.test("podFailurePolicy FailJob with parallel pods: the others are deleted first", async (t) => {
   const policy = { rules: [{ action: "FailJob", onExitCodes: { operator: "In", values: [42] } }] };
-  const { controller, log } = simulate(job({ parallelism: 2, completions: 2, podFailurePolicy: policy }), (n) => (n === 0 ? fails(42, 1) : "hangs"), { grace: 3 });
+  const { controller, log } = simulate(
+    job({ parallelism: 2, completions: 2, podFailurePolicy: policy }),
+    (n) => (n === 0 ? fails(42, 1) : "hangs"),
+    { grace: 3 },
+  );
   t.strictSame(log.slice(2), [
     "1s Normal SuccessfulDelete: Deleted pod: migrate-p1",
     "4s Warning PodFailurePolicy: Container main for pod ci/migrate-p0 failed with exit code 42 matching FailJob rule at index 0",
@@ -188,8 +257,13 @@ t.test("podFailurePolicy FailJob with parallel pods: the others are deleted firs
 
 t.test("podFailurePolicy Ignore: not counted towards backoffLimit, but the back-off still applies", async (t) => {
   const policy = { rules: [{ action: "Ignore", onExitCodes: { operator: "In", values: [143] } }] };
-  const { controller, created } = simulate(job({ backoffLimit: 0, podFailurePolicy: policy }), (n) => (n < 2 ? fails(143) : succeeds()));
-  t.same(created.map((p) => p.at), [0, 11, 32]);
+  const { controller, created } = simulate(job({ backoffLimit: 0, podFailurePolicy: policy }), (n) =>
+    n < 2 ? fails(143) : succeeds(),
+  );
+  t.same(
+    created.map((p) => p.at),
+    [0, 11, 32],
+  );
   t.match(controller.status(), { succeeded: 1, failed: 0 });
   t.match(controller.finished, { type: "Complete" });
 });
@@ -207,15 +281,21 @@ t.test("podFailurePolicy Count, and the first matching rule wins", async (t) => 
   t.match(controller.status(), { failed: 2 });
 });
 
-t.test("a podFailurePolicy implies podReplacementPolicy Failed: a deleted pod is counted when it is gone", async (t) => {
-  t.equal(defaultJobSpec(job({ podFailurePolicy: { rules: [] } }).spec!).podReplacementPolicy, "Failed");
-  t.equal(defaultJobSpec(job({}).spec!).podReplacementPolicy, "TerminatingOrFailed");
-  const ignore143 = { rules: [{ action: "Ignore", onExitCodes: { operator: "In", values: [143] } }] };
-  const c = new JobController({ job: job({ activeDeadlineSeconds: 5, podFailurePolicy: ignore143 }), podName: () => "p" });
-  c.sync(T0);
-  c.sync(T0 + 5000);
-  t.match(c.status(), { failed: 1, terminating: 1 }, "the Job is failing: its running pod counts as failed at once");
-});
+t.test(
+  "a podFailurePolicy implies podReplacementPolicy Failed: a deleted pod is counted when it is gone",
+  async (t) => {
+    t.equal(defaultJobSpec(job({ podFailurePolicy: { rules: [] } }).spec!).podReplacementPolicy, "Failed");
+    t.equal(defaultJobSpec(job({}).spec!).podReplacementPolicy, "TerminatingOrFailed");
+    const ignore143 = { rules: [{ action: "Ignore", onExitCodes: { operator: "In", values: [143] } }] };
+    const c = new JobController({
+      job: job({ activeDeadlineSeconds: 5, podFailurePolicy: ignore143 }),
+      podName: () => "p",
+    });
+    c.sync(T0);
+    c.sync(T0 + 5000);
+    t.match(c.status(), { failed: 1, terminating: 1 }, "the Job is failing: its running pod counts as failed at once");
+  },
+);
 
 t.test("the back-off runs from the failed pod's finish, not from when it was seen", async (t) => {
   let n = 0;
@@ -233,12 +313,18 @@ t.test("a success resets the back-off", async (t) => {
   // completions 3, one at a time: fail, succeed, fail, succeed, succeed.
   const plan = [fails(), succeeds(), fails(), succeeds(), succeeds()];
   const { created, controller } = simulate(job({ completions: 3 }), (n) => plan[n]!);
-  t.same(created.map((p) => p.at), [0, 11, 12, 23, 24], "the failure after a success waits 10 s again, not 20 s");
+  t.same(
+    created.map((p) => p.at),
+    [0, 11, 12, 23, 24],
+    "the failure after a success waits 10 s again, not 20 s",
+  );
   t.match(controller.status(), { succeeded: 3, failed: 2 });
 });
 
 t.test("completionMode Indexed: one pod per index, a failed index retried with the same index", async (t) => {
-  const { controller, created } = simulate(job({ completionMode: "Indexed", completions: 3, parallelism: 2 }), (n) => (n === 0 ? succeeds(30) : n === 1 ? fails() : succeeds(2)));
+  const { controller, created } = simulate(job({ completionMode: "Indexed", completions: 3, parallelism: 2 }), (n) =>
+    n === 0 ? succeeds(30) : n === 1 ? fails() : succeeds(2),
+  );
   t.same(
     created.map((p) => [p.name, p.index, p.at]),
     [
@@ -296,7 +382,12 @@ t.test("observations about unknown or finished pods change nothing", async (t) =
 });
 
 t.test("defaults as the API server applies them", async (t) => {
-  t.match(defaultJobSpec(job({}).spec!), { completions: 1, parallelism: 1, backoffLimit: 6, completionMode: "NonIndexed" });
+  t.match(defaultJobSpec(job({}).spec!), {
+    completions: 1,
+    parallelism: 1,
+    backoffLimit: 6,
+    completionMode: "NonIndexed",
+  });
   t.match(defaultJobSpec(job({ parallelism: 3 }).spec!), { completions: undefined, parallelism: 3 });
   t.match(defaultJobSpec(job({ completions: 4 }).spec!), { completions: 4, parallelism: 1 });
 });
@@ -323,16 +414,23 @@ t.test("jobSpecWarnings names each field the controller does not act on", async 
   );
 });
 
-t.test("a later command picks the Job up again from its pods: counters, back-off and deadline carry over", async (t) => {
-  const c = new JobController({ job: job({ backoffLimit: 3, activeDeadlineSeconds: 600 }), podName: () => "migrate-p2", startTime: T0 });
-  c.adopt({ name: "migrate-p0" });
-  c.adopt({ name: "migrate-p1" });
-  c.observe({ kind: "exited", pod: "migrate-p0", containers: [{ name: "main", exitCode: 1 }], at: T0 + 1000 });
-  c.observe({ kind: "exited", pod: "migrate-p1", containers: [{ name: "main", exitCode: 1 }], at: T0 + 12_000 });
-  const first = c.sync(T0 + 20_000);
-  t.same(first.create, [], "two failures in a row: 20 s from the last one's finish");
-  t.equal(first.wakeAt, T0 + 32_000);
-  t.match(c.status(), { failed: 2, active: 0, startTime: "2025-03-01T12:00:00Z" });
-  t.same(c.sync(T0 + 32_000).create, [{ name: "migrate-p2" }]);
-  t.equal(c.sync(T0 + 33_000).wakeAt, T0 + 600_000, "the deadline still runs from the first start");
-});
+t.test(
+  "a later command picks the Job up again from its pods: counters, back-off and deadline carry over",
+  async (t) => {
+    const c = new JobController({
+      job: job({ backoffLimit: 3, activeDeadlineSeconds: 600 }),
+      podName: () => "migrate-p2",
+      startTime: T0,
+    });
+    c.adopt({ name: "migrate-p0" });
+    c.adopt({ name: "migrate-p1" });
+    c.observe({ kind: "exited", pod: "migrate-p0", containers: [{ name: "main", exitCode: 1 }], at: T0 + 1000 });
+    c.observe({ kind: "exited", pod: "migrate-p1", containers: [{ name: "main", exitCode: 1 }], at: T0 + 12_000 });
+    const first = c.sync(T0 + 20_000);
+    t.same(first.create, [], "two failures in a row: 20 s from the last one's finish");
+    t.equal(first.wakeAt, T0 + 32_000);
+    t.match(c.status(), { failed: 2, active: 0, startTime: "2025-03-01T12:00:00Z" });
+    t.same(c.sync(T0 + 32_000).create, [{ name: "migrate-p2" }]);
+    t.equal(c.sync(T0 + 33_000).wakeAt, T0 + 600_000, "the deadline still runs from the first start");
+  },
+);

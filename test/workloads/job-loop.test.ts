@@ -26,7 +26,13 @@ class FakePods implements JobPodEngine {
     this.push({ kind: "started", pod: pod.name, at: this.clock.now() });
     if (behaviour === "hangs") return;
     void this.clock.sleep(behaviour.runs * 1000).then(() => {
-      if (!this.deleted.has(pod.name)) this.push({ kind: "exited", pod: pod.name, containers: [{ name: "main", exitCode: behaviour.exitCode }], at: this.clock.now() });
+      if (!this.deleted.has(pod.name))
+        this.push({
+          kind: "exited",
+          pod: pod.name,
+          containers: [{ name: "main", exitCode: behaviour.exitCode }],
+          at: this.clock.now(),
+        });
     });
   }
 
@@ -71,7 +77,11 @@ function start(spec: Record<string, unknown>, script: (n: number) => Script, sig
   let n = 0;
   const controller = new JobController({ job: job(spec), podName: () => `migrate-p${n++}` });
   const events: string[] = [];
-  const outcome = runJob(controller, pods, { clock, signal, onEvent: (e) => events.push(`${(e.at - T0) / 1000}s ${e.reason}: ${e.message}`) });
+  const outcome = runJob(controller, pods, {
+    clock,
+    signal,
+    onEvent: (e) => events.push(`${(e.at - T0) / 1000}s ${e.reason}: ${e.message}`),
+  });
   return { clock, pods, events, outcome };
 }
 
@@ -81,22 +91,35 @@ t.test("fails twice, then succeeds: the loop sleeps through each back-off and re
   const result = await after(clock, 10, outcome);
   t.match(result, { outcome: "Complete", reason: "CompletionsReached", status: { succeeded: 1, failed: 2 } });
   t.strictSame(pods.log, ["0s create migrate-p0", "11s create migrate-p1", "32s create migrate-p2"]);
-  t.strictSame(events, ["0s SuccessfulCreate: Created pod: migrate-p0", "11s SuccessfulCreate: Created pod: migrate-p1", "32s SuccessfulCreate: Created pod: migrate-p2", "33s Completed: Job completed"]);
+  t.strictSame(events, [
+    "0s SuccessfulCreate: Created pod: migrate-p0",
+    "11s SuccessfulCreate: Created pod: migrate-p1",
+    "32s SuccessfulCreate: Created pod: migrate-p2",
+    "33s Completed: Job completed",
+  ]);
 });
 
 t.test("exceeds backoffLimit: Failed, BackoffLimitExceeded", async (t) => {
   const { clock, outcome, events } = start({ backoffLimit: 1 }, () => ({ runs: 1, exitCode: 1 }));
-  t.match(await after(clock, 60, outcome), { outcome: "Failed", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit", status: { failed: 2 } });
+  t.match(await after(clock, 60, outcome), {
+    outcome: "Failed",
+    reason: "BackoffLimitExceeded",
+    message: "Job has reached the specified backoff limit",
+    status: { failed: 2 },
+  });
   t.equal(events.at(-1), "12s BackoffLimitExceeded: Job has reached the specified backoff limit");
 });
 
-t.test("activeDeadlineSeconds: woken at the deadline with nothing observed, the pod deleted, Failed when it is gone", async (t) => {
-  const { clock, pods, outcome, events } = start({ activeDeadlineSeconds: 20 }, () => "hangs");
-  t.equal(await after(clock, 19, outcome), "pending");
-  t.match(await after(clock, 5, outcome), { outcome: "Failed", reason: "DeadlineExceeded" });
-  t.strictSame(pods.log, ["0s create migrate-p0", "20s delete migrate-p0"]);
-  t.equal(events.at(-1), "21s DeadlineExceeded: Job was active longer than specified deadline");
-});
+t.test(
+  "activeDeadlineSeconds: woken at the deadline with nothing observed, the pod deleted, Failed when it is gone",
+  async (t) => {
+    const { clock, pods, outcome, events } = start({ activeDeadlineSeconds: 20 }, () => "hangs");
+    t.equal(await after(clock, 19, outcome), "pending");
+    t.match(await after(clock, 5, outcome), { outcome: "Failed", reason: "DeadlineExceeded" });
+    t.strictSame(pods.log, ["0s create migrate-p0", "20s delete migrate-p0"]);
+    t.equal(events.at(-1), "21s DeadlineExceeded: Job was active longer than specified deadline");
+  },
+);
 
 t.test("interrupted: the loop returns with the status so far", async (t) => {
   const interrupt = new AbortController();
@@ -114,7 +137,8 @@ t.test("news that arrives with the wake-up is not lost", async (t) => {
     create: async () => {},
     delete: async () => {},
     watch: async (signal) => {
-      if (calls++ > 0) return new Promise((resolve) => signal.addEventListener("abort", () => resolve([]), { once: true }));
+      if (calls++ > 0)
+        return new Promise((resolve) => signal.addEventListener("abort", () => resolve([]), { once: true }));
       await Promise.resolve();
       await clock.sleep(1000);
       return [{ kind: "exited", pod: "p", containers: [{ name: "main", exitCode: 0 }], at: clock.now() }];
@@ -122,5 +146,9 @@ t.test("news that arrives with the wake-up is not lost", async (t) => {
   };
   const controller = new JobController({ job: job({ activeDeadlineSeconds: 1 }), podName: () => "p" });
   const outcome = runJob(controller, engine, { clock });
-  t.match(await after(clock, 2, outcome), { outcome: "Failed", reason: "DeadlineExceeded", status: { succeeded: 1, active: 0 } }, "the success is counted (the deadline, checked first, still fails the Job, as in the controller)");
+  t.match(
+    await after(clock, 2, outcome),
+    { outcome: "Failed", reason: "DeadlineExceeded", status: { succeeded: 1, active: 0 } },
+    "the success is counted (the deadline, checked first, still fails the Job, as in the controller)",
+  );
 });

@@ -47,14 +47,25 @@ interface JobWorld {
   created: (stdout: string) => string[];
 }
 
-async function setup(t: Test, runtime: RuntimeName, name: string, manifest: (dir: string) => string): Promise<JobWorld | undefined> {
-  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+async function setup(
+  t: Test,
+  runtime: RuntimeName,
+  name: string,
+  manifest: (dir: string) => string,
+): Promise<JobWorld | undefined> {
+  if (
+    !(await requireEngine(t, runtime)) ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+  )
+    return undefined;
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-job-"));
   const file = join(dir, "job.yaml");
   await writeFile(file, manifest(dir));
   const env = { PODRUN_STATE_DIR: join(dir, "state") };
   const cli = (...args: string[]) => runCli([...args, "--runtime", runtime, file], { env, timeoutMs: 150_000 });
-  const created = (stdout: string) => [...stdout.matchAll(new RegExp(`Created pod: (${name}-[a-z0-9]{5})`, "g"))].map((m) => m[1]!);
+  const created = (stdout: string) =>
+    [...stdout.matchAll(new RegExp(`Created pod: (${name}-[a-z0-9]{5})`, "g"))].map((m) => m[1]!);
   const seen = new Set<string>();
   t.teardown(async () => {
     await cli("down").catch(() => undefined);
@@ -93,7 +104,11 @@ async function exitCodes(runtime: RuntimeName, pods: string[]): Promise<number[]
 async function retryTest(t: Test, runtime: RuntimeName): Promise<void> {
   const name = uniqueName("jobok");
   const world = await setup(t, runtime, name, (dir) => {
-    return job(name, { backoffLimit: 3, countDir: join(dir, "count"), script: "echo x >> /count/attempts; n=$(wc -l < /count/attempts); echo attempt $n; [ $n -ge 3 ]" });
+    return job(name, {
+      backoffLimit: 3,
+      countDir: join(dir, "count"),
+      script: "echo x >> /count/attempts; n=$(wc -l < /count/attempts); echo attempt $n; [ $n -ge 3 ]",
+    });
   });
   if (!world) return;
   await mkdir(join(world.dir, "count"));
@@ -103,7 +118,11 @@ async function retryTest(t: Test, runtime: RuntimeName): Promise<void> {
   t.equal(result.exitCode, 0, result.stderr);
   const pods = world.created(result.stdout);
   t.equal(pods.length, 3);
-  t.same(jobEvents(result.stdout, name), [...pods.map((pod) => `SuccessfulCreate Created pod: ${pod}`), "Completed Job completed"], "events in order");
+  t.same(
+    jobEvents(result.stdout, name),
+    [...pods.map((pod) => `SuccessfulCreate Created pod: ${pod}`), "Completed Job completed"],
+    "events in order",
+  );
   t.match(result.stdout, new RegExp(`job/${name}: Complete: 1 of 1 succeeded, 2 failed, in \\d+s`));
   // The back-off: 10 s after the first failure, 20 s after the second.
   t.ok(seconds >= 30, `took ${seconds}s: the back-off was waited for`);
@@ -124,19 +143,46 @@ async function retryTest(t: Test, runtime: RuntimeName): Promise<void> {
 
 async function backoffLimitTest(t: Test, runtime: RuntimeName): Promise<void> {
   const name = uniqueName("jobfail");
-  const world = await setup(t, runtime, name, () => job(name, { backoffLimit: 1, script: "for i in $(seq 1 15); do echo line $i; done; sleep 1; echo cannot reach the database >&2; exit 4" }));
+  const world = await setup(t, runtime, name, () =>
+    job(name, {
+      backoffLimit: 1,
+      script: "for i in $(seq 1 15); do echo line $i; done; sleep 1; echo cannot reach the database >&2; exit 4",
+    }),
+  );
   if (!world) return;
   const result = await world.cli("up", "--wait");
   t.equal(result.exitCode, 1);
   const pods = world.created(result.stdout);
   t.equal(pods.length, 2, "the first pod and one retry");
-  t.same(jobEvents(result.stdout, name), [...pods.map((pod) => `SuccessfulCreate Created pod: ${pod}`), "BackoffLimitExceeded Job has reached the specified backoff limit"]);
+  t.same(jobEvents(result.stdout, name), [
+    ...pods.map((pod) => `SuccessfulCreate Created pod: ${pod}`),
+    "BackoffLimitExceeded Job has reached the specified backoff limit",
+  ]);
   const stderr = result.stderr.trimEnd().split("\n");
-  t.match(stderr.at(-1), new RegExp(`^Error: BackoffLimitExceeded: job/${name}: Job has reached the specified backoff limit \\(0 succeeded, 2 failed, in \\d+s\\)$`));
+  t.match(
+    stderr.at(-1),
+    new RegExp(
+      `^Error: BackoffLimitExceeded: job/${name}: Job has reached the specified backoff limit \\(0 succeeded, 2 failed, in \\d+s\\)$`,
+    ),
+  );
   // The last failed pod's last ten lines, stdout and stderr together (the engines stamp each
   // stream's lines as they read them: the pause keeps the stderr line last).
   t.equal(stderr.at(-12), `last log lines of pod/${pods[1]}[main]:`);
-  t.same(stderr.slice(-11, -1).map((line) => line.trim()), ["line 7", "line 8", "line 9", "line 10", "line 11", "line 12", "line 13", "line 14", "line 15", "cannot reach the database"]);
+  t.same(
+    stderr.slice(-11, -1).map((line) => line.trim()),
+    [
+      "line 7",
+      "line 8",
+      "line 9",
+      "line 10",
+      "line 11",
+      "line 12",
+      "line 13",
+      "line 14",
+      "line 15",
+      "cannot reach the database",
+    ],
+  );
   t.same(await exitCodes(runtime, pods), [4, 4]);
 }
 
@@ -144,14 +190,24 @@ async function deadlineAndPolicyTest(t: Test, runtime: RuntimeName): Promise<voi
   // activeDeadlineSeconds: the running pod is deleted, the Job fails with DeadlineExceeded.
   const late = uniqueName("joblate");
   const deadline = await setup(t, runtime, late, () =>
-    job(late, { backoffLimit: 6, script: "exec sleep 600" }).replace("  backoffLimit: 6\n", "  backoffLimit: 6\n  activeDeadlineSeconds: 3\n"),
+    job(late, { backoffLimit: 6, script: "exec sleep 600" }).replace(
+      "  backoffLimit: 6\n",
+      "  backoffLimit: 6\n  activeDeadlineSeconds: 3\n",
+    ),
   );
   if (!deadline) return;
   const result = await deadline.cli("up", "--wait");
   t.equal(result.exitCode, 1);
   const [pod] = deadline.created(result.stdout);
-  t.same(jobEvents(result.stdout, late), [`SuccessfulCreate Created pod: ${pod}`, `SuccessfulDelete Deleted pod: ${pod}`, "DeadlineExceeded Job was active longer than specified deadline"]);
-  t.match(result.stderr, new RegExp(`Error: DeadlineExceeded: job/${late}: Job was active longer than specified deadline`));
+  t.same(jobEvents(result.stdout, late), [
+    `SuccessfulCreate Created pod: ${pod}`,
+    `SuccessfulDelete Deleted pod: ${pod}`,
+    "DeadlineExceeded Job was active longer than specified deadline",
+  ]);
+  t.match(
+    result.stderr,
+    new RegExp(`Error: DeadlineExceeded: job/${late}: Job was active longer than specified deadline`),
+  );
   const left = await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.podrun.owner=Job/${late}`]);
   t.equal(left.stdout.trim(), "", "the deleted pod is gone");
 
@@ -168,7 +224,12 @@ async function deadlineAndPolicyTest(t: Test, runtime: RuntimeName): Promise<voi
   const failed = await policy.cli("up", "--wait");
   t.equal(failed.exitCode, 1);
   const [only] = policy.created(failed.stdout);
-  t.match(failed.stderr, new RegExp(`Error: PodFailurePolicy: job/${fatal}: Container main for pod default/${only} failed with exit code 42 matching FailJob rule at index 0`));
+  t.match(
+    failed.stderr,
+    new RegExp(
+      `Error: PodFailurePolicy: job/${fatal}: Container main for pod default/${only} failed with exit code 42 matching FailJob rule at index 0`,
+    ),
+  );
   t.equal(policy.created(failed.stdout).length, 1, "no retry");
   t.match(failed.stdout, `job/${fatal}: ttlSecondsAfterFinished 0: its pod removed`);
   const gone = await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.podrun.owner=Job/${fatal}`]);
@@ -188,17 +249,28 @@ async function indexedTest(t: Test, runtime: RuntimeName): Promise<void> {
   const result = await world.cli("up", "--wait");
   t.equal(result.exitCode, 0, result.stderr);
   t.match(result.stdout, new RegExp(`job/${name}: Complete: 3 of 3 succeeded, in \\d+s`));
-  const pods = [...result.stdout.matchAll(new RegExp(`Created pod: (${name}-(\\d)-[a-z0-9]{5})`, "g"))].map((m) => ({ pod: m[1]!, index: m[2]! }));
+  const pods = [...result.stdout.matchAll(new RegExp(`Created pod: (${name}-(\\d)-[a-z0-9]{5})`, "g"))].map((m) => ({
+    pod: m[1]!,
+    index: m[2]!,
+  }));
   t.same(pods.map((p) => p.index).sort(), ["0", "1", "2"], "one pod per index, named <job>-<index>-<5 characters>");
   for (const { pod, index } of pods) {
     const logs = await runCommand(runtime, ["logs", `default_${pod}_main`]);
-    t.equal(logs.stdout.trim(), `index ${index} on ${name}-${index}`, "JOB_COMPLETION_INDEX and the hostname <job>-<index>");
+    t.equal(
+      logs.stdout.trim(),
+      `index ${index} on ${name}-${index}`,
+      "JOB_COMPLETION_INDEX and the hostname <job>-<index>",
+    );
   }
 }
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: an Indexed Job, completions 3, parallelism 2`, (t) => indexedTest(t, runtime));
-  t.test(`${runtime}: activeDeadlineSeconds; a podFailurePolicy FailJob rule with ttlSecondsAfterFinished 0`, (t) => deadlineAndPolicyTest(t, runtime));
+  t.test(`${runtime}: activeDeadlineSeconds; a podFailurePolicy FailJob rule with ttlSecondsAfterFinished 0`, (t) =>
+    deadlineAndPolicyTest(t, runtime),
+  );
   t.test(`${runtime}: a Job that fails twice, then succeeds within backoffLimit 3`, (t) => retryTest(t, runtime));
-  t.test(`${runtime}: a Job past its backoffLimit fails with BackoffLimitExceeded and the pod's last log lines`, (t) => backoffLimitTest(t, runtime));
+  t.test(`${runtime}: a Job past its backoffLimit fails with BackoffLimitExceeded and the pod's last log lines`, (t) =>
+    backoffLimitTest(t, runtime),
+  );
 }

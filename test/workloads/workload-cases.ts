@@ -28,13 +28,20 @@ interface Env {
 }
 
 async function setup(t: Test, runtime: RuntimeName): Promise<Env | undefined> {
-  if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return undefined;
+  if (
+    !(await requireEngine(t, runtime)) ||
+    !(await requireImage(t, runtime, BUSYBOX)) ||
+    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+  )
+    return undefined;
   const namespace = uniqueName("wl");
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-workloads-"));
   const env = { PODRUN_STATE_DIR: join(dir, "state") };
   t.teardown(async () => {
     await removeManagedContainers(runtime, { "io.kubernetes.pod.namespace": namespace });
-    const volumes = (await runCommand(runtime, ["volume", "ls", "-q"])).stdout.split("\n").filter((v) => v.startsWith(`${namespace}_`));
+    const volumes = (await runCommand(runtime, ["volume", "ls", "-q"])).stdout
+      .split("\n")
+      .filter((v) => v.startsWith(`${namespace}_`));
     if (volumes.length > 0) await runCommand(runtime, ["volume", "rm", "-f", ...volumes], { reject: false });
     await rm(dir, { recursive: true, force: true });
   });
@@ -46,12 +53,22 @@ async function setup(t: Test, runtime: RuntimeName): Promise<Env | undefined> {
     podrun,
     events: () => runCli(["events", "-n", namespace, "--json"], { env }),
     idsOf: async (owner) => {
-      const listed = await runCommand(runtime, ["ps", "-q", "--no-trunc", "--filter", `label=io.podrun.owner=${owner}`, "--filter", `label=io.kubernetes.pod.namespace=${namespace}`]);
+      const listed = await runCommand(runtime, [
+        "ps",
+        "-q",
+        "--no-trunc",
+        "--filter",
+        `label=io.podrun.owner=${owner}`,
+        "--filter",
+        `label=io.kubernetes.pod.namespace=${namespace}`,
+      ]);
       return listed.stdout.split("\n").filter(Boolean).sort();
     },
     pods: async () => {
       const ps = await podrun("ps", "-n", namespace, "--json");
-      const list = JSON.parse(ps.stdout) as { items: { metadata: { name: string }; status: { podIP?: string; containerStatuses?: { ready: boolean }[] } }[] };
+      const list = JSON.parse(ps.stdout) as {
+        items: { metadata: { name: string }; status: { podIP?: string; containerStatuses?: { ready: boolean }[] } }[];
+      };
       return list.items.map((pod) => ({
         name: pod.metadata.name,
         ...(pod.status.podIP ? { podIP: pod.status.podIP } : {}),
@@ -120,16 +137,26 @@ export async function deploymentCase(t: Test, runtime: RuntimeName): Promise<voi
   const app = join(env.dir, "app");
   await mkdir(app);
   await writeFile(join(app, "deployment.yaml"), deployment(namespace, "hello"));
-  await writeFile(join(app, "service.yaml"), `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ${namespace}}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n`);
+  await writeFile(
+    join(app, "service.yaml"),
+    `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ${namespace}}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n`,
+  );
   await writeFile(
     join(app, "agent.yaml"),
     `apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: ${namespace}}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      containers: [{name: agent, image: ${BUSYBOX}, command: [sleep, "600"]}]\n`,
   );
-  await writeFile(join(app, "config.yaml"), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: ${namespace}}\ndata: {colour: blue}\n`);
+  await writeFile(
+    join(app, "config.yaml"),
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: ${namespace}}\ndata: {colour: blue}\n`,
+  );
 
   const up = await env.podrun("up", "--wait", app);
   t.equal(up.exitCode, 0, up.stderr);
-  t.match(up.stderr, /service\.yaml:2:7: Warning: kind: Service\/web: not run by podrun/, "the Service is warned about, once");
+  t.match(
+    up.stderr,
+    /service\.yaml:2:7: Warning: kind: Service\/web: not run by podrun/,
+    "the Service is warned about, once",
+  );
   const all = await env.pods();
   const agents = all.filter((pod) => pod.name.startsWith("agent-"));
   t.equal(agents.length, 1, "the DaemonSet: one pod, on the one node");
@@ -137,11 +164,19 @@ export async function deploymentCase(t: Test, runtime: RuntimeName): Promise<voi
   const pods = all.filter((pod) => pod.name.startsWith("web-"));
   t.equal(pods.length, 2, "two pods");
   const [first, second] = pods;
-  t.match(first?.name, /^web-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/, "named <deployment>-<template hash>-<5 characters>");
+  t.match(
+    first?.name,
+    /^web-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/,
+    "named <deployment>-<template hash>-<5 characters>",
+  );
   t.equal(first?.name.split("-")[1], second?.name.split("-")[1], "one template hash");
-  t.ok(pods.every((pod) => pod.ready), "both ready");
+  t.ok(
+    pods.every((pod) => pod.ready),
+    "both ready",
+  );
   t.not(first?.podIP, second?.podIP, "each pod its own IP");
-  for (const pod of pods) t.equal((await fetchFrom(pod.podIP!, 8080)).trim(), `hello blue ${pod.name}`, `${pod.name} answers on its pod IP`);
+  for (const pod of pods)
+    t.equal((await fetchFrom(pod.podIP!, 8080)).trim(), `hello blue ${pod.name}`, `${pod.name} answers on its pod IP`);
   const ids = await env.idsOf("Deployment/web");
   t.equal(ids.length, 4, "two sandboxes and two app containers, all labelled with their owner");
 
@@ -155,17 +190,32 @@ export async function deploymentCase(t: Test, runtime: RuntimeName): Promise<voi
   for (const pod of pods) t.match(changed.stdout, `pod/${pod.name} deleted (deployment/web no longer has it)`);
   const replaced = (await env.pods()).filter((pod) => pod.name.startsWith("web-"));
   t.equal(replaced.length, 2, "still two pods");
-  t.ok(replaced.every((pod) => !pods.some((old) => old.name === pod.name)), "both replaced");
+  t.ok(
+    replaced.every((pod) => !pods.some((old) => old.name === pod.name)),
+    "both replaced",
+  );
   t.not(replaced[0]?.name.split("-")[1], first?.name.split("-")[1], "a new template hash");
-  for (const pod of replaced) t.equal((await fetchFrom(pod.podIP!, 8080)).trim(), `bonjour blue ${pod.name}`, `${pod.name} runs the new template`);
+  for (const pod of replaced)
+    t.equal(
+      (await fetchFrom(pod.podIP!, 8080)).trim(),
+      `bonjour blue ${pod.name}`,
+      `${pod.name} runs the new template`,
+    );
   const newIds = await env.idsOf("Deployment/web");
   t.equal(newIds.length, 4);
-  t.ok(newIds.every((id) => !ids.includes(id)), "no container of the old pods is left");
+  t.ok(
+    newIds.every((id) => !ids.includes(id)),
+    "no container of the old pods is left",
+  );
 
   await writeFile(join(app, "deployment.yaml"), deployment(namespace, "bonjour").replace("replicas: 2", "replicas: 0"));
   const scaled = await env.podrun("up", app);
   t.equal(scaled.exitCode, 0, scaled.stderr);
-  t.same((await env.pods()).map((pod) => pod.name), agents.map((pod) => pod.name), "replicas: 0 removes every pod of the Deployment");
+  t.same(
+    (await env.pods()).map((pod) => pod.name),
+    agents.map((pod) => pod.name),
+    "replicas: 0 removes every pod of the Deployment",
+  );
 }
 
 /** replicas: 2 with a hostPort on one machine: the second pod stays Pending (FailedScheduling); --wait fails. */
@@ -174,16 +224,28 @@ export async function hostPortCase(t: Test, runtime: RuntimeName): Promise<void>
   if (!env) return;
   const file = join(env.dir, "web.yaml");
   const port = 20000 + Math.floor(Math.random() * 20000);
-  await writeFile(join(env.dir, "config.yaml"), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: ${env.namespace}}\ndata: {colour: red}\n`);
+  await writeFile(
+    join(env.dir, "config.yaml"),
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: ${env.namespace}}\ndata: {colour: red}\n`,
+  );
   await writeFile(file, deployment(env.namespace, "hi", `\n          hostPort: ${port}`));
   const up = await env.podrun("up", "--wait", "--timeout", "60s", file, join(env.dir, "config.yaml"));
   t.equal(up.exitCode, 1, "--wait: a pod that cannot be scheduled fails the run");
-  const pending = /pod\/(web-\S+) Pending: hostPort 0\.0\.0\.0:(\d+)\/TCP is taken by an earlier pod of the set \(FailedScheduling\)/.exec(up.stderr);
+  const pending =
+    /pod\/(web-\S+) Pending: hostPort 0\.0\.0\.0:(\d+)\/TCP is taken by an earlier pod of the set \(FailedScheduling\)/.exec(
+      up.stderr,
+    );
   t.ok(pending, up.stderr);
   t.equal(Number(pending?.[2]), port);
-  t.match(up.stdout, /Warning\s+FailedScheduling\s+pod\/web-\S+\s+0\/1 nodes are available: 1 node\(s\) didn't have free ports for the requested pod ports\./);
+  t.match(
+    up.stdout,
+    /Warning\s+FailedScheduling\s+pod\/web-\S+\s+0\/1 nodes are available: 1 node\(s\) didn't have free ports for the requested pod ports\./,
+  );
   const pods = await env.pods();
-  t.notOk(pods.some((pod) => pod.name === pending?.[1]), "the Pending pod has no container");
+  t.notOk(
+    pods.some((pod) => pod.name === pending?.[1]),
+    "the Pending pod has no container",
+  );
   t.equal(pods.length, 1, "the first replica runs");
   t.equal((await fetchFrom("127.0.0.1", port)).trim(), `hi red ${pods[0]?.name}`, "and holds the host port");
   const events = await env.events();
@@ -229,13 +291,24 @@ export async function statefulSetCase(t: Test, runtime: RuntimeName): Promise<vo
   const up = await env.podrun("up", "--wait", file);
   t.equal(up.exitCode, 0, up.stderr);
   const at = (text: string) => up.stdout.indexOf(text);
-  t.ok(at("pod/db-0: ready") >= 0 && at("pod/db-0: ready") < at("pod/db-1[db]  Created"), "db-1 is created once db-0 is ready");
-  const read = async (pod: string) => (await runCommand(runtime, ["exec", `${namespace}_${pod}_db`, "cat", "/data/first"])).stdout.trim();
+  t.ok(
+    at("pod/db-0: ready") >= 0 && at("pod/db-0: ready") < at("pod/db-1[db]  Created"),
+    "db-1 is created once db-0 is ready",
+  );
+  const read = async (pod: string) =>
+    (await runCommand(runtime, ["exec", `${namespace}_${pod}_db`, "cat", "/data/first"])).stdout.trim();
   const zero = await read("db-0");
   t.match(zero, /^db-0 \d+$/, "db-0 wrote to its claim, with its stable hostname");
   t.match(await read("db-1"), /^db-1 /, "db-1 has a claim of its own");
-  const volumes = (await runCommand(runtime, ["volume", "ls", "-q"])).stdout.split("\n").filter((v) => v.startsWith(`${namespace}_`)).sort();
-  t.same(volumes, [`${namespace}_data-db-0`, `${namespace}_data-db-1`], "one volume per claim, named as the controller names claims");
+  const volumes = (await runCommand(runtime, ["volume", "ls", "-q"])).stdout
+    .split("\n")
+    .filter((v) => v.startsWith(`${namespace}_`))
+    .sort();
+  t.same(
+    volumes,
+    [`${namespace}_data-db-0`, `${namespace}_data-db-1`],
+    "one volume per claim, named as the controller names claims",
+  );
 
   const down = await env.podrun("down", "-n", namespace, "db-0", "db-1");
   t.equal(down.exitCode, 0, down.stderr);
@@ -258,7 +331,8 @@ export async function replicaSetCase(t: Test, runtime: RuntimeName): Promise<voi
   t.equal(up.exitCode, 0, up.stderr);
   const pods = await env.pods();
   t.equal(pods.length, 2);
-  for (const pod of pods) t.match(pod.name, /^cache-[bcdfghjklmnpqrstvwxz2456789]{5}$/, "named <replicaset>-<5 characters>");
+  for (const pod of pods)
+    t.match(pod.name, /^cache-[bcdfghjklmnpqrstvwxz2456789]{5}$/, "named <replicaset>-<5 characters>");
   const ids = await env.idsOf("ReplicaSet/cache");
   t.equal(ids.length, 4, "two sandboxes and two containers, labelled with their owner");
   const again = await env.podrun("up", file);

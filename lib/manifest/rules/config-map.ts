@@ -34,7 +34,8 @@ export function validateConfigMap(configMap: unknown, report: Reporter): void {
   for (const [key, value] of Object.entries(data)) {
     const path = root.child("data").key(key);
     reportInvalid(report, path, key, findConfigMapKeyErrors(key), true);
-    if (Object.hasOwn(binaryData, key)) reportInvalid(report, path, key, ["duplicate of key present in binaryData"], true);
+    if (Object.hasOwn(binaryData, key))
+      reportInvalid(report, path, key, ["duplicate of key present in binaryData"], true);
     if (typeof value === "string") size += countBytes(value);
   }
   for (const [key, value] of Object.entries(binaryData)) {

@@ -17,7 +17,9 @@ export function validateContainers(ctx: PodContext, spec: RawObject, hostNetwork
   const path = specPath.child("containers");
   if (!isSet(spec.containers) || asArray(spec.containers)?.length === 0) ctx.report({ type: "Required", path });
   const names = new Set<string>();
-  const containers = listObjectItems(spec.containers).map(([i, container]) => [container, path.index(i)] as [RawObject, FieldPath]);
+  const containers = listObjectItems(spec.containers).map(
+    ([i, container]) => [container, path.index(i)] as [RawObject, FieldPath],
+  );
   for (const [container, containerPath] of containers) {
     validateContainerCommon(ctx, container, containerPath);
     const name = asString(container.name);
@@ -27,7 +29,11 @@ export function validateContainers(ctx: PodContext, spec: RawObject, hostNetwork
     // Container-level restartPolicy is for sidecars (init containers) only, unless the alpha
     // ContainerRestartRules gate (1.34, off by default) is on.
     if (isSet(container.restartPolicy)) {
-      ctx.report({ type: "Forbidden", path: containerPath.child("restartPolicy"), detail: "may not be set for non-init containers" });
+      ctx.report({
+        type: "Forbidden",
+        path: containerPath.child("restartPolicy"),
+        detail: "may not be set for non-init containers",
+      });
     }
   }
   checkHostPortConflicts(ctx.report, containers, hostNetwork);
@@ -42,7 +48,12 @@ export function validateInitContainers(ctx: PodContext, spec: RawObject, hostNet
     validateContainerCommon(ctx, container, containerPath);
     const restartPolicy = asString(container.restartPolicy);
     if (restartPolicy !== undefined && restartPolicy !== "Always") {
-      ctx.report({ type: "Unsupported", path: containerPath.child("restartPolicy"), value: restartPolicy, supported: ["Always"] });
+      ctx.report({
+        type: "Unsupported",
+        path: containerPath.child("restartPolicy"),
+        value: restartPolicy,
+        supported: ["Always"],
+      });
     }
     const name = asString(container.name);
     if (name && names.has(name)) ctx.report({ type: "Duplicate", path: containerPath.child("name"), value: name });
@@ -57,7 +68,11 @@ export function validateInitContainers(ctx: PodContext, spec: RawObject, hostNet
     }
     for (const field of ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"] as const) {
       if (isSet(container[field])) {
-        ctx.report({ type: "Forbidden", path: containerPath.child(field), detail: "may not be set for init containers without restartPolicy=Always" });
+        ctx.report({
+          type: "Forbidden",
+          path: containerPath.child(field),
+          detail: "may not be set for init containers without restartPolicy=Always",
+        });
       }
     }
   }

@@ -40,6 +40,12 @@ export function toObjectKey(namespace: string, name: string): string {
 }
 
 /** One Invalid error per message, as apimachinery reports each broken rule of a value. */
-export function reportInvalid(report: Reporter, path: FieldPath, value: unknown, messages: readonly string[], atKey = false): void {
+export function reportInvalid(
+  report: Reporter,
+  path: FieldPath,
+  value: unknown,
+  messages: readonly string[],
+  atKey = false,
+): void {
   for (const detail of messages) report({ type: "Invalid", path, value, detail, atKey });
 }

@@ -8,26 +8,60 @@ import { asString, isBlank, type RawObject } from "./raw.js";
 
 /** What ConvertDownwardAPIFieldLabel knows for v1 pods. */
 const CONVERTIBLE_FIELD_PATHS = new Set([
-  "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
-  "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName",
-  "status.phase", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
+  "metadata.annotations",
+  "metadata.labels",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+  "spec.nodeName",
+  "spec.restartPolicy",
+  "spec.serviceAccountName",
+  "spec.schedulerName",
+  "status.phase",
+  "status.hostIP",
+  "status.hostIPs",
+  "status.podIP",
+  "status.podIPs",
 ]);
 
 /** What an environment variable may read, sorted as the API server lists them. */
 const ENV_FIELD_PATHS = [
-  "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
-  "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+  "spec.nodeName",
+  "spec.serviceAccountName",
+  "status.hostIP",
+  "status.hostIPs",
+  "status.podIP",
+  "status.podIPs",
 ];
 
 /** What a downwardAPI volume file may hold (validVolumeDownwardAPIFieldPathExpressions), sorted. */
-export const VOLUME_FIELD_PATHS = ["metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"];
+export const VOLUME_FIELD_PATHS = [
+  "metadata.annotations",
+  "metadata.labels",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+];
 
 const CONTAINER_RESOURCES = [
-  "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory",
+  "limits.cpu",
+  "limits.ephemeral-storage",
+  "limits.memory",
+  "requests.cpu",
+  "requests.ephemeral-storage",
+  "requests.memory",
 ];
 
 /** validateObjectFieldSelector: `supported` are the paths the place allows (an env var's by default). */
-export function checkEnvFieldRef(report: Reporter, ref: RawObject, path: FieldPath, supported: readonly string[] = ENV_FIELD_PATHS): void {
+export function checkEnvFieldRef(
+  report: Reporter,
+  ref: RawObject,
+  path: FieldPath,
+  supported: readonly string[] = ENV_FIELD_PATHS,
+): void {
   // An empty apiVersion is defaulted to v1.
   const apiVersion = asString(ref.apiVersion) || "v1";
   const fieldPath = asString(ref.fieldPath);
@@ -44,7 +78,8 @@ export function checkEnvFieldRef(report: Reporter, ref: RawObject, path: FieldPa
   const subscripted = splitSubscript(fieldPath);
   if (subscripted) {
     const [base, subscript] = subscripted;
-    if (base === "metadata.annotations") reportInvalid(report, path, subscript, findQualifiedNameErrors(subscript.toLowerCase()));
+    if (base === "metadata.annotations")
+      reportInvalid(report, path, subscript, findQualifiedNameErrors(subscript.toLowerCase()));
     else if (base === "metadata.labels") reportInvalid(report, path, subscript, findQualifiedNameErrors(subscript));
     else convertError("field label does not support subscript");
     return;
@@ -67,7 +102,11 @@ function splitSubscript(fieldPath: string): [string, string] | undefined {
 export function checkEnvResourceFieldRef(report: Reporter, ref: RawObject, path: FieldPath): void {
   const resource = asString(ref.resource);
   if (isBlank(ref.resource)) report({ type: "Required", path: path.child("resource") });
-  else if (resource !== undefined && !CONTAINER_RESOURCES.includes(resource) && !/^(requests|limits)\.hugepages-/.test(resource)) {
+  else if (
+    resource !== undefined &&
+    !CONTAINER_RESOURCES.includes(resource) &&
+    !/^(requests|limits)\.hugepages-/.test(resource)
+  ) {
     report({ type: "Unsupported", path: path.child("resource"), value: resource, supported: CONTAINER_RESOURCES });
   }
 }

@@ -26,7 +26,10 @@ function checkValueFrom(ctx: PodContext, valueFrom: RawObject, path: FieldPath, 
   const resourceFieldRef = asObject(valueFrom.resourceFieldRef);
   if (isSet(valueFrom.resourceFieldRef)) sources++;
   if (resourceFieldRef) checkEnvResourceFieldRef(ctx.report, resourceFieldRef, path.child("resourceFieldRef"));
-  for (const [field, kind] of [["configMapKeyRef", "ConfigMap"], ["secretKeyRef", "Secret"]] as const) {
+  for (const [field, kind] of [
+    ["configMapKeyRef", "ConfigMap"],
+    ["secretKeyRef", "Secret"],
+  ] as const) {
     if (!isSet(valueFrom[field])) continue;
     sources++;
     const selector = asObject(valueFrom[field]);
@@ -34,7 +37,8 @@ function checkValueFrom(ctx: PodContext, valueFrom: RawObject, path: FieldPath, 
   }
 
   const invalid = (detail: string) => ctx.report({ type: "Invalid", path, value: "", detail });
-  if (sources === 0) invalid("must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
+  if (sources === 0)
+    invalid("must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
   else if (value !== "") invalid("may not be specified when `value` is not empty");
   else if (sources > 1) invalid("may not have more than one field specified at a time");
 }
@@ -60,7 +64,10 @@ export function validateEnvFrom(ctx: PodContext, container: RawObject, container
     const prefix = asString(source.prefix);
     if (prefix) reportInvalid(ctx.report, path.child("prefix"), prefix, findEnvVarNameErrors(prefix));
     let sources = 0;
-    for (const [field, kind] of [["configMapRef", "ConfigMap"], ["secretRef", "Secret"]] as const) {
+    for (const [field, kind] of [
+      ["configMapRef", "ConfigMap"],
+      ["secretRef", "Secret"],
+    ] as const) {
       if (!isSet(source[field])) continue;
       sources++;
       const ref = asObject(source[field]);
@@ -74,7 +81,9 @@ export function validateEnvFrom(ctx: PodContext, container: RawObject, container
       }
     }
     // The API server puts these two on `envFrom`; the index says which entry is meant.
-    if (sources === 0) ctx.report({ type: "Invalid", path, value: "", detail: "must specify one of: `configMapRef` or `secretRef`" });
-    else if (sources > 1) ctx.report({ type: "Invalid", path, value: "", detail: "may not have more than one field specified at a time" });
+    if (sources === 0)
+      ctx.report({ type: "Invalid", path, value: "", detail: "must specify one of: `configMapRef` or `secretRef`" });
+    else if (sources > 1)
+      ctx.report({ type: "Invalid", path, value: "", detail: "may not have more than one field specified at a time" });
   }
 }

@@ -1,7 +1,12 @@
 import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
 import { DEFAULT_NAMESPACE, reportInvalid } from "./context.js";
-import { findDns1123LabelErrors, findLabelValueErrors, findObjectNameErrors, findQualifiedNameErrors } from "./names.js";
+import {
+  findDns1123LabelErrors,
+  findLabelValueErrors,
+  findObjectNameErrors,
+  findQualifiedNameErrors,
+} from "./names.js";
 import { asObject, asString, countBytes, isSet } from "./raw.js";
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -33,7 +38,11 @@ export function validateObjectMeta(object: Record<string, unknown>, report: Repo
     size += countBytes(key) + (typeof value === "string" ? countBytes(value) : 0);
   }
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) {
-    report({ type: "TooLong", path: path.child("annotations"), detail: `must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` });
+    report({
+      type: "TooLong",
+      path: path.child("annotations"),
+      detail: `must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`,
+    });
   }
   return namespace || DEFAULT_NAMESPACE;
 }

@@ -10,7 +10,8 @@ const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`);
 const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
 const LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_KEY_RE = new RegExp(`^${LABEL_KEY_FMT}$`);
-const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_KEY_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT = `(${LABEL_KEY_FMT})?`;
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 const CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+";
@@ -37,7 +38,15 @@ export function findDns1123LabelErrors(value: string): string[] {
   if (!DNS1123_LABEL_RE.test(value)) {
     // A valid subdomain that is not a label can only be wrong for its dots.
     if (DNS1123_SUBDOMAIN_RE.test(value)) errors.push("must not contain dots");
-    else errors.push(formatRegexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", DNS1123_LABEL_FMT, "my-name", "123-abc"));
+    else
+      errors.push(
+        formatRegexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          DNS1123_LABEL_FMT,
+          "my-name",
+          "123-abc",
+        ),
+      );
   }
   return errors;
 }
@@ -46,21 +55,31 @@ export function findDns1123SubdomainErrors(value: string): string[] {
   const errors: string[] = [];
   if (countBytes(value) > 253) errors.push(formatMaxLength(253));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) {
-    errors.push(formatRegexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", DNS1123_SUBDOMAIN_FMT, "example.com"));
+    errors.push(
+      formatRegexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        "example.com",
+      ),
+    );
   }
   return errors;
 }
 
 /** NameIsDNSSubdomain: with `prefix` (a generateName, an envFrom name) a trailing '-' is allowed. */
 export function findObjectNameErrors(value: string, prefix = false): string[] {
-  return findDns1123SubdomainErrors(prefix && value.length > 1 && value.endsWith("-") ? `${value.slice(0, -1)}a` : value);
+  return findDns1123SubdomainErrors(
+    prefix && value.length > 1 && value.endsWith("-") ? `${value.slice(0, -1)}a` : value,
+  );
 }
 
 /** A label key, annotation key or other "qualified name": `[prefix/]name`. */
 export function findQualifiedNameErrors(value: string): string[] {
   const parts = value.split("/");
   if (parts.length > 2) {
-    return [`a valid label key ${formatRegexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a valid label key ${formatRegexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   const errors: string[] = [];
   const name = parts.length === 2 ? parts[1]! : parts[0]!;
@@ -71,7 +90,8 @@ export function findQualifiedNameErrors(value: string): string[] {
   }
   if (name === "") errors.push("name part must be non-empty");
   else if (countBytes(name) > 63) errors.push(`name part ${formatMaxLength(63, "bytes")}`);
-  if (!LABEL_KEY_RE.test(name)) errors.push(`name part ${formatRegexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`);
+  if (!LABEL_KEY_RE.test(name))
+    errors.push(`name part ${formatRegexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`);
   return errors;
 }
 
@@ -79,7 +99,15 @@ export function findLabelValueErrors(value: string): string[] {
   const errors: string[] = [];
   if (countBytes(value) > 63) errors.push(formatMaxLength(63, "bytes"));
   if (!LABEL_VALUE_RE.test(value)) {
-    errors.push(formatRegexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", LABEL_VALUE_FMT, "MyValue", "my_value", "12345"));
+    errors.push(
+      formatRegexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        "MyValue",
+        "my_value",
+        "12345",
+      ),
+    );
   }
   return errors;
 }
@@ -88,7 +116,16 @@ export function findLabelValueErrors(value: string): string[] {
 export function findConfigMapKeyErrors(value: string): string[] {
   const errors: string[] = [];
   if (countBytes(value) > 253) errors.push(formatMaxLength(253));
-  if (!CONFIG_KEY_RE.test(value)) errors.push(formatRegexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY_FMT, "key.name", "KEY_NAME", "key-name"));
+  if (!CONFIG_KEY_RE.test(value))
+    errors.push(
+      formatRegexError(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+        CONFIG_KEY_FMT,
+        "key.name",
+        "KEY_NAME",
+        "key-name",
+      ),
+    );
   if (value === ".") errors.push("must not be '.'");
   else if (value === "..") errors.push("must not be '..'");
   else if (value.startsWith("..")) errors.push("must not start with '..'");
@@ -99,7 +136,8 @@ export function findConfigMapKeyErrors(value: string): string[] {
 export function findPortNameErrors(value: string): string[] {
   const errors: string[] = [];
   if (countBytes(value) > 15) errors.push(formatMaxLength(15));
-  if (!/^[-a-z0-9]+$/.test(value)) errors.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!/^[-a-z0-9]+$/.test(value))
+    errors.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
   if (!/[a-z]/.test(value)) errors.push("must contain at least one letter (a-z)");
   if (value.includes("--")) errors.push("must not contain consecutive hyphens");
   if (value.startsWith("-") || value.endsWith("-")) errors.push("must not begin or end with a hyphen");
@@ -116,9 +154,19 @@ export function findPortNumberErrors(value: number): string[] {
  */
 export function findEnvVarNameErrors(value: string): string[] {
   if (value === "") return ["environment variable name must be non-empty"];
-  return /^[\x20-\x3c\x3e-\x7e]+$/.test(value) ? [] : ["a valid environment variable name must consist only of printable ASCII characters other than '='"];
+  return /^[\x20-\x3c\x3e-\x7e]+$/.test(value)
+    ? []
+    : ["a valid environment variable name must consist only of printable ASCII characters other than '='"];
 }
 
 export function findHttpHeaderNameErrors(value: string): string[] {
-  return /^[-A-Za-z0-9]+$/.test(value) ? [] : [formatRegexError("a valid HTTP header must consist of alphanumeric characters or '-'", HTTP_HEADER_FMT, "X-Header-Name")];
+  return /^[-A-Za-z0-9]+$/.test(value)
+    ? []
+    : [
+        formatRegexError(
+          "a valid HTTP header must consist of alphanumeric characters or '-'",
+          HTTP_HEADER_FMT,
+          "X-Header-Name",
+        ),
+      ];
 }

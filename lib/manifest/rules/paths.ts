@@ -22,7 +22,8 @@ export function checkLocalDescendingPath(report: Reporter, path: FieldPath, valu
 /** Also not starting with `..` (`..data` is where the kubelet swaps projected files): items[].path. */
 export function checkLocalNonReservedPath(report: Reporter, path: FieldPath, value: string): void {
   checkLocalDescendingPath(report, path, value);
-  if (value.startsWith("..") && !value.startsWith("../")) report({ type: "Invalid", path, value, detail: "must not start with '..'" });
+  if (value.startsWith("..") && !value.startsWith("../"))
+    report({ type: "Invalid", path, value, detail: "must not start with '..'" });
 }
 
 /** hostPath.path may be absolute but must not step out with `..`. */

@@ -19,9 +19,14 @@ export function validatePersistentVolumeClaim(claim: unknown, report: Reporter):
   const path = FieldPath.root().child("spec");
   const spec = asObject(object.spec) ?? {};
   const modes = (asArray(spec.accessModes) ?? []).filter((mode): mode is string => typeof mode === "string");
-  if (modes.length === 0) report({ type: "Required", path: path.child("accessModes"), detail: "at least 1 access mode is required" });
+  if (modes.length === 0)
+    report({ type: "Required", path: path.child("accessModes"), detail: "at least 1 access mode is required" });
   if (modes.includes("ReadWriteOncePod") && modes.length > 1) {
-    report({ type: "Forbidden", path: path.child("accessModes"), detail: "may not use ReadWriteOncePod with other access modes" });
+    report({
+      type: "Forbidden",
+      path: path.child("accessModes"),
+      detail: "may not use ReadWriteOncePod with other access modes",
+    });
   }
   const storagePath = path.child("resources").key("storage");
   const storage = asObject(asObject(spec.resources)?.requests)?.storage;
@@ -30,11 +35,19 @@ export function validatePersistentVolumeClaim(claim: unknown, report: Reporter):
   } else if (typeof storage === "string" || typeof storage === "number") {
     // A value that does not parse is the structural checker's.
     const quantity = parseQuantity(storage);
-    if (quantity && quantity.numerator < 0n) report({ type: "Invalid", path: storagePath, value: String(storage), detail: "must be greater than or equal to 0" });
-    if (quantity && quantity.numerator <= 0n) report({ type: "Invalid", path: storagePath, value: String(storage), detail: "must be greater than zero" });
+    if (quantity && quantity.numerator < 0n)
+      report({
+        type: "Invalid",
+        path: storagePath,
+        value: String(storage),
+        detail: "must be greater than or equal to 0",
+      });
+    if (quantity && quantity.numerator <= 0n)
+      report({ type: "Invalid", path: storagePath, value: String(storage), detail: "must be greater than zero" });
   }
   const storageClass = asString(spec.storageClassName);
-  if (storageClass) reportInvalid(report, path.child("storageClassName"), storageClass, findDns1123SubdomainErrors(storageClass));
+  if (storageClass)
+    reportInvalid(report, path.child("storageClassName"), storageClass, findDns1123SubdomainErrors(storageClass));
 }
 
 /**
@@ -47,15 +60,33 @@ export function findClaimWarnings(claim: unknown, report: Reporter): void {
   const path = FieldPath.root().child("spec");
   if (isSet(asObject(asObject(spec.resources)?.requests)?.storage)) {
     const storage = path.child("resources").child("requests").child("storage");
-    report({ type: "Forbidden", path: storage, detail: "podrun gives the claim the engine's local volume, which has no size: it holds what the disk holds" });
+    report({
+      type: "Forbidden",
+      path: storage,
+      detail: "podrun gives the claim the engine's local volume, which has no size: it holds what the disk holds",
+    });
   }
   if (asString(spec.storageClassName)) {
-    report({ type: "Forbidden", path: path.child("storageClassName"), detail: "podrun has no storage classes: the claim is the engine's local volume" });
+    report({
+      type: "Forbidden",
+      path: path.child("storageClassName"),
+      detail: "podrun has no storage classes: the claim is the engine's local volume",
+    });
   }
   for (const field of ["selector", "dataSource", "dataSourceRef", "volumeName", "volumeAttributesClassName"]) {
-    if (isSet(spec[field])) report({ type: "Forbidden", path: path.child(field), detail: "not acted on by podrun: the claim is a new, empty engine volume of its own" });
+    if (isSet(spec[field]))
+      report({
+        type: "Forbidden",
+        path: path.child(field),
+        detail: "not acted on by podrun: the claim is a new, empty engine volume of its own",
+      });
   }
-  if (spec.volumeMode === "Block") report({ type: "Forbidden", path: path.child("volumeMode"), detail: "podrun gives a claim a filesystem (the engine's local volume), never a block device" });
+  if (spec.volumeMode === "Block")
+    report({
+      type: "Forbidden",
+      path: path.child("volumeMode"),
+      detail: "podrun gives a claim a filesystem (the engine's local volume), never a block device",
+    });
 }
 
 /** `namespace/name` of a claim object, for findMissingClaims; undefined without a name. */
@@ -76,7 +107,16 @@ export function findMissingClaims(pod: unknown, claims: ReadonlySet<string>, rep
   (asArray(asObject(object?.spec)?.volumes) ?? []).forEach((volume, index) => {
     const claimName = asString(asObject(asObject(volume)?.persistentVolumeClaim)?.claimName);
     if (!claimName || claims.has(`${namespace}/${claimName}`)) return;
-    const path = FieldPath.root().child("spec").child("volumes").index(index).child("persistentVolumeClaim").child("claimName");
-    report({ type: "NotFound", path, detail: `persistentvolumeclaim "${claimName}" is in none of the files given: the pod cannot mount it, and up fails with FailedMount` });
+    const path = FieldPath.root()
+      .child("spec")
+      .child("volumes")
+      .index(index)
+      .child("persistentVolumeClaim")
+      .child("claimName");
+    report({
+      type: "NotFound",
+      path,
+      detail: `persistentvolumeclaim "${claimName}" is in none of the files given: the pod cannot mount it, and up fails with FailedMount`,
+    });
   });
 }

@@ -32,31 +32,53 @@ function validateDnsConfig(report: Reporter, spec: RawObject): void {
   if (spec.dnsPolicy === "None") {
     if (!config) return report({ type: "Required", path, detail: "must provide `dnsConfig` when `dnsPolicy` is None" });
     if ((asArray(config.nameservers)?.length ?? 0) === 0) {
-      return report({ type: "Required", path: path.child("nameservers"), detail: "must provide at least one DNS nameserver when `dnsPolicy` is None" });
+      return report({
+        type: "Required",
+        path: path.child("nameservers"),
+        detail: "must provide at least one DNS nameserver when `dnsPolicy` is None",
+      });
     }
   }
   if (!config) return;
   const nameservers = (asArray(config.nameservers) ?? []).map((value) => asString(value) ?? "");
   if (nameservers.length > MAX_DNS_NAMESERVERS) {
-    report({ type: "Invalid", path: path.child("nameservers"), value: nameservers, detail: `must not have more than ${MAX_DNS_NAMESERVERS} nameservers` });
+    report({
+      type: "Invalid",
+      path: path.child("nameservers"),
+      value: nameservers,
+      detail: `must not have more than ${MAX_DNS_NAMESERVERS} nameservers`,
+    });
   }
   nameservers.forEach((server, i) => {
-    if (isIP(server) === 0) report({ type: "Invalid", path: path.child("nameservers").index(i), value: server, detail: IP_MSG });
+    if (isIP(server) === 0)
+      report({ type: "Invalid", path: path.child("nameservers").index(i), value: server, detail: IP_MSG });
   });
   const searches = (asArray(config.searches) ?? []).map((value) => asString(value) ?? "");
   if (searches.length > MAX_DNS_SEARCH_PATHS) {
-    report({ type: "Invalid", path: path.child("searches"), value: searches, detail: `must not have more than ${MAX_DNS_SEARCH_PATHS} search paths` });
+    report({
+      type: "Invalid",
+      path: path.child("searches"),
+      value: searches,
+      detail: `must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`,
+    });
   }
   if (searches.join(" ").length > MAX_DNS_SEARCH_LIST_CHARS) {
-    report({ type: "Invalid", path: path.child("searches"), value: searches, detail: `must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list` });
+    report({
+      type: "Invalid",
+      path: path.child("searches"),
+      value: searches,
+      detail: `must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`,
+    });
   }
   searches.forEach((search, i) => {
     // A trailing dot is fine (a fully qualified name).
     const name = search.endsWith(".") ? search.slice(0, -1) : search;
-    for (const detail of findDns1123SubdomainErrors(name)) report({ type: "Invalid", path: path.child("searches").index(i), value: name, detail });
+    for (const detail of findDns1123SubdomainErrors(name))
+      report({ type: "Invalid", path: path.child("searches").index(i), value: name, detail });
   });
   for (const [i, option] of listObjectItems(config.options)) {
-    if (!asString(option.name)) report({ type: "Required", path: path.child("options").index(i), detail: "must not be empty" });
+    if (!asString(option.name))
+      report({ type: "Required", path: path.child("options").index(i), detail: "must not be empty" });
   }
 }
 
@@ -67,7 +89,8 @@ function validateHostAliases(report: Reporter, spec: RawObject): void {
     if (isIP(ip) === 0) report({ type: "Invalid", path: path.child("ip"), value: ip, detail: IP_MSG });
     (asArray(alias.hostnames) ?? []).forEach((value, j) => {
       const hostname = asString(value) ?? "";
-      for (const detail of findDns1123SubdomainErrors(hostname)) report({ type: "Invalid", path: path.child("hostnames").index(j), value: hostname, detail });
+      for (const detail of findDns1123SubdomainErrors(hostname))
+        report({ type: "Invalid", path: path.child("hostnames").index(j), value: hostname, detail });
     });
   }
 }

@@ -13,6 +13,12 @@ export function validatePodOS(spec: Record<string, unknown>, report: Reporter): 
   const name = asObject(spec.os)?.name;
   if (typeof name !== "string") return;
   const path = FieldPath.root().child("spec").child("os").child("name");
-  if (!(VALID_OS as readonly string[]).includes(name)) report({ type: "Unsupported", path, value: name, supported: VALID_OS });
-  else if (name === "windows") report({ type: "Forbidden", path, detail: "podrun runs Linux containers: a windows pod cannot run on this machine" });
+  if (!(VALID_OS as readonly string[]).includes(name))
+    report({ type: "Unsupported", path, value: name, supported: VALID_OS });
+  else if (name === "windows")
+    report({
+      type: "Forbidden",
+      path,
+      detail: "podrun runs Linux containers: a windows pod cannot run on this machine",
+    });
 }

@@ -38,7 +38,12 @@ export function validatePodResources(report: Reporter, spec: RawObject): void {
   const resources = asObject(spec.resources);
   if (!resources) return;
   const path = specPath.child("resources");
-  if (isSet(resources.claims)) report({ type: "Forbidden", path: path.child("claims"), detail: "claims cannot be set for Resources at pod-level" });
+  if (isSet(resources.claims))
+    report({
+      type: "Forbidden",
+      path: path.child("claims"),
+      detail: "claims cannot be set for Resources at pod-level",
+    });
 
   const limits = readWritten(report, resources.limits, path.child("limits"));
   const written = readWritten(report, resources.requests, path.child("requests"));
@@ -54,12 +59,26 @@ export function validatePodResources(report: Reporter, spec: RawObject): void {
     if (limit) {
       const order = compareQuantities(request.quantity, limit.quantity);
       if (order !== 0 && !isOvercommitAllowed(name)) {
-        report({ type: "Invalid", path: path.child("requests"), value: request.text, detail: `must be equal to ${name} limit of ${limit.text}` });
+        report({
+          type: "Invalid",
+          path: path.child("requests"),
+          value: request.text,
+          detail: `must be equal to ${name} limit of ${limit.text}`,
+        });
       } else if (order > 0) {
-        report({ type: "Invalid", path: path.child("requests"), value: request.text, detail: `must be less than or equal to ${name} limit of ${limit.text}` });
+        report({
+          type: "Invalid",
+          path: path.child("requests"),
+          value: request.text,
+          detail: `must be less than or equal to ${name} limit of ${limit.text}`,
+        });
       }
     } else if (!isOvercommitAllowed(name)) {
-      report({ type: "Required", path: path.child("limits"), detail: "Limit must be set for non overcommitable resources" });
+      report({
+        type: "Required",
+        path: path.child("limits"),
+        detail: "Limit must be set for non overcommitable resources",
+      });
     }
   }
   const names = [...limits.keys(), ...requests.keys()];
@@ -79,7 +98,12 @@ export function validatePodResources(report: Reporter, spec: RawObject): void {
     for (const [name, limit] of readEntries(asObject(container.resources)?.limits)) {
       const podLimit = limits.get(name);
       if (!podLimit || compareQuantities(limit.quantity, podLimit.quantity) <= 0) continue;
-      report({ type: "Invalid", path: limitsPath.key(name), value: limit.text, detail: `must be less than or equal to pod limits of ${podLimit.text}` });
+      report({
+        type: "Invalid",
+        path: limitsPath.key(name),
+        value: limit.text,
+        detail: `must be less than or equal to pod limits of ${podLimit.text}`,
+      });
     }
   }
 }
@@ -89,7 +113,8 @@ const ZERO: Quantity = { numerator: 0n, denominator: 1n };
 /** The non-negative quantities of spec.resources.limits or .requests; a bad name or a negative value is reported. */
 function readWritten(report: Reporter, list: unknown, path: FieldPath): Map<string, Written> {
   for (const name of Object.keys(asObject(list) ?? {})) {
-    if (!isSupportedPodLevelResource(name)) report({ type: "Unsupported", path: path.key(name), value: name, supported: SUPPORTED });
+    if (!isSupportedPodLevelResource(name))
+      report({ type: "Unsupported", path: path.key(name), value: name, supported: SUPPORTED });
   }
   const read = readEntries(list);
   for (const [name, { text, quantity }] of read) {

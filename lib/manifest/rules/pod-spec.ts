@@ -21,7 +21,12 @@ export function checkGracePeriod(spec: RawObject, report: Reporter): number {
   if (value === undefined) return DEFAULT_GRACE_PERIOD_SECONDS;
   // A cluster takes a negative value and uses 1 second; podrun asks for a meaningful one.
   if (value < 0) {
-    report({ type: "Invalid", path: specPath.child("terminationGracePeriodSeconds"), value, detail: "must be greater than or equal to 0" });
+    report({
+      type: "Invalid",
+      path: specPath.child("terminationGracePeriodSeconds"),
+      value,
+      detail: "must be greater than or equal to 0",
+    });
     return DEFAULT_GRACE_PERIOD_SECONDS;
   }
   return value;
@@ -30,14 +35,21 @@ export function checkGracePeriod(spec: RawObject, report: Reporter): number {
 export function validatePodFields(ctx: PodContext, spec: RawObject): void {
   const deadline = asInteger(spec.activeDeadlineSeconds);
   if (deadline !== undefined && (deadline < 1 || deadline > MAX_INT32)) {
-    ctx.report({ type: "Invalid", path: specPath.child("activeDeadlineSeconds"), value: deadline, detail: formatRangeError(1, MAX_INT32) });
+    ctx.report({
+      type: "Invalid",
+      path: specPath.child("activeDeadlineSeconds"),
+      value: deadline,
+      detail: formatRangeError(1, MAX_INT32),
+    });
   }
   for (const field of ["hostname", "subdomain"] as const) {
     const value = asString(spec[field]);
     if (value) reportInvalid(ctx.report, specPath.child(field), value, findDns1123LabelErrors(value));
   }
   if (spec.hostNetwork === true) {
-    const containers = listObjectItems(spec.containers).map(([i, c]) => [c, specPath.child("containers").index(i)] as [RawObject, FieldPath]);
+    const containers = listObjectItems(spec.containers).map(
+      ([i, c]) => [c, specPath.child("containers").index(i)] as [RawObject, FieldPath],
+    );
     checkHostNetworkPorts(ctx.report, containers);
   }
   // Ephemeral containers are added to a running pod through its subresource, never on create.

@@ -20,7 +20,12 @@ export function validatePodSysctls(report: Reporter, spec: RawObject): void {
     const name = asString(sysctl.name) ?? "";
     if (name === "") report({ type: "Required", path: namePath });
     else if (name.length > SYSCTL_MAX_LENGTH || !SYSCTL_NAME.test(name)) {
-      report({ type: "Invalid", path: namePath, value: name, detail: `must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME_PATTERN}` });
+      report({
+        type: "Invalid",
+        path: namePath,
+        value: name,
+        detail: `must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME_PATTERN}`,
+      });
     } else if (names.has(name)) report({ type: "Duplicate", path: namePath, value: name });
     names.add(name);
   }

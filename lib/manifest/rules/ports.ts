@@ -19,9 +19,11 @@ export function validateContainerPorts(report: Reporter, container: RawObject, c
     }
     const containerPort = port.containerPort;
     if (isBlank(containerPort) || containerPort === 0) report({ type: "Required", path: path.child("containerPort") });
-    else if (typeof containerPort === "number") reportInvalid(report, path.child("containerPort"), containerPort, findPortNumberErrors(containerPort));
+    else if (typeof containerPort === "number")
+      reportInvalid(report, path.child("containerPort"), containerPort, findPortNumberErrors(containerPort));
     const hostPort = port.hostPort;
-    if (typeof hostPort === "number" && hostPort !== 0) reportInvalid(report, path.child("hostPort"), hostPort, findPortNumberErrors(hostPort));
+    if (typeof hostPort === "number" && hostPort !== 0)
+      reportInvalid(report, path.child("hostPort"), hostPort, findPortNumberErrors(hostPort));
   }
 }
 
@@ -35,14 +37,19 @@ export function collectPortNames(container: RawObject): Set<string> {
  * all app containers together, or one init container, as init containers run one at a time.
  * With hostNetwork every container port is a host port, as the API server defaults it.
  */
-export function checkHostPortConflicts(report: Reporter, containers: readonly [RawObject, FieldPath][], hostNetwork: boolean): void {
+export function checkHostPortConflicts(
+  report: Reporter,
+  containers: readonly [RawObject, FieldPath][],
+  hostNetwork: boolean,
+): void {
   const seen = new Set<string>();
   for (const [container, containerPath] of containers) {
     for (const [i, port] of listObjectItems(container.ports)) {
       const hostPort = asInteger(port.hostPort) || (hostNetwork ? asInteger(port.containerPort) : undefined);
       if (!hostPort) continue;
       const key = `${asString(port.protocol) || "TCP"}/${asString(port.hostIP) ?? ""}/${hostPort}`;
-      if (seen.has(key)) report({ type: "Duplicate", path: containerPath.child("ports").index(i).child("hostPort"), value: key });
+      if (seen.has(key))
+        report({ type: "Duplicate", path: containerPath.child("ports").index(i).child("hostPort"), value: key });
       seen.add(key);
     }
   }
@@ -55,7 +62,12 @@ export function checkHostNetworkPorts(report: Reporter, containers: readonly [Ra
       const hostPort = asInteger(port.hostPort);
       // An unset (or 0) host port is defaulted to the container port.
       if (hostPort && hostPort !== port.containerPort) {
-        report({ type: "Invalid", path: containerPath.child("ports").index(i).child("hostPort"), value: hostPort, detail: "must match `containerPort` when `hostNetwork` is true" });
+        report({
+          type: "Invalid",
+          path: containerPath.child("ports").index(i).child("hostPort"),
+          value: hostPort,
+          detail: "must match `containerPort` when `hostNetwork` is true",
+        });
       }
     }
   }

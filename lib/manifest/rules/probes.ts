@@ -11,7 +11,12 @@ const LIFECYCLE_HANDLERS = ["exec", "httpGet", "tcpSocket", "sleep"] as const;
 type Handler = (typeof PROBE_HANDLERS)[number] | (typeof LIFECYCLE_HANDLERS)[number];
 
 /** The container's probes and hooks; `ports` are its port names, which a handler may use. */
-export function validateProbesAndHooks(ctx: PodContext, container: RawObject, containerPath: FieldPath, ports: ReadonlySet<string>): void {
+export function validateProbesAndHooks(
+  ctx: PodContext,
+  container: RawObject,
+  containerPath: FieldPath,
+  ports: ReadonlySet<string>,
+): void {
   for (const kind of PROBES) {
     const probe = asObject(container[kind]);
     if (probe) checkProbe(ctx, probe, containerPath.child(kind), kind, ports);
@@ -23,17 +28,29 @@ export function validateProbesAndHooks(ctx: PodContext, container: RawObject, co
   }
 }
 
-function checkProbe(ctx: PodContext, probe: RawObject, path: FieldPath, kind: (typeof PROBES)[number], ports: ReadonlySet<string>): void {
+function checkProbe(
+  ctx: PodContext,
+  probe: RawObject,
+  path: FieldPath,
+  kind: (typeof PROBES)[number],
+  ports: ReadonlySet<string>,
+): void {
   checkHandler(ctx, probe, path, PROBE_HANDLERS, ports);
   const initialDelay = asInteger(probe.initialDelaySeconds);
   if (initialDelay !== undefined && initialDelay < 0) {
-    ctx.report({ type: "Invalid", path: path.child("initialDelaySeconds"), value: initialDelay, detail: "must be greater than or equal to 0" });
+    ctx.report({
+      type: "Invalid",
+      path: path.child("initialDelaySeconds"),
+      value: initialDelay,
+      detail: "must be greater than or equal to 0",
+    });
   }
   // The API server defaults a 0 here (timeout 1, period 10, thresholds 1 and 3) and only refuses
   // negatives; podrun applies defaults to unset fields only, so it asks for 1 or more.
   for (const field of ["timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] as const) {
     const value = asInteger(probe[field]);
-    if (value !== undefined && value < 1) ctx.report({ type: "Invalid", path: path.child(field), value, detail: "must be greater than or equal to 1" });
+    if (value !== undefined && value < 1)
+      ctx.report({ type: "Invalid", path: path.child(field), value, detail: "must be greater than or equal to 1" });
   }
   const success = asInteger(probe.successThreshold);
   if (kind !== "readinessProbe" && success !== undefined && success > 1) {
@@ -41,13 +58,29 @@ function checkProbe(ctx: PodContext, probe: RawObject, path: FieldPath, kind: (t
   }
   const grace = asInteger(probe.terminationGracePeriodSeconds);
   if (kind === "readinessProbe" && isSet(probe.terminationGracePeriodSeconds)) {
-    ctx.report({ type: "Invalid", path: path.child("terminationGracePeriodSeconds"), value: probe.terminationGracePeriodSeconds, detail: "must not be set for readinessProbes" });
+    ctx.report({
+      type: "Invalid",
+      path: path.child("terminationGracePeriodSeconds"),
+      value: probe.terminationGracePeriodSeconds,
+      detail: "must not be set for readinessProbes",
+    });
   } else if (grace !== undefined && grace <= 0) {
-    ctx.report({ type: "Invalid", path: path.child("terminationGracePeriodSeconds"), value: grace, detail: "must be greater than 0" });
+    ctx.report({
+      type: "Invalid",
+      path: path.child("terminationGracePeriodSeconds"),
+      value: grace,
+      detail: "must be greater than 0",
+    });
   }
 }
 
-function checkHandler(ctx: PodContext, handler: RawObject, path: FieldPath, kinds: readonly Handler[], ports: ReadonlySet<string>): void {
+function checkHandler(
+  ctx: PodContext,
+  handler: RawObject,
+  path: FieldPath,
+  kinds: readonly Handler[],
+  ports: ReadonlySet<string>,
+): void {
   let count = 0;
   for (const kind of kinds) {
     if (!isSet(handler[kind])) continue;
@@ -62,15 +95,28 @@ function checkHandler(ctx: PodContext, handler: RawObject, path: FieldPath, kind
   if (count === 0) ctx.report({ type: "Required", path, detail: "must specify a handler type" });
 }
 
-function checkAction(ctx: PodContext, kind: Handler, action: RawObject, path: FieldPath, ports: ReadonlySet<string>): void {
+function checkAction(
+  ctx: PodContext,
+  kind: Handler,
+  action: RawObject,
+  path: FieldPath,
+  ports: ReadonlySet<string>,
+): void {
   switch (kind) {
     case "exec":
-      if (!isSet(action.command) || asArray(action.command)?.length === 0) ctx.report({ type: "Required", path: path.child("command") });
+      if (!isSet(action.command) || asArray(action.command)?.length === 0)
+        ctx.report({ type: "Required", path: path.child("command") });
       return;
     case "httpGet":
       for (const [j, header] of listObjectItems(action.httpHeaders)) {
         const name = asString(header.name);
-        if (name !== undefined) reportInvalid(ctx.report, path.child("httpHeaders").index(j).child("name"), name, findHttpHeaderNameErrors(name));
+        if (name !== undefined)
+          reportInvalid(
+            ctx.report,
+            path.child("httpHeaders").index(j).child("name"),
+            name,
+            findHttpHeaderNameErrors(name),
+          );
       }
       checkHandlerPort(ctx, action.port, path.child("port"), ports);
       return;
@@ -78,7 +124,8 @@ function checkAction(ctx: PodContext, kind: Handler, action: RawObject, path: Fi
       checkHandlerPort(ctx, action.port, path.child("port"), ports);
       return;
     case "grpc":
-      if (typeof action.port === "number") reportInvalid(ctx.report, path.child("port"), action.port, findPortNumberErrors(action.port));
+      if (typeof action.port === "number")
+        reportInvalid(ctx.report, path.child("port"), action.port, findPortNumberErrors(action.port));
       return;
     case "sleep": {
       const seconds = asInteger(action.seconds);

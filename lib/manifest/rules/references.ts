@@ -18,7 +18,10 @@ export interface IndexedObject {
 }
 
 /** Indexes the ConfigMaps and Secrets of the manifests, with their keys, for validatePod. */
-export function buildObjectIndex(objects: readonly IndexedObject[], options: { files?: readonly string[]; partial?: boolean } = {}): ObjectIndex {
+export function buildObjectIndex(
+  objects: readonly IndexedObject[],
+  options: { files?: readonly string[]; partial?: boolean } = {},
+): ObjectIndex {
   const configMaps = new Set<string>();
   const secrets = new Set<string>();
   const configMapKeys = new Map<string, Set<string>>();
@@ -41,7 +44,16 @@ export function buildObjectIndex(objects: readonly IndexedObject[], options: { f
     } else continue;
     if (place !== undefined && !places.has(`${kind}:${key}`)) places.set(`${kind}:${key}`, place);
   }
-  return { configMaps, secrets, configMapKeys, secretKeys, secretTypes, places, files: options.files, partial: options.partial };
+  return {
+    configMaps,
+    secrets,
+    configMapKeys,
+    secretKeys,
+    secretTypes,
+    places,
+    files: options.files,
+    partial: options.partial,
+  };
 }
 
 function collectKeys(...maps: unknown[]): Set<string> {
@@ -64,14 +76,20 @@ export function checkObjectRef(ctx: PodContext, ref: ObjectRef): void {
   const key = toObjectKey(ctx.namespace, ref.name);
   const known = ref.kind === "ConfigMap" ? ctx.index.configMaps : ctx.index.secrets;
   if (!known.has(key)) {
-    ctx.report({ type: "NotFound", path: ref.namePath, value: ref.name, ...withDetail(explainMissingObject(ctx, ref)) });
+    ctx.report({
+      type: "NotFound",
+      path: ref.namePath,
+      value: ref.name,
+      ...withDetail(explainMissingObject(ctx, ref)),
+    });
     return;
   }
   const knownKeys = (ref.kind === "ConfigMap" ? ctx.index.configMapKeys : ctx.index.secretKeys)?.get(key);
   const place = ctx.index.places?.get(`${ref.kind}:${key}`);
   for (const wanted of ref.keys ?? []) {
     if (knownKeys && wanted.value !== "" && !knownKeys.has(wanted.value)) {
-      const detail = place === undefined ? undefined : `${ref.kind} "${ref.name}" (${place}) has no key "${wanted.value}"`;
+      const detail =
+        place === undefined ? undefined : `${ref.kind} "${ref.name}" (${place}) has no key "${wanted.value}"`;
       ctx.report({ type: "NotFound", path: wanted.path, value: wanted.value, ...withDetail(detail) });
     }
   }
@@ -86,7 +104,10 @@ const withDetail = (detail: string | undefined) => (detail === undefined ? {} : 
 function explainMissingObject(ctx: PodContext, ref: ObjectRef): string | undefined {
   const files = ctx.index.files;
   if (files === undefined) return undefined;
-  const named = files.length > MAX_FILES_NAMED ? [...files.slice(0, MAX_FILES_NAMED), `${files.length - MAX_FILES_NAMED} more`] : files;
+  const named =
+    files.length > MAX_FILES_NAMED
+      ? [...files.slice(0, MAX_FILES_NAMED), `${files.length - MAX_FILES_NAMED} more`]
+      : files;
   // Quoted as the field errors quote values: a name with a line break stays on the error's line.
   const text = `no ${ref.kind} ${JSON.stringify(ref.name)} in namespace ${JSON.stringify(ctx.namespace)} in the ${files.length === 1 ? "file" : "files"} read (${named.join(", ")})`;
   for (const [key, place] of ctx.index.places ?? []) {

@@ -16,7 +16,11 @@ const NEGATIVE = "must be greater than or equal to 0";
 // the others (hugepages, extended resources) are warned about as not acted on.
 const COMPARED = new Set(["cpu", "memory", "ephemeral-storage"]);
 
-export function validateContainerResources(report: Reporter, container: Record<string, unknown>, path: FieldPath): void {
+export function validateContainerResources(
+  report: Reporter,
+  container: Record<string, unknown>,
+  path: FieldPath,
+): void {
   const resources = asObject(container.resources);
   if (!resources) return;
   const resourcesPath = path.child("resources");
@@ -25,7 +29,12 @@ export function validateContainerResources(report: Reporter, container: Record<s
   for (const [name, request] of requests) {
     const limit = limits.get(name);
     if (!limit || !COMPARED.has(name) || compareQuantities(request.quantity, limit.quantity) <= 0) continue;
-    report({ type: "Invalid", path: resourcesPath.child("requests"), value: request.text, detail: `must be less than or equal to ${name} limit of ${limit.text}` });
+    report({
+      type: "Invalid",
+      path: resourcesPath.child("requests"),
+      value: request.text,
+      detail: `must be less than or equal to ${name} limit of ${limit.text}`,
+    });
   }
 }
 

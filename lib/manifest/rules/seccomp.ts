@@ -9,7 +9,11 @@ import { asObject, listObjectItems, type RawObject } from "./raw.js";
  */
 export function validateSeccompProfiles(spec: RawObject, report: Reporter): void {
   const specPath = FieldPath.root().child("spec");
-  checkProfile(asObject(asObject(spec.securityContext)?.seccompProfile), specPath.child("securityContext").child("seccompProfile"), report);
+  checkProfile(
+    asObject(asObject(spec.securityContext)?.seccompProfile),
+    specPath.child("securityContext").child("seccompProfile"),
+    report,
+  );
   for (const list of ["initContainers", "containers"]) {
     for (const [i, container] of listObjectItems(spec[list])) {
       const path = specPath.child(list).index(i).child("securityContext").child("seccompProfile");
@@ -23,9 +27,15 @@ function checkProfile(profile: RawObject | undefined, path: FieldPath, report: R
   const local = profile.localhostProfile;
   const localPath = path.child("localhostProfile");
   if (profile.type === "Localhost") {
-    if (local === undefined || local === null) report({ type: "Required", path: localPath, detail: "must be set when seccomp type is Localhost" });
+    if (local === undefined || local === null)
+      report({ type: "Required", path: localPath, detail: "must be set when seccomp type is Localhost" });
     else if (typeof local === "string") checkLocalDescendingPath(report, localPath, local);
   } else if (local !== undefined && local !== null) {
-    report({ type: "Invalid", path: localPath, value: profile, detail: "can only be set when seccomp type is Localhost" });
+    report({
+      type: "Invalid",
+      path: localPath,
+      value: profile,
+      detail: "can only be set when seccomp type is Localhost",
+    });
   }
 }

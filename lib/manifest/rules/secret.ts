@@ -78,7 +78,8 @@ function checkType(object: Record<string, unknown>, entries: Map<string, Entry>,
       if (!entries.has("username") && !entries.has("password")) require("username", "password");
       return;
     case "kubernetes.io/ssh-auth":
-      if (!entries.get("ssh-privatekey")?.bytes?.length) report({ type: "Required", path: dataPath.key("ssh-privatekey") });
+      if (!entries.get("ssh-privatekey")?.bytes?.length)
+        report({ type: "Required", path: dataPath.key("ssh-privatekey") });
       return;
     case "kubernetes.io/tls":
       require("tls.crt", "tls.key");
@@ -91,7 +92,13 @@ function checkType(object: Record<string, unknown>, entries: Map<string, Entry>,
  * kubelet decodes when it pulls (the `auths` map, its entries, each `auth` field): a cluster
  * would accept such a Secret and then fail every pull that names it.
  */
-function checkJsonKey(entries: Map<string, Entry>, key: string, dataPath: FieldPath, report: Reporter, decode: (text: string) => unknown): void {
+function checkJsonKey(
+  entries: Map<string, Entry>,
+  key: string,
+  dataPath: FieldPath,
+  report: Reporter,
+  decode: (text: string) => unknown,
+): void {
   const entry = entries.get(key);
   if (!entry) {
     report({ type: "Required", path: dataPath.key(key) });

@@ -61,7 +61,12 @@ export function checkDownwardItems(report: Reporter, source: RawObject, path: Fi
     const fieldSelector = asObject(item.fieldRef);
     if (fieldSelector) checkEnvFieldRef(report, fieldSelector, itemPath.child("fieldRef"), VOLUME_FIELD_PATHS);
     if (fieldRef && resourceFieldRef) {
-      report({ type: "Invalid", path: itemPath, value: "resource", detail: "fieldRef and resourceFieldRef can not be specified simultaneously" });
+      report({
+        type: "Invalid",
+        path: itemPath,
+        value: "resource",
+        detail: "fieldRef and resourceFieldRef can not be specified simultaneously",
+      });
     } else if (!fieldRef && !resourceFieldRef) {
       report({ type: "Required", path: itemPath, detail: "one of fieldRef and resourceFieldRef is required" });
     }
@@ -70,7 +75,14 @@ export function checkDownwardItems(report: Reporter, source: RawObject, path: Fi
   return written;
 }
 
-const PROJECTIONS = ["secret", "configMap", "downwardAPI", "serviceAccountToken", "clusterTrustBundle", "podCertificate"] as const;
+const PROJECTIONS = [
+  "secret",
+  "configMap",
+  "downwardAPI",
+  "serviceAccountToken",
+  "clusterTrustBundle",
+  "podCertificate",
+] as const;
 
 /** validateProjectionSources: one kind per source, and no file written twice. */
 export function checkProjectedSources(ctx: PodContext, source: RawObject, path: FieldPath): void {
@@ -78,7 +90,8 @@ export function checkProjectedSources(ctx: PodContext, source: RawObject, path: 
   for (const [j, projection] of listObjectItems(source.sources)) {
     const sourcePath = path.child("sources").index(j);
     const kinds = PROJECTIONS.filter((kind) => isSet(projection[kind]));
-    if (kinds.length > 1) ctx.report({ type: "Forbidden", path: sourcePath, detail: "may not specify more than 1 volume type per source" });
+    if (kinds.length > 1)
+      ctx.report({ type: "Forbidden", path: sourcePath, detail: "may not specify more than 1 volume type per source" });
     for (const kind of kinds) {
       const inner = asObject(projection[kind]);
       if (!inner) continue;
@@ -93,7 +106,13 @@ export function checkProjectedSources(ctx: PodContext, source: RawObject, path: 
         checkServiceAccountToken(ctx.report, inner, innerPath);
       }
       for (const file of written) {
-        if (seen.has(file)) ctx.report({ type: "Invalid", path, value: asString(inner.name) ?? file, detail: "conflicting duplicate paths" });
+        if (seen.has(file))
+          ctx.report({
+            type: "Invalid",
+            path,
+            value: asString(inner.name) ?? file,
+            detail: "conflicting duplicate paths",
+          });
         seen.add(file);
       }
     }
@@ -103,9 +122,19 @@ export function checkProjectedSources(ctx: PodContext, source: RawObject, path: 
 function checkServiceAccountToken(report: Reporter, token: RawObject, path: FieldPath): void {
   const expiration = token.expirationSeconds;
   if (typeof expiration === "number" && expiration < 600) {
-    report({ type: "Invalid", path: path.child("expirationSeconds"), value: expiration, detail: "may not specify a duration less than 10 minutes" });
+    report({
+      type: "Invalid",
+      path: path.child("expirationSeconds"),
+      value: expiration,
+      detail: "may not specify a duration less than 10 minutes",
+    });
   } else if (typeof expiration === "number" && expiration > 2 ** 32) {
-    report({ type: "Invalid", path: path.child("expirationSeconds"), value: expiration, detail: "may not specify a duration larger than 2^32 seconds" });
+    report({
+      type: "Invalid",
+      path: path.child("expirationSeconds"),
+      value: expiration,
+      detail: "may not specify a duration larger than 2^32 seconds",
+    });
   }
   const filePath = asString(token.path);
   if (isBlank(token.path)) report({ type: "Required", path: path.child("path") });

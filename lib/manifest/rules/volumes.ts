@@ -4,16 +4,48 @@ import { reportInvalid, type PodContext } from "./context.js";
 import { findDns1123LabelErrors } from "./names.js";
 import { checkNoBacksteps } from "./paths.js";
 import { asObject, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
-import { checkDownwardItems, checkProjectedSources, checkVolumeItems, FILE_MODE_ERROR, isFileMode } from "./volume-items.js";
+import {
+  checkDownwardItems,
+  checkProjectedSources,
+  checkVolumeItems,
+  FILE_MODE_ERROR,
+  isFileMode,
+} from "./volume-items.js";
 
 // ValidateVolumes: names, exactly one source per volume, and the sources podrun can check locally.
 
 /** The volume sources of core/v1, in the order validateVolumeSource tries them. */
 const VOLUME_SOURCES = [
-  "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi",
-  "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "cinder", "cephfs", "quobyte", "downwardAPI", "fc",
-  "flexVolume", "configMap", "azureFile", "vsphereVolume", "photonPersistentDisk", "portworxVolume", "azureDisk",
-  "storageos", "projected", "scaleIO", "csi", "ephemeral", "image",
+  "emptyDir",
+  "hostPath",
+  "gitRepo",
+  "gcePersistentDisk",
+  "awsElasticBlockStore",
+  "secret",
+  "nfs",
+  "iscsi",
+  "glusterfs",
+  "flocker",
+  "persistentVolumeClaim",
+  "rbd",
+  "cinder",
+  "cephfs",
+  "quobyte",
+  "downwardAPI",
+  "fc",
+  "flexVolume",
+  "configMap",
+  "azureFile",
+  "vsphereVolume",
+  "photonPersistentDisk",
+  "portworxVolume",
+  "azureDisk",
+  "storageos",
+  "projected",
+  "scaleIO",
+  "csi",
+  "ephemeral",
+  "image",
 ] as const;
 
 /** Returns the named volumes, the first of each name, for the mounts to refer to. */
@@ -43,7 +75,11 @@ export function validateVolumeSources(ctx: PodContext, spec: RawObject): void {
     // A cluster defaults a volume without a source to emptyDir; podrun asks for it written out.
     if (present.length === 0) ctx.report({ type: "Required", path: volumePath, detail: "must specify a volume type" });
     for (const extra of present.slice(1)) {
-      ctx.report({ type: "Forbidden", path: volumePath.child(extra), detail: "may not specify more than 1 volume type" });
+      ctx.report({
+        type: "Forbidden",
+        path: volumePath.child(extra),
+        detail: "may not specify more than 1 volume type",
+      });
     }
     const first = present[0];
     const source = first && asObject(volume[first]);

@@ -21,7 +21,13 @@ const SPEC = FieldPath.root().child("spec");
 const TEMPLATE = SPEC.child("template");
 
 /** Validates a workload; `validatePod` checks its template as a Pod (passed in to keep the module graph acyclic). */
-export function validateWorkload(kind: WorkloadKind, object: RawObject, index: ObjectIndex, report: Reporter, validatePod: PodValidator): void {
+export function validateWorkload(
+  kind: WorkloadKind,
+  object: RawObject,
+  index: ObjectIndex,
+  report: Reporter,
+  validatePod: PodValidator,
+): void {
   const namespace = validateObjectMeta(object, report);
   const spec = asObject(object.spec);
   if (!spec) {
@@ -38,10 +44,21 @@ export function validateWorkload(kind: WorkloadKind, object: RawObject, index: O
   if (kind === "Job") validateJobFields(spec, report);
   else if (kind === "Deployment") {
     const deadline = asInteger(spec.progressDeadlineSeconds);
-    if (deadline !== undefined && deadline <= 0) report({ type: "Invalid", path: SPEC.child("progressDeadlineSeconds"), value: deadline, detail: "must be greater than 0" });
+    if (deadline !== undefined && deadline <= 0)
+      report({
+        type: "Invalid",
+        path: SPEC.child("progressDeadlineSeconds"),
+        value: deadline,
+        detail: "must be greater than 0",
+      });
     const minReady = asInteger(spec.minReadySeconds) ?? 0;
     if (deadline !== undefined && deadline > 0 && deadline <= minReady) {
-      report({ type: "Invalid", path: SPEC.child("progressDeadlineSeconds"), value: deadline, detail: "must be greater than minReadySeconds" });
+      report({
+        type: "Invalid",
+        path: SPEC.child("progressDeadlineSeconds"),
+        value: deadline,
+        detail: "must be greater than minReadySeconds",
+      });
     }
   }
 
@@ -52,10 +69,23 @@ export function validateWorkload(kind: WorkloadKind, object: RawObject, index: O
     if (!isSet(spec.selector)) report({ type: "Required", path: SPEC.child("selector") });
     else if (selector) {
       const valid = validateLabelSelector(selector, SPEC.child("selector"), report);
-      const empty = Object.keys(asObject(selector.matchLabels) ?? {}).length + (asArray(selector.matchExpressions)?.length ?? 0) === 0;
-      if (empty && kind !== "Job") report({ type: "Invalid", path: SPEC.child("selector"), value: selector, detail: `empty selector is invalid for ${kind === "DaemonSet" ? "daemonset" : kind.toLowerCase()}` });
+      const empty =
+        Object.keys(asObject(selector.matchLabels) ?? {}).length + (asArray(selector.matchExpressions)?.length ?? 0) ===
+        0;
+      if (empty && kind !== "Job")
+        report({
+          type: "Invalid",
+          path: SPEC.child("selector"),
+          value: selector,
+          detail: `empty selector is invalid for ${kind === "DaemonSet" ? "daemonset" : kind.toLowerCase()}`,
+        });
       else if (valid && !selectorMatches(selector, labels)) {
-        report({ type: "Invalid", path: TEMPLATE.child("metadata").child("labels"), value: labels, detail: "`selector` does not match template `labels`" });
+        report({
+          type: "Invalid",
+          path: TEMPLATE.child("metadata").child("labels"),
+          value: labels,
+          detail: "`selector` does not match template `labels`",
+        });
       }
     }
   }
@@ -69,11 +99,23 @@ export function validateWorkload(kind: WorkloadKind, object: RawObject, index: O
   // template's volume mounts unchecked for that reason; the pod creation would check them).
   const claimVolumes = kind === "StatefulSet" ? validateClaimTemplates(spec, report) : [];
   const writtenSpec = asObject(template.spec);
-  const podSpec = claimVolumes.length > 0 && writtenSpec ? { ...writtenSpec, volumes: withClaimVolumes(asArray(writtenSpec.volumes), claimVolumes) } : template.spec;
-  const pod = { apiVersion: "v1", kind: "Pod", metadata: { ...templateMeta, name: asString(asObject(object.metadata)?.name) || "workload", namespace }, spec: podSpec };
+  const podSpec =
+    claimVolumes.length > 0 && writtenSpec
+      ? { ...writtenSpec, volumes: withClaimVolumes(asArray(writtenSpec.volumes), claimVolumes) }
+      : template.spec;
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { ...templateMeta, name: asString(asObject(object.metadata)?.name) || "workload", namespace },
+    spec: podSpec,
+  };
   validatePod(pod, index, (error) => {
     // The name is the workload's, already checked; a template has none.
-    if (error.path.segments[0] === "metadata" && (error.path.segments[1] === "name" || error.path.segments[1] === "namespace")) return;
+    if (
+      error.path.segments[0] === "metadata" &&
+      (error.path.segments[1] === "name" || error.path.segments[1] === "namespace")
+    )
+      return;
     report(underTemplate(error));
   });
 
@@ -81,16 +123,28 @@ export function validateWorkload(kind: WorkloadKind, object: RawObject, index: O
   const restartPolicy = isSet(templateSpec.restartPolicy) ? templateSpec.restartPolicy : "Always";
   const restartPath = TEMPLATE.child("spec").child("restartPolicy");
   if (kind === "Job") {
-    if (restartPolicy === "Always" || restartPolicy === "") report({ type: "Required", path: restartPath, detail: 'valid values: "OnFailure", "Never"' });
-    else if (restartPolicy !== "OnFailure" && restartPolicy !== "Never") report({ type: "Unsupported", path: restartPath, value: restartPolicy, supported: ["OnFailure", "Never"] });
+    if (restartPolicy === "Always" || restartPolicy === "")
+      report({ type: "Required", path: restartPath, detail: 'valid values: "OnFailure", "Never"' });
+    else if (restartPolicy !== "OnFailure" && restartPolicy !== "Never")
+      report({ type: "Unsupported", path: restartPath, value: restartPolicy, supported: ["OnFailure", "Never"] });
     else if (isSet(spec.podFailurePolicy) && restartPolicy !== "Never") {
-      report({ type: "Invalid", path: restartPath, value: restartPolicy, detail: 'only "Never" is supported when podFailurePolicy is specified' });
+      report({
+        type: "Invalid",
+        path: restartPath,
+        value: restartPolicy,
+        detail: 'only "Never" is supported when podFailurePolicy is specified',
+      });
     }
   } else {
-    if (restartPolicy !== "Always") report({ type: "Unsupported", path: restartPath, value: restartPolicy, supported: ["Always"] });
+    if (restartPolicy !== "Always")
+      report({ type: "Unsupported", path: restartPath, value: restartPolicy, supported: ["Always"] });
     if (isSet(templateSpec.activeDeadlineSeconds)) {
       const owner = kind === "Deployment" ? "ReplicaSet" : kind;
-      report({ type: "Forbidden", path: TEMPLATE.child("spec").child("activeDeadlineSeconds"), detail: `activeDeadlineSeconds in ${owner} is not Supported` });
+      report({
+        type: "Forbidden",
+        path: TEMPLATE.child("spec").child("activeDeadlineSeconds"),
+        detail: `activeDeadlineSeconds in ${owner} is not Supported`,
+      });
     }
   }
 }
@@ -109,20 +163,38 @@ function validateClaimTemplates(spec: RawObject, report: Reporter): RawObject[] 
 }
 
 /** The template's volumes with the claim templates' volumes in place of any of the same name, as the controller does. */
-export function withClaimVolumes(volumes: readonly unknown[] | undefined, claimVolumes: readonly RawObject[]): unknown[] {
+export function withClaimVolumes(
+  volumes: readonly unknown[] | undefined,
+  claimVolumes: readonly RawObject[],
+): unknown[] {
   const names = new Set(claimVolumes.map((v) => v.name));
   return [...(volumes ?? []).filter((v) => !names.has(asObject(v)?.name)), ...claimVolumes];
 }
 
 function validateJobFields(spec: RawObject, report: Reporter): void {
-  for (const field of ["parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished", "backoffLimitPerIndex", "maxFailedIndexes"]) {
+  for (const field of [
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+    "backoffLimitPerIndex",
+    "maxFailedIndexes",
+  ]) {
     nonNegative(spec, field, report);
   }
   const mode = spec.completionMode ?? "NonIndexed";
-  if (mode === "Indexed" && !isSet(spec.completions)) report({ type: "Required", path: SPEC.child("completions"), detail: "when completion mode is Indexed" });
+  if (mode === "Indexed" && !isSet(spec.completions))
+    report({ type: "Required", path: SPEC.child("completions"), detail: "when completion mode is Indexed" });
   if (mode === "NonIndexed") {
     for (const field of ["backoffLimitPerIndex", "maxFailedIndexes"]) {
-      if (isSet(spec[field])) report({ type: "Invalid", path: SPEC.child(field), value: spec[field], detail: "requires indexed completion mode" });
+      if (isSet(spec[field]))
+        report({
+          type: "Invalid",
+          path: SPEC.child(field),
+          value: spec[field],
+          detail: "requires indexed completion mode",
+        });
     }
   }
   const rules = listObjectItems(asObject(spec.podFailurePolicy)?.rules);
@@ -130,25 +202,41 @@ function validateJobFields(spec: RawObject, report: Reporter): void {
     const path = SPEC.child("podFailurePolicy").child("rules").index(i);
     const onExitCodes = asObject(rule.onExitCodes);
     const onConditions = asArray(rule.onPodConditions) ?? [];
-    if (onExitCodes && onConditions.length > 0) report({ type: "Invalid", path, value: rule, detail: "specifying both OnExitCodes and OnPodConditions is not supported" });
-    if (!onExitCodes && onConditions.length === 0) report({ type: "Invalid", path, value: rule, detail: "specifying one of OnExitCodes and OnPodConditions is required" });
+    if (onExitCodes && onConditions.length > 0)
+      report({
+        type: "Invalid",
+        path,
+        value: rule,
+        detail: "specifying both OnExitCodes and OnPodConditions is not supported",
+      });
+    if (!onExitCodes && onConditions.length === 0)
+      report({
+        type: "Invalid",
+        path,
+        value: rule,
+        detail: "specifying one of OnExitCodes and OnPodConditions is required",
+      });
     if (!onExitCodes) continue;
     const values = asArray(onExitCodes.values) ?? [];
     const valuesPath = path.child("onExitCodes").child("values");
-    if (values.length === 0) report({ type: "Invalid", path: valuesPath, value: values, detail: "at least one value is required" });
+    if (values.length === 0)
+      report({ type: "Invalid", path: valuesPath, value: values, detail: "at least one value is required" });
     const seen = new Set<unknown>();
     values.forEach((value, j) => {
-      if (onExitCodes.operator === "In" && value === 0) report({ type: "Invalid", path: valuesPath.index(j), value, detail: "must not be 0 for the In operator" });
+      if (onExitCodes.operator === "In" && value === 0)
+        report({ type: "Invalid", path: valuesPath.index(j), value, detail: "must not be 0 for the In operator" });
       if (seen.has(value)) report({ type: "Duplicate", path: valuesPath.index(j), value });
       seen.add(value);
     });
-    if (values.some((v, j) => j > 0 && (values[j - 1] as number) > (v as number))) report({ type: "Invalid", path: valuesPath, value: values, detail: "must be ordered" });
+    if (values.some((v, j) => j > 0 && (values[j - 1] as number) > (v as number)))
+      report({ type: "Invalid", path: valuesPath, value: values, detail: "must be ordered" });
   }
 }
 
 function nonNegative(spec: RawObject, field: string, report: Reporter): void {
   const value = asInteger(spec[field]);
-  if (value !== undefined && value < 0) report({ type: "Invalid", path: SPEC.child(field), value, detail: "must be greater than or equal to 0" });
+  if (value !== undefined && value < 0)
+    report({ type: "Invalid", path: SPEC.child(field), value, detail: "must be greater than or equal to 0" });
 }
 
 /** ValidateLabelSelector: valid keys and values, and values only where the operator takes them. */
@@ -169,13 +257,26 @@ function validateLabelSelector(selector: RawObject, path: FieldPath, report: Rep
     const operator = expression.operator;
     if ((operator === "In" || operator === "NotIn") && values.length === 0) {
       valid = false;
-      report({ type: "Required", path: p.child("values"), detail: "must be specified when `operator` is 'In' or 'NotIn'" });
+      report({
+        type: "Required",
+        path: p.child("values"),
+        detail: "must be specified when `operator` is 'In' or 'NotIn'",
+      });
     } else if ((operator === "Exists" || operator === "DoesNotExist") && values.length > 0) {
       valid = false;
-      report({ type: "Forbidden", path: p.child("values"), detail: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" });
+      report({
+        type: "Forbidden",
+        path: p.child("values"),
+        detail: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      });
     } else if (typeof operator === "string" && !["In", "NotIn", "Exists", "DoesNotExist"].includes(operator)) {
       valid = false;
-      report({ type: "Unsupported", path: p.child("operator"), value: operator, supported: ["In", "NotIn", "Exists", "DoesNotExist"] });
+      report({
+        type: "Unsupported",
+        path: p.child("operator"),
+        value: operator,
+        supported: ["In", "NotIn", "Exists", "DoesNotExist"],
+      });
     }
     const key = asString(expression.key);
     if (key !== undefined) invalid(p.child("key"), key, findQualifiedNameErrors(key));
@@ -185,28 +286,44 @@ function validateLabelSelector(selector: RawObject, path: FieldPath, report: Rep
 
 /** labels.Selector.Matches of metav1.LabelSelectorAsSelector: every requirement holds. */
 export function selectorMatches(selector: RawObject, labels: RawObject): boolean {
-  for (const [key, value] of Object.entries(asObject(selector.matchLabels) ?? {})) if (labels[key] !== value) return false;
+  for (const [key, value] of Object.entries(asObject(selector.matchLabels) ?? {}))
+    if (labels[key] !== value) return false;
   for (const [, expression] of listObjectItems(selector.matchExpressions)) {
     const key = asString(expression.key) ?? "";
     const has = Object.hasOwn(labels, key);
     const values = asArray(expression.values) ?? [];
     const ok =
-      expression.operator === "In" ? has && values.includes(labels[key]) :
-      expression.operator === "NotIn" ? !has || !values.includes(labels[key]) :
-      expression.operator === "Exists" ? has :
-      expression.operator === "DoesNotExist" ? !has : false;
+      expression.operator === "In"
+        ? has && values.includes(labels[key])
+        : expression.operator === "NotIn"
+          ? !has || !values.includes(labels[key])
+          : expression.operator === "Exists"
+            ? has
+            : expression.operator === "DoesNotExist"
+              ? !has
+              : false;
     if (!ok) return false;
   }
   return true;
 }
 
 function underTemplate(error: FieldError): FieldError {
-  return { ...error, path: error.path.under(TEMPLATE), ...(error.others && { others: error.others.map((p) => p.under(TEMPLATE)) }) };
+  return {
+    ...error,
+    path: error.path.under(TEMPLATE),
+    ...(error.others && { others: error.others.map((p) => p.under(TEMPLATE)) }),
+  };
 }
 
 /** Runs a Pod finder (the ignored-field warnings) on a workload's template, reporting under `spec.template`. */
-export function findInTemplate(object: RawObject, find: (pod: unknown, report: Reporter) => void, report: Reporter): void {
+export function findInTemplate(
+  object: RawObject,
+  find: (pod: unknown, report: Reporter) => void,
+  report: Reporter,
+): void {
   const template = asObject(asObject(object.spec)?.template);
   if (!template) return;
-  find({ apiVersion: "v1", kind: "Pod", metadata: template.metadata, spec: template.spec }, (error) => report(underTemplate(error)));
+  find({ apiVersion: "v1", kind: "Pod", metadata: template.metadata, spec: template.spec }, (error) =>
+    report(underTemplate(error)),
+  );
 }

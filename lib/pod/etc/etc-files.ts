@@ -10,7 +10,13 @@ import { describeFsError } from "../../state/state-error.js";
 import type { PodIdentity } from "../identity.js";
 import { resolvePodHostname } from "../spec/pod-settings.js";
 import { ensurePodDirectory, podDirectory } from "../volumes/pod-dir.js";
-import { managedHostsFileContent, nodeHostsFileContent, planHostAliases, resolvePodHostDomain, type HostsAlias } from "./hosts-file.js";
+import {
+  managedHostsFileContent,
+  nodeHostsFileContent,
+  planHostAliases,
+  resolvePodHostDomain,
+  type HostsAlias,
+} from "./hosts-file.js";
 import { buildPodDns, formatResolvConf, planPodDns, type PodDnsPlan } from "./pod-dns.js";
 
 // The pod's /etc/hosts and /etc/resolv.conf, files in the pod directory bind-mounted into every
@@ -77,37 +83,70 @@ export async function preparePodEtcFiles(
     await ensurePodDirectory(options.stateDir, options.engine, identity);
     const hostsNow = await readFile(files.hosts, "utf8").catch(() => undefined);
     // A kept pod's file already has its IP line: it is completed below, not emptied here.
-    if (spec.hostNetwork) await writeIfChanged(files.hosts, nodeHostsFileContent(await readFile(ETC_HOSTS, "utf8"), plan?.hostAliases ?? []), hostsNow);
-    else if (hostsNow === undefined || !options.kept) await writeIfChanged(files.hosts, hostsFileContent(pod, identity, []), hostsNow);
-    if (plan?.dns && files.resolv && (!options.kept || (await readFile(files.resolv).catch(() => undefined)) === undefined)) {
+    if (spec.hostNetwork)
+      await writeIfChanged(
+        files.hosts,
+        nodeHostsFileContent(await readFile(ETC_HOSTS, "utf8"), plan?.hostAliases ?? []),
+        hostsNow,
+      );
+    else if (hostsNow === undefined || !options.kept)
+      await writeIfChanged(files.hosts, hostsFileContent(pod, identity, []), hostsNow);
+    if (
+      plan?.dns &&
+      files.resolv &&
+      (!options.kept || (await readFile(files.resolv).catch(() => undefined)) === undefined)
+    ) {
       const host = plan.dns.policy === "None" ? "" : await readHostResolvConf(spec.hostNetwork === true);
-      const report = (message: string) => recorder.event(toInvolvedObject(identity), "Warning", "DNSConfigForming", message);
+      const report = (message: string) =>
+        recorder.event(toInvolvedObject(identity), "Warning", "DNSConfigForming", message);
       await writeIfChanged(files.resolv, formatResolvConf(buildPodDns(plan.dns, host, report)), undefined);
     }
   } catch (error) {
-    throw new PodrunError("CreateContainerConfigError", `cannot write the pod's /etc/hosts and /etc/resolv.conf in ${dir}: ${describeFsError(error)}`, { cause: error });
+    throw new PodrunError(
+      "CreateContainerConfigError",
+      `cannot write the pod's /etc/hosts and /etc/resolv.conf in ${dir}: ${describeFsError(error)}`,
+      { cause: error },
+    );
   }
   return files;
 }
 
 /** The pod's IP is known: its hosts file gets the pod's line (a hostNetwork pod's has none). */
-export async function completeHostsFile(files: PodEtcFiles, pod: Pod, identity: PodIdentity, podIP: string | undefined): Promise<void> {
+export async function completeHostsFile(
+  files: PodEtcFiles,
+  pod: Pod,
+  identity: PodIdentity,
+  podIP: string | undefined,
+): Promise<void> {
   if (pod.spec!.hostNetwork) return;
   const path = files.hosts;
   try {
-    await writeIfChanged(path, hostsFileContent(pod, identity, podIP ? [podIP] : []), await readFile(path, "utf8").catch(() => undefined));
+    await writeIfChanged(
+      path,
+      hostsFileContent(pod, identity, podIP ? [podIP] : []),
+      await readFile(path, "utf8").catch(() => undefined),
+    );
   } catch (error) {
-    throw new PodrunError("CreateContainerConfigError", `cannot write the pod's /etc/hosts ${path}: ${describeFsError(error)}`, { cause: error });
+    throw new PodrunError(
+      "CreateContainerConfigError",
+      `cannot write the pod's /etc/hosts ${path}: ${describeFsError(error)}`,
+      { cause: error },
+    );
   }
 }
 
 /** The container's mounts with the pod's files added, at the paths it does not mount itself. */
-export function withEtcFileMounts(mounts: readonly VolumeMount[] | undefined, files: PodEtcFiles): VolumeMount[] | undefined {
+export function withEtcFileMounts(
+  mounts: readonly VolumeMount[] | undefined,
+  files: PodEtcFiles,
+): VolumeMount[] | undefined {
   const taken = new Set((mounts ?? []).map((mount) => mount.target));
   const added: VolumeMount[] = [];
   // The kubelet's name for the hosts mount; the resolv.conf one has none on a node (the runtime's).
-  if (!taken.has(ETC_HOSTS)) added.push({ volume: "k8s-managed-etc-hosts", target: ETC_HOSTS, readOnly: false, source: files.hosts });
-  if (files.resolv && !taken.has(ETC_RESOLV_CONF)) added.push({ volume: "resolv-conf", target: ETC_RESOLV_CONF, readOnly: false, source: files.resolv });
+  if (!taken.has(ETC_HOSTS))
+    added.push({ volume: "k8s-managed-etc-hosts", target: ETC_HOSTS, readOnly: false, source: files.hosts });
+  if (files.resolv && !taken.has(ETC_RESOLV_CONF))
+    added.push({ volume: "resolv-conf", target: ETC_RESOLV_CONF, readOnly: false, source: files.resolv });
   return added.length > 0 ? [...(mounts ?? []), ...added] : mounts && [...mounts];
 }
 
@@ -123,12 +162,19 @@ export async function readHostResolvConf(hostNetwork: boolean): Promise<string> 
 
 function namesOnlyLoopbackServers(text: string): boolean {
   const servers = [...text.matchAll(/^\s*nameserver\s+(\S+)/gm)].map((match) => match[1]!);
-  return servers.length > 0 && servers.every((server) => (isIP(server) === 4 ? server.startsWith("127.") : server === "::1"));
+  return (
+    servers.length > 0 && servers.every((server) => (isIP(server) === 4 ? server.startsWith("127.") : server === "::1"))
+  );
 }
 
 function hostsFileContent(pod: Pod, identity: PodIdentity, podIPs: string[]): string {
   const spec = pod.spec!;
-  return managedHostsFileContent(podIPs, resolvePodHostname(pod, identity.name), resolvePodHostDomain(spec, identity.namespace), planHostAliases(spec.hostAliases));
+  return managedHostsFileContent(
+    podIPs,
+    resolvePodHostname(pod, identity.name),
+    resolvePodHostDomain(spec, identity.namespace),
+    planHostAliases(spec.hostAliases),
+  );
 }
 
 // Truncated and written in place, 0644 as the kubelet writes it; an unchanged file is left alone,

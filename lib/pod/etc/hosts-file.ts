@@ -22,7 +22,9 @@ export interface HostsAlias {
 
 /** spec.hostAliases as written (an alias without hostnames still gets its line, as on a node). */
 export function planHostAliases(aliases: readonly HostAlias[] | undefined): HostsAlias[] {
-  return (aliases ?? []).filter((alias) => alias.ip).map((alias) => ({ ip: alias.ip!, hostnames: [...(alias.hostnames ?? [])] }));
+  return (aliases ?? [])
+    .filter((alias) => alias.ip)
+    .map((alias) => ({ ip: alias.ip!, hostnames: [...(alias.hostnames ?? [])] }));
 }
 
 /**
@@ -38,7 +40,12 @@ export function resolvePodHostDomain(spec: Pick<PodSpec, "subdomain">, namespace
  * the pod has a domain) and the hostname, then the hostAliases section. Without an IP (not known
  * yet) the pod's own line is left out, as the kubelet has no line to write before it knows one.
  */
-export function managedHostsFileContent(podIPs: readonly string[], hostname: string, hostDomain: string | undefined, aliases: readonly HostsAlias[]): string {
+export function managedHostsFileContent(
+  podIPs: readonly string[],
+  hostname: string,
+  hostDomain: string | undefined,
+  aliases: readonly HostsAlias[],
+): string {
   let content = MANAGED_HEADER;
   content += "127.0.0.1\tlocalhost\n";
   content += "::1\tlocalhost ip6-localhost ip6-loopback\n";
@@ -46,7 +53,8 @@ export function managedHostsFileContent(podIPs: readonly string[], hostname: str
   content += "fe00::0\tip6-mcastprefix\n";
   content += "fe00::1\tip6-allnodes\n";
   content += "fe00::2\tip6-allrouters\n";
-  for (const ip of podIPs) content += hostDomain ? `${ip}\t${hostname}.${hostDomain}\t${hostname}\n` : `${ip}\t${hostname}\n`;
+  for (const ip of podIPs)
+    content += hostDomain ? `${ip}\t${hostname}.${hostDomain}\t${hostname}\n` : `${ip}\t${hostname}\n`;
   return content + hostsEntriesFromHostAliases(aliases);
 }
 
@@ -58,5 +66,8 @@ export function nodeHostsFileContent(hostFile: string, aliases: readonly HostsAl
 /** One line per IP, its names separated by tabs, under the kubelet's comment; nothing without aliases. */
 export function hostsEntriesFromHostAliases(aliases: readonly HostsAlias[]): string {
   if (aliases.length === 0) return "";
-  return "\n# Entries added by HostAliases.\n" + aliases.map((alias) => `${alias.ip}\t${alias.hostnames.join("\t")}\n`).join("");
+  return (
+    "\n# Entries added by HostAliases.\n" +
+    aliases.map((alias) => `${alias.ip}\t${alias.hostnames.join("\t")}\n`).join("")
+  );
 }

@@ -45,8 +45,13 @@ export function planPodDns(spec: Pick<PodSpec, "dnsPolicy" | "dnsConfig">): PodD
   const policy = spec.dnsPolicy === "None" ? "None" : "Default";
   const nameservers = config?.nameservers ?? [];
   const searches = config?.searches ?? [];
-  const options = (config?.options ?? []).filter((option) => option.name).map((option) => (option.value !== undefined ? { name: option.name!, value: option.value } : { name: option.name! }));
-  if (policy === "Default" && nameservers.length === 0 && searches.length === 0 && options.length === 0) return undefined;
+  const options = (config?.options ?? [])
+    .filter((option) => option.name)
+    .map((option) =>
+      option.value !== undefined ? { name: option.name!, value: option.value } : { name: option.name! },
+    );
+  if (policy === "Default" && nameservers.length === 0 && searches.length === 0 && options.length === 0)
+    return undefined;
   return {
     policy,
     ...(nameservers.length > 0 ? { nameservers: [...nameservers] } : {}),
@@ -67,14 +72,18 @@ export function parseResolvConf(text: string): DnsConfig {
     if (trimmed.startsWith("#")) continue;
     const [keyword, ...fields] = trimmed.split(/\s+/).filter(Boolean);
     if (keyword === "nameserver" && fields[0] !== undefined) config.servers.push(fields[0]);
-    if (keyword === "search") config.searches = fields.map((search) => (search.endsWith(".") ? search.slice(0, -1) : search));
+    if (keyword === "search")
+      config.searches = fields.map((search) => (search.endsWith(".") ? search.slice(0, -1) : search));
     if (keyword === "options") config.options = fields;
   }
   return config;
 }
 
 /** mergeDNSOptions: the pod's options over the base's of the same name; `name` alone when there is no value. */
-export function mergeDnsOptions(base: readonly string[], options: readonly Pick<PodDNSConfigOption, "name" | "value">[]): string[] {
+export function mergeDnsOptions(
+  base: readonly string[],
+  options: readonly Pick<PodDNSConfigOption, "name" | "value">[],
+): string[] {
   const merged = new Map<string, string>();
   for (const option of base) {
     const at = option.indexOf(":");
@@ -86,21 +95,31 @@ export function mergeDnsOptions(base: readonly string[], options: readonly Pick<
 }
 
 /** The pod's DNS (GetPodDNS): the policy's base, dnsConfig appended, then cut to the limits (`report` says what was cut). */
-export function buildPodDns(plan: PodDnsPlan, hostResolvConf: string, report: (message: string) => void = () => undefined): DnsConfig {
+export function buildPodDns(
+  plan: PodDnsPlan,
+  hostResolvConf: string,
+  report: (message: string) => void = () => undefined,
+): DnsConfig {
   const base = plan.policy === "None" ? { servers: [], searches: [], options: [] } : parseResolvConf(hostResolvConf);
   const config: DnsConfig = {
     servers: unique([...base.servers, ...(plan.nameservers ?? [])]),
     searches: unique([...base.searches, ...(plan.searches ?? [])]),
     options: mergeDnsOptions(base.options, plan.options ?? []),
   };
-  return { servers: fitNameservers(config.servers, report), searches: fitSearches(config.searches, report), options: config.options };
+  return {
+    servers: fitNameservers(config.servers, report),
+    searches: fitSearches(config.searches, report),
+    options: config.options,
+  };
 }
 
 /** formDNSNameserversFitsLimits. */
 export function fitNameservers(servers: readonly string[], report: (message: string) => void): string[] {
   if (servers.length <= MAX_DNS_NAMESERVERS) return [...servers];
   const kept = servers.slice(0, MAX_DNS_NAMESERVERS);
-  report(`Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: ${kept.join(" ")}`);
+  report(
+    `Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: ${kept.join(" ")}`,
+  );
   return kept;
 }
 
@@ -116,7 +135,10 @@ export function fitSearches(searches: readonly string[], report: (message: strin
     exceeded = true;
     while (kept.length > 0 && length > MAX_DNS_SEARCH_LIST_CHARS) length -= kept.pop()!.length + 1;
   }
-  if (exceeded) report(`Search Line limits were exceeded, some search paths have been omitted, the applied search line is: ${kept.join(" ")}`);
+  if (exceeded)
+    report(
+      `Search Line limits were exceeded, some search paths have been omitted, the applied search line is: ${kept.join(" ")}`,
+    );
   return kept;
 }
 

@@ -50,7 +50,9 @@ export async function reconcilePod(
   // that podrun did not make is told by podman itself, at `pod create` (name-clash.ts).
   const found = await runtime.listContainersNamed(`${sandboxRuntimeName(options.identity)}_`);
   const selector = podSelector(options.identity);
-  const existing = found.filter((state) => Object.entries(selector).every(([key, value]) => state.labels[key] === value));
+  const existing = found.filter((state) =>
+    Object.entries(selector).every(([key, value]) => state.labels[key] === value),
+  );
   const named = found.map((state): NamedObject => ({ kind: "container", id: state.id, name: state.name }));
 
   const plan = planPod(existing, describeDesiredPod(options), { replace: options.replace });
@@ -62,7 +64,12 @@ export async function reconcilePod(
   const [record] = groupPods(existing);
   if (plan.action === "recreate-pod" && record) {
     // The kubelet's words for a sandbox it kills to make anew; the events belong to the old pod.
-    deps.recorder.event(toInvolvedObject(record), "Normal", "SandboxChanged", "Pod sandbox changed, it will be killed and re-created.");
+    deps.recorder.event(
+      toInvolvedObject(record),
+      "Normal",
+      "SandboxChanged",
+      "Pod sandbox changed, it will be killed and re-created.",
+    );
     // The old pod goes as `down` takes it: preStop hooks and grace period from its own labels.
     const volumes = await runtime.listVolumes(podSelector(identity));
     const result = await stopPod(deps, { pod: record, volumes });
@@ -78,7 +85,9 @@ export async function reconcilePod(
       ...plan.recreate.map((name) => ({
         state: byName.get(name)!,
         // The kubelet's Killing message for a changed container (computePodActions).
-        message: notRunning.has(name) ? `Stopping container ${name}` : `Container ${name} definition changed, will be restarted`,
+        message: notRunning.has(name)
+          ? `Stopping container ${name}`
+          : `Container ${name} definition changed, will be restarted`,
       })),
       ...plan.remove.map((name) => ({ state: byName.get(name)!, message: `Stopping container ${name}` })),
     ];

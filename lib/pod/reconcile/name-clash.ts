@@ -24,7 +24,10 @@ interface PodShape {
 }
 
 /** Every engine name of the pod: the sandbox (podman's pod, the infra container) and each container. */
-export function podNames(options: PodShape & { containers: readonly string[] }): { containers: string[]; sandbox?: string } {
+export function podNames(options: PodShape & { containers: readonly string[] }): {
+  containers: string[];
+  sandbox?: string;
+} {
   const pod = { ...options.identity, uid: "" };
   const sandbox = sandboxRuntimeName(pod);
   return {
@@ -44,7 +47,11 @@ export function namesToCreate(plan: PodPlan, options: PodShape): { containers: s
 }
 
 /** The objects in `found` that hold one of `names` and are not this pod's own (`ours`, found by its labels). */
-export function findNameClashes(found: readonly NamedObject[], ours: readonly ContainerState[], names: { containers: readonly string[]; sandbox?: string }): NamedObject[] {
+export function findNameClashes(
+  found: readonly NamedObject[],
+  ours: readonly ContainerState[],
+  names: { containers: readonly string[]; sandbox?: string },
+): NamedObject[] {
   const own = new Set(ours.map((state) => state.id));
   const wanted = new Set(names.containers);
   return found.filter((object) =>
@@ -70,7 +77,9 @@ export function describeNameClashes(clashes: readonly NamedObject[], binary: str
  * is in use: pod already exists`), as the clash it is.
  */
 export function findPodNameClash(message: string, sandbox: string): NamedObject | undefined {
-  return message.includes("pod already exists") && message.includes(`"${sandbox}"`) ? { kind: "pod", id: "", name: sandbox } : undefined;
+  return message.includes("pod already exists") && message.includes(`"${sandbox}"`)
+    ? { kind: "pod", id: "", name: sandbox }
+    : undefined;
 }
 
 function short(id: string): string {

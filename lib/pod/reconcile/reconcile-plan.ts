@@ -1,5 +1,11 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { INFRA_CONTAINER_NAME, LABEL_CONTAINER_KIND, LABEL_CONTAINER_NAME, LABEL_POD_UID, type ContainerState } from "../../runtime/types.js";
+import {
+  INFRA_CONTAINER_NAME,
+  LABEL_CONTAINER_KIND,
+  LABEL_CONTAINER_NAME,
+  LABEL_POD_UID,
+  type ContainerState,
+} from "../../runtime/types.js";
 import { buildContainerSpec, computePodHash, isSidecar } from "../spec/container-spec.js";
 import type { PodIdentity } from "../identity.js";
 import type { PodObjects } from "../spec/pod-objects.js";
@@ -56,7 +62,13 @@ export interface PodPlan {
 }
 
 /** The manifest side of the comparison, hashed exactly as `up` will label the containers. */
-export function describeDesiredPod(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean; objects?: PodObjects }): DesiredPod {
+export function describeDesiredPod(options: {
+  pod: Pod;
+  identity: PodIdentity;
+  infraImage: string;
+  publishAll: boolean;
+  objects?: PodObjects;
+}): DesiredPod {
   const { pod, identity, objects } = options;
   const spec = pod.spec!;
   return {
@@ -66,7 +78,9 @@ export function describeDesiredPod(options: { pod: Pod; identity: PodIdentity; i
     uid: pod.metadata?.uid || undefined,
     containers: spec.containers.map((container) => ({
       name: container.name,
-      hash: buildContainerSpec({ pod, identity, container, kind: "app", imageRef: container.image!, objects }).labels[LABEL_SPEC_HASH]!,
+      hash: buildContainerSpec({ pod, identity, container, kind: "app", imageRef: container.image!, objects }).labels[
+        LABEL_SPEC_HASH
+      ]!,
     })),
     initContainers: (spec.initContainers ?? []).map((container) => container.name),
     sidecars: (spec.initContainers ?? []).filter(isSidecar).map((container) => container.name),
@@ -86,7 +100,11 @@ export function describeDesiredPod(options: { pod: Pod; identity: PodIdentity; i
  *   run again, as on a node; sidecars that have started are kept, running or not (the engine
  *   restarts them: their restart policy is always).
  */
-export function planPod(existing: readonly ContainerState[], desired: DesiredPod, options: { replace?: boolean } = {}): PodPlan {
+export function planPod(
+  existing: readonly ContainerState[],
+  desired: DesiredPod,
+  options: { replace?: boolean } = {},
+): PodPlan {
   const plan: PodPlan = { action: "create", keep: [], recreate: [], notRunning: [], create: [], remove: [] };
   const wanted = desired.containers.map((c) => c.name);
   if (existing.length === 0) return { ...plan, create: wanted };
@@ -136,13 +154,16 @@ function findRecreateCause(
   if (context.replace) return "replace";
   // Every container carries the pod hash: hostNetwork pods have no infra container to hold it.
   if (existing.some((state) => state.labels[LABEL_POD_HASH] !== desired.podHash)) return "pod-changed";
-  if (desired.uid !== undefined && (context.uids.size !== 1 || context.existingUid !== desired.uid)) return "pod-changed";
+  if (desired.uid !== undefined && (context.uids.size !== 1 || context.existingUid !== desired.uid))
+    return "pod-changed";
   if (!desired.hostNetwork && (!context.infra || !context.infra.running)) return "sandbox-not-running";
   // Two runs' containers mixed: not one pod any more.
   if (context.uids.size > 1) return "sandbox-not-running";
   const inits = existing.filter((state) => state.labels[LABEL_CONTAINER_KIND] === "init");
   if (inits.some((state) => !(hasExited(state) && state.exitCode === 0))) return "init-incomplete";
-  const sidecars = new Map(existing.filter((state) => state.labels[LABEL_CONTAINER_KIND] === "sidecar").map((state) => [nameOf(state), state]));
+  const sidecars = new Map(
+    existing.filter((state) => state.labels[LABEL_CONTAINER_KIND] === "sidecar").map((state) => [nameOf(state), state]),
+  );
   if ((desired.sidecars ?? []).some((name) => !sidecars.get(name)?.startedAt)) return "init-incomplete";
   return undefined;
 }

@@ -2,7 +2,15 @@ import type { ConfigMap, Container, EnvVar, Pod, Secret } from "kubernetes-types
 import { PodrunError } from "../../errors.js";
 import { findEnvVarNameErrors } from "../../manifest/rules/names.js";
 import { envLookup, expandVars } from "./expand-vars.js";
-import { needsPodIP, readNodeCapacity, readNodeName, resolvePodField, resolveResourceField, type NodeCapacity, type PodFieldContext } from "./field-ref.js";
+import {
+  needsPodIP,
+  readNodeCapacity,
+  readNodeName,
+  resolvePodField,
+  resolveResourceField,
+  type NodeCapacity,
+  type PodFieldContext,
+} from "./field-ref.js";
 import type { PodIdentity } from "../identity.js";
 import { findConfigMap, findSecret, readSecretData, type PodObjects } from "./pod-objects.js";
 
@@ -73,13 +81,16 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
     const ref = source.configMapRef ?? source.secretRef;
     if (!ref?.name) continue;
     const kind = source.configMapRef ? "configMap" : "secret";
-    const object = kind === "configMap" ? findConfigMap(objects, namespace, ref.name) : findSecret(objects, namespace, ref.name);
+    const object =
+      kind === "configMap" ? findConfigMap(objects, namespace, ref.name) : findSecret(objects, namespace, ref.name);
     if (!object) {
       if (!ref.optional) fail(notFound(kind, ref.name));
       continue;
     }
     const invalid: string[] = [];
-    for (const [key, value] of Object.entries(kind === "configMap" ? ((object as ConfigMap).data ?? {}) : readSecretText(object as Secret))) {
+    for (const [key, value] of Object.entries(
+      kind === "configMap" ? ((object as ConfigMap).data ?? {}) : readSecretText(object as Secret),
+    )) {
       const name = (source.prefix ?? "") + key;
       if (findEnvVarNameErrors(name).length > 0) invalid.push(name);
       else define(name, value, kind === "secret");
@@ -99,25 +110,40 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
       if (secret.has(name) && env.has(name)) readSecret = true;
       return env.get(name);
     };
-    const value = variable.value ? expandVars(variable.value, lookup) : variable.valueFrom ? resolveValueFrom(variable, options, fail) : "";
+    const value = variable.value
+      ? expandVars(variable.value, lookup)
+      : variable.valueFrom
+        ? resolveValueFrom(variable, options, fail)
+        : "";
     if (value !== undefined) define(variable.name, value, readSecret);
   }
   return { env: [...env].map(([name, value]) => ({ name, value })), skipped, secretNames: [...secret] };
 }
 
-function resolveValueFrom(variable: EnvVar, options: ContainerEnvOptions, fail: (message: string) => undefined): string | undefined {
+function resolveValueFrom(
+  variable: EnvVar,
+  options: ContainerEnvOptions,
+  fail: (message: string) => undefined,
+): string | undefined {
   const source = variable.valueFrom!;
   const namespace = options.fields.identity.namespace;
   const keyRef = source.configMapKeyRef ?? source.secretKeyRef;
   if (keyRef) {
     const kind = source.configMapKeyRef ? "configMap" : "secret";
     const name = keyRef.name ?? "";
-    const object = kind === "configMap" ? findConfigMap(options.objects, namespace, name) : findSecret(options.objects, namespace, name);
+    const object =
+      kind === "configMap"
+        ? findConfigMap(options.objects, namespace, name)
+        : findSecret(options.objects, namespace, name);
     if (!object) return keyRef.optional ? undefined : fail(notFound(kind, name));
     // The kubelet reads a ConfigMap's `data` only: a key in binaryData is not found.
     const data = kind === "configMap" ? ((object as ConfigMap).data ?? {}) : readSecretText(object as Secret);
     if (Object.hasOwn(data, keyRef.key)) return data[keyRef.key];
-    return keyRef.optional ? undefined : fail(`couldn't find key ${keyRef.key} in ${kind === "configMap" ? "ConfigMap" : "Secret"} ${namespace}/${name}`);
+    return keyRef.optional
+      ? undefined
+      : fail(
+          `couldn't find key ${keyRef.key} in ${kind === "configMap" ? "ConfigMap" : "Secret"} ${namespace}/${name}`,
+        );
   }
   try {
     if (source.fieldRef) return resolvePodField(source.fieldRef.fieldPath, options.fields);
@@ -158,7 +184,9 @@ export function expandCommandAndArgs(
 
 /** Whether the container's env reads status.podIP(s): only then must its start wait for the sandbox's address. */
 export function usesPodIP(container: Container): boolean {
-  return (container.env ?? []).some((e) => e.valueFrom?.fieldRef !== undefined && needsPodIP(e.valueFrom.fieldRef.fieldPath));
+  return (container.env ?? []).some(
+    (e) => e.valueFrom?.fieldRef !== undefined && needsPodIP(e.valueFrom.fieldRef.fieldPath),
+  );
 }
 
 /** Whether the container's env reads any pod field (then nodeName and hostIP are looked up). */
@@ -189,7 +217,12 @@ function compareBytes(a: string, b: string): number {
  * from run to run without the manifest changing (a fresh UID, the pod's and the host's addresses)
  * are fixed markers, and a missing object or key is left out (creating the container reports it).
  */
-export function resolveHashEnv(options: { pod: Pod; identity: PodIdentity; container: Container; objects: PodObjects }): EnvVarValue[] {
+export function resolveHashEnv(options: {
+  pod: Pod;
+  identity: PodIdentity;
+  container: Container;
+  objects: PodObjects;
+}): EnvVarValue[] {
   const { pod, identity, container } = options;
   if (!container.env?.length && !container.envFrom?.length) return [];
   const fields: PodFieldContext = {
@@ -199,7 +232,12 @@ export function resolveHashEnv(options: { pod: Pod; identity: PodIdentity; conta
     hostIPs: ["$(status.hostIP)"],
     podIPs: ["$(status.podIP)"],
   };
-  return resolveContainerEnv({ ...options, fields, node: usesResources(container) ? readNodeCapacity() : NO_CAPACITY, lenient: true }).env;
+  return resolveContainerEnv({
+    ...options,
+    fields,
+    node: usesResources(container) ? readNodeCapacity() : NO_CAPACITY,
+    lenient: true,
+  }).env;
 }
 
 /** For an env that reads no resource: the node's capacity is never looked up. */

@@ -67,12 +67,23 @@ export function buildContainerSpec(options: {
     image: imageRef,
     ...withEnv(env),
     workingDir: container.workingDir || undefined,
-    labels: { ...containerLabels(identity, container.name, kind), ...workloadLabel(pod), ...buildStopLabels(spec, container, kind), ...activeDeadlineLabels(spec), ...terminationMessageLabels(container) },
+    labels: {
+      ...containerLabels(identity, container.name, kind),
+      ...workloadLabel(pod),
+      ...buildStopLabels(spec, container, kind),
+      ...activeDeadlineLabels(spec),
+      ...terminationMessageLabels(container),
+    },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
     // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
     // rule); app containers follow the pod's policy through the engine.
-    restartPolicy: kind === "init" ? "no" : kind === "sidecar" ? "always" : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
+    restartPolicy:
+      kind === "init"
+        ? "no"
+        : kind === "sidecar"
+          ? "always"
+          : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
     stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
     // The container's own resources, init containers included: each is its own cgroup.
     resources: planResources(container.resources),
@@ -85,7 +96,11 @@ export function buildContainerSpec(options: {
     if (canonicalJson(shown) !== canonicalJson({ command: built.command, args: built.args })) built.printed = shown;
   }
   // A subPath of a file volume counts its content (volume-plan.ts): read from the same objects as the env.
-  const mounts = planContainerMounts(spec, identity, container, { pod, identity, objects: options.objects ?? NO_OBJECTS });
+  const mounts = planContainerMounts(spec, identity, container, {
+    pod,
+    identity,
+    objects: options.objects ?? NO_OBJECTS,
+  });
   if (mounts.length > 0) built.mounts = mounts;
   const security = planSecurityContext(spec, container);
   if (security) built.security = security;
@@ -100,7 +115,13 @@ export function buildContainerSpec(options: {
 }
 
 /** The pod sandbox: it owns the network namespace, so the published ports live on it. */
-export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean; podHash?: string }): SandboxSpec {
+export function buildSandboxSpec(options: {
+  pod: Pod;
+  identity: PodIdentity;
+  infraImage: string;
+  publishAll: boolean;
+  podHash?: string;
+}): SandboxSpec {
   const { pod, identity, infraImage, publishAll, podHash } = options;
   const spec = pod.spec!;
   const hostNetwork = spec.hostNetwork === true;
@@ -124,12 +145,32 @@ export function buildSandboxSpec(options: { pod: Pod; identity: PodIdentity; inf
  * The pod-level hash (spec-hash.ts hashPod) of a pod as `up` would run it: the sandbox it makes
  * and its init containers. Every container of the pod carries it (`podHash` above).
  */
-export function computePodHash(options: { pod: Pod; identity: PodIdentity; infraImage: string; publishAll: boolean; objects?: PodObjects }): string {
+export function computePodHash(options: {
+  pod: Pod;
+  identity: PodIdentity;
+  infraImage: string;
+  publishAll: boolean;
+  objects?: PodObjects;
+}): string {
   const { pod, identity, objects } = options;
   const initContainerHashes = (pod.spec!.initContainers ?? []).map(
-    (container) => buildContainerSpec({ pod, identity, container, kind: initContainerKind(container), imageRef: container.image!, objects }).labels[LABEL_SPEC_HASH]!,
+    (container) =>
+      buildContainerSpec({
+        pod,
+        identity,
+        container,
+        kind: initContainerKind(container),
+        imageRef: container.image!,
+        objects,
+      }).labels[LABEL_SPEC_HASH]!,
   );
-  return hashPod({ pod, sandbox: buildSandboxSpec(options), infraImage: options.infraImage, initContainerHashes, etcFiles: planPodEtcFiles(pod.spec!, identity.namespace) });
+  return hashPod({
+    pod,
+    sandbox: buildSandboxSpec(options),
+    infraImage: options.infraImage,
+    initContainerHashes,
+    etcFiles: planPodEtcFiles(pod.spec!, identity.namespace),
+  });
 }
 
 // Only ports with a hostPort are published, as on a node; `--publish-all` also publishes the

@@ -1,7 +1,14 @@
 import { readFileSync, statfsSync } from "node:fs";
 import { cpus, hostname, networkInterfaces, totalmem } from "node:os";
 import type { Container, Pod, ResourceRequirements } from "kubernetes-types/core/v1.js";
-import { divideRoundingUp, isZeroQuantity, parseQuantity, quantityMilliValue, quantityValue, type Quantity } from "../../resources/quantity.js";
+import {
+  divideRoundingUp,
+  isZeroQuantity,
+  parseQuantity,
+  quantityMilliValue,
+  quantityValue,
+  type Quantity,
+} from "../../resources/quantity.js";
 import type { PodIdentity } from "../identity.js";
 
 // The values of fieldRef and resourceFieldRef, for env (lib/pod/spec/container-env.ts) and for
@@ -78,7 +85,17 @@ export function formatMap(map: Record<string, string>): string {
     .join("\n");
 }
 
-const GO_ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", '"': '\\"', "\\": "\\\\" };
+const GO_ESCAPES: Record<string, string> = {
+  "\x07": "\\a",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\v": "\\v",
+  '"': '\\"',
+  "\\": "\\\\",
+};
 
 // strconv.Quote: printable characters as they are (unicode.IsPrint: letters, marks, numbers,
 // punctuation, symbols and the ASCII space), the rest escaped.
@@ -126,14 +143,21 @@ export function readHostIPs(): string[] {
   const interfaces = networkInterfaces();
   const ipv4 = (name: string) => interfaces[name]?.find((a) => a.family === "IPv4" && !a.internal)?.address;
   const routed = readDefaultRouteInterface();
-  const address = (routed && ipv4(routed)) ?? Object.keys(interfaces).map(ipv4).find((a) => a !== undefined);
+  const address =
+    (routed && ipv4(routed)) ??
+    Object.keys(interfaces)
+      .map(ipv4)
+      .find((a) => a !== undefined);
   return [address ?? "127.0.0.1"];
 }
 
 function readDefaultRouteInterface(): string | undefined {
   try {
     // /proc/net/route: Iface, Destination (hex), … ; the default route's destination is 00000000.
-    const rows = readFileSync("/proc/net/route", "utf8").split("\n").slice(1).map((line) => line.trim().split(/\s+/));
+    const rows = readFileSync("/proc/net/route", "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/));
     return rows.find((row) => row[1] === "00000000")?.[0];
   } catch {
     return undefined;
@@ -145,15 +169,33 @@ function readDefaultRouteInterface(): string | undefined {
  * and rounded up as the kubelet does; an unset limit is the pod-level one (`pod`'s
  * spec.resources), else the node's capacity.
  */
-export function resolveResourceField(ref: { resource: string; divisor?: string | number }, container: Container, node: NodeCapacity, pod?: Pod): string {
+export function resolveResourceField(
+  ref: { resource: string; divisor?: string | number },
+  container: Container,
+  node: NodeCapacity,
+  pod?: Pod,
+): string {
   const divisor = ref.divisor === undefined ? undefined : parseQuantity(ref.divisor);
   // An unset or zero divisor is 1 (ExtractContainerResourceValue).
   const by = divisor && !isZeroQuantity(divisor) ? divisor : ONE;
   const [kind, name = ""] = ref.resource.split(/\.(.*)/s) as [string, string?];
-  const value = kind === "limits" ? limitOf(container, name, node, (pod?.spec as { resources?: ResourceRequirements } | undefined)?.resources?.limits) : kind === "requests" ? requestOf(container, name) : undefined;
+  const value =
+    kind === "limits"
+      ? limitOf(
+          container,
+          name,
+          node,
+          (pod?.spec as { resources?: ResourceRequirements } | undefined)?.resources?.limits,
+        )
+      : kind === "requests"
+        ? requestOf(container, name)
+        : undefined;
   if (value === undefined || !RESOURCES.has(name)) throw new Error(`unsupported container resource : ${ref.resource}`);
   // convertResourceCPUToString divides milli-values, the others whole values; both round up.
-  const result = name === "cpu" ? divideRoundingUp(quantityMilliValue(value), quantityMilliValue(by)) : divideRoundingUp(quantityValue(value), quantityValue(by));
+  const result =
+    name === "cpu"
+      ? divideRoundingUp(quantityMilliValue(value), quantityMilliValue(by))
+      : divideRoundingUp(quantityValue(value), quantityValue(by));
   return result.toString();
 }
 
@@ -163,19 +205,27 @@ const RESOURCES = new Set(["cpu", "memory", "ephemeral-storage"]);
 // MergeContainerResourceLimits: a limit that is unset or zero becomes the node's allocatable, or
 // the pod-level limit of cpu or memory where one is set and not zero (the kubelet's
 // defaultPodLimitsForDownwardAPI in pkg/kubelet/kubelet_resources.go).
-function limitOf(container: Container, name: string, node: NodeCapacity, podLimits: Record<string, string | number> = {}): Quantity | undefined {
+function limitOf(
+  container: Container,
+  name: string,
+  node: NodeCapacity,
+  podLimits: Record<string, string | number> = {},
+): Quantity | undefined {
   const limit = readQuantity(container.resources?.limits?.[name]);
   if (limit && !isZeroQuantity(limit)) return limit;
   const podLimit = name === "cpu" || name === "memory" ? readQuantity(podLimits[name]) : undefined;
   if (podLimit && !isZeroQuantity(podLimit)) return podLimit;
-  const capacity = { cpu: node.cpuCores, memory: node.memoryBytes, "ephemeral-storage": node.ephemeralStorageBytes }[name];
+  const capacity = { cpu: node.cpuCores, memory: node.memoryBytes, "ephemeral-storage": node.ephemeralStorageBytes }[
+    name
+  ];
   return capacity === undefined ? undefined : { numerator: BigInt(Math.round(capacity)), denominator: 1n };
 }
 
 // The API server defaults an unset request to the container's limit of the same resource; with
 // neither, the request is zero.
 function requestOf(container: Container, name: string): Quantity | undefined {
-  const request = readQuantity(container.resources?.requests?.[name]) ?? readQuantity(container.resources?.limits?.[name]);
+  const request =
+    readQuantity(container.resources?.requests?.[name]) ?? readQuantity(container.resources?.limits?.[name]);
   return request ?? (RESOURCES.has(name) ? { numerator: 0n, denominator: 1n } : undefined);
 }
 

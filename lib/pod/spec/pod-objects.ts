@@ -29,7 +29,8 @@ export function findSecret(objects: PodObjects, namespace: string, name: string)
 /** A Secret's data as the API server stores it: `data` decoded from base64, `stringData` merged over it. */
 export function readSecretData(secret: Pick<Secret, "data" | "stringData">): Map<string, Buffer> {
   const data = new Map<string, Buffer>();
-  for (const [key, value] of Object.entries(secret.data ?? {})) data.set(key, decodeBase64(value ?? "") ?? Buffer.alloc(0));
+  for (const [key, value] of Object.entries(secret.data ?? {}))
+    data.set(key, decodeBase64(value ?? "") ?? Buffer.alloc(0));
   for (const [key, value] of Object.entries(secret.stringData ?? {})) data.set(key, Buffer.from(value ?? "", "utf8"));
   return data;
 }

@@ -26,7 +26,12 @@ export const SAFE_SYSCTLS: readonly { name: string; kernel?: string }[] = [
  */
 export function safeSysctls(kernel: string = release()): Set<string> {
   const version = parseKernelVersion(kernel);
-  return new Set(SAFE_SYSCTLS.filter((sysctl) => sysctl.kernel === undefined || (version !== undefined && atLeast(version, parseKernelVersion(sysctl.kernel)!))).map((sysctl) => sysctl.name));
+  return new Set(
+    SAFE_SYSCTLS.filter(
+      (sysctl) =>
+        sysctl.kernel === undefined || (version !== undefined && atLeast(version, parseKernelVersion(sysctl.kernel)!)),
+    ).map((sysctl) => sysctl.name),
+  );
 }
 
 /**
@@ -47,7 +52,16 @@ export function sysctlNamespace(name: string): "ipc" | "net" | undefined {
   return undefined;
 }
 
-const IPC_SYSCTLS = new Set(["kernel.sem", "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced", "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni"]);
+const IPC_SYSCTLS = new Set([
+  "kernel.sem",
+  "kernel.shmall",
+  "kernel.shmmax",
+  "kernel.shmmni",
+  "kernel.shm_rmid_forced",
+  "kernel.msgmax",
+  "kernel.msgmnb",
+  "kernel.msgmni",
+]);
 
 function parseKernelVersion(text: string): number[] | undefined {
   const match = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text.trim());

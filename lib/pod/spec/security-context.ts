@@ -25,7 +25,10 @@ export function planSecurityContext(spec: PodSpec, container: Container): Securi
     // The kubelet's AddNoNewPrivileges: only an explicit false sets it.
     noNewPrivileges: own.allowPrivilegeEscalation === false || undefined,
     runAsNonRoot: (own.runAsNonRoot ?? pod.runAsNonRoot) || undefined,
-    seccomp: resolveSeccompProfile(own.seccompProfile ?? pod.seccompProfile, process.env.PODRUN_SECCOMP_PROFILE_ROOT || DEFAULT_SECCOMP_PROFILE_ROOT),
+    seccomp: resolveSeccompProfile(
+      own.seccompProfile ?? pod.seccompProfile,
+      process.env.PODRUN_SECCOMP_PROFILE_ROOT || DEFAULT_SECCOMP_PROFILE_ROOT,
+    ),
   };
   return Object.values(security).some((value) => value !== undefined) ? security : undefined;
 }
@@ -43,10 +46,17 @@ export const DEFAULT_SECCOMP_PROFILE_ROOT = "/var/lib/kubelet/seccomp";
 export function resolveSeccompProfile(profile: SeccompProfile | undefined, root: string): string | undefined {
   if (profile?.type === "Unconfined") return "unconfined";
   if (profile?.type !== "Localhost") return undefined;
-  if (!profile.localhostProfile) throw new PodrunError("CreateContainerConfigError", "localhostProfile must be set if seccompProfile type is Localhost.");
+  if (!profile.localhostProfile)
+    throw new PodrunError(
+      "CreateContainerConfigError",
+      "localhostProfile must be set if seccompProfile type is Localhost.",
+    );
   const file = join(root, profile.localhostProfile);
   if (!existsSync(file)) {
-    throw new PodrunError("CreateContainerConfigError", `seccomp profile ${JSON.stringify(profile.localhostProfile)} not found: no file ${file} (the profiles directory is $PODRUN_SECCOMP_PROFILE_ROOT, else ${DEFAULT_SECCOMP_PROFILE_ROOT})`);
+    throw new PodrunError(
+      "CreateContainerConfigError",
+      `seccomp profile ${JSON.stringify(profile.localhostProfile)} not found: no file ${file} (the profiles directory is $PODRUN_SECCOMP_PROFILE_ROOT, else ${DEFAULT_SECCOMP_PROFILE_ROOT})`,
+    );
   }
   return file;
 }
@@ -76,7 +86,12 @@ const MAX_USER_ID = 2147483647;
  * image user read as containerd's getUserFromImage does (the part before `:`; a number is a uid,
  * anything else a name; none is root). Throws CreateContainerConfigError with the kubelet's text.
  */
-export function verifyRunAsNonRoot(options: { spec: PodSpec; container: Container; identity: PodIdentity; imageUser: string | undefined }): void {
+export function verifyRunAsNonRoot(options: {
+  spec: PodSpec;
+  container: Container;
+  identity: PodIdentity;
+  imageUser: string | undefined;
+}): void {
   const { spec, container, identity } = options;
   const own = container.securityContext ?? {};
   const pod = spec.securityContext ?? {};
@@ -93,10 +108,13 @@ export function verifyRunAsNonRoot(options: { spec: PodSpec; container: Containe
   }
   const user = (options.imageUser ?? "").split(":")[0] ?? "";
   if (user === "") fail("container has runAsNonRoot and image will run as root");
-  if (!/^-?\d+$/.test(user)) fail(`container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root`);
+  if (!/^-?\d+$/.test(user))
+    fail(`container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root`);
   const uid = Number(user);
   if (uid === 0) fail("container has runAsNonRoot and image will run as root");
   if (uid < 0 || uid > MAX_USER_ID) {
-    fail(`container has runAsNonRoot and image has an invalid user id (${user}). (Must be 1-(${MAX_USER_ID})): must be between 0 and ${MAX_USER_ID}, inclusive`);
+    fail(
+      `container has runAsNonRoot and image has an invalid user id (${user}). (Must be 1-(${MAX_USER_ID})): must be between 0 and ${MAX_USER_ID}, inclusive`,
+    );
   }
 }

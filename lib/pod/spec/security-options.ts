@@ -17,7 +17,12 @@ export interface HostSecurityModules {
  * directory and the module's `enabled` parameter; SELinux as an enforcing or permissive selinuxfs.
  */
 export function detectHostSecurityModules(): HostSecurityModules {
-  return { appArmor: existsSync("/sys/kernel/security/apparmor") && readParameter("/sys/module/apparmor/parameters/enabled").startsWith("Y"), seLinux: existsSync("/sys/fs/selinux/enforce") };
+  return {
+    appArmor:
+      existsSync("/sys/kernel/security/apparmor") &&
+      readParameter("/sys/module/apparmor/parameters/enabled").startsWith("Y"),
+    seLinux: existsSync("/sys/fs/selinux/enforce"),
+  };
 }
 
 function readParameter(path: string): string {
@@ -65,19 +70,26 @@ export function parseAppArmorAnnotation(value: string): AppArmorProfile | undefi
  */
 export function appArmorOption(profile: AppArmorProfile | undefined, modules: HostSecurityModules): string | undefined {
   if (profile?.type === "Unconfined") return "unconfined";
-  if (profile?.type === "Localhost" && modules.appArmor && profile.localhostProfile?.trim()) return profile.localhostProfile;
+  if (profile?.type === "Localhost" && modules.appArmor && profile.localhostProfile?.trim())
+    return profile.localhostProfile;
   return undefined;
 }
 
 /** seLinuxOptions as `label=` parts, in the engines' order; empty parts are left to the engine. */
 export function seLinuxLabelParts(options: SELinuxOptions | undefined): string[] | undefined {
   if (!options) return undefined;
-  const parts = (["user", "role", "type", "level"] as const).filter((key) => options[key]).map((key) => `${key}:${options[key]}`);
+  const parts = (["user", "role", "type", "level"] as const)
+    .filter((key) => options[key])
+    .map((key) => `${key}:${options[key]}`);
   return parts.length > 0 ? parts : undefined;
 }
 
 /** The container's LSM and /proc options, or undefined when it sets none (its argv and hash unchanged). */
-export function planSecurityOptions(pod: Pod, container: Container, modules: HostSecurityModules = hostSecurityModules()): SecurityArgs | undefined {
+export function planSecurityOptions(
+  pod: Pod,
+  container: Container,
+  modules: HostSecurityModules = hostSecurityModules(),
+): SecurityArgs | undefined {
   const own = container.securityContext ?? {};
   const podContext = pod.spec?.securityContext ?? {};
   const options: SecurityArgs = {

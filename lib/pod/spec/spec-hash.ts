@@ -33,7 +33,15 @@ type NamingField = "name" | "labels" | "sandbox" | "printed";
  * probes), so that a changed probe recreates the container too.
  */
 export function hashContainer(spec: ContainerSpec, container: Container): string {
-  const { name: _name, labels: _labels, sandbox: _sandbox, printed: _printed, image: _image, env, ...rest } = spec as ContainerSpec & Record<NamingField, unknown>;
+  const {
+    name: _name,
+    labels: _labels,
+    sandbox: _sandbox,
+    printed: _printed,
+    image: _image,
+    env,
+    ...rest
+  } = spec as ContainerSpec & Record<NamingField, unknown>;
   return shortHash({
     version: HASH_VERSION,
     spec: rest,

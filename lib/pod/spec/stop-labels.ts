@@ -6,8 +6,14 @@ import { LABEL_PRESTOP_HANDLER, LABEL_TERMINATION_GRACE_PERIOD } from "../../run
 // without its spec. `podrun down NAME` has no manifest; these labels are its spec.
 
 /** Labels for a container: the pod's grace period, and the preStop handler of an app container or sidecar. */
-export function buildStopLabels(spec: PodSpec, container: Container, kind: "init" | "sidecar" | "app"): Record<string, string> {
-  const labels: Record<string, string> = { [LABEL_TERMINATION_GRACE_PERIOD]: String(spec.terminationGracePeriodSeconds ?? 30) };
+export function buildStopLabels(
+  spec: PodSpec,
+  container: Container,
+  kind: "init" | "sidecar" | "app",
+): Record<string, string> {
+  const labels: Record<string, string> = {
+    [LABEL_TERMINATION_GRACE_PERIOD]: String(spec.terminationGracePeriodSeconds ?? 30),
+  };
   const preStop = container.lifecycle?.preStop;
   // Only sidecars among init containers may have lifecycle hooks (validation refuses the others').
   if (preStop && kind !== "init") labels[LABEL_PRESTOP_HANDLER] = JSON.stringify(withNumericPort(preStop, container));
@@ -15,7 +21,10 @@ export function buildStopLabels(spec: PodSpec, container: Container, kind: "init
 }
 
 /** The grace period and preStop handler read back from a container's labels (undefined when absent or unreadable). */
-export function readStopLabels(labels: Record<string, string>): { gracePeriodSeconds?: number; preStop?: LifecycleHandler } {
+export function readStopLabels(labels: Record<string, string>): {
+  gracePeriodSeconds?: number;
+  preStop?: LifecycleHandler;
+} {
   const out: { gracePeriodSeconds?: number; preStop?: LifecycleHandler } = {};
   const grace = labels[LABEL_TERMINATION_GRACE_PERIOD];
   if (grace !== undefined && /^\d+$/.test(grace)) out.gracePeriodSeconds = Number(grace);

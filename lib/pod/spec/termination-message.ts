@@ -21,10 +21,15 @@ export type TerminationMessagePolicy = "File" | "FallbackToLogsOnError";
  * makes none), or a path another of its mounts already takes (an engine refuses two mounts at one
  * path; the volume is what the user asked for there).
  */
-export function planTerminationLog(container: Pick<Container, "terminationMessagePath">, mountTargets: readonly string[]): string | undefined {
+export function planTerminationLog(
+  container: Pick<Container, "terminationMessagePath">,
+  mountTargets: readonly string[],
+): string | undefined {
   const path = container.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH;
   if (path === "") return undefined;
-  const taken = mountTargets.some((target) => posix.normalize(target).replace(/\/+$/, "") === posix.normalize(path).replace(/\/+$/, ""));
+  const taken = mountTargets.some(
+    (target) => posix.normalize(target).replace(/\/+$/, "") === posix.normalize(path).replace(/\/+$/, ""),
+  );
   return taken ? undefined : path;
 }
 
@@ -33,7 +38,9 @@ export function planTerminationLog(container: Pick<Container, "terminationMessag
  * as it did before podrun mounted the file); else both, so that a changed path (another mount) or
  * policy (another label) recreates the container.
  */
-export function terminationMessageHashPart(container: Pick<Container, "terminationMessagePath" | "terminationMessagePolicy">): { path: string; policy: string } | undefined {
+export function terminationMessageHashPart(
+  container: Pick<Container, "terminationMessagePath" | "terminationMessagePolicy">,
+): { path: string; policy: string } | undefined {
   const path = container.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH;
   const policy = container.terminationMessagePolicy ?? "File";
   return path === DEFAULT_TERMINATION_MESSAGE_PATH && policy === "File" ? undefined : { path, policy };
@@ -44,8 +51,12 @@ export function terminationMessageHashPart(container: Pick<Container, "terminati
  * has no manifest, and needs it to know whether an empty file means the log's last lines. The
  * default leaves the labels (and so the argv) as they were.
  */
-export function terminationMessageLabels(container: Pick<Container, "terminationMessagePolicy">): Record<string, string> {
-  return container.terminationMessagePolicy === "FallbackToLogsOnError" ? { [LABEL_TERMINATION_MESSAGE_POLICY]: "FallbackToLogsOnError" } : {};
+export function terminationMessageLabels(
+  container: Pick<Container, "terminationMessagePolicy">,
+): Record<string, string> {
+  return container.terminationMessagePolicy === "FallbackToLogsOnError"
+    ? { [LABEL_TERMINATION_MESSAGE_POLICY]: "FallbackToLogsOnError" }
+    : {};
 }
 
 /** The policy a container was made with, from its labels (File when the label is absent). */

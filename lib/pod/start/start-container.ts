@@ -6,14 +6,26 @@ import { toInvolvedObject } from "../../events/types.js";
 import type { ImageManager } from "../../images/manager.js";
 import type { PullPolicy } from "../../images/policy.js";
 import { throwIfAborted } from "../../process/abort.js";
-import { ContainerNotStartedError, LABEL_RESTART_COUNT, type ContainerRuntime, type ImageInfo } from "../../runtime/types.js";
+import {
+  ContainerNotStartedError,
+  LABEL_RESTART_COUNT,
+  type ContainerRuntime,
+  type ImageInfo,
+} from "../../runtime/types.js";
 import { buildContainerSpec, type ContainerKind } from "../spec/container-spec.js";
 import { DEFAULT_HOOK_TIMEOUT_MS, HookError, runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
 import type { PodObjects } from "../spec/pod-objects.js";
 import { resolveMountSources, type MountSourceContext } from "../volumes/mount-sources.js";
 import { withTerminationLog } from "../volumes/termination-log.js";
-import { NO_CAPACITY, resolveContainerEnv, usesPodFields, usesPodIP, usesResources, type ContainerEnv } from "../spec/container-env.js";
+import {
+  NO_CAPACITY,
+  resolveContainerEnv,
+  usesPodFields,
+  usesPodIP,
+  usesResources,
+  type ContainerEnv,
+} from "../spec/container-env.js";
 import { readHostIPs, readNodeCapacity, readNodeName, type PodFieldContext } from "../spec/field-ref.js";
 import { describeError } from "../../runtime/engine-error.js";
 import { isRequestTimeout } from "../../runtime/request-timeout.js";
@@ -61,10 +73,15 @@ export interface ContainerStepContext {
 }
 
 /** Starts one container; resolves with its runtime ID. Between steps, an aborted signal throws AbortError. */
-export async function startContainer(context: ContainerStepContext, container: Container, kind: ContainerKind): Promise<string> {
+export async function startContainer(
+  context: ContainerStepContext,
+  container: Container,
+  kind: ContainerKind,
+): Promise<string> {
   const { runtime, pod, identity, signal } = context;
   const target = toInvolvedObject(identity, { name: container.name, init: kind !== "app" });
-  const emit = (type: "Normal" | "Warning", reason: string, message: string) => context.recorder.event(target, type, reason, message);
+  const emit = (type: "Normal" | "Warning", reason: string, message: string) =>
+    context.recorder.event(target, type, reason, message);
   const fail = (reason: PodrunError["reason"], message: string, cause?: unknown): never => {
     throw new PodrunError(reason, `container ${container.name}: ${message}`, { cause });
   };
@@ -78,7 +95,8 @@ export async function startContainer(context: ContainerStepContext, container: C
       pullPolicy: container.imagePullPolicy as PullPolicy,
       present: context.present,
       inspectError: context.inspectError,
-      pullCredentials: () => findPullCredentials({ pod, objects: context.objects, authFile: context.authFile, image: container.image! }),
+      pullCredentials: () =>
+        findPullCredentials({ pod, objects: context.objects, authFile: context.authFile, image: container.image! }),
     });
   } catch (error) {
     if (!(error instanceof PodrunError)) throw error;
@@ -97,11 +115,14 @@ export async function startContainer(context: ContainerStepContext, container: C
     emit("Warning", "Failed", `Error: ${error.message}`);
     return fail(error.reason, error.message, error);
   }
-  for (const skipped of env.skipped) context.recorder.event(toInvolvedObject(identity), "Warning", skipped.reason, skipped.message);
+  for (const skipped of env.skipped)
+    context.recorder.event(toInvolvedObject(identity), "Warning", skipped.reason, skipped.message);
   throwIfAborted(signal);
   // The kubelet's generateContainerConfig checks runAsNonRoot next, against the image's USER.
   try {
-    const image = needsImageUser(pod.spec!, container) ? await inspectImageUser(runtime, imageRef) : { user: undefined };
+    const image = needsImageUser(pod.spec!, container)
+      ? await inspectImageUser(runtime, imageRef)
+      : { user: undefined };
     // Not listed: a dry run, which inspects nothing (a real run has just ensured the image).
     if (image) verifyRunAsNonRoot({ spec: pod.spec!, container, identity, imageUser: image.user });
   } catch (error) {
@@ -110,12 +131,26 @@ export async function startContainer(context: ContainerStepContext, container: C
     return fail(error.reason, error.message, error);
   }
   throwIfAborted(signal);
-  const spec = buildContainerSpec({ pod, identity, container, kind, imageRef, podHash: context.podHash, objects: context.objects, env: env.env, secretNames: env.secretNames });
+  const spec = buildContainerSpec({
+    pod,
+    identity,
+    container,
+    kind,
+    imageRef,
+    podHash: context.podHash,
+    objects: context.objects,
+    env: env.env,
+    secretNames: env.secretNames,
+  });
   if (context.restartCount) spec.labels[LABEL_RESTART_COUNT] = String(context.restartCount); // after the hashes: the spec is the same
   if (spec.mounts?.some((mount) => mount.bind) && context.mountSources) {
     // subPathExpr sees the container's whole environment, as built just above.
     try {
-      spec.mounts = await resolveMountSources(spec.mounts, { env: spec.env ?? [], container: container.name, context: context.mountSources });
+      spec.mounts = await resolveMountSources(spec.mounts, {
+        env: spec.env ?? [],
+        container: container.name,
+        context: context.mountSources,
+      });
     } catch (error) {
       if (!(error instanceof PodrunError)) throw error;
       emit("Warning", "Failed", `Error: ${error.message}`);
@@ -123,7 +158,10 @@ export async function startContainer(context: ContainerStepContext, container: C
     }
     throwIfAborted(signal);
   }
-  const mounts = await withTerminationLog(spec.mounts ?? [], container, { podDir: context.mountSources?.podDir, touchDisk: context.mountSources?.touchDisk === true });
+  const mounts = await withTerminationLog(spec.mounts ?? [], container, {
+    podDir: context.mountSources?.podDir,
+    touchDisk: context.mountSources?.touchDisk === true,
+  });
   if (mounts.length > 0) spec.mounts = mounts;
   if (context.etcFiles) spec.mounts = withEtcFileMounts(spec.mounts, context.etcFiles);
   let id: string;
@@ -177,13 +215,23 @@ export async function startContainer(context: ContainerStepContext, container: C
   if (postStart && context.runHooks) {
     try {
       const address = postStart.httpGet && !postStart.httpGet.host ? await context.resolvePodIP() : "127.0.0.1";
-      await runLifecycleHandler(postStart, { runtime, containerId: id, container, podIP: address, timeoutMs: hookTimeoutMs(pod) });
+      await runLifecycleHandler(postStart, {
+        runtime,
+        containerId: id,
+        container,
+        podIP: address,
+        timeoutMs: hookTimeoutMs(pod),
+      });
     } catch (error) {
       // The kubelet's fixed text: the hook's own output may hold secrets.
       emit("Warning", "FailedPostStartHook", "PostStartHook failed");
       emit("Normal", "Killing", "FailedPostStartHook");
       await runtime.stopContainer(id, 0).catch(() => undefined);
-      return fail("PostStartHookError", `postStart hook failed: ${error instanceof HookError ? error.message : describeError(error)}`, error);
+      return fail(
+        "PostStartHookError",
+        `postStart hook failed: ${error instanceof HookError ? error.message : describeError(error)}`,
+        error,
+      );
     }
   }
   return id;
@@ -205,7 +253,13 @@ async function resolveRunEnv(context: ContainerStepContext, container: Container
       podIPs = [await context.resolvePodIP()];
     }
   }
-  const fields: PodFieldContext = { pod, identity, nodeName: usesPodFields(container) ? readNodeName(pod) : "", hostIPs, podIPs };
+  const fields: PodFieldContext = {
+    pod,
+    identity,
+    nodeName: usesPodFields(container) ? readNodeName(pod) : "",
+    hostIPs,
+    podIPs,
+  };
   const node = usesResources(container) ? readNodeCapacity() : NO_CAPACITY;
   return resolveContainerEnv({ pod, container, objects, fields, node });
 }
@@ -231,10 +285,15 @@ function hookTimeoutMs(pod: Pod): number {
 }
 
 /** The image's USER, for the runAsNonRoot check; a failed inspect fails it as the kubelet's ImageStatus would. */
-async function inspectImageUser(runtime: ContainerRuntime, imageRef: string): Promise<Pick<ImageInfo, "user"> | undefined> {
+async function inspectImageUser(
+  runtime: ContainerRuntime,
+  imageRef: string,
+): Promise<Pick<ImageInfo, "user"> | undefined> {
   try {
     return (await runtime.inspectImages([imageRef])).get(imageRef);
   } catch (error) {
-    throw new PodrunError("CreateContainerConfigError", `inspecting image ${imageRef}: ${describeError(error)}`, { cause: error });
+    throw new PodrunError("CreateContainerConfigError", `inspecting image ${imageRef}: ${describeError(error)}`, {
+      cause: error,
+    });
   }
 }

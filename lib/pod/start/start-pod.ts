@@ -76,7 +76,11 @@ export interface StartPodOptions {
 }
 
 /** Every image of the pod (the infra image unless hostNetwork), inspected in one engine call. */
-export function inspectPodImages(runtime: ContainerRuntime, pod: Pod, infraImage: string): Promise<Map<string, ImageInfo>> {
+export function inspectPodImages(
+  runtime: ContainerRuntime,
+  pod: Pod,
+  infraImage: string,
+): Promise<Map<string, ImageInfo>> {
   const containers = [...(pod.spec!.initContainers ?? []), ...pod.spec!.containers];
   const images = [...(pod.spec!.hostNetwork ? [] : [infraImage]), ...containers.map((c) => c.image!)];
   return runtime.inspectImages(uniqueImages(images));
@@ -130,7 +134,13 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
   const podObject = toInvolvedObject(identity);
   const emit = (object: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string) =>
     deps.recorder.event(object, type, reason, message);
-  const podHash = computePodHash({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll, objects: options.objects });
+  const podHash = computePodHash({
+    pod,
+    identity,
+    infraImage: options.infraImage,
+    publishAll: options.publishAll,
+    objects: options.objects,
+  });
   try {
     const hostNetwork = spec.hostNetwork === true;
     // One inspect for every image of the pod; if it fails, each policy that needs it reports it.
@@ -143,7 +153,12 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     }
 
     // hostPath checks and the volumes' files come first: a failure there leaves nothing behind.
-    await ensureClaimVolumes(deps, { pod, identity, objects: options.objects ?? NO_OBJECTS, dryRun: options.dryRun === true });
+    await ensureClaimVolumes(deps, {
+      pod,
+      identity,
+      objects: options.objects ?? NO_OBJECTS,
+      dryRun: options.dryRun === true,
+    });
     const volumes = await prepareVolumes(deps.recorder, {
       pod,
       identity,
@@ -154,11 +169,27 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       kept: keptPod !== undefined,
     });
     // Every container's termination message file goes there too (termination-log.ts).
-    const podDir = await choosePodDirectory({ podDir: volumes.podDir, stateDir: options.stateDir, engine: deps.runtime.name, identity, dryRun: options.dryRun === true });
+    const podDir = await choosePodDirectory({
+      podDir: volumes.podDir,
+      stateDir: options.stateDir,
+      engine: deps.runtime.name,
+      identity,
+      dryRun: options.dryRun === true,
+    });
     // A kept pod's directory is in use by its kept containers: a failure now must not remove it.
     if (podDir !== undefined && !keptPod && !options.dryRun) created.podDir = podDir;
     // The pod's /etc/hosts and resolv.conf (lib/pod/etc/etc-files.ts), in the same directory.
-    const etcFiles = options.stateDir === undefined ? undefined : await preparePodEtcFiles(deps.recorder, { pod, identity, stateDir: options.stateDir, engine: deps.runtime.name, kept: keptPod !== undefined, dryRun: options.dryRun === true });
+    const etcFiles =
+      options.stateDir === undefined
+        ? undefined
+        : await preparePodEtcFiles(deps.recorder, {
+            pod,
+            identity,
+            stateDir: options.stateDir,
+            engine: deps.runtime.name,
+            kept: keptPod !== undefined,
+            dryRun: options.dryRun === true,
+          });
     const mountpoints = new Map<string, Promise<string>>();
     const mountSources: MountSourceContext = {
       podDir,
@@ -175,7 +206,14 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const volumesReady = keptPod
       ? Promise.resolve()
       : createPodVolumes(deps, pod, identity, created).then(() =>
-          setUpEmptyDirs({ spec, identity, engine: deps.runtime.name, mountpoint: mountSources.mountpoint, touchDisk: mountSources.touchDisk, recorder: deps.recorder }),
+          setUpEmptyDirs({
+            spec,
+            identity,
+            engine: deps.runtime.name,
+            mountpoint: mountSources.mountpoint,
+            touchDisk: mountSources.touchDisk,
+            recorder: deps.recorder,
+          }),
         );
     volumesSettled = volumesReady.catch(() => undefined); // awaited before each create; a failure must not go unhandled meanwhile
 
@@ -184,7 +222,13 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     // created in it; each container's start waits for it, so the kubelet's order holds.
     let sandboxStarted: Promise<void> = Promise.resolve();
     if (!hostNetwork && !keptPod) {
-      const sandbox = buildSandboxSpec({ pod, identity, infraImage: options.infraImage, publishAll: options.publishAll, podHash });
+      const sandbox = buildSandboxSpec({
+        pod,
+        identity,
+        infraImage: options.infraImage,
+        publishAll: options.publishAll,
+        podHash,
+      });
       // The sandbox image is the node's business, not the pod's: its pull secrets are not used for
       // it (the kubelet's runtime pulls it with the node's own credentials), only the auth file.
       const infraRef = await deps.images.ensureImageExists({
@@ -199,7 +243,8 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       sandboxCreating = sandbox.name;
       const sandboxFailed = (error: unknown): never => {
         const clash = findPodNameClash(describeError(error), sandbox.name);
-        if (clash) throw new PodrunError("NameConflict", describeNameClashes([clash], deps.runtime.binary), { cause: error });
+        if (clash)
+          throw new PodrunError("NameConflict", describeNameClashes([clash], deps.runtime.binary), { cause: error });
         const message = `Failed to create pod sandbox: ${describeError(error)}`;
         emit(podObject, "Warning", "FailedCreatePodSandBox", message);
         throw new PodrunError("FailedCreatePodSandBox", message, { cause: error });
@@ -208,7 +253,11 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       sandboxId = await createSandbox()
         .catch(async (error: unknown) => {
           // The pod's own, half made by a killed run (half-made-sandbox.ts): removed, and made anew.
-          if (findPodNameClash(describeError(error), sandbox.name) && (await removeHalfMadeSandbox(deps.runtime, identity))) return createSandbox();
+          if (
+            findPodNameClash(describeError(error), sandbox.name) &&
+            (await removeHalfMadeSandbox(deps.runtime, identity))
+          )
+            return createSandbox();
           throw error;
         })
         .catch(sandboxFailed);
@@ -219,17 +268,25 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     // An httpGet hook and the hosts file need the pod's address: ask the engine once, and only then.
     let sandboxIP: Promise<string | undefined> | undefined;
     const findSandboxIP = () =>
-      (sandboxIP ??= sandboxId === undefined ? Promise.resolve(undefined) : deps.runtime.inspectContainers([sandboxId]).then((states) => states[0]?.ip || undefined));
+      (sandboxIP ??=
+        sandboxId === undefined
+          ? Promise.resolve(undefined)
+          : deps.runtime.inspectContainers([sandboxId]).then((states) => states[0]?.ip || undefined));
     const resolvePodIP = () => findSandboxIP().then((ip) => ip ?? "127.0.0.1");
     // The kubelet writes the pod's line in /etc/hosts once the pod has its IP: before any container starts.
     if (etcFiles && !hostNetwork && !options.dryRun) {
-      sandboxStarted = sandboxStarted.then(async () => completeHostsFile(etcFiles, pod, identity, await findSandboxIP().catch(() => undefined)));
+      sandboxStarted = sandboxStarted.then(async () =>
+        completeHostsFile(etcFiles, pod, identity, await findSandboxIP().catch(() => undefined)),
+      );
       sandboxStarted.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     }
 
     // Known once the sandbox (and its hosts file) is ready; a pod without a sandbox of its own is ready at once.
     let sandboxRunning = hostNetwork || keptPod !== undefined;
-    sandboxStarted.then(() => (sandboxRunning = true), () => undefined);
+    sandboxStarted.then(
+      () => (sandboxRunning = true),
+      () => undefined,
+    );
 
     const context: ContainerStepContext = {
       ...deps,
@@ -254,11 +311,12 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
 
     const containers: StartedPod["containers"] = [];
     // The pod's address, for a sidecar's startup probe: the sandbox's, asked once (see findSandboxIP).
-    const resolveProbeIP = async () => (hostNetwork ? "127.0.0.1" : ((await findSandboxIP().catch(() => undefined)) ?? ""));
+    const resolveProbeIP = async () =>
+      hostNetwork ? "127.0.0.1" : ((await findSandboxIP().catch(() => undefined)) ?? "");
     // Init containers: one at a time, each to a zero exit before the next (computePodActions). A
     // kept pod's completed already, and are not run again; its sidecars run (or the engine
     // restarts them).
-    for (const container of keptPod ? [] : spec.initContainers ?? []) {
+    for (const container of keptPod ? [] : (spec.initContainers ?? [])) {
       if (isSidecar(container)) {
         const id = await startOne(container, "sidecar");
         containers.push({ name: container.name, id, kind: "sidecar" });
@@ -288,7 +346,11 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
         const tail = (await deps.runtime.logs(id, { tail: options.logTail ?? 10 }).catch(() => "")).trimEnd();
         const details = tail ? `last log lines of init container ${container.name}:\n${indent(tail)}` : undefined;
         const message = await describeTerminationMessage(deps.runtime, { podDir, container, id, exitCode, details });
-        throw new PodrunError("InitContainerFailed", `init container ${container.name} exited with code ${exitCode}${message.line}`, { details: message.details });
+        throw new PodrunError(
+          "InitContainerFailed",
+          `init container ${container.name} exited with code ${exitCode}${message.line}`,
+          { details: message.details },
+        );
       }
     }
 
@@ -298,31 +360,58 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     await sandboxStarted; // its own failure first: it explains every container's
     const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failure) throw failure.reason;
-    apps.forEach((container, index) => containers.push({ name: container.name, id: (results[index] as PromiseFulfilledResult<string>).value, kind: "app" }));
+    apps.forEach((container, index) =>
+      containers.push({
+        name: container.name,
+        id: (results[index] as PromiseFulfilledResult<string>).value,
+        kind: "app",
+      }),
+    );
 
     const inits = containers.filter((c) => c.kind === "init").length;
     const sidecars = containers.filter((c) => c.kind === "sidecar").length;
     const restartContainer: RestartContainer = (name, restartCount) => {
-      const container = [...(spec.initContainers ?? []).filter(isSidecar), ...spec.containers].find((c) => c.name === name)!;
+      const container = [...(spec.initContainers ?? []).filter(isSidecar), ...spec.containers].find(
+        (c) => c.name === name,
+      )!;
       return startContainer({ ...context, restartCount }, container, isSidecar(container) ? "sidecar" : "app");
     };
-    return { sandboxId, containerIds: created.containerIds, containers, initContainers: inits, ...(sidecars > 0 ? { sidecars } : {}), appContainers: apps.length, restartContainer };
+    return {
+      sandboxId,
+      containerIds: created.containerIds,
+      containers,
+      initContainers: inits,
+      ...(sidecars > 0 ? { sidecars } : {}),
+      appContainers: apps.length,
+      restartContainer,
+    };
   } catch (error) {
     await volumesSettled;
     if (signal?.aborted) {
       // Whatever failed after Ctrl-C failed because of it: undo, including what was being made.
       const containerIds = [...created.containerIds, ...creating];
-      throw new StartPodInterrupted({ ...created, containerIds, ...(sandboxCreating ? { sandbox: sandboxCreating } : {}) });
+      throw new StartPodInterrupted({
+        ...created,
+        containerIds,
+        ...(sandboxCreating ? { sandbox: sandboxCreating } : {}),
+      });
     }
     // A create that did not answer in time may yet be carried out by the engine: its container
     // (still in `creating`), or the sandbox, is removed by name.
-    const undo = { ...created, containerIds: [...created.containerIds, ...creating], ...(sandboxCreating && isRequestTimeout(error) ? { sandbox: sandboxCreating } : {}) };
+    const undo = {
+      ...created,
+      containerIds: [...created.containerIds, ...creating],
+      ...(sandboxCreating && isRequestTimeout(error) ? { sandbox: sandboxCreating } : {}),
+    };
     if (isProgrammingError(error)) {
       // A bug, not the pod's failure: what this run made goes, and the bug goes on to lib/cli.ts, which reports it as one.
       await undoStart(deps.runtime, undo).catch(() => undefined);
       throw error;
     }
-    const cause = error instanceof PodrunError ? error : new PodrunError("RunContainerError", describeError(error), { cause: error });
+    const cause =
+      error instanceof PodrunError
+        ? error
+        : new PodrunError("RunContainerError", describeError(error), { cause: error });
     throw new StartPodError(cause, undo);
   }
 }
@@ -340,17 +429,30 @@ export async function undoStart(runtime: ContainerRuntime, created: StartPodErro
  * (the pod itself is gone: `up` removes a pod it recreates, volumes included, before this) is
  * removed first, since docker would hand it back with its files and podman would refuse the name.
  */
-async function createPodVolumes(deps: StartPodDeps, pod: Pod, identity: PodIdentity, created: StartPodError["created"]): Promise<void> {
+async function createPodVolumes(
+  deps: StartPodDeps,
+  pod: Pod,
+  identity: PodIdentity,
+  created: StartPodError["created"],
+): Promise<void> {
   const volumes = planPodVolumes(pod.spec!, identity);
   if (volumes.length === 0) return;
   created.volumes = volumes.map((v) => v.name);
-  const failed = (volume: string) => (error: unknown): never => {
-    const message = `MountVolume.SetUp failed for volume "${volume}" : ${describeError(error)}`;
-    deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", message);
-    throw new PodrunError("FailedMount", message, { cause: error });
-  };
+  const failed =
+    (volume: string) =>
+    (error: unknown): never => {
+      const message = `MountVolume.SetUp failed for volume "${volume}" : ${describeError(error)}`;
+      deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", message);
+      throw new PodrunError("FailedMount", message, { cause: error });
+    };
   await deps.runtime.removeVolumes(created.volumes).catch(failed(volumes[0]!.volume));
-  await Promise.all(volumes.map((v) => deps.runtime.createVolume(v.name, v.labels, v.group !== undefined ? { group: v.group } : undefined).catch(failed(v.volume))));
+  await Promise.all(
+    volumes.map((v) =>
+      deps.runtime
+        .createVolume(v.name, v.labels, v.group !== undefined ? { group: v.group } : undefined)
+        .catch(failed(v.volume)),
+    ),
+  );
 }
 
 // Presence is looked up by the defaulted ref (`busybox:latest`), which is what the manager asks.
@@ -366,5 +468,8 @@ function uniqueImages(images: readonly string[]): string[] {
 }
 
 function indent(text: string): string {
-  return text.split("\n").map((line) => `    ${line}`).join("\n");
+  return text
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
 }

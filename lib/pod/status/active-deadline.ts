@@ -33,7 +33,10 @@ export function readActiveDeadline(containers: readonly ContainerState[]): numbe
 }
 
 /** The pod's start time (ms): its sandbox's creation, else its first container's; undefined when the engine gives none. */
-export function podStartMs(sandbox: ContainerState | undefined, containers: readonly ContainerState[]): number | undefined {
+export function podStartMs(
+  sandbox: ContainerState | undefined,
+  containers: readonly ContainerState[],
+): number | undefined {
   const fromSandbox = parseEngineTime(sandbox?.createdAt ?? "");
   if (fromSandbox !== undefined) return fromSandbox;
   const times = containers.map((c) => parseEngineTime(c.createdAt)).filter((ms): ms is number => ms !== undefined);

@@ -50,7 +50,10 @@ export function currentContainers(containers: readonly ContainerState[]): Contai
  * Every podrun pod the engine has, optionally only those of `namespace` and/or `name`, sorted by
  * namespace then name. One `ps` and one `inspect` whatever the number of pods.
  */
-export async function findPods(runtime: ContainerRuntime, filter: { namespace?: string; name?: string } = {}): Promise<PodRecord[]> {
+export async function findPods(
+  runtime: ContainerRuntime,
+  filter: { namespace?: string; name?: string } = {},
+): Promise<PodRecord[]> {
   const labels: Record<string, string> = { [LABEL_MANAGED]: "true" };
   if (filter.namespace !== undefined) labels[LABEL_POD_NAMESPACE] = filter.namespace;
   if (filter.name !== undefined) labels[LABEL_POD_NAME] = filter.name;
@@ -72,7 +75,8 @@ export function groupPods(containers: readonly ContainerState[]): PodRecord[] {
       pod.uid = state.labels[LABEL_POD_UID] ?? pod.uid;
     }
     const kind = state.labels[LABEL_CONTAINER_KIND];
-    if (kind === "infra" || (kind === undefined && state.labels[LABEL_CONTAINER_NAME] === INFRA_CONTAINER_NAME)) pod.infra = state;
+    if (kind === "infra" || (kind === undefined && state.labels[LABEL_CONTAINER_NAME] === INFRA_CONTAINER_NAME))
+      pod.infra = state;
     else if (kind === "init" || kind === "sidecar") pod.initContainers.push(state);
     else pod.appContainers.push(state);
   }

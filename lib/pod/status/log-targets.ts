@@ -16,9 +16,20 @@ export interface LogTarget {
  * container with `allContainers` (init containers first, then app containers, each in creation
  * order), else the pod's only app container. Anything else is a UsageError with kubectl's words, naming the choices.
  */
-export function selectLogTargets(record: PodRecord, request: { container?: string | undefined; allContainers: boolean }): LogTarget[] {
-  const init = currentContainers(record.initContainers).map((state) => ({ name: kubeContainerName(state), init: true, state }));
-  const app = currentContainers(record.appContainers).map((state) => ({ name: kubeContainerName(state), init: false, state }));
+export function selectLogTargets(
+  record: PodRecord,
+  request: { container?: string | undefined; allContainers: boolean },
+): LogTarget[] {
+  const init = currentContainers(record.initContainers).map((state) => ({
+    name: kubeContainerName(state),
+    init: true,
+    state,
+  }));
+  const app = currentContainers(record.appContainers).map((state) => ({
+    name: kubeContainerName(state),
+    init: false,
+    state,
+  }));
   if (request.container !== undefined) {
     const chosen = [...app, ...init].find((target) => target.name === request.container);
     if (!chosen) throw new UsageError(`container ${request.container} is not valid for pod ${record.name}`);

@@ -7,7 +7,12 @@ import { toKubeTime, type PodSummary } from "./pod-status.js";
 // restartPolicy (but a sidecar's, from its kind label), no probes, no node.
 
 /** The `kind: List` that `kubectl get pods -o json` prints, even with no pod in it. */
-export function toPodList(pods: readonly PodSummary[]): { apiVersion: "v1"; kind: "List"; items: Pod[]; metadata: { resourceVersion: string } } {
+export function toPodList(pods: readonly PodSummary[]): {
+  apiVersion: "v1";
+  kind: "List";
+  items: Pod[];
+  metadata: { resourceVersion: string };
+} {
   return { apiVersion: "v1", kind: "List", items: pods.map(toPodObject), metadata: { resourceVersion: "" } };
 }
 
@@ -15,15 +20,30 @@ export function toPodObject(pod: PodSummary): Pod {
   const created = pod.createdAt ? toKubeTime(pod.createdAt) : undefined;
   const sidecars = new Set(pod.initContainers.filter(isSidecarState).map(kubeContainerName));
   // A sidecar initializes the pod once started; the others once they exited 0.
-  const initialized = pod.initContainerStatuses.every((s) => (sidecars.has(s.name) ? s.started === true : s.state?.terminated?.exitCode === 0));
+  const initialized = pod.initContainerStatuses.every((s) =>
+    sidecars.has(s.name) ? s.started === true : s.state?.terminated?.exitCode === 0,
+  );
   const containersReady = pod.total > 0 && pod.ready === pod.total;
-  const condition = (type: string, ok: boolean): PodCondition => ({ type, status: ok ? "True" : "False", ...(created ? { lastTransitionTime: created } : {}) });
+  const condition = (type: string, ok: boolean): PodCondition => ({
+    type,
+    status: ok ? "True" : "False",
+    ...(created ? { lastTransitionTime: created } : {}),
+  });
   const spec = (states: PodSummary["appContainers"]) =>
-    states.map((state) => ({ name: kubeContainerName(state), image: state.image, ...(isSidecarState(state) ? { restartPolicy: "Always" } : {}) }));
+    states.map((state) => ({
+      name: kubeContainerName(state),
+      image: state.image,
+      ...(isSidecarState(state) ? { restartPolicy: "Always" } : {}),
+    }));
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: pod.name, namespace: pod.namespace, uid: pod.uid, ...(created ? { creationTimestamp: created } : {}) },
+    metadata: {
+      name: pod.name,
+      namespace: pod.namespace,
+      uid: pod.uid,
+      ...(created ? { creationTimestamp: created } : {}),
+    },
     spec: {
       ...(pod.initContainers.length > 0 ? { initContainers: spec(pod.initContainers) } : {}),
       containers: spec(pod.appContainers),
@@ -31,7 +51,11 @@ export function toPodObject(pod: PodSummary): Pod {
     status: {
       phase: pod.phase,
       ...(pod.reason ? { reason: pod.reason, message: pod.message } : {}),
-      conditions: [condition("Initialized", initialized), condition("Ready", containersReady), condition("ContainersReady", containersReady)],
+      conditions: [
+        condition("Initialized", initialized),
+        condition("Ready", containersReady),
+        condition("ContainersReady", containersReady),
+      ],
       ...(pod.podIP ? { podIP: pod.podIP, podIPs: [{ ip: pod.podIP }] } : {}),
       ...(created ? { startTime: created } : {}),
       ...(pod.initContainerStatuses.length > 0 ? { initContainerStatuses: pod.initContainerStatuses } : {}),

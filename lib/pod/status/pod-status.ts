@@ -49,7 +49,9 @@ export function summarizePod(record: PodRecord, runtime: RuntimeName): PodSummar
   const initContainers = currentContainers(record.initContainers);
   const appContainers = currentContainers(record.appContainers);
   const sidecars = new Set(initContainers.filter(isSidecarState).map(kubeContainerName));
-  const initContainerStatuses = initContainers.map((state) => toContainerStatus(state, runtime, { init: true, sidecar: isSidecarState(state) }));
+  const initContainerStatuses = initContainers.map((state) =>
+    toContainerStatus(state, runtime, { init: true, sidecar: isSidecarState(state) }),
+  );
   const containerStatuses = appContainers.map((state) => toContainerStatus(state, runtime, { init: false }));
   const phase = podPhase(initContainerStatuses, containerStatuses, sidecars);
   const printed = printPodStatus({ phase, initContainerStatuses, containerStatuses, sidecars });
@@ -87,7 +89,11 @@ export function summarizePod(record: PodRecord, runtime: RuntimeName): PodSummar
  * containers never restart; sidecars (`sidecar`, an init container) restart as app containers
  * do. A container created but never started is waiting, with no reason.
  */
-export function toContainerStatus(state: ContainerState, runtime: RuntimeName, options: { init: boolean; sidecar?: boolean }): ContainerStatus {
+export function toContainerStatus(
+  state: ContainerState,
+  runtime: RuntimeName,
+  options: { init: boolean; sidecar?: boolean },
+): ContainerStatus {
   const restarts = !options.init || options.sidecar === true;
   const base = {
     name: kubeContainerName(state),
@@ -96,7 +102,8 @@ export function toContainerStatus(state: ContainerState, runtime: RuntimeName, o
     containerID: `${containerIdScheme(runtime)}://${state.id}`,
     restartCount: state.restartCount,
   };
-  const restarting = state.status === "restarting" || (restarts && !state.running && state.restartCount > 0 && state.exitCode !== 0);
+  const restarting =
+    state.status === "restarting" || (restarts && !state.running && state.restartCount > 0 && state.exitCode !== 0);
   if (restarting) {
     return {
       ...base,
@@ -107,11 +114,23 @@ export function toContainerStatus(state: ContainerState, runtime: RuntimeName, o
     };
   }
   if (state.running) {
-    return { ...base, state: { running: { startedAt: toKubeTime(state.startedAt) } }, lastState: {}, ready: state.status === "running", started: true };
+    return {
+      ...base,
+      state: { running: { startedAt: toKubeTime(state.startedAt) } },
+      lastState: {},
+      ready: state.status === "running",
+      started: true,
+    };
   }
   if (state.startedAt === "") return { ...base, state: { waiting: {} }, lastState: {}, ready: false, started: false };
   // A completed init container counts as ready, as the kubelet reports it; a sidecar that ended does not.
-  return { ...base, state: { terminated: terminated(state) }, lastState: {}, ready: options.init && !options.sidecar && state.exitCode === 0, started: false };
+  return {
+    ...base,
+    state: { terminated: terminated(state) },
+    lastState: {},
+    ready: options.init && !options.sidecar && state.exitCode === 0,
+    started: false,
+  };
 }
 
 // The kubelet's reasons for a container that ended: Completed for exit 0, Error otherwise.
@@ -132,7 +151,11 @@ function terminated(state: ContainerState): ContainerStateTerminated {
  * A sidecar (named in `sidecars`) holds the pod in Pending until it has started; after that it
  * does not count: the kubelet stops sidecars once the app containers are done.
  */
-export function podPhase(initStatuses: readonly ContainerStatus[], statuses: readonly ContainerStatus[], sidecars: ReadonlySet<string> = new Set()): PodPhase {
+export function podPhase(
+  initStatuses: readonly ContainerStatus[],
+  statuses: readonly ContainerStatus[],
+  sidecars: ReadonlySet<string> = new Set(),
+): PodPhase {
   let pendingInit = 0;
   for (const status of initStatuses) {
     if (sidecars.has(status.name)) {
@@ -192,14 +215,21 @@ export function printPodStatus(pod: {
     const { terminated, waiting } = container.state ?? {};
     if (terminated && terminated.exitCode === 0) continue;
     if (sidecars.has(container.name) && container.started) continue;
-    if (terminated) reason = terminated.reason ? `Init:${terminated.reason}` : terminated.signal ? `Init:Signal:${terminated.signal}` : `Init:ExitCode:${terminated.exitCode}`;
+    if (terminated)
+      reason = terminated.reason
+        ? `Init:${terminated.reason}`
+        : terminated.signal
+          ? `Init:Signal:${terminated.signal}`
+          : `Init:ExitCode:${terminated.exitCode}`;
     else if (waiting?.reason && waiting.reason !== "PodInitializing") reason = `Init:${waiting.reason}`;
     else reason = `Init:${index}/${inits.length}`;
     initializing = true;
     break;
   }
   // kubectl's PodInitialized condition: the app containers have started, whatever a sidecar does since.
-  const initialized = pod.containerStatuses.some((c) => c.state?.running || c.state?.terminated || c.lastState?.terminated);
+  const initialized = pod.containerStatuses.some(
+    (c) => c.state?.running || c.state?.terminated || c.lastState?.terminated,
+  );
   if (initializing && !initialized) return { status: reason, restarts, initializing };
   initializing = false;
 
@@ -221,7 +251,11 @@ export function printPodStatus(pod: {
 }
 
 /** The RESTARTS column: `3`, or `3 (45s ago)` when the last restart's time is known. */
-export function formatRestarts(summary: Pick<PodSummary, "restarts" | "lastRestartAt">, nowMs: number, human: (ms: number) => string): string {
+export function formatRestarts(
+  summary: Pick<PodSummary, "restarts" | "lastRestartAt">,
+  nowMs: number,
+  human: (ms: number) => string,
+): string {
   if (summary.restarts === 0 || !summary.lastRestartAt) return String(summary.restarts);
   return `${summary.restarts} (${human(nowMs - Date.parse(summary.lastRestartAt))} ago)`;
 }

@@ -39,7 +39,8 @@ export async function readTerminationMessage(options: {
     try {
       text = await readTail(options.file, MAX_TERMINATION_MESSAGE_BYTES);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") return { text: `Error on reading termination log ${options.file}: ${(error as Error).message}`, from: "file" };
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+        return { text: `Error on reading termination log ${options.file}: ${(error as Error).message}`, from: "file" };
     }
   }
   if (text !== "" || !fallback) return { text, from: "file" };
@@ -47,7 +48,10 @@ export async function readTerminationMessage(options: {
     const logs = Buffer.from(await options.logs(MAX_TERMINATION_LOG_LINES));
     return { text: logs.subarray(Math.max(0, logs.length - MAX_TERMINATION_LOG_BYTES)).toString(), from: "logs" };
   } catch (error) {
-    return { text: `Error on reading termination message from logs: ${(error as Error).message.split("\n")[0]}`, from: "logs" };
+    return {
+      text: `Error on reading termination message from logs: ${(error as Error).message.split("\n")[0]}`,
+      from: "logs",
+    };
   }
 }
 
@@ -71,22 +75,47 @@ export function readContainerTerminationMessage(
  */
 export async function describeTerminationMessage(
   runtime: Pick<ContainerRuntime, "logs">,
-  options: { podDir?: string; container: Pick<Container, "name" | "terminationMessagePolicy">; id: string; exitCode: number; details?: string },
+  options: {
+    podDir?: string;
+    container: Pick<Container, "name" | "terminationMessagePolicy">;
+    id: string;
+    exitCode: number;
+    details?: string;
+  },
 ): Promise<{ line: string; details?: string }> {
-  const policy: TerminationMessagePolicy = options.container.terminationMessagePolicy === "FallbackToLogsOnError" ? "FallbackToLogsOnError" : "File";
-  const message = await readContainerTerminationMessage(runtime, { podDir: options.podDir, container: options.container.name, id: options.id, policy, exitCode: options.exitCode });
+  const policy: TerminationMessagePolicy =
+    options.container.terminationMessagePolicy === "FallbackToLogsOnError" ? "FallbackToLogsOnError" : "File";
+  const message = await readContainerTerminationMessage(runtime, {
+    podDir: options.podDir,
+    container: options.container.name,
+    id: options.id,
+    policy,
+    exitCode: options.exitCode,
+  });
   const text = message.from === "file" ? message.text.trim() : "";
   if (text === "") return { line: "", details: options.details };
   if (!text.includes("\n")) return { line: `: ${text}`, details: options.details };
-  const indented = text.split("\n").map((line) => `    ${line}`).join("\n");
-  return { line: "", details: [options.details, `termination message of container ${options.container.name}:\n${indented}`].filter(Boolean).join("\n") };
+  const indented = text
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
+  return {
+    line: "",
+    details: [options.details, `termination message of container ${options.container.name}:\n${indented}`]
+      .filter(Boolean)
+      .join("\n"),
+  };
 }
 
 /**
  * Sets `message` on each terminated state of the pod's statuses (the current one, or the last one
  * of a container in CrashLoopBackOff) that has a message, as the kubelet's status shows it.
  */
-export async function addTerminationMessages(pod: PodSummary, runtime: Pick<ContainerRuntime, "logs">, podDir: string): Promise<void> {
+export async function addTerminationMessages(
+  pod: PodSummary,
+  runtime: Pick<ContainerRuntime, "logs">,
+  podDir: string,
+): Promise<void> {
   const pairs = [
     ...pod.initContainerStatuses.map((status, i) => [status, pod.initContainers[i]] as const),
     ...pod.containerStatuses.map((status, i) => [status, pod.appContainers[i]] as const),
@@ -101,9 +130,20 @@ export async function addTerminationMessages(pod: PodSummary, runtime: Pick<Cont
   );
 }
 
-function readMessageOf(runtime: Pick<ContainerRuntime, "logs">, podDir: string, state: ContainerState, terminated: ContainerStateTerminated): Promise<string> {
+function readMessageOf(
+  runtime: Pick<ContainerRuntime, "logs">,
+  podDir: string,
+  state: ContainerState,
+  terminated: ContainerStateTerminated,
+): Promise<string> {
   const policy = readTerminationMessagePolicy(state.labels);
-  return readContainerTerminationMessage(runtime, { podDir, container: kubeContainerName(state), id: state.id, policy, exitCode: terminated.exitCode }).then((m) => m.text);
+  return readContainerTerminationMessage(runtime, {
+    podDir,
+    container: kubeContainerName(state),
+    id: state.id,
+    policy,
+    exitCode: terminated.exitCode,
+  }).then((m) => m.text);
 }
 
 // The last `max` bytes of a file, read without reading the rest (tail.ReadAtMost).

@@ -38,7 +38,9 @@ export const ACCEPTED_TYPES = Object.values(RESOURCES)
 const BY_TYPE = new Map<string, ResourceRef["kind"]>(
   Object.entries(RESOURCES).flatMap(([kind, r]) => {
     const names = [r.plural, r.singular, kind.toLowerCase(), ...(r.short ? [r.short] : [])];
-    return [...names, ...(r.group ? names.map((n) => `${n}.${r.group}`) : [])].map((name) => [name, kind as ResourceRef["kind"]] as const);
+    return [...names, ...(r.group ? names.map((n) => `${n}.${r.group}`) : [])].map(
+      (name) => [name, kind as ResourceRef["kind"]] as const,
+    );
   }),
 );
 
@@ -57,7 +59,10 @@ export function parseResourceRef(arg: string, command: string): ResourceRef | un
   const type = arg.slice(0, slash);
   const name = arg.slice(slash + 1);
   const kind = resourceKindOf(type);
-  if (!kind) throw new UsageError(`"${arg}": podrun ${command} takes pods and workloads, not "${type}": the types are ${ACCEPTED_TYPES}`);
+  if (!kind)
+    throw new UsageError(
+      `"${arg}": podrun ${command} takes pods and workloads, not "${type}": the types are ${ACCEPTED_TYPES}`,
+    );
   const problems = findObjectNameErrors(name);
   if (problems.length > 0) throw new UsageError(`"${arg}": invalid ${RESOURCES[kind].singular} name: ${problems[0]}`);
   return { kind, name };
@@ -84,19 +89,25 @@ export function ownerLabelValue(ref: WorkloadRef): string {
 }
 
 /** The workload a pod was made from, read from the owner label of any of its containers; undefined for a bare pod. */
-export function ownerOf(record: Pick<PodRecord, "infra" | "initContainers" | "appContainers">): WorkloadRef | undefined {
+export function ownerOf(
+  record: Pick<PodRecord, "infra" | "initContainers" | "appContainers">,
+): WorkloadRef | undefined {
   for (const state of [...(record.infra ? [record.infra] : []), ...record.appContainers, ...record.initContainers]) {
     const value = state.labels[OWNER_LABEL];
     if (value === undefined) continue;
     const slash = value.indexOf("/");
     const kind = value.slice(0, slash);
-    if (slash > 0 && (WORKLOAD_KINDS as readonly string[]).includes(kind)) return { kind: kind as WorkloadKind, name: value.slice(slash + 1) };
+    if (slash > 0 && (WORKLOAD_KINDS as readonly string[]).includes(kind))
+      return { kind: kind as WorkloadKind, name: value.slice(slash + 1) };
   }
   return undefined;
 }
 
 /** The pods among `records` that `ref` names: the pod of that name, or every pod of the workload. */
-export function selectPods<T extends Pick<PodRecord, "name" | "infra" | "initContainers" | "appContainers">>(records: readonly T[], ref: ResourceRef): T[] {
+export function selectPods<T extends Pick<PodRecord, "name" | "infra" | "initContainers" | "appContainers">>(
+  records: readonly T[],
+  ref: ResourceRef,
+): T[] {
   if (!isWorkloadRef(ref)) return records.filter((record) => record.name === ref.name);
   return records.filter((record) => {
     const owner = ownerOf(record);
@@ -135,7 +146,10 @@ export function isPodNameOf(ref: WorkloadRef, podName: string): boolean {
  * others by the workload itself. No API server assigns UIDs here: each is stable per object, as
  * the Job's controller-uid label is (expand.ts stableUid).
  */
-export function ownerReferencesOf(pod: { name: string; namespace: string }, owner: WorkloadRef): { apiVersion: string; kind: string; name: string; uid: string; controller: true; blockOwnerDeletion: true }[] {
+export function ownerReferencesOf(
+  pod: { name: string; namespace: string },
+  owner: WorkloadRef,
+): { apiVersion: string; kind: string; name: string; uid: string; controller: true; blockOwnerDeletion: true }[] {
   let kind: string = owner.kind;
   let name = owner.name;
   if (owner.kind === "Deployment") {
@@ -143,7 +157,16 @@ export function ownerReferencesOf(pod: { name: string; namespace: string }, owne
     if (hash !== undefined) [kind, name] = ["ReplicaSet", `${owner.name}-${hash}`];
   }
   const apiVersion = kind === "Job" ? "batch/v1" : "apps/v1";
-  return [{ apiVersion, kind, name, uid: stableUid(pod.namespace, `${kind}/${name}`), controller: true, blockOwnerDeletion: true }];
+  return [
+    {
+      apiVersion,
+      kind,
+      name,
+      uid: stableUid(pod.namespace, `${kind}/${name}`),
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ];
 }
 
 /** The command's arguments read: `TYPE/NAME`, else a pod's name as given. */
@@ -155,7 +178,10 @@ export function parseRefs(args: readonly string[], command: string): ResourceRef
  * The records `refs` name, in the records' order (each once), and the refs that named none; every
  * record when `refs` is empty.
  */
-export function selectByRefs<T extends Pick<PodRecord, "name" | "infra" | "initContainers" | "appContainers">>(records: readonly T[], refs: readonly ResourceRef[]): { selected: T[]; missing: ResourceRef[] } {
+export function selectByRefs<T extends Pick<PodRecord, "name" | "infra" | "initContainers" | "appContainers">>(
+  records: readonly T[],
+  refs: readonly ResourceRef[],
+): { selected: T[]; missing: ResourceRef[] } {
   if (refs.length === 0) return { selected: [...records], missing: [] };
   const chosen = new Set<T>();
   const missing: ResourceRef[] = [];
@@ -168,7 +194,11 @@ export function selectByRefs<T extends Pick<PodRecord, "name" | "infra" | "initC
 }
 
 /** A pod object (`ps --json`) with its owner: the owner label among its labels, and its ownerReferences. */
-export function withOwner<P extends { metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; ownerReferences?: unknown[] } }>(pod: P, owner: WorkloadRef | undefined): P {
+export function withOwner<
+  P extends {
+    metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; ownerReferences?: unknown[] };
+  },
+>(pod: P, owner: WorkloadRef | undefined): P {
   if (!owner || !pod.metadata) return pod;
   const { name = "", namespace = "default" } = pod.metadata;
   pod.metadata.labels = { ...pod.metadata.labels, [OWNER_LABEL]: ownerLabelValue(owner) };

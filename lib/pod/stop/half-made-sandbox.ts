@@ -1,5 +1,11 @@
 import { formatInfraName, getDialect } from "../../runtime/dialects.js";
-import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, type ContainerRuntime, type PodInfo } from "../../runtime/types.js";
+import {
+  LABEL_MANAGED,
+  LABEL_POD_NAME,
+  LABEL_POD_NAMESPACE,
+  type ContainerRuntime,
+  type PodInfo,
+} from "../../runtime/types.js";
 import { sandboxRuntimeName, type PodIdentity } from "../identity.js";
 
 // A podman pod that a killed run left half made. `podman pod create` registers the pod, with
@@ -14,7 +20,12 @@ import { sandboxRuntimeName, type PodIdentity } from "../identity.js";
 /** Whether `found` is a podman pod of `pod` (by podrun's labels) that has no infra container. */
 export function isHalfMadeSandbox(found: PodInfo, pod: Pick<PodIdentity, "name" | "namespace">): boolean {
   const { labels } = found;
-  return found.infraId === undefined && labels[LABEL_MANAGED] === "true" && labels[LABEL_POD_NAME] === pod.name && labels[LABEL_POD_NAMESPACE] === pod.namespace;
+  return (
+    found.infraId === undefined &&
+    labels[LABEL_MANAGED] === "true" &&
+    labels[LABEL_POD_NAME] === pod.name &&
+    labels[LABEL_POD_NAMESPACE] === pod.namespace
+  );
 }
 
 /**
@@ -24,7 +35,10 @@ export function isHalfMadeSandbox(found: PodInfo, pod: Pick<PodIdentity, "name" 
  * there was one. `down` asks for a pod whose infra container it did not find; `up` when
  * `pod create` says the name is taken.
  */
-export async function removeHalfMadeSandbox(runtime: ContainerRuntime, pod: Pick<PodIdentity, "name" | "namespace">): Promise<boolean> {
+export async function removeHalfMadeSandbox(
+  runtime: ContainerRuntime,
+  pod: Pick<PodIdentity, "name" | "namespace">,
+): Promise<boolean> {
   if (getDialect(runtime.name).sandbox !== "pod") return false;
   const sandbox = sandboxRuntimeName({ ...pod, uid: "" });
   const found = await runtime.findPod(sandbox);

@@ -37,16 +37,25 @@ export async function killContainers(
   const remaining = () => Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
   const running = targets.filter((target) => target.state.running);
   // Only app containers are killed one by one (a changed sidecar is a changed pod), but the label decides.
-  const objectOf = (state: ContainerState) => toInvolvedObject(options.identity, { name: kubeContainerName(state), init: isSidecarState(state) });
+  const objectOf = (state: ContainerState) =>
+    toInvolvedObject(options.identity, { name: kubeContainerName(state), init: isSidecarState(state) });
   for (const { state, message } of running) deps.recorder.event(objectOf(state), "Normal", "Killing", message);
   await Promise.all(
     running.map(async ({ state }) => {
       // The kubelet runs the hook of the spec it has (the manifest), else the one the container recorded.
       const name = kubeContainerName(state);
-      const container = [...manifest.spec!.containers, ...(manifest.spec!.initContainers ?? [])].find((c) => c.name === name);
+      const container = [...manifest.spec!.containers, ...(manifest.spec!.initContainers ?? [])].find(
+        (c) => c.name === name,
+      );
       const preStop = container ? container.lifecycle?.preStop : readStopLabels(state.labels).preStop;
       if (preStop && grace > 0) {
-        await runLifecycleHandler(preStop, { runtime, containerId: state.id, container: container ?? { name }, podIP: options.podIP, timeoutMs: remaining() * 1000 }).catch(() => {
+        await runLifecycleHandler(preStop, {
+          runtime,
+          containerId: state.id,
+          container: container ?? { name },
+          podIP: options.podIP,
+          timeoutMs: remaining() * 1000,
+        }).catch(() => {
           // The kubelet's fixed text: the hook's own output may hold secrets. The stop goes on.
           deps.recorder.event(objectOf(state), "Warning", "FailedPreStopHook", "PreStopHook failed");
         });
@@ -55,6 +64,10 @@ export async function killContainers(
     }),
   );
   const results = await Promise.allSettled(targets.map(({ state }) => runtime.removeContainers([state.id])));
-  const failed = results.flatMap((result, index) => (result.status === "rejected" ? [`${kubeContainerName(targets[index]!.state)}: ${describeError(result.reason)}`] : []));
+  const failed = results.flatMap((result, index) =>
+    result.status === "rejected"
+      ? [`${kubeContainerName(targets[index]!.state)}: ${describeError(result.reason)}`]
+      : [],
+  );
   if (failed.length > 0) throw new PodrunError("FailedKillPod", `could not remove ${failed.join("; ")}`);
 }

@@ -9,9 +9,20 @@ import { stopPod, type StopPodDeps, type StopPodResult } from "./stop-pod.js";
  * pods, a Job's): stop-pod.ts with the pod's own volumes, read from the engine by its labels, and
  * its pod directory.
  */
-export async function removePod(deps: StopPodDeps, pod: PodRecord, options: { stateDir: string; manifest?: Pod | undefined }): Promise<StopPodResult> {
+export async function removePod(
+  deps: StopPodDeps,
+  pod: PodRecord,
+  options: { stateDir: string; manifest?: Pod | undefined },
+): Promise<StopPodResult> {
   const labels = { [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: pod.namespace, [LABEL_POD_NAME]: pod.name };
   // Each label checked here too: an engine that ORs label filters must never hand over another pod's volume.
-  const volumes = (await deps.runtime.listVolumes(labels)).filter((volume) => Object.entries(labels).every(([key, value]) => volume.labels[key] === value));
-  return stopPod(deps, { pod, volumes, podDir: podDirectory(options.stateDir, deps.runtime.name, pod), ...(options.manifest ? { manifest: options.manifest } : {}) });
+  const volumes = (await deps.runtime.listVolumes(labels)).filter((volume) =>
+    Object.entries(labels).every(([key, value]) => volume.labels[key] === value),
+  );
+  return stopPod(deps, {
+    pod,
+    volumes,
+    podDir: podDirectory(options.stateDir, deps.runtime.name, pod),
+    ...(options.manifest ? { manifest: options.manifest } : {}),
+  });
 }

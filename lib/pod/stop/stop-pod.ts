@@ -119,8 +119,10 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
   const deadline = clock() + grace * 1000;
   const remainingSeconds = () => Math.max(0, Math.ceil((deadline - clock()) / 1000));
   // The kubelet never gives less than its minimum; an explicit --grace-period is taken as said.
-  const stopTimeout = () => (override !== undefined ? remainingSeconds() : Math.max(MIN_GRACE_PERIOD_SECONDS, remainingSeconds()));
-  const objectOf = (state: ContainerState, init: boolean) => toInvolvedObject(pod, { name: kubeContainerName(state), init });
+  const stopTimeout = () =>
+    override !== undefined ? remainingSeconds() : Math.max(MIN_GRACE_PERIOD_SECONDS, remainingSeconds());
+  const objectOf = (state: ContainerState, init: boolean) =>
+    toInvolvedObject(pod, { name: kubeContainerName(state), init });
   const killing = (state: ContainerState, init: boolean) =>
     deps.recorder.event(objectOf(state, init), "Normal", "Killing", `Stopping container ${kubeContainerName(state)}`);
   // --grace-period 0 leaves no time to give: the `rm -f` below is the kill (SIGKILL, as `stop -t 0`
@@ -148,7 +150,10 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
     } catch (error) {
       // The kubelet's fixed text in the event: the hook's own output may hold secrets.
       deps.recorder.event(objectOf(state, init), "Warning", "FailedPreStopHook", "PreStopHook failed");
-      hookFailures.push({ container: kubeContainerName(state), message: error instanceof HookError ? error.message : describeError(error) });
+      hookFailures.push({
+        container: kubeContainerName(state),
+        message: error instanceof HookError ? error.message : describeError(error),
+      });
     }
   };
   const sidecarHooks = plan.sidecars.map((state) => runPreStop(state, true));
@@ -172,9 +177,15 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
       failures.push({ object: "sandbox", step: "remove", message: describeError(error) });
     }
   }
-  const volumes = await removeVolumes(runtime, options.volumes.map((v) => v.name), failures);
+  const volumes = await removeVolumes(
+    runtime,
+    options.volumes.map((v) => v.name),
+    failures,
+  );
   if (options.podDir !== undefined) {
-    await removePodDirectory(options.podDir).catch((error: unknown) => failures.push({ object: "pod directory", step: "remove", message: describeError(error) }));
+    await removePodDirectory(options.podDir).catch((error: unknown) =>
+      failures.push({ object: "pod directory", step: "remove", message: describeError(error) }),
+    );
   }
   return { containers: removed, volumes, failures, hookFailures };
 }
@@ -182,13 +193,21 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
 /** The container's preStop handler: from the manifest when it has that container, else from its label. */
 function findPreStop(state: ContainerState, manifest: Pod | undefined): LifecycleHandler | undefined {
   const name = kubeContainerName(state);
-  const container = [...(manifest?.spec?.containers ?? []), ...(manifest?.spec?.initContainers ?? [])].find((c) => c.name === name);
+  const container = [...(manifest?.spec?.containers ?? []), ...(manifest?.spec?.initContainers ?? [])].find(
+    (c) => c.name === name,
+  );
   if (container) return container.lifecycle?.preStop;
   return readStopLabels(state.labels).preStop;
 }
 
 /** Runs a hook for at most `seconds`: past the deadline the container is stopped anyway (the kubelet's way). */
-async function runHookWithin(handler: LifecycleHandler, state: ContainerState, podIP: string, seconds: number, runtime: ContainerRuntime): Promise<void> {
+async function runHookWithin(
+  handler: LifecycleHandler,
+  state: ContainerState,
+  podIP: string,
+  seconds: number,
+  runtime: ContainerRuntime,
+): Promise<void> {
   if (seconds <= 0) return;
   // A sleep longer than the grace period (only a --grace-period override allows one) is cut to it.
   const bounded = handler.sleep && handler.sleep.seconds > seconds ? { ...handler, sleep: { seconds } } : handler;
@@ -202,7 +221,11 @@ async function runHookWithin(handler: LifecycleHandler, state: ContainerState, p
 }
 
 /** One `rm` for all; if it fails, one per container, so that each failure names its container. */
-async function removeContainers(runtime: ContainerRuntime, states: readonly ContainerState[], failures: StopFailure[]): Promise<number> {
+async function removeContainers(
+  runtime: ContainerRuntime,
+  states: readonly ContainerState[],
+  failures: StopFailure[],
+): Promise<number> {
   if (states.length === 0) return 0;
   try {
     await runtime.removeContainers(states.map((s) => s.id));
@@ -210,13 +233,18 @@ async function removeContainers(runtime: ContainerRuntime, states: readonly Cont
   } catch {
     const results = await Promise.allSettled(states.map((s) => runtime.removeContainers([s.id])));
     results.forEach((result, i) => {
-      if (result.status === "rejected") failures.push({ object: kubeContainerName(states[i]!), step: "remove", message: describeError(result.reason) });
+      if (result.status === "rejected")
+        failures.push({ object: kubeContainerName(states[i]!), step: "remove", message: describeError(result.reason) });
     });
     return results.filter((r) => r.status === "fulfilled").length;
   }
 }
 
-async function removeVolumes(runtime: ContainerRuntime, names: readonly string[], failures: StopFailure[]): Promise<number> {
+async function removeVolumes(
+  runtime: ContainerRuntime,
+  names: readonly string[],
+  failures: StopFailure[],
+): Promise<number> {
   if (names.length === 0) return 0;
   try {
     await runtime.removeVolumes(names);
@@ -224,9 +252,9 @@ async function removeVolumes(runtime: ContainerRuntime, names: readonly string[]
   } catch {
     const results = await Promise.allSettled(names.map((name) => runtime.removeVolumes([name])));
     results.forEach((result, i) => {
-      if (result.status === "rejected") failures.push({ object: `volume ${names[i]}`, step: "remove", message: describeError(result.reason) });
+      if (result.status === "rejected")
+        failures.push({ object: `volume ${names[i]}`, step: "remove", message: describeError(result.reason) });
     });
     return results.filter((r) => r.status === "fulfilled").length;
   }
 }
-

@@ -1,4 +1,17 @@
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { join, posix } from "node:path";
 
 // The files of a configMap, secret, downwardAPI or projected volume, laid out as the kubelet's
@@ -33,14 +46,21 @@ const DATA_DIR_TMP = "..data_tmp";
  * `fileMode` is what `setPerms` makes of a file's mode, so that a payload already written is
  * recognised as such.
  */
-export async function writeAtomically(dir: string, payload: Payload, options: { setPerms?: () => Promise<void>; fileMode?: (mode: number) => number } = {}): Promise<void> {
+export async function writeAtomically(
+  dir: string,
+  payload: Payload,
+  options: { setPerms?: () => Promise<void>; fileMode?: (mode: number) => number } = {},
+): Promise<void> {
   for (const path of payload.keys()) {
     const problem = checkPayloadPath(path);
     if (problem) throw new Error(`invalid file path ${JSON.stringify(path)}: ${problem}`);
   }
   const oldDataDir = await readlink(join(dir, DATA_DIR)).catch(() => undefined);
   const oldPaths = oldDataDir === undefined ? new Set<string>() : await listFiles(join(dir, oldDataDir));
-  if (oldDataDir !== undefined && (await holdsPayload(join(dir, oldDataDir), oldPaths, payload, options.fileMode ?? ((mode) => mode)))) {
+  if (
+    oldDataDir !== undefined &&
+    (await holdsPayload(join(dir, oldDataDir), oldPaths, payload, options.fileMode ?? ((mode) => mode)))
+  ) {
     await createVisibleLinks(dir, payload);
     return;
   }
@@ -65,7 +85,8 @@ export async function writeAtomically(dir: string, payload: Payload, options: { 
   for (const name of new Set([...oldPaths].map(topLevel))) {
     if (!wanted.has(name)) await rm(join(dir, name), { recursive: true, force: true });
   }
-  if (oldDataDir !== undefined && oldDataDir !== posix.basename(dataDir)) await rm(join(dir, oldDataDir), { recursive: true, force: true });
+  if (oldDataDir !== undefined && oldDataDir !== posix.basename(dataDir))
+    await rm(join(dir, oldDataDir), { recursive: true, force: true });
 }
 
 /** Why a payload path cannot be written, or undefined (the kubelet's validatePath). */
@@ -81,7 +102,14 @@ export function checkPayloadPath(path: string): string | undefined {
 /** `..2006_01_02_15_04_05.` in UTC: mkdtemp appends the random part. */
 export function formatDataDirPrefix(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
-  const parts = [date.getUTCFullYear(), pad(date.getUTCMonth() + 1), pad(date.getUTCDate()), pad(date.getUTCHours()), pad(date.getUTCMinutes()), pad(date.getUTCSeconds())];
+  const parts = [
+    date.getUTCFullYear(),
+    pad(date.getUTCMonth() + 1),
+    pad(date.getUTCDate()),
+    pad(date.getUTCHours()),
+    pad(date.getUTCMinutes()),
+    pad(date.getUTCSeconds()),
+  ];
   return `..${parts.join("_")}.`;
 }
 
@@ -95,10 +123,13 @@ async function makeDirectories(root: string, relative: string): Promise<void> {
   let current = root;
   for (const part of relative.split("/")) {
     current = join(current, part);
-    const made = await mkdir(current, { mode: 0o755 }).then(() => true, (error: NodeJS.ErrnoException) => {
-      if (error.code !== "EEXIST") throw error;
-      return false;
-    });
+    const made = await mkdir(current, { mode: 0o755 }).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== "EEXIST") throw error;
+        return false;
+      },
+    );
     if (made) await chmod(current, 0o755);
   }
 }
@@ -128,14 +159,21 @@ async function listFiles(root: string, prefix = ""): Promise<Set<string>> {
   return found;
 }
 
-async function holdsPayload(dataDir: string, present: ReadonlySet<string>, payload: Payload, fileMode: (mode: number) => number): Promise<boolean> {
+async function holdsPayload(
+  dataDir: string,
+  present: ReadonlySet<string>,
+  payload: Payload,
+  fileMode: (mode: number) => number,
+): Promise<boolean> {
   if (present.size !== payload.size) return false;
   for (const [path, file] of payload) {
     if (!present.has(path)) return false;
     const full = join(dataDir, path);
-    const [info, content] = await Promise.all([stat(full), readFile(full)]).catch(() => [undefined, undefined] as const);
-    if (!info || !content || (info.mode & 0o7777) !== fileMode(file.mode) || !content.equals(file.content)) return false;
+    const [info, content] = await Promise.all([stat(full), readFile(full)]).catch(
+      () => [undefined, undefined] as const,
+    );
+    if (!info || !content || (info.mode & 0o7777) !== fileMode(file.mode) || !content.equals(file.content))
+      return false;
   }
   return true;
 }
-

@@ -33,8 +33,14 @@ export function claimVolumeLabels(namespace: string, claim: string): Record<stri
 }
 
 /** A claim of the manifests, or undefined. */
-export function findClaim(claims: readonly PersistentVolumeClaim[] | undefined, namespace: string, name: string): PersistentVolumeClaim | undefined {
-  return (claims ?? []).find((claim) => claim.metadata?.name === name && (claim.metadata?.namespace || "default") === namespace);
+export function findClaim(
+  claims: readonly PersistentVolumeClaim[] | undefined,
+  namespace: string,
+  name: string,
+): PersistentVolumeClaim | undefined {
+  return (claims ?? []).find(
+    (claim) => claim.metadata?.name === name && (claim.metadata?.namespace || "default") === namespace,
+  );
 }
 
 /**
@@ -56,33 +62,61 @@ export async function ensureClaimVolumes(
     return text;
   };
   const failed = (volumeNames: string[], message: string, cause?: unknown): never => {
-    throw new PodrunError("FailedMount", failedMount(volumeNames, message), cause === undefined ? undefined : { cause });
+    throw new PodrunError(
+      "FailedMount",
+      failedMount(volumeNames, message),
+      cause === undefined ? undefined : { cause },
+    );
   };
-  const isDefined = (claim: string) => findClaim(options.objects.persistentVolumeClaims, namespace, claim) !== undefined;
+  const isDefined = (claim: string) =>
+    findClaim(options.objects.persistentVolumeClaims, namespace, claim) !== undefined;
   const missing = volumes.filter((volume) => !isDefined(volume.persistentVolumeClaim!.claimName));
   if (missing.length > 0) {
     const claim = missing[0]!.persistentVolumeClaim!.claimName;
     const message = `error processing PVC ${namespace}/${claim}: persistentvolumeclaim "${claim}" not found`;
     // A dry run plans the rest and ends as validation does (0 or 2): the event, and the Warning
     // validation gave at the claimName, say what `up` would meet.
-    if (options.dryRun) failedMount(missing.map((volume) => volume.name), message);
-    else failed(missing.map((volume) => volume.name), message);
+    if (options.dryRun)
+      failedMount(
+        missing.map((volume) => volume.name),
+        message,
+      );
+    else
+      failed(
+        missing.map((volume) => volume.name),
+        message,
+      );
   }
   // A dry run plans even a missing claim's volume: the plan shows the mounts as they would be.
-  const claims = [...new Set(volumes.map((volume) => volume.persistentVolumeClaim!.claimName))].filter((claim) => options.dryRun === true || isDefined(claim));
+  const claims = [...new Set(volumes.map((volume) => volume.persistentVolumeClaim!.claimName))].filter(
+    (claim) => options.dryRun === true || isDefined(claim),
+  );
   if (claims.length === 0) return;
-  const present = async () => new Set((await deps.runtime.listVolumes({ [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: namespace })).map((volume) => volume.name));
-  const existing = await present().catch((error: unknown) => failed(volumes.map((v) => v.name), describeError(error), error));
+  const present = async () =>
+    new Set(
+      (await deps.runtime.listVolumes({ [LABEL_MANAGED]: "true", [LABEL_POD_NAMESPACE]: namespace })).map(
+        (volume) => volume.name,
+      ),
+    );
+  const existing = await present().catch((error: unknown) =>
+    failed(
+      volumes.map((v) => v.name),
+      describeError(error),
+      error,
+    ),
+  );
   const fsGroup = pod.spec?.securityContext?.fsGroup;
   for (const claim of claims) {
     const name = claimVolumeName(namespace, claim);
     if (existing.has(name)) continue;
-    await deps.runtime.createVolume(name, claimVolumeLabels(namespace, claim), fsGroup !== undefined ? { group: fsGroup } : undefined).catch(async (error: unknown) => {
-      // Another podrun may have made it meanwhile: that volume is the claim's all the same.
-      if ((await present().catch(() => new Set<string>())).has(name)) return;
-      const users = volumes.filter((v) => v.persistentVolumeClaim!.claimName === claim).map((v) => v.name);
-      failed(users, `error processing PVC ${namespace}/${claim}: ${describeError(error)}`, error);
-    });
+    await deps.runtime
+      .createVolume(name, claimVolumeLabels(namespace, claim), fsGroup !== undefined ? { group: fsGroup } : undefined)
+      .catch(async (error: unknown) => {
+        // Another podrun may have made it meanwhile: that volume is the claim's all the same.
+        if ((await present().catch(() => new Set<string>())).has(name)) return;
+        const users = volumes.filter((v) => v.persistentVolumeClaim!.claimName === claim).map((v) => v.name);
+        failed(users, `error processing PVC ${namespace}/${claim}: ${describeError(error)}`, error);
+      });
   }
 }
 
@@ -101,11 +135,19 @@ export async function removeClaimVolumes(
   runtime: ContainerRuntime,
   options: { claims?: readonly { namespace: string; name: string }[]; all?: boolean; namespace?: string },
 ): Promise<{ removed: string[]; failures: ClaimVolumeFailure[] }> {
-  const labels: Record<string, string> = { [LABEL_MANAGED]: "true", ...(options.namespace !== undefined ? { [LABEL_POD_NAMESPACE]: options.namespace } : {}) };
+  const labels: Record<string, string> = {
+    [LABEL_MANAGED]: "true",
+    ...(options.namespace !== undefined ? { [LABEL_POD_NAMESPACE]: options.namespace } : {}),
+  };
   const found = (await runtime.listVolumes(labels)).filter((volume) => volume.labels[LABEL_CLAIM] !== undefined);
   const wanted = options.all
     ? found
-    : found.filter((volume) => (options.claims ?? []).some((claim) => volume.name === claimVolumeName(claim.namespace, claim.name) && volume.labels[LABEL_CLAIM] === claim.name));
+    : found.filter((volume) =>
+        (options.claims ?? []).some(
+          (claim) =>
+            volume.name === claimVolumeName(claim.namespace, claim.name) && volume.labels[LABEL_CLAIM] === claim.name,
+        ),
+      );
   const removed: string[] = [];
   const failures: ClaimVolumeFailure[] = [];
   for (const volume of wanted) {

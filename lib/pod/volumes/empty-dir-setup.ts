@@ -6,7 +6,13 @@ import { getDialect } from "../../runtime/dialects.js";
 import type { RuntimeName } from "../../runtime/detect.js";
 import type { PodIdentity } from "../identity.js";
 import { countVolumeMounts, planPodVolumes, type PodVolume } from "./volume-plan.js";
-import { describeOwnershipFailures, describeOwnershipWarning, EMPTY_DIR_MODE, OWNERSHIP_WARNING_REASON, setVolumeOwnership } from "./volume-ownership.js";
+import {
+  describeOwnershipFailures,
+  describeOwnershipWarning,
+  EMPTY_DIR_MODE,
+  OWNERSHIP_WARNING_REASON,
+  setVolumeOwnership,
+} from "./volume-ownership.js";
 
 // The kubelet's emptyDir SetUp (pkg/volume/emptydir/empty_dir.go) on the engine volume that
 // stands for it: the directory made 0777 (the engines make it 0755, which a container running as
@@ -35,11 +41,16 @@ export async function setUpEmptyDirs(options: EmptyDirSetupOptions): Promise<voi
   const { spec, identity, engine } = options;
   const volumes = planPodVolumes(spec, identity);
   const fsGroup = spec.securityContext?.fsGroup;
-  const warn = (message: string) => options.recorder.event(toInvolvedObject(identity), "Warning", OWNERSHIP_WARNING_REASON, message);
+  const warn = (message: string) =>
+    options.recorder.event(toInvolvedObject(identity), "Warning", OWNERSHIP_WARNING_REASON, message);
   for (const volume of options.touchDisk === false ? [] : volumes) {
     const cannot = (cause: string) => {
-      if (fsGroup !== undefined) warn(describeOwnershipWarning(volume.volume, fsGroup, `${engine} volume ${volume.name}: ${cause}`));
-      else warn(`${emptyDirField(spec, volume.volume)}: volume "${volume.volume}" not made mode 0777 as a kubelet would (a container not running as root may not write to it): ${engine} volume ${volume.name}: ${cause}`);
+      if (fsGroup !== undefined)
+        warn(describeOwnershipWarning(volume.volume, fsGroup, `${engine} volume ${volume.name}: ${cause}`));
+      else
+        warn(
+          `${emptyDirField(spec, volume.volume)}: volume "${volume.volume}" not made mode 0777 as a kubelet would (a container not running as root may not write to it): ${engine} volume ${volume.name}: ${cause}`,
+        );
     };
     let dir: string;
     try {
@@ -50,24 +61,46 @@ export async function setUpEmptyDirs(options: EmptyDirSetupOptions): Promise<voi
     }
     const info = await stat(dir).catch((error: NodeJS.ErrnoException) => error);
     if (info instanceof Error) {
-      cannot(info.code === "ENOENT" ? `its directory ${dir} is not on this machine` : `stat ${dir}: ${info.code ?? info.message}`);
+      cannot(
+        info.code === "ENOENT"
+          ? `its directory ${dir} is not on this machine`
+          : `stat ${dir}: ${info.code ?? info.message}`,
+      );
       continue;
     }
     if ((info.mode & 0o7777) !== EMPTY_DIR_MODE) {
-      const failed = await chmod(dir, EMPTY_DIR_MODE).then(() => undefined, (error: NodeJS.ErrnoException) => error);
+      const failed = await chmod(dir, EMPTY_DIR_MODE).then(
+        () => undefined,
+        (error: NodeJS.ErrnoException) => error,
+      );
       if (failed) {
-        cannot(`chmod ${dir}: ${failed.code === "EPERM" ? "operation not permitted" : failed.code === "EACCES" ? "permission denied" : failed.message}`);
+        cannot(
+          `chmod ${dir}: ${failed.code === "EPERM" ? "operation not permitted" : failed.code === "EACCES" ? "permission denied" : failed.message}`,
+        );
         continue;
       }
     }
     if (fsGroup === undefined) continue;
     const failures = await setVolumeOwnership(dir, fsGroup, { readOnly: false }).catch((error: Error) => error);
     if (failures instanceof Error) cannot(failures.message);
-    else if (failures.length > 0) warn(describeOwnershipFailures(volume.volume, fsGroup, failures.map((f) => ({ ...f, path: `${f.path} (${engine} volume ${volume.name})` }))));
+    else if (failures.length > 0)
+      warn(
+        describeOwnershipFailures(
+          volume.volume,
+          fsGroup,
+          failures.map((f) => ({ ...f, path: `${f.path} (${engine} volume ${volume.name})` })),
+        ),
+      );
   }
   if (fsGroup !== undefined && !getDialect(engine).tmpfsGroupOption) {
     for (const name of findOwnTmpfsVolumes(spec, volumes)) {
-      warn(describeOwnershipWarning(name, fsGroup, `${engine}'s --tmpfs takes no gid option: the tmpfs stays group root (mode 1777)`));
+      warn(
+        describeOwnershipWarning(
+          name,
+          fsGroup,
+          `${engine}'s --tmpfs takes no gid option: the tmpfs stays group root (mode 1777)`,
+        ),
+      );
     }
   }
 }
@@ -76,7 +109,9 @@ export async function setUpEmptyDirs(options: EmptyDirSetupOptions): Promise<voi
 function findOwnTmpfsVolumes(spec: PodSpec, engineVolumes: readonly PodVolume[]): string[] {
   const mounts = countVolumeMounts(spec);
   const onDisk = new Set(engineVolumes.map((v) => v.volume));
-  return (spec.volumes ?? []).filter((v) => v.emptyDir?.medium === "Memory" && (mounts.get(v.name) ?? 0) > 0 && !onDisk.has(v.name)).map((v) => v.name);
+  return (spec.volumes ?? [])
+    .filter((v) => v.emptyDir?.medium === "Memory" && (mounts.get(v.name) ?? 0) > 0 && !onDisk.has(v.name))
+    .map((v) => v.name);
 }
 
 function emptyDirField(spec: PodSpec, volume: string): string {

@@ -8,7 +8,8 @@ import type { Stats } from "node:fs";
 // mount whose source is missing: the engines' `--mount` would refuse it instead.
 
 /** The HostPathType values, "" for unset. */
-export type HostPathType = "" | "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice";
+export type HostPathType =
+  "" | "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice";
 
 const DESCRIPTIONS: Partial<Record<HostPathType, [HostPathType, string]>> = {
   Directory: ["Directory", "directory"],
@@ -25,7 +26,11 @@ const DESCRIPTIONS: Partial<Record<HostPathType, [HostPathType, string]>> = {
  * mount; throws an Error whose message is the kubelet's. `create: false` (a dry run) checks what
  * exists and creates nothing.
  */
-export async function prepareHostPath(path: string, type: string | undefined, options: { create?: boolean } = {}): Promise<void> {
+export async function prepareHostPath(
+  path: string,
+  type: string | undefined,
+  options: { create?: boolean } = {},
+): Promise<void> {
   const create = options.create !== false;
   const kind = (type ?? "") as HostPathType;
   if (kind === "") {
@@ -48,7 +53,9 @@ export async function prepareHostPath(path: string, type: string | undefined, op
   if (!info) throw new Error(`hostPath ${path} doesn't exist`);
   const actual = fileTypeOf(info);
   if (actual === undefined) {
-    throw new Error(`hostPath type check failed, ${path} is not a ${what}, unable to determine its type: only recognise file, directory, socket, block device and character device`);
+    throw new Error(
+      `hostPath type check failed, ${path} is not a ${what}, unable to determine its type: only recognise file, directory, socket, block device and character device`,
+    );
   }
   if (actual !== expected) throw new Error(`hostPath type check failed: ${path} is not a ${what}, it's a ${actual}`);
 }

@@ -43,9 +43,11 @@ export async function resolveMountSources(
       continue;
     }
     if (isAbsolute(subPath)) fail(`error SubPath \`${subPath}\` must not be an absolute path`);
-    if (subPath.split(/[\\/]/).includes("..")) fail(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
+    if (subPath.split(/[\\/]/).includes(".."))
+      fail(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
     const source = join(base, subPath);
-    if (context.touchDisk) await prepareSubPath({ base, source, subPath, volume: mount.volume, container: options.container });
+    if (context.touchDisk)
+      await prepareSubPath({ base, source, subPath, volume: mount.volume, container: options.container });
     resolved.push({ ...mount, source });
   }
   return resolved;
@@ -74,17 +76,30 @@ async function baseDirectory(mount: VolumeMount, context: MountSourceContext): P
     try {
       return await context.mountpoint(mount.volume);
     } catch (error) {
-      return fail(`volume ${mount.volume}: cannot find its directory on the host: ${(error as Error).message.split("\n")[0]}`, error);
+      return fail(
+        `volume ${mount.volume}: cannot find its directory on the host: ${(error as Error).message.split("\n")[0]}`,
+        error,
+      );
     }
   }
-  if (context.podDir === undefined) return fail(`volume "${mount.volume}": podrun has no state directory to write its files in`);
+  if (context.podDir === undefined)
+    return fail(`volume "${mount.volume}": podrun has no state directory to write its files in`);
   return volumeDirectory(context.podDir, mount.volume);
 }
 
-async function prepareSubPath(options: { base: string; source: string; subPath: string; volume: string; container: string }): Promise<void> {
+async function prepareSubPath(options: {
+  base: string;
+  source: string;
+  subPath: string;
+  volume: string;
+  container: string;
+}): Promise<void> {
   const { base, source } = options;
   const failed = (error?: unknown): never =>
-    fail(`failed to create subPath directory for volumeMount "${options.volume}" of container "${options.container}"`, error);
+    fail(
+      `failed to create subPath directory for volumeMount "${options.volume}" of container "${options.container}"`,
+      error,
+    );
   const baseInfo = await stat(base).catch(failed);
   // Made the way the kubelet's SafeMakeDir makes it: each part at a time, none through a symlink
   // that leaves the volume (checked once it exists, below), with the volume directory's mode.

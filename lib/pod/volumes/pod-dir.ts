@@ -33,7 +33,11 @@ export function volumeDirectory(podDir: string, volume: string): string {
 }
 
 /** Creates the pod directory (and the ones above it under the state directory), private to the user. */
-export async function ensurePodDirectory(stateDir: string, engine: string, pod: Pick<PodIdentity, "name" | "namespace">): Promise<string> {
+export async function ensurePodDirectory(
+  stateDir: string,
+  engine: string,
+  pod: Pick<PodIdentity, "name" | "namespace">,
+): Promise<string> {
   const path = podDirectory(stateDir, engine, pod);
   // An existing one keeps no looser mode than this either (a copy, a restore from a backup…).
   for (const dir of [podsDirectory(stateDir), join(podsDirectory(stateDir), engine), path]) {
@@ -49,7 +53,10 @@ export async function removePodDirectory(path: string): Promise<void> {
 }
 
 /** The pods that have a directory: `--all` of `down` also removes what a killed run left. */
-export async function listPodDirectories(stateDir: string, engine: string): Promise<{ name: string; namespace: string }[]> {
+export async function listPodDirectories(
+  stateDir: string,
+  engine: string,
+): Promise<{ name: string; namespace: string }[]> {
   const entries = await readdir(join(podsDirectory(stateDir), engine), { withFileTypes: true }).catch(() => []);
   return entries.flatMap((entry) => {
     const at = entry.name.indexOf("_");

@@ -11,7 +11,12 @@ import type { PodIdentity } from "../identity.js";
 import { ensurePodDirectory, podDirectory, removePodDirectory, volumeDirectory } from "./pod-dir.js";
 import type { PodObjects } from "../spec/pod-objects.js";
 import { isFileVolume, planVolumeFiles } from "./volume-files.js";
-import { describeOwnershipFailures, fsGroupMode, OWNERSHIP_WARNING_REASON, setVolumeOwnership } from "./volume-ownership.js";
+import {
+  describeOwnershipFailures,
+  fsGroupMode,
+  OWNERSHIP_WARNING_REASON,
+  setVolumeOwnership,
+} from "./volume-ownership.js";
 
 // The kubelet's volume manager before the pod's first container (WaitForAttachAndMount): every
 // volume of the pod is set up, mounted by a container or not, or the pod goes no further. Here:
@@ -38,7 +43,10 @@ export interface PrepareVolumesOptions {
 }
 
 /** Sets up the pod's volumes; resolves with the pod directory when it has file volumes. */
-export async function prepareVolumes(recorder: Pick<EventRecorder, "event">, options: PrepareVolumesOptions): Promise<{ podDir?: string }> {
+export async function prepareVolumes(
+  recorder: Pick<EventRecorder, "event">,
+  options: PrepareVolumesOptions,
+): Promise<{ podDir?: string }> {
   const { pod, identity } = options;
   const volumes = pod.spec!.volumes ?? [];
   const fileVolumes = volumes.filter(isFileVolume);
@@ -49,7 +57,13 @@ export async function prepareVolumes(recorder: Pick<EventRecorder, "event">, opt
   };
 
   let node: NodeCapacity | undefined;
-  const context = { pod, identity, objects: options.objects, nodeName: readNodeName(pod), nodeCapacity: () => (node ??= readNodeCapacity()) };
+  const context = {
+    pod,
+    identity,
+    objects: options.objects,
+    nodeName: readNodeName(pod),
+    nodeCapacity: () => (node ??= readNodeCapacity()),
+  };
   const payloads = new Map<string, Payload>();
   for (const volume of fileVolumes) {
     try {
@@ -60,10 +74,13 @@ export async function prepareVolumes(recorder: Pick<EventRecorder, "event">, opt
   }
   for (const volume of volumes) {
     if (!volume.hostPath) continue;
-    await prepareHostPath(volume.hostPath.path, volume.hostPath.type, { create: options.dryRun !== true }).catch((error: unknown) => failed(volume, error));
+    await prepareHostPath(volume.hostPath.path, volume.hostPath.type, { create: options.dryRun !== true }).catch(
+      (error: unknown) => failed(volume, error),
+    );
   }
   if (fileVolumes.length === 0) return {};
-  if (options.stateDir === undefined) return failed(fileVolumes[0]!, new Error("podrun has no state directory to write the volume's files in"));
+  if (options.stateDir === undefined)
+    return failed(fileVolumes[0]!, new Error("podrun has no state directory to write the volume's files in"));
   const podDir = podDirectory(options.stateDir, options.engine, identity);
   if (options.dryRun) return { podDir };
 
@@ -91,13 +108,24 @@ export async function prepareVolumes(recorder: Pick<EventRecorder, "event">, opt
 }
 
 /** With a pod fsGroup, the kubelet's setPerms hook: the whole volume directory, read-only kind. */
-function fsGroupSetPerms(recorder: Pick<EventRecorder, "event">, options: PrepareVolumesOptions, volume: string, dir: string): Parameters<typeof writeAtomically>[2] {
+function fsGroupSetPerms(
+  recorder: Pick<EventRecorder, "event">,
+  options: PrepareVolumesOptions,
+  volume: string,
+  dir: string,
+): Parameters<typeof writeAtomically>[2] {
   const fsGroup = options.pod.spec!.securityContext?.fsGroup;
   if (fsGroup === undefined) return {};
   return {
     setPerms: async () => {
       const failures = await setVolumeOwnership(dir, fsGroup, { readOnly: true });
-      if (failures.length > 0) recorder.event(toInvolvedObject(options.identity), "Warning", OWNERSHIP_WARNING_REASON, describeOwnershipFailures(volume, fsGroup, failures));
+      if (failures.length > 0)
+        recorder.event(
+          toInvolvedObject(options.identity),
+          "Warning",
+          OWNERSHIP_WARNING_REASON,
+          describeOwnershipFailures(volume, fsGroup, failures),
+        );
     },
     fileMode: (mode) => fsGroupMode(mode, { directory: false, readOnly: true }),
   };

@@ -50,7 +50,10 @@ export async function withTerminationLog(
 ): Promise<VolumeMount[]> {
   if (context.podDir === undefined) return [...mounts];
   const file = terminationLogFile(context.podDir, container.name);
-  const target = planTerminationLog(container, mounts.map((mount) => mount.target));
+  const target = planTerminationLog(
+    container,
+    mounts.map((mount) => mount.target),
+  );
   if (target === undefined) {
     if (context.touchDisk) await rm(file, { force: true }).catch(() => undefined);
     return [...mounts];

@@ -28,7 +28,12 @@ export interface VolumeFilesContext {
 
 /** A volume whose files podrun writes in the pod directory. */
 export function isFileVolume(volume: Volume): boolean {
-  return volume.configMap !== undefined || volume.secret !== undefined || volume.downwardAPI !== undefined || volume.projected !== undefined;
+  return (
+    volume.configMap !== undefined ||
+    volume.secret !== undefined ||
+    volume.downwardAPI !== undefined ||
+    volume.projected !== undefined
+  );
 }
 
 /** The volume's files; throws an Error with the kubelet's message when it cannot be set up. */
@@ -73,7 +78,8 @@ function projectedPayload(volume: Volume, ctx: VolumeFilesContext): Payload {
       if (source.configMap) {
         const optional = source.configMap.optional === true;
         const configMap = findConfigMap(ctx.objects, ctx.identity.namespace, source.configMap.name ?? "");
-        if (!configMap && !optional) throw new Error(`configmap ${JSON.stringify(source.configMap.name ?? "")} not found`);
+        if (!configMap && !optional)
+          throw new Error(`configmap ${JSON.stringify(source.configMap.name ?? "")} not found`);
         merge(configMapPayload(source.configMap.items, configMap ?? {}, mode, optional));
       } else if (source.secret) {
         const optional = source.secret.optional === true;
@@ -94,19 +100,44 @@ function projectedPayload(volume: Volume, ctx: VolumeFilesContext): Payload {
   return payload;
 }
 
-function configMapPayload(items: readonly KeyToPath[] | undefined, configMap: Pick<ConfigMap, "data" | "binaryData">, mode: number, optional: boolean): Payload {
+function configMapPayload(
+  items: readonly KeyToPath[] | undefined,
+  configMap: Pick<ConfigMap, "data" | "binaryData">,
+  mode: number,
+  optional: boolean,
+): Payload {
   const value = (key: string): Buffer | undefined => {
     if (configMap.data && Object.hasOwn(configMap.data, key)) return Buffer.from(configMap.data[key] ?? "", "utf8");
-    if (configMap.binaryData && Object.hasOwn(configMap.binaryData, key)) return decodeBase64(configMap.binaryData[key] ?? "") ?? Buffer.alloc(0);
+    if (configMap.binaryData && Object.hasOwn(configMap.binaryData, key))
+      return decodeBase64(configMap.binaryData[key] ?? "") ?? Buffer.alloc(0);
     return undefined;
   };
   const keys = [...Object.keys(configMap.data ?? {}), ...Object.keys(configMap.binaryData ?? {})];
-  return keyedPayload({ items, keys, value, mode, optional, missing: (key) => `configmap references non-existent config key: ${key}` });
+  return keyedPayload({
+    items,
+    keys,
+    value,
+    mode,
+    optional,
+    missing: (key) => `configmap references non-existent config key: ${key}`,
+  });
 }
 
-function secretPayload(items: readonly KeyToPath[] | undefined, secret: Pick<Secret, "data" | "stringData">, mode: number, optional: boolean): Payload {
+function secretPayload(
+  items: readonly KeyToPath[] | undefined,
+  secret: Pick<Secret, "data" | "stringData">,
+  mode: number,
+  optional: boolean,
+): Payload {
   const data = readSecretData(secret);
-  return keyedPayload({ items, keys: [...data.keys()], value: (key) => data.get(key), mode, optional, missing: (key) => `references non-existent secret key: ${key}` });
+  return keyedPayload({
+    items,
+    keys: [...data.keys()],
+    value: (key) => data.get(key),
+    mode,
+    optional,
+    missing: (key) => `references non-existent secret key: ${key}`,
+  });
 }
 
 function keyedPayload(options: {
@@ -140,7 +171,13 @@ function downwardPayload(items: readonly DownwardAPIVolumeFile[], mode: number, 
     let text: string;
     try {
       text = item.fieldRef
-        ? resolvePodField(item.fieldRef.fieldPath, { pod: ctx.pod, identity: ctx.identity, nodeName: ctx.nodeName, hostIPs: [], podIPs: [] })
+        ? resolvePodField(item.fieldRef.fieldPath, {
+            pod: ctx.pod,
+            identity: ctx.identity,
+            nodeName: ctx.nodeName,
+            hostIPs: [],
+            podIPs: [],
+          })
         : resolveContainerResource(item, ctx);
     } catch (error) {
       errors.push((error as Error).message);

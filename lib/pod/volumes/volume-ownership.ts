@@ -40,10 +40,16 @@ export function fsGroupMode(mode: number, options: { directory: boolean; readOnl
  * Gives `root` and everything under it to group `fsGroup`. Throws when the tree cannot be read
  * (as the kubelet's walk returns that error); resolves with the chowns and chmods that failed.
  */
-export async function setVolumeOwnership(root: string, fsGroup: number, options: { readOnly: boolean }): Promise<OwnershipFailure[]> {
+export async function setVolumeOwnership(
+  root: string,
+  fsGroup: number,
+  options: { readOnly: boolean },
+): Promise<OwnershipFailure[]> {
   const failures: OwnershipFailure[] = [];
   const change = async (path: string, info: { mode: number; isDirectory(): boolean; isSymbolicLink(): boolean }) => {
-    await lchown(path, -1, fsGroup).catch((error: NodeJS.ErrnoException) => failures.push({ path, operation: "chown", error }));
+    await lchown(path, -1, fsGroup).catch((error: NodeJS.ErrnoException) =>
+      failures.push({ path, operation: "chown", error }),
+    );
     if (info.isSymbolicLink()) return;
     const mode = fsGroupMode(info.mode, { directory: info.isDirectory(), readOnly: options.readOnly });
     await chmod(path, mode).catch((error: NodeJS.ErrnoException) => failures.push({ path, operation: "chmod", error }));
@@ -80,6 +86,10 @@ export function describeOwnershipWarning(volume: string, fsGroup: number, cause:
 }
 
 /** The Warning's text for failures of setVolumeOwnership. */
-export function describeOwnershipFailures(volume: string, fsGroup: number, failures: readonly OwnershipFailure[]): string {
+export function describeOwnershipFailures(
+  volume: string,
+  fsGroup: number,
+  failures: readonly OwnershipFailure[],
+): string {
   return describeOwnershipWarning(volume, fsGroup, describeOwnershipFailure(failures[0]!), failures.length - 1);
 }

@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
 import { posix } from "node:path";
 import type { Container, PodSpec, Volume, VolumeMount as VolumeMountSpec } from "kubernetes-types/core/v1.js";
-import { LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, LABEL_VOLUME, type VolumeMount } from "../../runtime/types.js";
+import {
+  LABEL_MANAGED,
+  LABEL_POD_NAME,
+  LABEL_POD_NAMESPACE,
+  LABEL_POD_UID,
+  LABEL_VOLUME,
+  type VolumeMount,
+} from "../../runtime/types.js";
 import { parseQuantityBytes } from "../../resources/quantity.js";
 import type { PodIdentity } from "../identity.js";
 import { readNodeCapacity, readNodeName } from "../spec/field-ref.js";
@@ -57,8 +64,16 @@ export function planPodVolumes(spec: PodSpec, pod: PodIdentity): PodVolume[] {
   const mounts = countVolumeMounts(spec);
   const fsGroup = spec.securityContext?.fsGroup;
   return (spec.volumes ?? [])
-    .filter((volume) => volume.emptyDir !== undefined && (mounts.get(volume.name) ?? 0) > 0 && !isOwnTmpfs(spec, volume.name, mounts))
-    .map((volume) => ({ name: volumeRuntimeName(pod, volume.name), volume: volume.name, labels: volumeLabels(pod, volume.name), ...(fsGroup !== undefined ? { group: fsGroup } : {}) }));
+    .filter(
+      (volume) =>
+        volume.emptyDir !== undefined && (mounts.get(volume.name) ?? 0) > 0 && !isOwnTmpfs(spec, volume.name, mounts),
+    )
+    .map((volume) => ({
+      name: volumeRuntimeName(pod, volume.name),
+      volume: volume.name,
+      labels: volumeLabels(pod, volume.name),
+      ...(fsGroup !== undefined ? { group: fsGroup } : {}),
+    }));
 }
 
 /**
@@ -67,29 +82,60 @@ export function planPodVolumes(spec: PodSpec, pod: PodIdentity): PodVolume[] {
  * (mount-sources.ts). Mounts of volume types podrun does not honour are left out (validation warns).
  * configMap, secret, downwardAPI and projected volumes are always read-only, as the kubelet mounts them.
  */
-export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name" | "namespace">, container: Container, content?: SubPathContent): VolumeMount[] {
+export function planContainerMounts(
+  spec: PodSpec,
+  pod: Pick<PodIdentity, "name" | "namespace">,
+  container: Container,
+  content?: SubPathContent,
+): VolumeMount[] {
   const mounts = countVolumeMounts(spec);
   const volumes = new Map((spec.volumes ?? []).map((v) => [v.name, v]));
   return (container.volumeMounts ?? []).flatMap((mount): VolumeMount[] => {
     const volume = volumes.get(mount.name);
     if (!volume) return [];
     const readOnly = mount.readOnly === true;
-    const subPath = mount.subPathExpr ? { subPath: mount.subPathExpr, expand: true } : mount.subPath ? { subPath: mount.subPath } : {};
+    const subPath = mount.subPathExpr
+      ? { subPath: mount.subPathExpr, expand: true }
+      : mount.subPath
+        ? { subPath: mount.subPath }
+        : {};
     const propagation = bindPropagation(mount);
     if (isFileVolume(volume)) {
       // A subPath mount keeps the file it was made with (the kubelet's too): the content counts in
       // the spec hash, so that `up` recreates the container when it changed. Whole-volume mounts are
       // updated in place instead (prepare-volumes.ts), and their content does not count.
       const digest = hasSubPath(mount) && content ? { contentDigest: digestVolumeFiles(volume, content) } : {};
-      return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly: true, bind: { from: "files", ...subPath, ...digest }, ...propagation }];
+      return [
+        {
+          volume: mount.name,
+          target: containerMountPath(mount.mountPath),
+          readOnly: true,
+          bind: { from: "files", ...subPath, ...digest },
+          ...propagation,
+        },
+      ];
     }
     if (volume.hostPath) {
-      return [{ volume: mount.name, target: containerMountPath(mount.mountPath), readOnly, bind: { from: "host", path: volume.hostPath.path, ...subPath }, ...propagation }];
+      return [
+        {
+          volume: mount.name,
+          target: containerMountPath(mount.mountPath),
+          readOnly,
+          bind: { from: "host", path: volume.hostPath.path, ...subPath },
+          ...propagation,
+        },
+      ];
     }
     if (volume.persistentVolumeClaim) {
       // The claim's engine volume (claim-volumes.ts); a read-only claim source makes every mount of it read-only.
-      const claim = { volume: claimVolumeName(pod.namespace, volume.persistentVolumeClaim.claimName), target: containerMountPath(mount.mountPath), readOnly: readOnly || volume.persistentVolumeClaim.readOnly === true };
-      return hasSubPath(mount) || propagation.propagation ? [{ ...claim, bind: { from: "engine-volume", ...subPath }, ...propagation }] : [claim];
+      const claim = {
+        volume: claimVolumeName(pod.namespace, volume.persistentVolumeClaim.claimName),
+        target: containerMountPath(mount.mountPath),
+        readOnly: readOnly || volume.persistentVolumeClaim.readOnly === true,
+      };
+      return hasSubPath(mount) || propagation.propagation
+        ? [{ ...claim, bind: { from: "engine-volume", ...subPath }, ...propagation }]
+        : [claim];
     }
     const emptyDir = volume.emptyDir;
     if (!emptyDir) return [];
@@ -97,11 +143,14 @@ export function planContainerMounts(spec: PodSpec, pod: Pick<PodIdentity, "name"
     if (isOwnTmpfs(spec, mount.name, mounts)) {
       const size = emptyDir.sizeLimit === undefined ? undefined : parseQuantityBytes(emptyDir.sizeLimit);
       const fsGroup = spec.securityContext?.fsGroup;
-      return [{ ...base, tmpfs: true, tmpfsSizeBytes: size, ...(fsGroup !== undefined ? { tmpfsGroup: fsGroup } : {}) }];
+      return [
+        { ...base, tmpfs: true, tmpfsSizeBytes: size, ...(fsGroup !== undefined ? { tmpfsGroup: fsGroup } : {}) },
+      ];
     }
     // The engines here have no volume-subpath option: a subPath is a bind of the directory in the
     // volume. So is a mount with propagation: docker takes no propagation on a named volume.
-    if (hasSubPath(mount) || propagation.propagation) return [{ ...base, bind: { from: "engine-volume", ...subPath }, ...propagation }];
+    if (hasSubPath(mount) || propagation.propagation)
+      return [{ ...base, bind: { from: "engine-volume", ...subPath }, ...propagation }];
     return [base];
   });
 }
@@ -119,14 +168,19 @@ function bindPropagation(mount: VolumeMountSpec): Pick<VolumeMount, "propagation
  * Indexes of [container list, container, mount] whose mountPropagation is lost: a Memory
  * emptyDir mounted once is the container's own tmpfs, which the engines mount private.
  */
-export function findTmpfsPropagation(spec: Partial<PodSpec>): { list: "initContainers" | "containers"; container: number; mount: number }[] {
+export function findTmpfsPropagation(
+  spec: Partial<PodSpec>,
+): { list: "initContainers" | "containers"; container: number; mount: number }[] {
   const mounts = countVolumeMounts(spec);
   const found: { list: "initContainers" | "containers"; container: number; mount: number }[] = [];
   for (const list of ["initContainers", "containers"] as const) {
     (spec[list] ?? []).forEach((container, containerIndex) => {
       (container.volumeMounts ?? []).forEach((mount, mountIndex) => {
         const propagation = mount.mountPropagation;
-        if ((propagation === "HostToContainer" || propagation === "Bidirectional") && isOwnTmpfs(spec, mount.name, mounts)) {
+        if (
+          (propagation === "HostToContainer" || propagation === "Bidirectional") &&
+          isOwnTmpfs(spec, mount.name, mounts)
+        ) {
           found.push({ list, container: containerIndex, mount: mountIndex });
         }
       });
@@ -144,7 +198,12 @@ function digestVolumeFiles(volume: Volume, content: SubPathContent): string {
   try {
     // The pod's UID is new on every run until the pod is kept: a fixed marker, or the hash would never match.
     const identity = { ...content.identity, uid: "<pod uid>" };
-    const files = planVolumeFiles(volume, { ...content, identity, nodeName: readNodeName(content.pod), nodeCapacity: readNodeCapacity });
+    const files = planVolumeFiles(volume, {
+      ...content,
+      identity,
+      nodeName: readNodeName(content.pod),
+      nodeCapacity: readNodeCapacity,
+    });
     for (const path of [...files.keys()].sort()) {
       const file = files.get(path)!;
       hash.update(`${path}\0${file.mode}\0${file.content.length}\0`).update(file.content);
@@ -175,7 +234,9 @@ export function countVolumeMounts(spec: Partial<PodSpec>): Map<string, number> {
 export function findMemoryVolumesOnDisk(spec: Partial<PodSpec>): number[] {
   const mounts = countVolumeMounts(spec);
   return (spec.volumes ?? []).flatMap((volume, index) =>
-    volume.emptyDir?.medium === "Memory" && (mounts.get(volume.name) ?? 0) > 0 && !isOwnTmpfs(spec, volume.name, mounts) ? [index] : [],
+    volume.emptyDir?.medium === "Memory" && (mounts.get(volume.name) ?? 0) > 0 && !isOwnTmpfs(spec, volume.name, mounts)
+      ? [index]
+      : [],
   );
 }
 

@@ -63,8 +63,14 @@ t.test("envLookup: later entries win, chained definitions expand in order (TestM
   ]) {
     declared.push({ name, value: expandVars(value, envLookup(declared)) });
   }
-  t.same(declared.map((e) => e.value), ["bar", "bar-1", "bar-1-2"]);
-  const look = envLookup([{ name: "X", value: "1" }, { name: "X", value: "2" }]);
+  t.same(
+    declared.map((e) => e.value),
+    ["bar", "bar-1", "bar-1-2"],
+  );
+  const look = envLookup([
+    { name: "X", value: "1" },
+    { name: "X", value: "2" },
+  ]);
   t.equal(look("X"), "2");
   t.equal(look("Y"), undefined);
 });

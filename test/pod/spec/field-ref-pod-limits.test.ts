@@ -6,7 +6,8 @@ import { resolveResourceField, type NodeCapacity } from "../../../lib/pod/spec/f
 
 const node: NodeCapacity = { cpuCores: 4, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 100e9 };
 const bare: Container = { name: "app", image: "x" };
-const podWith = (limits: Record<string, string>): Pod => ({ spec: { resources: { limits }, containers: [bare] } }) as Pod;
+const podWith = (limits: Record<string, string>): Pod =>
+  ({ spec: { resources: { limits }, containers: [bare] } }) as Pod;
 
 t.test("an unset or zero container limit is the pod-level one", async (t) => {
   const pod = podWith({ cpu: "1500m", memory: "256Mi", "hugepages-2Mi": "2Mi" });
@@ -15,14 +16,33 @@ t.test("an unset or zero container limit is the pod-level one", async (t) => {
   t.equal(resolveResourceField({ resource: "limits.memory", divisor: "1Mi" }, bare, node, pod), "256");
   const zero: Container = { name: "app", image: "x", resources: { limits: { memory: "0" } } };
   t.equal(resolveResourceField({ resource: "limits.memory", divisor: "1Mi" }, zero, node, pod), "256");
-  t.equal(resolveResourceField({ resource: "limits.ephemeral-storage", divisor: "1G" }, bare, node, pod), "100", "not a pod-level resource: the node's");
-  t.equal(resolveResourceField({ resource: "requests.cpu" }, bare, node, pod), "0", "requests are the container's alone");
+  t.equal(
+    resolveResourceField({ resource: "limits.ephemeral-storage", divisor: "1G" }, bare, node, pod),
+    "100",
+    "not a pod-level resource: the node's",
+  );
+  t.equal(
+    resolveResourceField({ resource: "requests.cpu" }, bare, node, pod),
+    "0",
+    "requests are the container's alone",
+  );
 });
 
 t.test("the container's own limit, then the node's capacity, stay first and last", async (t) => {
   const own: Container = { name: "app", image: "x", resources: { limits: { memory: "64Mi" } } };
-  t.equal(resolveResourceField({ resource: "limits.memory", divisor: "1Mi" }, own, node, podWith({ memory: "256Mi" })), "64");
-  t.equal(resolveResourceField({ resource: "limits.cpu" }, bare, node, podWith({ memory: "256Mi" })), "4", "no pod-level cpu limit");
-  t.equal(resolveResourceField({ resource: "limits.cpu" }, bare, node, podWith({ cpu: "0" })), "4", "a zero pod-level limit is unset");
+  t.equal(
+    resolveResourceField({ resource: "limits.memory", divisor: "1Mi" }, own, node, podWith({ memory: "256Mi" })),
+    "64",
+  );
+  t.equal(
+    resolveResourceField({ resource: "limits.cpu" }, bare, node, podWith({ memory: "256Mi" })),
+    "4",
+    "no pod-level cpu limit",
+  );
+  t.equal(
+    resolveResourceField({ resource: "limits.cpu" }, bare, node, podWith({ cpu: "0" })),
+    "4",
+    "a zero pod-level limit is unset",
+  );
   t.equal(resolveResourceField({ resource: "limits.cpu" }, bare, node), "4", "no pod");
 });

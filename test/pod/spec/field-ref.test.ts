@@ -1,9 +1,21 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
-import { formatMap, readHostIPs, readNodeCapacity, readNodeName, resolvePodField, resolveResourceField, type PodFieldContext } from "../../../lib/pod/spec/field-ref.js";
+import {
+  formatMap,
+  readHostIPs,
+  readNodeCapacity,
+  readNodeName,
+  resolvePodField,
+  resolveResourceField,
+  type PodFieldContext,
+} from "../../../lib/pod/spec/field-ref.js";
 
 const pod: Pod = {
-  metadata: { name: "web", labels: { app: "web", tier: "front" }, annotations: { "example.com/note": 'say "hi"\n', z: "é😀" } },
+  metadata: {
+    name: "web",
+    labels: { app: "web", tier: "front" },
+    annotations: { "example.com/note": 'say "hi"\n', z: "é😀" },
+  },
   spec: { containers: [{ name: "app", image: "x" }] },
 };
 const ctx: PodFieldContext = {
@@ -32,13 +44,22 @@ t.test("pod fields", async (t) => {
     ["status.podIPs", "10.88.0.5,fd00::5"],
   ];
   for (const [path, expected] of cases) t.equal(resolvePodField(path, ctx), expected, path);
-  t.equal(resolvePodField("spec.serviceAccountName", { ...ctx, pod: { ...pod, spec: { ...pod.spec!, serviceAccountName: "builder" } } }), "builder");
+  t.equal(
+    resolvePodField("spec.serviceAccountName", {
+      ...ctx,
+      pod: { ...pod, spec: { ...pod.spec!, serviceAccountName: "builder" } },
+    }),
+    "builder",
+  );
   t.equal(resolvePodField("metadata.labels", { ...ctx, pod: { metadata: {} } }), "", "no labels: empty");
   t.throws(() => resolvePodField("spec.hostname", ctx), { message: "unsupported fieldPath: spec.hostname" });
 });
 
 t.test("FormatMap quotes as Go's %q and sorts keys by bytes", async (t) => {
-  t.equal(formatMap({ b: "1", B: "2", a: "tab\there\x01\x7f\u200b\\" }), 'B="2"\na="tab\\there\\x01\\x7f\\u200b\\\\"\nb="1"');
+  t.equal(
+    formatMap({ b: "1", B: "2", a: "tab\there\x01\x7f\u200b\\" }),
+    'B="2"\na="tab\\there\\x01\\x7f\\u200b\\\\"\nb="1"',
+  );
 });
 
 const node = { cpuCores: 4, memoryBytes: 8 * 2 ** 30, ephemeralStorageBytes: 100 * 10 ** 9 };
@@ -65,7 +86,11 @@ t.test("resource fields with divisors, rounded up", async (t) => {
     ["requests.ephemeral-storage", "1k", "1000000"],
   ];
   for (const [resource, divisor, expected] of cases) {
-    t.equal(resolveResourceField({ resource, ...(divisor !== undefined ? { divisor } : {}) }, container, node), expected, `${resource} / ${divisor}`);
+    t.equal(
+      resolveResourceField({ resource, ...(divisor !== undefined ? { divisor } : {}) }, container, node),
+      expected,
+      `${resource} / ${divisor}`,
+    );
   }
 });
 
@@ -79,7 +104,9 @@ t.test("unset limits are the node's capacity; unset requests are zero", async (t
   t.equal(resolveResourceField({ resource: "requests.cpu" }, bare, node), "0");
   const zero: Container = { name: "app", image: "x", resources: { limits: { cpu: "0" } } };
   t.equal(resolveResourceField({ resource: "limits.cpu" }, zero, node), "4", "a zero limit is unset");
-  t.throws(() => resolveResourceField({ resource: "limits.gpu" }, bare, node), { message: "unsupported container resource : limits.gpu" });
+  t.throws(() => resolveResourceField({ resource: "limits.gpu" }, bare, node), {
+    message: "unsupported container resource : limits.gpu",
+  });
 });
 
 t.test("this machine", async (t) => {

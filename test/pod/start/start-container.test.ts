@@ -12,7 +12,7 @@ import { FakeRuntime } from "../../harness/fake-runtime.js";
 // asked, what fails before create, and where a secret never goes.
 
 const identity = { name: "web", namespace: "default", uid: "uid-1" };
-const SECRET = "hunter2-$(NOT)-\"q\"\nline";
+const SECRET = 'hunter2-$(NOT)-"q"\nline';
 
 function harness(script: { failCreate?: boolean } = {}) {
   const runtime = new FakeRuntime({ podIP: "10.88.0.42" });
@@ -20,7 +20,9 @@ function harness(script: { failCreate?: boolean } = {}) {
   if (script.failCreate) {
     runtime.failOn("createContainer", (call) => {
       const spec = call.args[0] as ContainerSpec;
-      return new Error(`Command failed with exit code 125: docker create ${[...(spec.command ?? []), ...(spec.args ?? [])].join(" ")}`);
+      return new Error(
+        `Command failed with exit code 125: docker create ${[...(spec.command ?? []), ...(spec.args ?? [])].join(" ")}`,
+      );
     });
   }
   const events: string[] = [];
@@ -48,7 +50,8 @@ function harness(script: { failCreate?: boolean } = {}) {
   };
 }
 
-const pod = (spec: Partial<Pod["spec"]>): Pod => defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
+const pod = (spec: Partial<Pod["spec"]>): Pod =>
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [], ...spec } });
 const objects: PodObjects = {
   configMaps: [{ metadata: { name: "cfg" }, data: { MODE: "fast", "bad=key": "x" } }],
   secrets: [{ metadata: { name: "creds" }, stringData: { PW: SECRET } }],
@@ -78,20 +81,45 @@ t.test("env reaches create resolved, command and args expanded; the pod IP once 
     publishAll: false,
   });
   const a = h.created.find((s) => s.labels["io.kubernetes.container.name"] === "a")!;
-  t.same(a.env, [{ name: "MODE", value: "fast" }, { name: "PW", value: SECRET }, { name: "IP", value: "10.88.0.42" }]);
-  t.same(a.command, ["sh", "-c", "echo fast 10.88.0.42 $(NOPE) $(MODE)"]);
-  t.ok(h.calls.indexOf("createContainer a") > h.calls.indexOf("inspectContainers default_web"), "a's create waits for the sandbox's address");
-  t.ok(h.calls.indexOf("createContainer b") < h.calls.indexOf("sandbox running"), "b, which needs no address, does not wait");
-  t.same(h.events.filter((e) => e.includes("InvalidEnvironmentVariableNames")), [
-    "pod Warning InvalidEnvironmentVariableNames: Keys [bad=key] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names.",
+  t.same(a.env, [
+    { name: "MODE", value: "fast" },
+    { name: "PW", value: SECRET },
+    { name: "IP", value: "10.88.0.42" },
   ]);
+  t.same(a.command, ["sh", "-c", "echo fast 10.88.0.42 $(NOPE) $(MODE)"]);
+  t.ok(
+    h.calls.indexOf("createContainer a") > h.calls.indexOf("inspectContainers default_web"),
+    "a's create waits for the sandbox's address",
+  );
+  t.ok(
+    h.calls.indexOf("createContainer b") < h.calls.indexOf("sandbox running"),
+    "b, which needs no address, does not wait",
+  );
+  t.same(
+    h.events.filter((e) => e.includes("InvalidEnvironmentVariableNames")),
+    [
+      "pod Warning InvalidEnvironmentVariableNames: Keys [bad=key] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names.",
+    ],
+  );
   t.notMatch(JSON.stringify(h.events) + JSON.stringify(a.labels), "hunter2");
 });
 
 t.test("hostNetwork: the pod's IP is the host's", async (t) => {
   const h = harness();
   await startPod(h.deps, {
-    pod: pod({ hostNetwork: true, containers: [{ name: "a", image: "x:1", env: [{ name: "IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }, { name: "HOST", valueFrom: { fieldRef: { fieldPath: "status.hostIP" } } }] }] }),
+    pod: pod({
+      hostNetwork: true,
+      containers: [
+        {
+          name: "a",
+          image: "x:1",
+          env: [
+            { name: "IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+            { name: "HOST", valueFrom: { fieldRef: { fieldPath: "status.hostIP" } } },
+          ],
+        },
+      ],
+    }),
     objects,
     identity,
     infraImage: "p:1",
@@ -105,7 +133,15 @@ t.test("hostNetwork: the pod's IP is the host's", async (t) => {
 t.test("a missing reference: CreateContainerConfigError before create, the kubelet's event", async (t) => {
   const h = harness();
   const error = (await startPod(h.deps, {
-    pod: pod({ containers: [{ name: "a", image: "x:1", env: [{ name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "OTHER" } } }] }] }),
+    pod: pod({
+      containers: [
+        {
+          name: "a",
+          image: "x:1",
+          env: [{ name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "OTHER" } } }],
+        },
+      ],
+    }),
     objects,
     identity,
     infraImage: "p:1",
@@ -114,14 +150,30 @@ t.test("a missing reference: CreateContainerConfigError before create, the kubel
   t.type(error, PodrunError);
   t.equal(error.reason, "CreateContainerConfigError");
   t.equal(error.message, "container a: couldn't find key OTHER in Secret default/creds");
-  t.same(h.events.filter((e) => e.includes("Failed")), ["spec.containers{a} Warning Failed: Error: couldn't find key OTHER in Secret default/creds"]);
+  t.same(
+    h.events.filter((e) => e.includes("Failed")),
+    ["spec.containers{a} Warning Failed: Error: couldn't find key OTHER in Secret default/creds"],
+  );
   t.notOk(h.calls.includes("createContainer a"));
 });
 
 t.test("a Secret in args: printed unexpanded, and hidden from a failed create's message", async (t) => {
   const h = harness({ failCreate: true });
   const error = (await startPod(h.deps, {
-    pod: pod({ containers: [{ name: "a", image: "x:1", command: ["login", "--password=$(PW)"], args: ["$(MODE)"], env: [{ name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "PW" } } }, { name: "MODE", value: "m" }] }] }),
+    pod: pod({
+      containers: [
+        {
+          name: "a",
+          image: "x:1",
+          command: ["login", "--password=$(PW)"],
+          args: ["$(MODE)"],
+          env: [
+            { name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "PW" } } },
+            { name: "MODE", value: "m" },
+          ],
+        },
+      ],
+    }),
     objects,
     identity,
     infraImage: "p:1",
@@ -138,7 +190,19 @@ t.test("a Secret in args: printed unexpanded, and hidden from a failed create's 
 t.test("no Secret in command or args: nothing printed apart", async (t) => {
   const h = harness();
   await startPod(h.deps, {
-    pod: pod({ containers: [{ name: "a", image: "x:1", args: ["$(MODE)"], env: [{ name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "PW" } } }, { name: "MODE", value: "m" }] }] }),
+    pod: pod({
+      containers: [
+        {
+          name: "a",
+          image: "x:1",
+          args: ["$(MODE)"],
+          env: [
+            { name: "PW", valueFrom: { secretKeyRef: { name: "creds", key: "PW" } } },
+            { name: "MODE", value: "m" },
+          ],
+        },
+      ],
+    }),
     objects,
     identity,
     infraImage: "p:1",

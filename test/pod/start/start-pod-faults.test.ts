@@ -16,7 +16,8 @@ import { FakeRuntime } from "../../harness/fake-runtime.js";
 // The real engines behind a proxy that never answers are test/state/robustness/engine-hang.e2e.test.ts.
 
 const identity: PodIdentity = { name: "web", namespace: "default", uid: "00000000-0000-0000-0000-000000000001" };
-const pod = (containers: { name: string; image: string }[]): Pod => defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers } });
+const pod = (containers: { name: string; image: string }[]): Pod =>
+  defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers } });
 
 function harness() {
   const runtime = new FakeRuntime({ images: ["pause:3.10", "busybox:1"] });
@@ -26,21 +27,41 @@ function harness() {
 }
 
 const timedOut = (step: string) =>
-  new RequestTimeoutError(step, 2000, new CommandError({ shortMessage: "Command timed out", binary: "docker", args: [], exitCode: undefined, stdout: "", stderr: "", timedOut: true }));
+  new RequestTimeoutError(
+    step,
+    2000,
+    new CommandError({
+      shortMessage: "Command timed out",
+      binary: "docker",
+      args: [],
+      exitCode: undefined,
+      stdout: "",
+      stderr: "",
+      timedOut: true,
+    }),
+  );
 const start = (h: ReturnType<typeof harness>, containers = [{ name: "a", image: "busybox:1" }]) =>
-  startPod(h.deps, { pod: pod(containers), identity, infraImage: "pause:3.10", publishAll: false }).catch((e: unknown) => e);
+  startPod(h.deps, { pod: pod(containers), identity, infraImage: "pause:3.10", publishAll: false }).catch(
+    (e: unknown) => e,
+  );
 
-t.test("a create that did not answer: the container is undone by its name, as the engine may make it yet", async (t) => {
-  const h = harness();
-  h.runtime.failOn("createContainer", timedOut("docker create"), { subject: "a" });
-  const error = (await start(h, [{ name: "a", image: "busybox:1" }, { name: "b", image: "busybox:1" }])) as StartPodError;
-  t.type(error, StartPodError);
-  t.equal(error.reason, "CreateContainerError");
-  t.equal(error.message, "container a: docker create did not answer within 2s");
-  t.same(error.created.containerIds, ["id-1", "default_web_a"], "b by its ID, a by the name it was being made under");
-  await undoStart(h.runtime, error.created);
-  t.same(h.runtime.listAll(), [], "nothing left");
-});
+t.test(
+  "a create that did not answer: the container is undone by its name, as the engine may make it yet",
+  async (t) => {
+    const h = harness();
+    h.runtime.failOn("createContainer", timedOut("docker create"), { subject: "a" });
+    const error = (await start(h, [
+      { name: "a", image: "busybox:1" },
+      { name: "b", image: "busybox:1" },
+    ])) as StartPodError;
+    t.type(error, StartPodError);
+    t.equal(error.reason, "CreateContainerError");
+    t.equal(error.message, "container a: docker create did not answer within 2s");
+    t.same(error.created.containerIds, ["id-1", "default_web_a"], "b by its ID, a by the name it was being made under");
+    await undoStart(h.runtime, error.created);
+    t.same(h.runtime.listAll(), [], "nothing left");
+  },
+);
 
 t.test("a sandbox create that did not answer: the sandbox is undone by its name", async (t) => {
   const h = harness();
@@ -59,28 +80,49 @@ t.test("a create the engine refused is not undone by name: the name may be anoth
   t.same(error.created, { sandbox: "default_web", containerIds: [] });
 });
 
-t.test("a bug is not the pod's failure: what was made is removed and the bug itself goes on, for the CLI to report as one", async (t) => {
-  for (const where of ["createContainer", "startContainer", "image manager"] as const) {
-    const h = harness();
-    const bug = new TypeError("Cannot read properties of undefined (reading 'name')");
-    if (where === "image manager") {
-      h.deps.images.ensureImageExists = (request) => (request.image === "busybox:1" ? Promise.reject(bug) : Promise.resolve(request.image));
-    } else h.runtime.failOn(where, bug, { subject: "a" });
-    const error = await start(h, [{ name: "a", image: "busybox:1" }, { name: "b", image: "pause:3.10" }]);
-    t.equal(error, bug, `${where}: the TypeError itself, with its stack`);
-    t.notOk(error instanceof PodrunError);
-    t.same(h.runtime.listAll(), [], `${where}: the sandbox and the containers are gone`);
-  }
-});
+t.test(
+  "a bug is not the pod's failure: what was made is removed and the bug itself goes on, for the CLI to report as one",
+  async (t) => {
+    for (const where of ["createContainer", "startContainer", "image manager"] as const) {
+      const h = harness();
+      const bug = new TypeError("Cannot read properties of undefined (reading 'name')");
+      if (where === "image manager") {
+        h.deps.images.ensureImageExists = (request) =>
+          request.image === "busybox:1" ? Promise.reject(bug) : Promise.resolve(request.image);
+      } else h.runtime.failOn(where, bug, { subject: "a" });
+      const error = await start(h, [
+        { name: "a", image: "busybox:1" },
+        { name: "b", image: "pause:3.10" },
+      ]);
+      t.equal(error, bug, `${where}: the TypeError itself, with its stack`);
+      t.notOk(error instanceof PodrunError);
+      t.same(h.runtime.listAll(), [], `${where}: the sandbox and the containers are gone`);
+    }
+  },
+);
 
-t.test("through `podrun up`: the bug itself reaches lib/cli.ts (reported there as a bug, with its stack), not a pod failure", async (t) => {
-  const world = await createCommandWorld(t);
-  world.runtime.images.set("busybox:1.36", { id: "sha256:b", size: 1 });
-  const bug = new TypeError("Cannot read properties of null (reading 'length')");
-  world.runtime.failOn("createContainer", bug, { subject: "app" });
-  const file = await world.manifest("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: busybox:1.36\n");
-  const error = await up({ files: [file], publishAll: false, parallelPulls: 1, keepOnFailure: false, dryRun: false, json: false, ...world.io }).catch((e: unknown) => e);
-  t.equal(error, bug);
-  t.notMatch(world.stderr.text, /RunContainerError|CreateContainerError/);
-  t.same(world.runtime.listAll(), [], "the sandbox is gone");
-});
+t.test(
+  "through `podrun up`: the bug itself reaches lib/cli.ts (reported there as a bug, with its stack), not a pod failure",
+  async (t) => {
+    const world = await createCommandWorld(t);
+    world.runtime.images.set("busybox:1.36", { id: "sha256:b", size: 1 });
+    const bug = new TypeError("Cannot read properties of null (reading 'length')");
+    world.runtime.failOn("createContainer", bug, { subject: "app" });
+    const file = await world.manifest(
+      "pod.yaml",
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: busybox:1.36\n",
+    );
+    const error = await up({
+      files: [file],
+      publishAll: false,
+      parallelPulls: 1,
+      keepOnFailure: false,
+      dryRun: false,
+      json: false,
+      ...world.io,
+    }).catch((e: unknown) => e);
+    t.equal(error, bug);
+    t.notMatch(world.stderr.text, /RunContainerError|CreateContainerError/);
+    t.same(world.runtime.listAll(), [], "the sandbox is gone");
+  },
+);

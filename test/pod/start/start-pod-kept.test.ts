@@ -29,7 +29,13 @@ function fake(options: { blockWait?: boolean; keptSandbox?: boolean } = {}) {
   const recorder = { event: () => undefined as never };
   // What startPod asks the engine, without the one image inspect that every run begins with.
   const engineCalls = () => runtime.calls.filter((c) => !c.startsWith("inspectImages"));
-  return { deps: { runtime, images, recorder }, runtime, calls: runtime.calls, engineCalls, specs: () => runtime.createdSpecs };
+  return {
+    deps: { runtime, images, recorder },
+    runtime,
+    calls: runtime.calls,
+    engineCalls,
+    specs: () => runtime.createdSpecs,
+  };
 }
 
 const pod = (spec: Partial<Pod["spec"]>): Pod =>
@@ -44,40 +50,65 @@ const manifest = pod({
   ],
 });
 
-t.test("a kept pod: only the named app containers, in the running sandbox; no sandbox, volume or init step", async (t) => {
-  const f = fake({ keptSandbox: true });
-  const started = await startPod(f.deps, { pod: manifest, identity, infraImage: "p:1", publishAll: false, keptPod: { sandboxId: "infra-id", create: ["b"] } });
-  t.same(f.engineCalls(), ["createContainer b", "startContainer b"]);
-  t.same(started.containers, [{ name: "b", id: "id-1", kind: "app" }]);
-  t.equal(started.sandboxId, "infra-id");
-  t.equal(started.appContainers, 1);
-  t.equal(started.initContainers, 0);
-  const [spec] = f.specs();
-  t.equal(spec!.labels["io.kubernetes.pod.uid"], "uid-kept", "the kept pod's UID");
-  t.equal(spec!.sandbox, "default_web", "joins the pod's sandbox");
-  t.equal(spec!.labels[LABEL_POD_HASH], computePodHash({ pod: manifest, identity, infraImage: "p:1", publishAll: false }), "carries the pod hash");
-  t.match(spec!.labels[LABEL_SPEC_HASH], /^[0-9a-f]{16}$/);
-});
+t.test(
+  "a kept pod: only the named app containers, in the running sandbox; no sandbox, volume or init step",
+  async (t) => {
+    const f = fake({ keptSandbox: true });
+    const started = await startPod(f.deps, {
+      pod: manifest,
+      identity,
+      infraImage: "p:1",
+      publishAll: false,
+      keptPod: { sandboxId: "infra-id", create: ["b"] },
+    });
+    t.same(f.engineCalls(), ["createContainer b", "startContainer b"]);
+    t.same(started.containers, [{ name: "b", id: "id-1", kind: "app" }]);
+    t.equal(started.sandboxId, "infra-id");
+    t.equal(started.appContainers, 1);
+    t.equal(started.initContainers, 0);
+    const [spec] = f.specs();
+    t.equal(spec!.labels["io.kubernetes.pod.uid"], "uid-kept", "the kept pod's UID");
+    t.equal(spec!.sandbox, "default_web", "joins the pod's sandbox");
+    t.equal(
+      spec!.labels[LABEL_POD_HASH],
+      computePodHash({ pod: manifest, identity, infraImage: "p:1", publishAll: false }),
+      "carries the pod hash",
+    );
+    t.match(spec!.labels[LABEL_SPEC_HASH], /^[0-9a-f]{16}$/);
+  },
+);
 
 t.test("a new pod: the sandbox and every container carry the pod hash", async (t) => {
   const f = fake();
   await startPod(f.deps, { pod: manifest, identity, infraImage: "p:1", publishAll: false });
   const hashes = new Set(f.specs().map((s) => s.labels[LABEL_POD_HASH]));
   t.equal(hashes.size, 1);
-  t.same(f.specs().map((s) => s.labels["io.kubernetes.container.name"]), ["init", "a", "b"]);
+  t.same(
+    f.specs().map((s) => s.labels["io.kubernetes.container.name"]),
+    ["init", "a", "b"],
+  );
 });
 
 t.test("Ctrl-C during an init container: the wait is aborted, and what was made is returned for undoing", async (t) => {
   const f = fake({ blockWait: true });
   const controller = new AbortController();
-  const run = startPod(f.deps, { pod: manifest, identity, infraImage: "p:1", publishAll: false, signal: controller.signal });
+  const run = startPod(f.deps, {
+    pod: manifest,
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+    signal: controller.signal,
+  });
   while (!f.calls.some((c) => c.startsWith("waitContainer"))) await new Promise((resolve) => setImmediate(resolve));
   controller.abort("SIGINT");
   const error = await run.catch((e: unknown) => e);
   t.type(error, StartPodInterrupted);
   const created = (error as StartPodInterrupted).created;
   t.same(created, { containerIds: ["id-1"], sandbox: "default_web", volumes: ["default_web_data"] });
-  t.notOk(f.calls.some((c) => c.startsWith("createContainer a") || c.startsWith("createContainer b")), "no app container after Ctrl-C");
+  t.notOk(
+    f.calls.some((c) => c.startsWith("createContainer a") || c.startsWith("createContainer b")),
+    "no app container after Ctrl-C",
+  );
   await undoStart(f.deps.runtime, created);
   t.same(f.calls.slice(-3), ["removeContainers init", "removeSandbox default_web", "removeVolumes default_web_data"]);
 });
@@ -91,8 +122,16 @@ t.test("Ctrl-C while a create is under way: the container is undone by its name"
     return new Promise<void>((_, reject) => (killCreate = () => reject(new Error("Command was killed with SIGINT"))));
   });
   const controller = new AbortController();
-  const run = startPod(f.deps, { pod: manifest, identity, infraImage: "p:1", publishAll: false, signal: controller.signal, keptPod: { create: ["a", "b"] } });
-  while (!f.calls.includes("createContainer b") || !f.calls.some((c) => c.startsWith("startContainer "))) await new Promise((resolve) => setImmediate(resolve));
+  const run = startPod(f.deps, {
+    pod: manifest,
+    identity,
+    infraImage: "p:1",
+    publishAll: false,
+    signal: controller.signal,
+    keptPod: { create: ["a", "b"] },
+  });
+  while (!f.calls.includes("createContainer b") || !f.calls.some((c) => c.startsWith("startContainer ")))
+    await new Promise((resolve) => setImmediate(resolve));
   controller.abort("SIGINT");
   killCreate();
   const error = (await run.catch((e: unknown) => e)) as StartPodInterrupted;

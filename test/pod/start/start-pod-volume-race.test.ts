@@ -22,9 +22,16 @@ t.test("a failure before the volumes are made: undo leaves no volume", async (t)
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: "web" },
-    spec: { hostNetwork: true, volumes: [{ name: "data", emptyDir: {} }], containers: [{ name: "a", image: "x:1", volumeMounts: [{ name: "data", mountPath: "/d" }] }] },
+    spec: {
+      hostNetwork: true,
+      volumes: [{ name: "data", emptyDir: {} }],
+      containers: [{ name: "a", image: "x:1", volumeMounts: [{ name: "data", mountPath: "/d" }] }],
+    },
   });
-  const error = await startPod({ runtime, recorder, images }, { pod, identity, infraImage: "p:1", publishAll: false }).catch((e: unknown) => e);
+  const error = await startPod(
+    { runtime, recorder, images },
+    { pod, identity, infraImage: "p:1", publishAll: false },
+  ).catch((e: unknown) => e);
   t.ok(error instanceof StartPodError);
   t.equal((error as StartPodError).reason, "ImagePullBackOff");
   t.ok(runtime.volumes.has("default_web_data"), "the volume was made before the failure was reported");

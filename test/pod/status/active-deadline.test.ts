@@ -22,7 +22,12 @@ import type { ContainerState } from "../../../lib/runtime/types.js";
 const START = "2026-01-01T10:00:00.123456789Z";
 const START_MS = Date.parse("2026-01-01T10:00:00.123Z");
 
-function container(name: string, kind: "app" | "init" | "infra", state: Partial<ContainerState> = {}, deadline?: number): ContainerState {
+function container(
+  name: string,
+  kind: "app" | "init" | "infra",
+  state: Partial<ContainerState> = {},
+  deadline?: number,
+): ContainerState {
   return {
     id: `${name}-id`,
     name: `default_job_${name}`,
@@ -45,21 +50,38 @@ function container(name: string, kind: "app" | "init" | "infra", state: Partial<
   };
 }
 
-const exited = (exitCode: number, finishedAt: string): Partial<ContainerState> => ({ status: "exited", running: false, exitCode, finishedAt });
+const exited = (exitCode: number, finishedAt: string): Partial<ContainerState> => ({
+  status: "exited",
+  running: false,
+  exitCode,
+  finishedAt,
+});
 
 function record(apps: ContainerState[], options: { hostNetwork?: boolean } = {}): PodRecord {
   const infra = options.hostNetwork ? undefined : container("POD", "infra", { createdAt: START, ip: "10.88.0.9" });
-  return { name: "job", namespace: "default", uid: "uid-1", ...(infra ? { infra } : {}), initContainers: [], appContainers: apps };
+  return {
+    name: "job",
+    namespace: "default",
+    uid: "uid-1",
+    ...(infra ? { infra } : {}),
+    initContainers: [],
+    appContainers: apps,
+  };
 }
 
-const judge = (pod: PodRecord, secondsAfterStart: number) => applyActiveDeadline(summarizePod(pod, "docker"), pod, START_MS + secondsAfterStart * 1000);
+const judge = (pod: PodRecord, secondsAfterStart: number) =>
+  applyActiveDeadline(summarizePod(pod, "docker"), pod, START_MS + secondsAfterStart * 1000);
 
 t.test("the label: only on a pod that sets the field, read back as a number", async (t) => {
   t.same(activeDeadlineLabels({}), {}, "no field, no label: the same labels (and argv) as before");
   t.same(activeDeadlineLabels({ activeDeadlineSeconds: 30 }), { [LABEL_ACTIVE_DEADLINE]: "30" });
   t.equal(readActiveDeadline([container("app", "app", {}, 30)]), 30);
   t.equal(readActiveDeadline([container("app", "app")]), undefined);
-  t.equal(readActiveDeadline([container("app", "app", { labels: { [LABEL_ACTIVE_DEADLINE]: "soon" } })]), undefined, "a label edited by hand is no deadline");
+  t.equal(
+    readActiveDeadline([container("app", "app", { labels: { [LABEL_ACTIVE_DEADLINE]: "soon" } })]),
+    undefined,
+    "a label edited by hand is no deadline",
+  );
 });
 
 t.test("start time: the sandbox's creation, else the first container's; nanoseconds read", async (t) => {
@@ -67,7 +89,13 @@ t.test("start time: the sandbox's creation, else the first container's; nanoseco
   t.equal(parseEngineTime(""), undefined);
   t.equal(parseEngineTime("not a time"), undefined);
   t.equal(podStartMs(container("POD", "infra", { createdAt: START }), [container("app", "app")]), START_MS);
-  t.equal(podStartMs(undefined, [container("b", "app", { createdAt: "2026-01-01T10:00:03Z" }), container("a", "app", { createdAt: "2026-01-01T10:00:02Z" })]), Date.parse("2026-01-01T10:00:02Z"));
+  t.equal(
+    podStartMs(undefined, [
+      container("b", "app", { createdAt: "2026-01-01T10:00:03Z" }),
+      container("a", "app", { createdAt: "2026-01-01T10:00:02Z" }),
+    ]),
+    Date.parse("2026-01-01T10:00:02Z"),
+  );
   t.equal(podStartMs(undefined, []), undefined);
   t.equal(deadlineAtMs(START_MS, 2), START_MS + 2000);
 });
@@ -84,7 +112,11 @@ t.test("past the deadline (now - start >= deadline): Failed, DeadlineExceeded, n
   t.equal(past.total, 1);
   t.equal(past.containerStatuses[0]!.ready, false);
   const object = toPodObject(past);
-  t.match(object.status, { phase: "Failed", reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" });
+  t.match(object.status, {
+    phase: "Failed",
+    reason: "DeadlineExceeded",
+    message: "Pod was active on the node longer than the specified deadline",
+  });
   t.notOk("reason" in toPodObject(judge(pod, 1)).status!, "no reason before it");
 });
 
@@ -107,16 +139,39 @@ t.test("a hostNetwork pod (no sandbox) counts from its first container", async (
 });
 
 t.test("the pod hash: unchanged without the field, another one with it (a new deadline is a new pod)", async (t) => {
-  const manifest = (extra: object) => defaultPod({ apiVersion: "v1", kind: "Pod", metadata: { name: "job" }, spec: { containers: [{ name: "app", image: "busybox:1.36" }], ...extra } });
+  const manifest = (extra: object) =>
+    defaultPod({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "job" },
+      spec: { containers: [{ name: "app", image: "busybox:1.36" }], ...extra },
+    });
   const identity = { name: "job", namespace: "default", uid: "u" };
-  const hash = (extra: object) => computePodHash({ pod: manifest(extra), identity, infraImage: "registry.k8s.io/pause:3.10", publishAll: false });
+  const hash = (extra: object) =>
+    computePodHash({ pod: manifest(extra), identity, infraImage: "registry.k8s.io/pause:3.10", publishAll: false });
   t.not(hash({ activeDeadlineSeconds: 30 }), hash({}));
   t.not(hash({ activeDeadlineSeconds: 30 }), hash({ activeDeadlineSeconds: 60 }));
   const pod = manifest({ activeDeadlineSeconds: 30 });
-  const spec = buildContainerSpec({ pod, identity, container: pod.spec!.containers[0]!, kind: "app", imageRef: "busybox:1.36" });
+  const spec = buildContainerSpec({
+    pod,
+    identity,
+    container: pod.spec!.containers[0]!,
+    kind: "app",
+    imageRef: "busybox:1.36",
+  });
   t.equal(spec.labels[LABEL_ACTIVE_DEADLINE], "30");
   const plain = manifest({});
-  const without = buildContainerSpec({ pod: plain, identity, container: plain.spec!.containers[0]!, kind: "app", imageRef: "busybox:1.36" });
+  const without = buildContainerSpec({
+    pod: plain,
+    identity,
+    container: plain.spec!.containers[0]!,
+    kind: "app",
+    imageRef: "busybox:1.36",
+  });
   t.notOk(LABEL_ACTIVE_DEADLINE in without.labels);
-  t.equal(spec.labels["io.podrun.spec-hash"], without.labels["io.podrun.spec-hash"], "the container's own hash does not change");
+  t.equal(
+    spec.labels["io.podrun.spec-hash"],
+    without.labels["io.podrun.spec-hash"],
+    "the container's own hash does not change",
+  );
 });

@@ -19,7 +19,11 @@ t.test("every type against every kind of file", async (t) => {
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const block = ["/dev/loop0", "/dev/sda", "/dev/vda"].find((path) => existsSync(path));
 
-  const check = async (path: string, type: string | undefined) => prepareHostPath(path, type).then(() => "ok", (error: Error) => error.message);
+  const check = async (path: string, type: string | undefined) =>
+    prepareHostPath(path, type).then(
+      () => "ok",
+      (error: Error) => error.message,
+    );
   t.equal(await check(dir, "Directory"), "ok");
   t.equal(await check(file, "File"), "ok");
   t.equal(await check(socket, "Socket"), "ok");
@@ -27,10 +31,19 @@ t.test("every type against every kind of file", async (t) => {
   t.equal(await check(file, "Directory"), `hostPath type check failed: ${file} is not a directory, it's a File`);
   t.equal(await check(dir, "File"), `hostPath type check failed: ${dir} is not a file, it's a Directory`);
   t.equal(await check(file, "Socket"), `hostPath type check failed: ${file} is not a socket file, it's a File`);
-  t.equal(await check(file, "CharDevice"), `hostPath type check failed: ${file} is not a character device, it's a File`);
-  t.equal(await check("/dev/null", "BlockDevice"), "hostPath type check failed: /dev/null is not a block device, it's a CharDevice");
+  t.equal(
+    await check(file, "CharDevice"),
+    `hostPath type check failed: ${file} is not a character device, it's a File`,
+  );
+  t.equal(
+    await check("/dev/null", "BlockDevice"),
+    "hostPath type check failed: /dev/null is not a block device, it's a CharDevice",
+  );
   t.equal(await check(dir, "DirectoryOrCreate"), "ok");
-  t.equal(await check(file, "DirectoryOrCreate"), `hostPath type check failed: ${file} is not a directory, it's a File`);
+  t.equal(
+    await check(file, "DirectoryOrCreate"),
+    `hostPath type check failed: ${file} is not a directory, it's a File`,
+  );
   t.equal(await check(dir, "FileOrCreate"), `hostPath type check failed: ${dir} is not a file, it's a Directory`);
   t.equal(await check(join(dir, "missing"), "Directory"), `hostPath ${join(dir, "missing")} doesn't exist`);
   t.equal(await check(join(dir, "missing"), "File"), `hostPath ${join(dir, "missing")} doesn't exist`);
@@ -42,9 +55,16 @@ t.test("every type against every kind of file", async (t) => {
   t.equal(await check(join(dir, "new-file"), "FileOrCreate"), "ok");
   const made = await stat(join(dir, "new-file"));
   t.ok(made.isFile() && made.size === 0 && (made.mode & 0o777) === 0o644, "FileOrCreate makes an empty 0644 file");
-  t.equal(await check(join(dir, "no-parent/file"), "FileOrCreate"), `open ${join(dir, "no-parent/file")}: no such file or directory`, "but not its parent");
+  t.equal(
+    await check(join(dir, "no-parent/file"), "FileOrCreate"),
+    `open ${join(dir, "no-parent/file")}: no such file or directory`,
+    "but not its parent",
+  );
   t.equal(await check(join(dir, "unset"), undefined), "ok");
-  t.ok((await stat(join(dir, "unset"))).isDirectory(), "unset type: a missing path becomes a directory, as the CRI runtimes make it");
+  t.ok(
+    (await stat(join(dir, "unset"))).isDirectory(),
+    "unset type: a missing path becomes a directory, as the CRI runtimes make it",
+  );
   t.equal(await check(file, ""), "ok", "unset type checks nothing");
 
   await mkdir(join(dir, "dry"), { recursive: true });

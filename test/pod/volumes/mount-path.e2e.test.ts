@@ -15,7 +15,12 @@ const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: a relative mountPath is mounted at / + the path`, async (t) => {
-    if (!(await requireEngine(t, runtime)) || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))) return;
+    if (
+      !(await requireEngine(t, runtime)) ||
+      !(await requireImage(t, runtime, BUSYBOX)) ||
+      !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
+    )
+      return;
     const name = `relmount-${randomBytes(3).toString("hex")}`;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-mount-state-"));
     const env = { PODRUN_STATE_DIR: stateDir };

@@ -6,7 +6,13 @@ import t from "tap";
 import { runCli, type CliResult } from "../../harness/cli.js";
 import { removeManagedContainers } from "../../harness/cleanup.js";
 import { requireImage, requireRegistry } from "../../harness/engine.js";
-import { eventId, listStateLeftovers, readBackoffFile, readEventLines, type LoggedEvent } from "../../harness/state-files.js";
+import {
+  eventId,
+  listStateLeftovers,
+  readBackoffFile,
+  readEventLines,
+  type LoggedEvent,
+} from "../../harness/state-files.js";
 
 // Eight `podrun up` processes at once, of different pods, sharing one state directory, on the
 // real docker engine, for several rounds. Every process appends to the same event log, and every
@@ -48,15 +54,25 @@ spec:
 `;
 
 const parseStdout = (stdout: string): LoggedEvent[] =>
-  stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as LoggedEvent);
+  stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LoggedEvent);
 
 const sorted = (values: string[]) => [...values].sort();
 
 t.test(`${PODS} concurrent podrun up against one state directory, ${ROUNDS} rounds`, async (t) => {
-  if (!(await requireImage(t, RUNTIME, BUSYBOX)) || !(await requireImage(t, RUNTIME, PAUSE)) || !(await requireRegistry(t, "open"))) return;
+  if (
+    !(await requireImage(t, RUNTIME, BUSYBOX)) ||
+    !(await requireImage(t, RUNTIME, PAUSE)) ||
+    !(await requireRegistry(t, "open"))
+  )
+    return;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-concurrent-state-"));
   const manifests = await mkdtemp(join(tmpdir(), "podrun-concurrent-"));
-  t.teardown(() => Promise.all([rm(stateDir, { recursive: true, force: true }), rm(manifests, { recursive: true, force: true })]));
+  t.teardown(() =>
+    Promise.all([rm(stateDir, { recursive: true, force: true }), rm(manifests, { recursive: true, force: true })]),
+  );
   const run = randomBytes(3).toString("hex");
   const figures: string[] = [];
   let failingSoFar = 0;
@@ -66,7 +82,9 @@ t.test(`${PODS} concurrent podrun up against one state directory, ${ROUNDS} roun
   await writeFile(alone.file, podYaml(alone));
   t.teardown(() => removeManagedContainers(RUNTIME, { "io.kubernetes.pod.name": alone.name }).then(() => undefined));
   const aloneStarted = performance.now();
-  const aloneResult = await runCli(["up", "--runtime", RUNTIME, "--json", alone.file], { env: { PODRUN_STATE_DIR: join(manifests, "alone-state") } });
+  const aloneResult = await runCli(["up", "--runtime", RUNTIME, "--json", alone.file], {
+    env: { PODRUN_STATE_DIR: join(manifests, "alone-state") },
+  });
   const aloneMs = performance.now() - aloneStarted;
   t.equal(aloneResult.exitCode, 0, aloneResult.stderr);
   await removeManagedContainers(RUNTIME, { "io.kubernetes.pod.name": alone.name });
@@ -78,17 +96,29 @@ t.test(`${PODS} concurrent podrun up against one state directory, ${ROUNDS} roun
     for (let i = 0; i < PODS; i++) {
       const name = `conc-${run}-r${round}-p${i}`;
       const failing = FAILING.has(i);
-      const pod: Pod = { name, file: join(manifests, `${name}.yaml`), failing, ...(failing ? { missingImage: `127.0.0.1:5100/podrun-test/absent-${run}-${i}:1` } : {}) };
+      const pod: Pod = {
+        name,
+        file: join(manifests, `${name}.yaml`),
+        failing,
+        ...(failing ? { missingImage: `127.0.0.1:5100/podrun-test/absent-${run}-${i}:1` } : {}),
+      };
       await writeFile(pod.file, podYaml(pod));
       pods.push(pod);
     }
-    t.teardown(() => Promise.all(pods.map((pod) => removeManagedContainers(RUNTIME, { "io.kubernetes.pod.name": pod.name }))).then(() => undefined));
+    t.teardown(() =>
+      Promise.all(pods.map((pod) => removeManagedContainers(RUNTIME, { "io.kubernetes.pod.name": pod.name }))).then(
+        () => undefined,
+      ),
+    );
 
     const started = performance.now();
     const processMs: number[] = [];
     const results: CliResult[] = await Promise.all(
       pods.map(async (pod) => {
-        const result = await runCli(["up", "--runtime", RUNTIME, "--json", pod.file], { env: { PODRUN_STATE_DIR: stateDir }, timeoutMs: 180_000 });
+        const result = await runCli(["up", "--runtime", RUNTIME, "--json", pod.file], {
+          env: { PODRUN_STATE_DIR: stateDir },
+          timeoutMs: 180_000,
+        });
         processMs.push(performance.now() - started);
         return result;
       }),
@@ -98,7 +128,11 @@ t.test(`${PODS} concurrent podrun up against one state directory, ${ROUNDS} roun
     await t.test(`round ${round}`, async (t) => {
       pods.forEach((pod, i) => {
         const result = results[i]!;
-        t.equal(result.exitCode, pod.failing ? 1 : 0, `${pod.name}: exit code (${result.stderr.trim().split("\n").at(-1)})`);
+        t.equal(
+          result.exitCode,
+          pod.failing ? 1 : 0,
+          `${pod.name}: exit code (${result.stderr.trim().split("\n").at(-1)})`,
+        );
         if (pod.failing) t.match(result.stderr, /Error: ErrImagePull: pod\/.*: container b: /, `${pod.name}: says why`);
       });
 
@@ -107,7 +141,11 @@ t.test(`${PODS} concurrent podrun up against one state directory, ${ROUNDS} roun
       for (const [i, pod] of pods.entries()) {
         const printed = parseStdout(results[i]!.stdout);
         const logged = log.events.filter((e) => e.involvedObject.name === pod.name);
-        t.same(sorted(logged.map(eventId)), sorted(printed.map(eventId)), `${pod.name}: every event it printed is in the log, once`);
+        t.same(
+          sorted(logged.map(eventId)),
+          sorted(printed.map(eventId)),
+          `${pod.name}: every event it printed is in the log, once`,
+        );
         if (pod.failing) {
           // Container a may or may not have started before b's pull failed: only b is certain.
           const b = logged.filter((e) => e.involvedObject.fieldPath === "spec.containers{b}").map((e) => e.reason);
@@ -132,7 +170,11 @@ t.test(`${PODS} concurrent podrun up against one state directory, ${ROUNDS} roun
       // The failing pods removed what they had created; the others are removed here.
       for (const pod of pods) {
         const removed = await removeManagedContainers(RUNTIME, { "io.kubernetes.pod.name": pod.name });
-        t.equal(removed.length, pod.failing ? 0 : 3, `${pod.name}: ${pod.failing ? "nothing left behind" : "sandbox and 2 containers"}`);
+        t.equal(
+          removed.length,
+          pod.failing ? 0 : 3,
+          `${pod.name}: ${pod.failing ? "nothing left behind" : "sandbox and 2 containers"}`,
+        );
       }
 
       const roundEvents = log.events.length - loggedBefore;
@@ -146,5 +188,7 @@ t.test(`${PODS} concurrent podrun up against one state directory, ${ROUNDS} roun
       t.comment(figures.at(-1)!);
     });
   }
-  t.comment(`concurrency rounds (${RUNTIME}, ${PODS} concurrent podrun up, ${FAILING.size} with a missing image):\n${figures.join("\n")}`);
+  t.comment(
+    `concurrency rounds (${RUNTIME}, ${PODS} concurrent podrun up, ${FAILING.size} with a missing image):\n${figures.join("\n")}`,
+  );
 });

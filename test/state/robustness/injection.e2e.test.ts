@@ -23,9 +23,16 @@ for (const runtime of ["docker", "podman"] as const) {
     const bin = await mkdtemp(join(tmpdir(), "podrun-inject-bin-"));
     t.teardown(() => rm(bin, { recursive: true, force: true }));
     const engineLog = join(bin, "argv.log");
-    const real = (process.env.PATH ?? "").split(":").map((dir) => join(dir, runtime)).find((path) => existsSync(path));
+    const real = (process.env.PATH ?? "")
+      .split(":")
+      .map((dir) => join(dir, runtime))
+      .find((path) => existsSync(path));
     if (!real) return void t.plan(0, `${runtime} is not on PATH`);
-    await writeFile(join(bin, runtime), `#!/bin/sh\nprintf '%s\\0' "$@" >> ${engineLog}\nprintf '\\n\\0' >> ${engineLog}\nexec ${real} "$@"\n`, { mode: 0o755 });
+    await writeFile(
+      join(bin, runtime),
+      `#!/bin/sh\nprintf '%s\\0' "$@" >> ${engineLog}\nprintf '\\n\\0' >> ${engineLog}\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
     const env = await setupEnginePod(t, runtime, { env: { PATH: `${bin}:${process.env.PATH ?? ""}` } });
     if (!env) return;
     const name = uniqueName("inject");
@@ -73,19 +80,28 @@ for (const runtime of ["docker", "podman"] as const) {
     const annotation = `note $(${touch}) \`${touch}\` ; | "q"\n✓`;
     const printed = [...Object.keys(envValues), "E_CM", "E_SECRET", "E_ANNOTATION"];
     // Prints its arguments, then the variables, each followed by NUL; then whether CANARY exists.
-    const script = [`for a in "$@"; do printf 'A:%s\\0' "$a"; done`, ...printed.map((v) => `printf '${v}=%s\\0' "$${v}"`), `if [ -e ${canary} ]; then printf 'CANARY\\0'; fi`].join("\n");
+    const script = [
+      `for a in "$@"; do printf 'A:%s\\0' "$a"; done`,
+      ...printed.map((v) => `printf '${v}=%s\\0' "$${v}"`),
+      `if [ -e ${canary} ]; then printf 'CANARY\\0'; fi`,
+    ].join("\n");
     const args = [...payloads, "$(E_DASH)", "$$(E_DASH)", `$(${touch})`];
     const expectedArgs = [...payloads, "--privileged", "$(E_DASH)", `$(${touch})`];
 
     const yaml =
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}-cm\ndata:\n  v: ${JSON.stringify(configValue)}\n---\n` +
       `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}-s\nstringData:\n  v: ${JSON.stringify(secretValue)}\n---\n` +
-      testPodHeader(name).replace("metadata:\n", `metadata:\n  annotations:\n    inject.example.com/note: ${JSON.stringify(annotation)}\n`) +
+      testPodHeader(name).replace(
+        "metadata:\n",
+        `metadata:\n  annotations:\n    inject.example.com/note: ${JSON.stringify(annotation)}\n`,
+      ) +
       `  containers:\n    - name: a\n      image: ${BUSYBOX}\n` +
       `      command: ${JSON.stringify(["sh", "-c", script, "sh"])}\n` +
       `      args: ${JSON.stringify(args)}\n` +
       `      env:\n` +
-      Object.entries(envValues).map(([k, v]) => `        - {name: ${k}, value: ${JSON.stringify(v)}}\n`).join("") +
+      Object.entries(envValues)
+        .map(([k, v]) => `        - {name: ${k}, value: ${JSON.stringify(v)}}\n`)
+        .join("") +
       `        - {name: E_CM, valueFrom: {configMapKeyRef: {name: ${name}-cm, key: v}}}\n` +
       `        - {name: E_SECRET, valueFrom: {secretKeyRef: {name: ${name}-s, key: v}}}\n` +
       `        - {name: E_ANNOTATION, valueFrom: {fieldRef: {fieldPath: "metadata.annotations['inject.example.com/note']"}}}\n`;
@@ -94,8 +110,16 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(up.exitCode, 0, up.stderr);
     // Every engine command podrun ran, as the shim on PATH logged it: none may carry an env value.
     const commands = (await readFile(engineLog, "utf8")).split("\n\0").filter(Boolean);
-    t.ok(commands.some((argv) => argv.startsWith("create\0") && argv.includes(`default_${name}_a`)), "the container's create is in the log");
-    for (const marker of [secretMarker, envMarker]) t.same(commands.filter((argv) => argv.includes(marker)), [], `no env value on an engine command line (${marker.split("-")[0]})`);
+    t.ok(
+      commands.some((argv) => argv.startsWith("create\0") && argv.includes(`default_${name}_a`)),
+      "the container's create is in the log",
+    );
+    for (const marker of [secretMarker, envMarker])
+      t.same(
+        commands.filter((argv) => argv.includes(marker)),
+        [],
+        `no env value on an engine command line (${marker.split("-")[0]})`,
+      );
     t.notMatch(up.stdout + up.stderr, secretMarker, "no secret in the output");
 
     const container = `default_${name}_a`;
@@ -105,8 +129,17 @@ for (const runtime of ["docker", "podman"] as const) {
     t.equal(records.pop(), "", "every record ends with NUL");
     const argsSeen = records.filter((r) => r.startsWith("A:")).map((r) => r.slice(2));
     t.equal(argsSeen.length, expectedArgs.length, "as many arguments as given");
-    expectedArgs.forEach((want, i) => t.ok(Buffer.from(argsSeen[i] ?? "\0missing").equals(Buffer.from(want)), `argument ${i} byte for byte: ${JSON.stringify(want.slice(0, 40))}`));
-    const envSeen = new Map(records.filter((r) => !r.startsWith("A:") && r.includes("=")).map((r) => [r.slice(0, r.indexOf("=")), r.slice(r.indexOf("=") + 1)]));
+    expectedArgs.forEach((want, i) =>
+      t.ok(
+        Buffer.from(argsSeen[i] ?? "\0missing").equals(Buffer.from(want)),
+        `argument ${i} byte for byte: ${JSON.stringify(want.slice(0, 40))}`,
+      ),
+    );
+    const envSeen = new Map(
+      records
+        .filter((r) => !r.startsWith("A:") && r.includes("="))
+        .map((r) => [r.slice(0, r.indexOf("=")), r.slice(r.indexOf("=") + 1)]),
+    );
     const expectedEnv: Record<string, string> = {
       ...envValues,
       E_EXPANDED: "[--privileged]",
@@ -115,50 +148,97 @@ for (const runtime of ["docker", "podman"] as const) {
       E_SECRET: secretValue,
       E_ANNOTATION: annotation,
     };
-    for (const [key, want] of Object.entries(expectedEnv)) t.ok(Buffer.from(envSeen.get(key) ?? "\0missing").equals(Buffer.from(want)), `${key} byte for byte`);
+    for (const [key, want] of Object.entries(expectedEnv))
+      t.ok(Buffer.from(envSeen.get(key) ?? "\0missing").equals(Buffer.from(want)), `${key} byte for byte`);
     t.notOk(records.includes("CANARY"), "nothing ran in the container");
     t.notOk(existsSync(canary), "nothing ran on the host");
 
     interface Inspected {
       Path?: string;
       Args?: string[];
-      Config: { Cmd?: string[] | null; Entrypoint?: string[] | string | null; CreateCommand?: string[] | null; Env?: string[] };
+      Config: {
+        Cmd?: string[] | null;
+        Entrypoint?: string[] | string | null;
+        CreateCommand?: string[] | null;
+        Env?: string[];
+      };
       HostConfig: { Privileged: boolean };
     }
     const [inspected] = JSON.parse((await runCommand(runtime, ["inspect", container])).stdout) as Inspected[];
-    const commandLike = JSON.stringify([inspected!.Path, inspected!.Args, inspected!.Config.Cmd, inspected!.Config.Entrypoint, inspected!.Config.CreateCommand]);
-    for (const marker of [secretMarker, envMarker]) t.notMatch(commandLike, marker, `no env value in the recorded command (${marker.split("-")[0]})`);
-    t.ok(inspected!.Config.Env?.includes(`E_SECRET=${secretValue}`), "the Secret's value is in the environment, where it belongs");
+    const commandLike = JSON.stringify([
+      inspected!.Path,
+      inspected!.Args,
+      inspected!.Config.Cmd,
+      inspected!.Config.Entrypoint,
+      inspected!.Config.CreateCommand,
+    ]);
+    for (const marker of [secretMarker, envMarker])
+      t.notMatch(commandLike, marker, `no env value in the recorded command (${marker.split("-")[0]})`);
+    t.ok(
+      inspected!.Config.Env?.includes(`E_SECRET=${secretValue}`),
+      "the Secret's value is in the environment, where it belongs",
+    );
     t.equal(inspected!.HostConfig.Privileged, false, "--privileged as a value made nothing privileged");
   });
 
-  t.test(`${runtime}: a value longer than any channel can carry is a one-line error, and nothing is left`, async (t) => {
-    const env = await setupEnginePod(t, runtime);
-    if (!env) return;
-    const name = uniqueName("inject-huge");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }).then(() => undefined));
-    const yaml = `${testPodHeader(name)}  containers:\n    - name: a\n      image: ${BUSYBOX}\n      env:\n        - {name: HUGE, value: ${"h".repeat(200_000)}}\n`;
-    const r = await env.up(name, yaml);
-    t.equal(r.exitCode, 1);
-    t.equal(r.stdout.match(/Created/g), null, "no container was created");
-    t.equal(
-      r.stderr.trimEnd().split("\n").at(-1),
-      `Error: CreateContainerConfigError: pod/${name}: container a: environment variable HUGE: its value is 200000 bytes, longer than ${runtime} can receive (an env-file line holds 65535 bytes, a process's environment string 131071): put it in a volume instead`,
-    );
-    t.equal((await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${name}`])).stdout, "", "the sandbox was removed too");
-  });
+  t.test(
+    `${runtime}: a value longer than any channel can carry is a one-line error, and nothing is left`,
+    async (t) => {
+      const env = await setupEnginePod(t, runtime);
+      if (!env) return;
+      const name = uniqueName("inject-huge");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }).then(() => undefined));
+      const yaml = `${testPodHeader(name)}  containers:\n    - name: a\n      image: ${BUSYBOX}\n      env:\n        - {name: HUGE, value: ${"h".repeat(200_000)}}\n`;
+      const r = await env.up(name, yaml);
+      t.equal(r.exitCode, 1);
+      t.equal(r.stdout.match(/Created/g), null, "no container was created");
+      t.equal(
+        r.stderr.trimEnd().split("\n").at(-1),
+        `Error: CreateContainerConfigError: pod/${name}: container a: environment variable HUGE: its value is 200000 bytes, longer than ${runtime} can receive (an env-file line holds 65535 bytes, a process's environment string 131071): put it in a volume instead`,
+      );
+      t.equal(
+        (await runCommand(runtime, ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${name}`])).stdout,
+        "",
+        "the sandbox was removed too",
+      );
+    },
+  );
 
   t.test(`${runtime}: names with shell metacharacters are refused before anything is created`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;
     const tag = hex();
     const cases: [string, string, RegExp][] = [
-      ["pod name", `apiVersion: v1\nkind: Pod\nmetadata:\n  name: "inj-${tag};touch-x"\nspec:\n  containers:\n    - {name: a, image: ${BUSYBOX}}\n`, /metadata\.name: Invalid value/],
-      ["pod name $()", `apiVersion: v1\nkind: Pod\nmetadata:\n  name: "$(touch inj-${tag})"\nspec:\n  containers:\n    - {name: a, image: ${BUSYBOX}}\n`, /metadata\.name: Invalid value/],
-      ["namespace", `apiVersion: v1\nkind: Pod\nmetadata:\n  name: inj-${tag}\n  namespace: "default\`id\`"\nspec:\n  containers:\n    - {name: a, image: ${BUSYBOX}}\n`, /metadata\.namespace: Invalid value/],
-      ["container name", `apiVersion: v1\nkind: Pod\nmetadata:\n  name: inj-${tag}\nspec:\n  containers:\n    - {name: "a && b", image: ${BUSYBOX}}\n`, /spec\.containers\[0\]\.name: Invalid value/],
-      ["label value", `apiVersion: v1\nkind: Pod\nmetadata:\n  name: inj-${tag}\n  labels:\n    app: "$(id)"\nspec:\n  containers:\n    - {name: a, image: ${BUSYBOX}}\n`, /metadata\.labels\[app\]: Invalid value/],
-      ["image", `apiVersion: v1\nkind: Pod\nmetadata:\n  name: inj-${tag}\nspec:\n  containers:\n    - {name: a, image: "busybox;touch-x"}\n`, /image/],
+      [
+        "pod name",
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: "inj-${tag};touch-x"\nspec:\n  containers:\n    - {name: a, image: ${BUSYBOX}}\n`,
+        /metadata\.name: Invalid value/,
+      ],
+      [
+        "pod name $()",
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: "$(touch inj-${tag})"\nspec:\n  containers:\n    - {name: a, image: ${BUSYBOX}}\n`,
+        /metadata\.name: Invalid value/,
+      ],
+      [
+        "namespace",
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: inj-${tag}\n  namespace: "default\`id\`"\nspec:\n  containers:\n    - {name: a, image: ${BUSYBOX}}\n`,
+        /metadata\.namespace: Invalid value/,
+      ],
+      [
+        "container name",
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: inj-${tag}\nspec:\n  containers:\n    - {name: "a && b", image: ${BUSYBOX}}\n`,
+        /spec\.containers\[0\]\.name: Invalid value/,
+      ],
+      [
+        "label value",
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: inj-${tag}\n  labels:\n    app: "$(id)"\nspec:\n  containers:\n    - {name: a, image: ${BUSYBOX}}\n`,
+        /metadata\.labels\[app\]: Invalid value/,
+      ],
+      [
+        "image",
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: inj-${tag}\nspec:\n  containers:\n    - {name: a, image: "busybox;touch-x"}\n`,
+        /image/,
+      ],
     ];
     for (const [what, yaml, message] of cases) {
       const r = await env.up(`case-${cases.findIndex((c) => c[0] === what)}`, yaml);

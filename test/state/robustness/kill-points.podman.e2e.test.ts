@@ -7,4 +7,6 @@ import { runKillSuite } from "../../harness/kill-shim-cases.js";
 // 20 cases of three or four podrun runs each: more than tap's default limit on a machine busy with other
 // work. Still bounded: every podrun run has its own time limit (test/harness/cli.ts).
 t.setTimeout(600_000);
-t.test("podman: podrun up killed at seeded points: the state parses, down leaves nothing, up comes back", (t) => runKillSuite(t, "podman", { count: 17, timed: 1, pull: true }));
+t.test("podman: podrun up killed at seeded points: the state parses, down leaves nothing, up comes back", (t) =>
+  runKillSuite(t, "podman", { count: 17, timed: 1, pull: true }),
+);
