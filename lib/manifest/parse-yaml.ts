@@ -1,6 +1,21 @@
-import { Composer, type Document, isCollection, isNode, isScalar, LineCounter, Parser, type Tags, visit } from "yaml";
+import {
+  Composer,
+  type Document,
+  isCollection,
+  isNode,
+  isScalar,
+  Lexer,
+  LineCounter,
+  Parser,
+  type Tags,
+  visit,
+} from "yaml";
 import { ManifestError } from "../errors.js";
-import { createGoYamlLexer } from "./go-yaml-lexer.js";
+import {
+  describeLessIndentedContinuation,
+  findLessIndentedContinuation,
+  type LessIndentedContinuation,
+} from "./go-yaml-continuation.js";
 import { useGoMergeOrder } from "./go-yaml-merge.js";
 import { adaptDoubleQuotedEscapes, useGoKeyStrings, useGoYamlScalars } from "./go-yaml-scalars.js";
 import { isJsonStream, type KubectlChunk, splitJsonValues, splitKubectlChunks } from "./kubectl-documents.js";
@@ -64,7 +79,8 @@ interface Located {
 export function parseYamlDocuments(source: ManifestSource): YamlDocument[] {
   const lines = countLines(source.text);
   const errors: Located[] = [];
-  const docs = isJsonStream(source.text) ? parseJson(source.text, errors) : parseYaml(source.text, errors);
+  const lineAt = (offset: number) => lines.linePos(offset).line;
+  const docs = isJsonStream(source.text) ? parseJson(source.text, errors) : parseYaml(source.text, errors, lineAt);
   if (errors.length > 0) {
     errors.sort((a, b) => a.offset - b.offset);
     throw new ManifestError(
@@ -103,7 +119,7 @@ interface ParsedDocument {
 
 // Each chunk kubectl cuts is one go-yaml Unmarshal: its first document counts and whatever
 // follows a `...` in the same chunk is never read, so neither values nor errors come from there.
-function parseYaml(text: string, errors: Located[]): ParsedDocument[] {
+function parseYaml(text: string, errors: Located[], lineAt: (offset: number) => number): ParsedDocument[] {
   const { chunks, error } = splitKubectlChunks(text);
   if (error) {
     errors.push({
@@ -114,19 +130,26 @@ function parseYaml(text: string, errors: Located[]): ParsedDocument[] {
   }
   const docs: ParsedDocument[] = [];
   for (const chunk of chunks) {
-    const parsed = parseChunk(chunk, errors);
+    const parsed = parseChunk(chunk, errors, (offset) => lineAt(chunk.offset + offset));
     if (parsed) docs.push({ ...parsed, offset: chunk.offset });
   }
   return docs;
 }
 
-function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Parsed; dropped: unknown[] } | undefined {
+function parseChunk(
+  chunk: KubectlChunk,
+  errors: Located[],
+  lineAt: (offset: number) => number,
+): { doc: Document.Parsed; dropped: unknown[] } | undefined {
   const located: Located[] = [];
+  const text = withGoLineBreaks(chunk.text);
+  let continuation: LessIndentedContinuation | undefined;
+  let documents = 0;
   const composer = new Composer(COMPOSE_OPTIONS);
   const parser = new Parser();
   const depthGuard = createLexemeDepthGuard();
   const parse = function* () {
-    for (const lexeme of createGoYamlLexer().lex(withGoLineBreaks(chunk.text), false)) {
+    for (const lexeme of new Lexer().lex(text, false)) {
       if (depthGuard.next(lexeme)) {
         // The Parser's own recursion is what the limit protects: nothing more is parsed.
         located.push({ offset: parser.offset, text: `YAML error: ${TOO_DEEP}` });
@@ -140,17 +163,22 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
     for (const token of parse()) {
       // A directive must be followed by `---`, and kubectl always cuts the text there.
       if (token.type === "directive") {
-        const text =
-          "YAML syntax error: a %YAML or %TAG directive: kubectl cuts it off from the document after its ---";
-        located.push({ offset: token.offset, text });
+        located.push({
+          offset: token.offset,
+          text: "YAML syntax error: a %YAML or %TAG directive: kubectl cuts it off from the document after its ---",
+        });
       }
       if (token.type === "document") {
+        const first = documents++ === 0;
         const tooDeep = findTooDeepCollection(token);
         if (tooDeep !== undefined) {
           located.push({ offset: tooDeep, text: `YAML error: ${TOO_DEEP}` });
           // Not composed: the composer's recursion is what the limit protects.
           continue;
         }
+        // The first document is the one composed. Looked for before its escapes are adapted,
+        // which changes the source text a construct is measured in.
+        if (first) continuation = findLessIndentedContinuation(token, text, COMPOSE_OPTIONS);
         adaptDoubleQuotedEscapes(token, (e) =>
           located.push({ offset: e.offset, text: `YAML syntax error: ${e.message}` }),
         );
@@ -175,6 +203,9 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
       text: "YAML syntax error: a document end marker (...) with no document before it",
     });
   }
+  const found = continuation;
+  if (found && doc.errors.some((error) => error.pos[0] >= found.offset))
+    refuseLessIndented(located, found, { text: chunk.text, lineAt });
   if (located.length === 0) checkJsonValues(doc, located);
   let dropped: unknown[] = [];
   if (located.length === 0) {
@@ -189,6 +220,20 @@ function parseChunk(chunk: KubectlChunk, errors: Located[]): { doc: Document.Par
 // text: as a plain line feed (one character for one) it breaks lines and no offset moves.
 // (LS and PS break lines there too but stay in the value: see the differential test's exceptions.)
 const withGoLineBreaks = (text: string): string => text.replace(/\u0085/g, "\n");
+
+// The library's errors from the construct on all follow from where it cut the construct short:
+// one line about the construct replaces them.
+function refuseLessIndented(
+  located: Located[],
+  found: LessIndentedContinuation,
+  chunk: { text: string; lineAt: (offset: number) => number },
+): void {
+  const before = located.filter((error) => error.offset < found.offset);
+  // The line may start after a NEL, which podrun's line numbers (as most editors) do not count.
+  const afterNel = chunk.text[found.at - found.column - 1] === "\u0085";
+  const text = `YAML syntax error: ${describeLessIndentedContinuation(found, chunk.lineAt(found.at), afterNel)}`;
+  located.splice(0, located.length, ...before, { offset: found.offset, text });
+}
 
 const isEmptyContent = (doc: Document.Parsed): boolean =>
   !doc.contents ||
