@@ -6,7 +6,6 @@ import type { Manifest } from "../manifest/load-manifest.js";
 import type { PodIdentity } from "../pod/identity.js";
 import { podSelector } from "../pod/identity.js";
 import { describeDesiredPod, planPod } from "../pod/reconcile/reconcile-plan.js";
-import type { StartedPod } from "../pod/start/start-pod.js";
 import {
   applyActiveDeadline,
   DEADLINE_EXCEEDED_MESSAGE,
@@ -20,6 +19,7 @@ import type { PodObjects } from "../pod/spec/pod-objects.js";
 import { stopPod } from "../pod/stop/stop-pod.js";
 import { describeError } from "../runtime/engine-error.js";
 import type { ContainerRuntime } from "../runtime/types.js";
+import type { StartedContainer } from "./prober-types.js";
 
 // spec.activeDeadlineSeconds, enforced while podrun acts on the pod, as the kubelet enforces it
 // (pkg/kubelet/active_deadline.go): once the pod has been active that long, it is Failed
@@ -47,7 +47,7 @@ export function deadlineExceededError(pod: Pod): PodrunError {
 export async function findActiveDeadline(
   runtime: Pick<ContainerRuntime, "inspectContainers">,
   pod: Pod,
-  started: Pick<StartedPod, "sandboxId" | "containers">,
+  started: { sandboxId?: string | undefined; containers: readonly StartedContainer[] },
   now: () => number = Date.now,
 ): Promise<{ atMs: number; error: PodrunError } | undefined> {
   const seconds = pod.spec!.activeDeadlineSeconds;
