@@ -3,7 +3,7 @@ import { PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { escapeControlCharacters } from "../output/terminal-text.js";
 import type { PodIdentity } from "../pod/identity.js";
-import { describeTerminationMessage } from "../pod/status/termination-message.js";
+import { describeTerminationMessage } from "../pod/termination-message.js";
 import { abortError } from "../process/abort.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import type { LivenessOptions } from "./liveness.js";
