@@ -23,7 +23,7 @@ import { createLiveStatusSink, showPodProgress } from "../output/live-status-sin
 import { formatPodOutcome, formatPodProgress } from "../output/pod-outcome.js";
 import { runPod, type PodOutcome } from "../pod/run-pod.js";
 import { runJobs } from "../workloads/run-jobs.js";
-import { formatDeadlineWarnings } from "../readiness/active-deadline.js";
+import { formatDeadlineWarnings } from "../pod/active-deadline.js";
 import { watchInterrupt } from "../process/interrupt.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";

@@ -108,7 +108,7 @@ export const HONOURED_POD_FIELDS = [
   "spec.hostIPC",
   "spec.securityContext.sysctls",
   // Enforced while `up --wait` waits and on an `up` of a pod already past it; `ps` shows it after
-  // (lib/readiness/active-deadline.ts). `up` without --wait says so in a Warning of its own.
+  // (lib/pod/active-deadline.ts). `up` without --wait says so in a Warning of its own.
   "spec.activeDeadlineSeconds",
   // The pod's cgroup on podman (lib/runtime/pod-resource-args.ts); docker and nerdctl have none,
   // which `up` says on them (lib/manifest/pod-resources-support.ts). hugepages stay warnings.

@@ -3,10 +3,13 @@ import type { AuthFileCredentials } from "../credentials/pod-credentials.js";
 import { EngineCommandError, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { ImageManager } from "../images/manager.js";
-import { failExpiredPod, failPodAtDeadline, findActiveDeadline } from "../readiness/active-deadline.js";
-import { findPodIP, waitForPodReady, WaitInterruptedError, type ContainerProgress } from "../readiness/wait-ready.js";
+import { findPodIP } from "../readiness/pod-address.js";
+import type { ContainerProgress } from "../readiness/prober-types.js";
+import { waitForPodReady } from "../readiness/wait-ready.js";
+import { isAbortError, throwIfAborted } from "../process/abort.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
 import { LABEL_CONTAINER_NAME, type ContainerRuntime } from "../runtime/types.js";
+import { failExpiredPod, failPodAtDeadline, findActiveDeadline } from "./active-deadline.js";
 import { identifyPod, type PodIdentity } from "./identity.js";
 import { reconcilePod, type ReconcileResult } from "./reconcile/apply-plan.js";
 import { initContainerKind } from "./spec/container-spec.js";
@@ -232,7 +235,7 @@ async function waitUntilReady(
   const label = `pod/${identity.name}`;
   try {
     // A Ctrl-C while the pod was starting is answered now, before any wait.
-    if (signal?.aborted) throw new WaitInterruptedError("interrupted");
+    throwIfAborted(signal);
     const podIP = await findPodIP(runtime, started, pod.spec!.hostNetwork === true);
     const activeDeadline = await findActiveDeadline(runtime, pod, started);
     options.onProgress?.({ kind: "waiting", label, started, timeoutMs });
@@ -252,9 +255,10 @@ async function waitUntilReady(
     });
     return { status: "ready", label, containers: ready.containers, seconds: (Date.now() - options.since) / 1000 };
   } catch (error) {
-    if (!(error instanceof WaitInterruptedError || error instanceof PodrunError)) throw error;
+    if (!(isAbortError(error) || error instanceof PodrunError)) throw error;
     options.onProgress?.({ kind: "ending", label });
-    if (error instanceof WaitInterruptedError) {
+    if (!(error instanceof PodrunError)) {
+      // The AbortError of Ctrl-C (lib/process/abort.ts).
       const note = options.wait.rmOnInterrupt
         ? await removeInterruptedPod(runtime, { pod, identity, started, stateDir: options.stateDir })
         : `podrun: interrupted; ${label} left running (podrun down ${downTarget(options.source, identity)} removes it)`;

@@ -1,4 +1,4 @@
-import { request as requestHttp, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { request as requestHttp, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as requestHttps } from "node:https";
 import { describeDialError, errorCode, joinHostPort } from "./dial-error.js";
 
@@ -111,6 +111,8 @@ interface RawResponse {
   location?: string;
 }
 
+type Failure = { failure: string; code: string | undefined };
+
 function getOnce(url: URL, headers: OutgoingHttpHeaders, deadline: AbortSignal): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const where = `Get "${url.href}"`;
@@ -119,7 +121,7 @@ function getOnce(url: URL, headers: OutgoingHttpHeaders, deadline: AbortSignal):
     let response: IncomingMessage | undefined;
     let settled = false;
     // Exactly one outcome; whatever the sockets report after it is noise.
-    const settle = (outcome: RawResponse | { failure: string; code: string | undefined }) => {
+    const settle = (outcome: RawResponse | Failure) => {
       if (settled) return;
       settled = true;
       deadline.removeEventListener("abort", onDeadline);
@@ -132,46 +134,58 @@ function getOnce(url: URL, headers: OutgoingHttpHeaders, deadline: AbortSignal):
       failure: response ? describeReadError(error, address) : describeRequestError(error, host, address),
       code: errorCode(error),
     });
-    const onDeadline = () => {
-      if (deadline.reason !== "timeout") return settle({ failure: "context canceled", code: "canceled" });
-      const failure = response
-        ? "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
-        : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)";
-      settle({ failure, code: "timeout" });
-    };
-    const options = {
-      method: "GET",
-      headers,
-      agent: false as const,
-      ...(url.protocol === "https:" ? { rejectUnauthorized: false } : {}),
-    };
-    const req = (url.protocol === "https:" ? requestHttps : requestHttp)(url, options, (res) => {
+    const onDeadline = () => settle(describeDeadline(deadline, response !== undefined));
+    const req = sendGet(url, headers, (res) => {
       response = res;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const finish = () => {
-        const location = res.headers.location;
-        settle({
-          status: res.statusCode ?? 0,
-          body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString("utf8"),
-          ...(location ? { location } : {}),
-        });
-        res.destroy();
-      };
-      res.on("data", (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        // Enough read: the status decides, and the kubelet stops reading at 10 KiB too.
-        if (size >= MAX_BODY_BYTES) finish();
-      });
-      res.on("end", finish);
-      res.on("error", (error) => settle(failed(error)));
+      readResponse(res, settle, (error) => settle(failed(error)));
     });
     req.on("error", (error) => settle(failed(error)));
     if (deadline.aborted) return onDeadline();
     deadline.addEventListener("abort", onDeadline, { once: true });
     req.end();
   });
+}
+
+function sendGet(url: URL, headers: OutgoingHttpHeaders, onResponse: (res: IncomingMessage) => void): ClientRequest {
+  const options = {
+    method: "GET",
+    headers,
+    agent: false as const,
+    ...(url.protocol === "https:" ? { rejectUnauthorized: false } : {}),
+  };
+  return (url.protocol === "https:" ? requestHttps : requestHttp)(url, options, onResponse);
+}
+
+// The status, the Location header and at most MAX_BODY_BYTES of the body.
+function readResponse(res: IncomingMessage, done: (response: RawResponse) => void, fail: (error: Error) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const finish = () => {
+    const location = res.headers.location;
+    done({
+      status: res.statusCode ?? 0,
+      body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString("utf8"),
+      ...(location ? { location } : {}),
+    });
+    res.destroy();
+  };
+  res.on("data", (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    // Enough read: the status decides, and the kubelet stops reading at 10 KiB too.
+    if (size >= MAX_BODY_BYTES) finish();
+  });
+  res.on("end", finish);
+  res.on("error", fail);
+}
+
+// Go's words for a request that ran out of time (or was canceled), before or after the headers.
+function describeDeadline(deadline: AbortSignal, reading: boolean): Failure {
+  if (deadline.reason !== "timeout") return { failure: "context canceled", code: "canceled" };
+  const failure = reading
+    ? "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
+    : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)";
+  return { failure, code: "timeout" };
 }
 
 function describeRequestError(error: Error, host: string, address: string): string {

@@ -1,14 +1,16 @@
 import type { Container } from "kubernetes-types/core/v1.js";
 import { formatHumanDuration } from "../output/human-duration.js";
-import { containerProbes, type ProbeResult, type ProbeSpec } from "../probes/probe-spec.js";
+import { containerProbes, normalizeProbe, type ProbeResult, type ProbeSpec } from "../probes/probe-spec.js";
 import { countProbeResult, initialThresholdState, type ThresholdState } from "../probes/thresholds.js";
 import type { ContainerState } from "../runtime/types.js";
 import { plural } from "../output/plural.js";
+import { oneLine } from "./probe-output.js";
 
 // What podrun knows about one app container while it waits for the pod to be Ready, and how each
 // observation changes it: the engine's state (running, exited, restarted) and each probe
-// attempt. The kubelet's rules: the startup probe first, then readiness; no probe means ready
-// once running; a restart starts both over. Pure: wait-ready.ts does the I/O and the timing.
+// attempt. The kubelet's rules: the startup probe first, then readiness and liveness; no probe
+// means ready once running; a restart starts every probe over. Pure: prober.ts does the I/O and
+// probe-worker.ts the timing.
 
 export type RestartPolicy = "Always" | "OnFailure" | "Never";
 
@@ -17,6 +19,7 @@ export interface ContainerTracker {
   id: string;
   startupProbe?: ProbeSpec;
   readinessProbe?: ProbeSpec;
+  livenessProbe?: ProbeSpec;
   /** The engine's last answer about it. */
   state?: ContainerState;
   running: boolean;
@@ -27,13 +30,13 @@ export interface ContainerTracker {
   startupPassed: boolean;
   startup: ThresholdState;
   readiness: ThresholdState;
-  /** Earliest time of the next probe attempt. */
-  nextProbeAt: number;
+  liveness: ThresholdState;
   /** The last failed attempt's output, until an attempt succeeds. */
   lastFailure?: string;
   ready: boolean;
 }
 
+/** A tracker for the container; its livenessProbe is probed only when given (the caller leaves it out otherwise). */
 export function createTracker(name: string, id: string, container: Container): ContainerTracker {
   const probes = containerProbes(container);
   return {
@@ -41,17 +44,20 @@ export function createTracker(name: string, id: string, container: Container): C
     id,
     startupProbe: probes.startup,
     readinessProbe: probes.readiness,
+    ...(container.livenessProbe
+      ? { livenessProbe: normalizeProbe("Liveness", container.livenessProbe, container) }
+      : {}),
     running: false,
     startedAtMs: 0,
     startupPassed: probes.startup === undefined,
     startup: initialThresholdState("Startup"),
     readiness: initialThresholdState("Readiness"),
-    nextProbeAt: 0,
+    liveness: initialThresholdState("Liveness"),
     ready: false,
   };
 }
 
-/** The probe to run next: startup until it passed, then readiness (undefined: none to run). */
+/** The probe that decides readiness now: startup until it passed, then readiness (undefined: none). */
 export function currentProbe(t: ContainerTracker): ProbeSpec | undefined {
   return t.startupPassed ? t.readinessProbe : t.startupProbe;
 }
@@ -65,7 +71,7 @@ export function observeState(t: ContainerTracker, state: ContainerState, nowMs: 
     t.startupPassed = t.startupProbe === undefined;
     t.startup = initialThresholdState("Startup");
     t.readiness = initialThresholdState("Readiness");
-    t.nextProbeAt = 0;
+    t.liveness = initialThresholdState("Liveness");
     t.ready = false;
     delete t.lastFailure;
   }
@@ -78,23 +84,52 @@ export function observeState(t: ContainerTracker, state: ContainerState, nowMs: 
   return { restarted };
 }
 
-/** Counts one attempt of `probe`; says whether the startup probe just failed for good. */
-export function recordAttempt(t: ContainerTracker, probe: ProbeSpec, result: ProbeResult): { startupFailed: boolean } {
+/**
+ * What one attempt means for the container: startup or readiness counted (an attempt that could
+ * not run counts as a failure), liveness counted unless it could not run (the kubelet's worker
+ * throws that away). The effect is the prober's to act on.
+ */
+export type AttemptEffect = "none" | "startupPassed" | "startupFailed" | "kill";
+
+export function recordAttempt(t: ContainerTracker, probe: ProbeSpec, result: ProbeResult): AttemptEffect {
+  if (probe.type === "Liveness") return recordLiveness(t, probe, result);
   const outcome = result.result === "success" || result.result === "warning" ? "success" : "failure";
   if (outcome === "failure") t.lastFailure = result.output;
   else delete t.lastFailure;
   if (probe.type === "Startup") {
     t.startup = countProbeResult(t.startup, outcome, probe);
-    if (t.startup.verdict === "success") {
-      t.startupPassed = true;
-      t.nextProbeAt = 0; // readiness is probed at once, as the kubelet's manual trigger does
-      t.ready = t.readinessProbe === undefined;
-    }
-    return { startupFailed: t.startup.verdict === "failure" };
+    if (t.startup.verdict === "failure") return "startupFailed";
+    if (t.startup.verdict !== "success") return "none";
+    t.startupPassed = true;
+    t.ready = t.readinessProbe === undefined;
+    return "startupPassed";
   }
   t.readiness = countProbeResult(t.readiness, outcome, probe);
   t.ready = t.readiness.verdict === "success";
-  return { startupFailed: false };
+  return "none";
+}
+
+function recordLiveness(t: ContainerTracker, probe: ProbeSpec, result: ProbeResult): AttemptEffect {
+  if (result.result === "unknown") return "none";
+  t.liveness = countProbeResult(t.liveness, result.result === "failure" ? "failure" : "success", probe);
+  if (t.liveness.verdict !== "failure") return "none";
+  t.liveness = initialThresholdState("Liveness");
+  return "kill";
+}
+
+/** The tracker now follows a new container (`id`): a new run, with every probe starting over. */
+export function followNewContainer(t: ContainerTracker, id: string): void {
+  t.id = id;
+  delete t.run;
+  delete t.state;
+  delete t.lastFailure;
+  t.running = false;
+  t.startedAtMs = 0;
+  t.startupPassed = t.startupProbe === undefined;
+  t.startup = initialThresholdState("Startup");
+  t.readiness = initialThresholdState("Readiness");
+  t.liveness = initialThresholdState("Liveness");
+  t.ready = false;
 }
 
 /**
@@ -148,7 +183,7 @@ export function explainNotReady(t: ContainerTracker): string {
     probe.type === "Startup"
       ? `${threshold.last === "failure" ? threshold.run : 0}/${probe.failureThreshold} failures`
       : `${threshold.last === "success" ? threshold.run : 0}/${probe.successThreshold} successes`;
-  if (threshold.last === "failure") return `${probe.type} probe failed: ${toOneLine(t.lastFailure ?? "")} (${count})`;
+  if (threshold.last === "failure") return `${probe.type} probe failed: ${oneLine(t.lastFailure ?? "")} (${count})`;
   return `${probe.type} probe passing (${count})`;
 }
 
@@ -166,13 +201,6 @@ function parseTime(text: string): number | undefined {
   if (!text) return undefined;
   const ms = Date.parse(text.replace(/(\.\d{3})\d+/, "$1"));
   return Number.isNaN(ms) ? undefined : ms;
-}
-
-const MAX_REASON_CHARS = 200;
-
-function toOneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS - 3)}...` : line;
 }
 
 function capitalize(text: string): string {

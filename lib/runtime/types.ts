@@ -34,7 +34,7 @@ export const LABEL_VOLUME = "io.podrun.volume";
  */
 export const LABEL_PRESTOP_HANDLER = "io.kubernetes.container.preStopHandler";
 export const LABEL_TERMINATION_GRACE_PERIOD = "io.kubernetes.pod.terminationGracePeriod";
-/** The kubelet's annotation for terminationMessagePolicy: set only for FallbackToLogsOnError (lib/pod/spec/termination-message.ts). */
+/** The kubelet's annotation for terminationMessagePolicy: set only for FallbackToLogsOnError (lib/pod/termination-message.ts). */
 export const LABEL_TERMINATION_MESSAGE_POLICY = "io.kubernetes.container.terminationMessagePolicy";
 /**
  * The kubelet's restart count of a container made anew after a liveness failure (lib/readiness/liveness.ts);

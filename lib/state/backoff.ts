@@ -11,6 +11,8 @@ export interface BackoffPolicy {
 
 /** Image pulls: 10 s doubling to 300 s (imageBackOffPeriod, MaxImageBackOff), forgotten after 600 s. */
 export const IMAGE_PULL_BACKOFF: BackoffPolicy = { initialMs: 10_000, maxMs: 300_000 };
+/** Container restarts (CrashLoopBackOff): 10 s doubling to 300 s (MaxContainerBackOff), forgotten after a fixed 600 s. */
+export const CRASH_LOOP_BACKOFF: BackoffPolicy = { initialMs: 10_000, maxMs: 300_000, expireAfterMs: 600_000 };
 
 export interface BackoffEntry {
   /** The current period. */
@@ -54,6 +56,13 @@ export class Backoff {
     const entry = this.entries.get(key);
     if (entry === undefined || this.isExpired(entry, now)) return false;
     return now - entry.lastUpdateMs < entry.backoffMs;
+  }
+
+  /** Crash loops: true while less than the current period has passed since `eventTime` (the container's finish). */
+  isInBackOffSince(key: string, eventTime: number, now: number): boolean {
+    const entry = this.entries.get(key);
+    if (entry === undefined || this.isExpired(entry, now)) return false;
+    return now - eventTime < entry.backoffMs;
   }
 
   /** Deletes expired entries; returns their keys. */

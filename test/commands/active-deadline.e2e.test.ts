@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t, { type Test } from "tap";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
-import { parseEngineTime } from "../../lib/pod/status/active-deadline.js";
+import { parseEngineTime } from "../../lib/pod/active-deadline.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
@@ -13,7 +13,7 @@ import { requireEngine, requireImage } from "../harness/engine.js";
 // spec.activeDeadlineSeconds on the real engines: `up --wait` fails the pod when its deadline
 // passes (the kubelet's DeadlineExceeded event and message, the containers stopped and kept), and
 // a pod left running past its deadline shows as DeadlineExceeded in `ps`; an `up` of it then
-// fails it as a node would. The arithmetic and the status: test/pod/status/active-deadline.test.ts.
+// fails it as a node would. The arithmetic and the status: test/pod/active-deadline.test.ts.
 
 interface KubeEvent {
   type: string;

@@ -1,5 +1,5 @@
 import t from "tap";
-import { Backoff, IMAGE_PULL_BACKOFF, imagePullBackoffKey } from "../../lib/state/backoff.js";
+import { Backoff, CRASH_LOOP_BACKOFF, IMAGE_PULL_BACKOFF, imagePullBackoffKey } from "../../lib/state/backoff.js";
 
 // client-go flowcontrol.Backoff semantics with the kubelet's image-pull constants, in seconds.
 const S = 1000;
@@ -71,3 +71,35 @@ t.test("image pull keys: namespace/name and the image as written, stable across 
   t.equal(imagePullBackoffKey({ namespace: "default", name: "web" }, "busybox"), "default/web_busybox");
   t.equal(imagePullBackoffKey({ namespace: "ci", name: "db" }, "127.0.0.1:5100/x:1"), "ci/db_127.0.0.1:5100/x:1");
 });
+
+t.test(
+  "crash loops: isInBackOffSince counts from the container's finish; the entry expires after a fixed 600s",
+  async (t) => {
+    const backoff = new Backoff(CRASH_LOOP_BACKOFF);
+    const cases: { step: string; finished: number; now: number; inBackOff: boolean; next?: number }[] = [
+      { step: "no entry: restart at once", finished: 0, now: 1 * S, inBackOff: false, next: 10 },
+      { step: "finished 5s ago, period 10s", finished: 20 * S, now: 25 * S, inBackOff: true },
+      { step: "finished 10s ago: free; doubles", finished: 20 * S, now: 30 * S, inBackOff: false, next: 20 },
+      { step: "finished 19.999s ago, period 20s", finished: 100 * S, now: 119.999 * S, inBackOff: true },
+      {
+        step: "601s after the last update: expired, starts over",
+        finished: 631 * S,
+        now: 631.001 * S,
+        inBackOff: false,
+        next: 10,
+      },
+    ];
+    for (const c of cases) {
+      t.equal(backoff.isInBackOffSince("c", c.finished, c.now), c.inBackOff, c.step);
+      if (c.next !== undefined) t.equal(backoff.next("c", c.now).backoffMs, c.next * S, `${c.step}: next`);
+    }
+    let now = 0;
+    const schedule: number[] = [];
+    const fresh = new Backoff(CRASH_LOOP_BACKOFF);
+    for (let i = 0; i < 7; i++) {
+      schedule.push(fresh.next("c", now).backoffMs / S);
+      now += fresh.get("c", now)!;
+    }
+    t.same(schedule, [10, 20, 40, 80, 160, 300, 300], "the kubelet's CrashLoopBackOff: 10s doubling to 300s");
+  },
+);

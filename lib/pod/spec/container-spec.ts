@@ -2,7 +2,7 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import type { ContainerSpec, PortMapping, SandboxSpec } from "../../runtime/types.js";
 import { containerLabels, containerRuntimeName, sandboxRuntimeName, type PodIdentity } from "../identity.js";
 import { INFRA_CONTAINER_NAME, LABEL_OWNER } from "../../runtime/types.js";
-import { buildStopLabels } from "./stop-labels.js";
+import { activeDeadlineLabels, buildStopLabels } from "./stop-labels.js";
 import { planSecurityOptions } from "./security-options.js";
 import { planContainerMounts } from "../volumes/volume-plan.js";
 import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
@@ -11,9 +11,8 @@ import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 import { planSecurityContext } from "./security-context.js";
-import { activeDeadlineLabels } from "../status/active-deadline.js";
 import { planTerminal } from "../../runtime/terminal-args.js";
-import { terminationMessageLabels } from "./termination-message.js";
+import { terminationMessageLabels } from "../termination-message.js";
 import { planPodEtcFiles } from "../etc/etc-files.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import type { ContainerSpec, SandboxSpec } from "../../runtime/types.js";
-import { terminationMessageHashPart } from "./termination-message.js";
+import { terminationMessageHashPart } from "../termination-message.js";
 
 // What `podrun up` compares to decide whether a container (or the whole pod) still matches the
 // manifest. Like the kubelet's `io.kubernetes.container.hash` and docker compose's config-hash,

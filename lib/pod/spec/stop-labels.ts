@@ -3,7 +3,8 @@ import { LABEL_PRESTOP_HANDLER, LABEL_TERMINATION_GRACE_PERIOD } from "../../run
 
 // What `down` needs to stop a container as the kubelet would, kept on the container itself: the
 // kubelet stores the same two things as annotations (pkg/kubelet/kuberuntime/labels.go), so that a pod can be killed
-// without its spec. `podrun down NAME` has no manifest; these labels are its spec.
+// without its spec. `podrun down NAME` has no manifest; these labels are its spec. So is the pod's
+// activeDeadlineSeconds, when its containers are to be stopped (lib/pod/active-deadline.ts).
 
 /** Labels for a container: the pod's grace period, and the preStop handler of an app container or sidecar. */
 export function buildStopLabels(
@@ -46,4 +47,13 @@ function withNumericPort(handler: LifecycleHandler, container: Container): Lifec
   if (typeof port !== "string" || /^\d+$/.test(port)) return handler;
   const named = container.ports?.find((p) => p.name === port);
   return named ? { ...handler, httpGet: { ...handler.httpGet!, port: named.containerPort } } : handler;
+}
+
+/** spec.activeDeadlineSeconds, in seconds, on every container of a pod that sets it. */
+export const LABEL_ACTIVE_DEADLINE = "io.podrun.pod.activeDeadlineSeconds";
+
+/** The label of a pod that sets activeDeadlineSeconds; none otherwise. */
+export function activeDeadlineLabels(spec: Pick<PodSpec, "activeDeadlineSeconds">): Record<string, string> {
+  const seconds = spec.activeDeadlineSeconds;
+  return typeof seconds === "number" ? { [LABEL_ACTIVE_DEADLINE]: String(seconds) } : {};
 }

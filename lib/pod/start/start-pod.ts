@@ -22,7 +22,7 @@ import { ensureClaimVolumes } from "../volumes/claim-volumes.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
 import type { MountSourceContext } from "../volumes/mount-sources.js";
 import { choosePodDirectory } from "../volumes/termination-log.js";
-import { describeTerminationMessage } from "../status/termination-message.js";
+import { describeTerminationMessage } from "../termination-message.js";
 import { completeHostsFile, preparePodEtcFiles } from "../etc/etc-files.js";
 import { describeNameClashes, findPodNameClash } from "../reconcile/name-clash.js";
 import { removeHalfMadeSandbox } from "../stop/half-made-sandbox.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Container } from "kubernetes-types/core/v1.js";
 import type { VolumeMount } from "../../runtime/types.js";
 import type { PodIdentity } from "../identity.js";
-import { planTerminationLog } from "../spec/termination-message.js";
+import { planTerminationLog, terminationLogFile } from "../termination-message.js";
 import { ensurePodDirectory, podDirectory } from "./pod-dir.js";
 
 // The host side of a container's termination message (the kubelet's makeMounts): an empty file
@@ -15,11 +15,6 @@ import { ensurePodDirectory, podDirectory } from "./pod-dir.js";
 // names it by container, so `ps` finds it without asking the engine for mounts. A container the
 // engine restarts keeps its file (the kubelet gives each restart a new one): a message written by
 // an earlier run stays until a later run writes its own.
-
-/** `<podDir>/containers/<container>/termination-log`. */
-export function terminationLogFile(podDir: string, container: string): string {
-  return join(podDir, "containers", container, "termination-log");
-}
 
 /**
  * The pod directory the termination files go in: the one the volumes already made, else

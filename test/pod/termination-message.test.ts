@@ -7,13 +7,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
-import { defaultPod } from "../../../lib/manifest/defaults.js";
-import { buildContainerSpec } from "../../../lib/pod/spec/container-spec.js";
-import { planTerminationLog, readTerminationMessagePolicy } from "../../../lib/pod/spec/termination-message.js";
-import { describeTerminationMessage, readTerminationMessage } from "../../../lib/pod/status/termination-message.js";
-import { terminationLogFile, withTerminationLog } from "../../../lib/pod/volumes/termination-log.js";
-import { buildCreateArgs } from "../../../lib/runtime/create-args.js";
-import { DIALECTS } from "../../../lib/runtime/dialects.js";
+import { defaultPod } from "../../lib/manifest/defaults.js";
+import { buildContainerSpec } from "../../lib/pod/spec/container-spec.js";
+import {
+  describeTerminationMessage,
+  planTerminationLog,
+  readTerminationMessage,
+  readTerminationMessagePolicy,
+  terminationLogFile,
+} from "../../lib/pod/termination-message.js";
+import { withTerminationLog } from "../../lib/pod/volumes/termination-log.js";
+import { buildCreateArgs } from "../../lib/runtime/create-args.js";
+import { DIALECTS } from "../../lib/runtime/dialects.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 const specOf = (extra: Partial<Container>) => {

@@ -1,19 +1,18 @@
 import t from "tap";
-import { defaultPod } from "../../../lib/manifest/defaults.js";
-import { buildContainerSpec, computePodHash } from "../../../lib/pod/spec/container-spec.js";
+import { defaultPod } from "../../lib/manifest/defaults.js";
+import { buildContainerSpec, computePodHash } from "../../lib/pod/spec/container-spec.js";
 import {
-  activeDeadlineLabels,
   applyActiveDeadline,
   deadlineAtMs,
-  LABEL_ACTIVE_DEADLINE,
   parseEngineTime,
   podStartMs,
   readActiveDeadline,
-} from "../../../lib/pod/status/active-deadline.js";
-import type { PodRecord } from "../../../lib/pod/status/find-pods.js";
-import { toPodObject } from "../../../lib/pod/status/pod-object.js";
-import { summarizePod } from "../../../lib/pod/status/pod-status.js";
-import type { ContainerState } from "../../../lib/runtime/types.js";
+} from "../../lib/pod/active-deadline.js";
+import { activeDeadlineLabels, LABEL_ACTIVE_DEADLINE } from "../../lib/pod/spec/stop-labels.js";
+import type { PodRecord } from "../../lib/pod/status/find-pods.js";
+import { toPodObject } from "../../lib/pod/status/pod-object.js";
+import { summarizePod } from "../../lib/pod/status/pod-status.js";
+import type { ContainerState } from "../../lib/runtime/types.js";
 
 // spec.activeDeadlineSeconds as the kubelet judges it (pastActiveDeadline: now - startTime >=
 // deadline), from what the engine says: the start time is the sandbox's creation, the deadline a
