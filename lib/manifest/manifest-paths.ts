@@ -1,6 +1,6 @@
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { ManifestError } from "../errors.js";
+import { errorMessage, ManifestError } from "../errors.js";
 
 // FILE|DIR|- arguments into the list of manifest files to read, as kubectl's `-f` expands them
 // (k8s.io/cli-runtime pkg/resource/visitor.go, ExpandPathsToFileVisitors): a directory gives its
@@ -106,5 +106,5 @@ async function describeEmptyDirectory(dir: string, recursive: boolean): Promise<
 
 function describeFsError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === "EACCES" ? "permission denied" : (error as Error).message;
+  return code === "EACCES" ? "permission denied" : errorMessage(error);
 }

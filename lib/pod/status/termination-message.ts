@@ -5,6 +5,7 @@ import { readTerminationMessagePolicy, type TerminationMessagePolicy } from "../
 import { terminationLogFile } from "../volumes/termination-log.js";
 import { kubeContainerName } from "./find-pods.js";
 import type { PodSummary } from "./pod-status.js";
+import { errorFirstLine, errorMessage } from "../../errors.js";
 
 // A terminated container's message, read as the kubelet reads it (kuberuntime_container.go
 // getTerminationMessage, readLastStringFromContainerLogs): the end of the file it wrote at its
@@ -40,7 +41,7 @@ export async function readTerminationMessage(options: {
       text = await readTail(options.file, MAX_TERMINATION_MESSAGE_BYTES);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        return { text: `Error on reading termination log ${options.file}: ${(error as Error).message}`, from: "file" };
+        return { text: `Error on reading termination log ${options.file}: ${errorMessage(error)}`, from: "file" };
     }
   }
   if (text !== "" || !fallback) return { text, from: "file" };
@@ -49,7 +50,7 @@ export async function readTerminationMessage(options: {
     return { text: logs.subarray(Math.max(0, logs.length - MAX_TERMINATION_LOG_BYTES)).toString(), from: "logs" };
   } catch (error) {
     return {
-      text: `Error on reading termination message from logs: ${(error as Error).message.split("\n")[0]}`,
+      text: `Error on reading termination message from logs: ${errorFirstLine(error)}`,
       from: "logs",
     };
   }

@@ -1,5 +1,6 @@
 import { mkdir, open, stat } from "node:fs/promises";
 import type { Stats } from "node:fs";
+import { errorMessage } from "../../errors.js";
 
 // hostPath volumes: the kubelet's type check before the mount (kubernetes/kubernetes
 // pkg/volume/hostpath/host_path.go checkType), with its error texts; they reach the user as
@@ -103,5 +104,5 @@ function describeErrno(error: unknown): string {
     EISDIR: "is a directory",
     EROFS: "read-only file system",
   };
-  return (code && texts[code]) ?? (error as Error).message;
+  return (code && texts[code]) ?? errorMessage(error);
 }
