@@ -8,6 +8,7 @@ import { sandboxRuntimeName } from "../identity.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
 import { readStopLabels } from "../spec/stop-labels.js";
 import { describeError } from "../../runtime/engine-error.js";
+import { startGraceCountdown } from "./grace-countdown.js";
 
 // The kubelet's killPod (kuberuntime_container.go killContainer) for `podrun down`:
 // each running container gets `Killing` ("Stopping container NAME"), then its preStop hook, then
@@ -116,8 +117,7 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
   const hookFailures: StopPodResult["hookFailures"] = [];
   const override = options.gracePeriodOverride;
   const grace = resolveGracePeriod(pod, options.manifest, override);
-  const deadline = clock() + grace * 1000;
-  const remainingSeconds = () => Math.max(0, Math.ceil((deadline - clock()) / 1000));
+  const remainingSeconds = startGraceCountdown(grace, clock);
   // The kubelet never gives less than its minimum; an explicit --grace-period is taken as said.
   const stopTimeout = () =>
     override !== undefined ? remainingSeconds() : Math.max(MIN_GRACE_PERIOD_SECONDS, remainingSeconds());
