@@ -81,6 +81,7 @@ export async function preparePodEtcFiles(
   if (options.dryRun) return files;
   try {
     await ensurePodDirectory(options.stateDir, options.engine, identity);
+    // No hosts file yet (a new pod, or one removed by hand): written whole below.
     const hostsNow = await readFile(files.hosts, "utf8").catch(() => undefined);
     // A kept pod's file already has its IP line: it is completed below, not emptied here.
     if (spec.hostNetwork)
@@ -94,6 +95,7 @@ export async function preparePodEtcFiles(
     if (
       plan?.dns &&
       files.resolv &&
+      // A kept pod keeps its resolv.conf; one that is gone is written anew.
       (!options.kept || (await readFile(files.resolv).catch(() => undefined)) === undefined)
     ) {
       const host = plan.dns.policy === "None" ? "" : await readHostResolvConf(spec.hostNetwork === true);
@@ -124,6 +126,7 @@ export async function completeHostsFile(
     await writeIfChanged(
       path,
       hostsFileContent(pod, identity, podIP ? [podIP] : []),
+      // No file yet: written whole.
       await readFile(path, "utf8").catch(() => undefined),
     );
   } catch (error) {
@@ -157,6 +160,7 @@ export function withEtcFileMounts(
 export async function readHostResolvConf(hostNetwork: boolean): Promise<string> {
   const text = await readFile(ETC_RESOLV_CONF, "utf8").catch(() => "");
   if (hostNetwork || !namesOnlyLoopbackServers(text)) return text;
+  // No systemd-resolved list: /etc/resolv.conf as it is.
   return readFile(SYSTEMD_RESOLV_CONF, "utf8").catch(() => text);
 }
 

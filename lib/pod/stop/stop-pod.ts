@@ -231,6 +231,7 @@ async function removeContainers(
     await runtime.removeContainers(states.map((s) => s.id));
     return states.length;
   } catch {
+    // Which one failed is found below: each is removed alone, and its own error kept.
     const results = await Promise.allSettled(states.map((s) => runtime.removeContainers([s.id])));
     results.forEach((result, i) => {
       if (result.status === "rejected")
@@ -250,6 +251,7 @@ async function removeVolumes(
     await runtime.removeVolumes(names);
     return names.length;
   } catch {
+    // Which one failed is found below: each is removed alone, and its own error kept.
     const results = await Promise.allSettled(names.map((name) => runtime.removeVolumes([name])));
     results.forEach((result, i) => {
       if (result.status === "rejected")

@@ -50,6 +50,7 @@ export async function prepareHostPath(
     return;
   }
   const [expected, what] = description;
+  // As the kubelet's FileTypeChecker: any stat error (missing, unreadable) reads as absent.
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new Error(`hostPath ${path} doesn't exist`);
   const actual = fileTypeOf(info);
@@ -72,6 +73,7 @@ export function fileTypeOf(info: Stats): HostPathType | undefined {
 }
 
 async function exists(path: string): Promise<boolean> {
+  // As the kubelet's Exists: any stat error reads as absent, and the create reports what is wrong.
   return (await stat(path).catch(() => undefined)) !== undefined;
 }
 

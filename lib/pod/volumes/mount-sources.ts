@@ -101,6 +101,7 @@ async function prepareSubPath(options: {
   // Made the way the kubelet's SafeMakeDir makes it: each part at a time, none through a symlink
   // that leaves the volume (checked once it exists, below), with the volume directory's mode.
   const realBase = await realpath(base).catch(failed);
+  // Not there yet (or not statable): made below, and a mkdir that cannot make it fails with its error.
   if (!(await stat(source).catch(() => undefined))) {
     await mkdir(source, { recursive: true, mode: baseInfo.mode & 0o7777 }).catch(failed);
     await chmod(source, baseInfo.mode & 0o7777).catch(failed); // mkdir's mode went through the umask
