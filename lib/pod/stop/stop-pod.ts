@@ -8,6 +8,7 @@ import { sandboxRuntimeName } from "../identity.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
 import { readStopLabels } from "../spec/stop-labels.js";
 import { describeError } from "../../runtime/engine-error.js";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../../manifest/defaults.js";
 import { startGraceCountdown } from "./grace-countdown.js";
 
 // The kubelet's killPod (kuberuntime_container.go killContainer) for `podrun down`:
@@ -31,8 +32,6 @@ import { startGraceCountdown } from "./grace-countdown.js";
 
 /** The kubelet's minimumGracePeriodInSeconds: no container is SIGKILLed sooner, unless overridden. */
 export const MIN_GRACE_PERIOD_SECONDS = 2;
-/** A pod's grace period when neither its manifest nor its labels give one (the API default). */
-export const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
 export interface StopPodDeps {
   runtime: ContainerRuntime;
@@ -105,7 +104,7 @@ export function resolveGracePeriod(pod: PodRecord, manifest: Pod | undefined, ov
     const fromLabel = readStopLabels(state.labels).gracePeriodSeconds;
     if (fromLabel !== undefined) return fromLabel;
   }
-  return DEFAULT_GRACE_PERIOD_SECONDS;
+  return DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
 }
 
 export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promise<StopPodResult> {
