@@ -9,6 +9,16 @@ export function isProgrammingError(error: unknown): boolean {
   return error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError;
 }
 
+/** What was thrown, as text: an Error's message, else the value itself (`throw "x"` gives `x`). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The first line of errorMessage(error): what a one-line message quotes of a longer error. */
+export function errorFirstLine(error: unknown): string {
+  return errorMessage(error).split("\n", 1)[0]!;
+}
+
 /** Documented exit codes. */
 export const ExitCode = {
   Ok: 0,

@@ -130,6 +130,7 @@ function parseUrl(text: string): SchemelessUrl | undefined {
   try {
     return { host, path: decodeURIComponent(rawPath) };
   } catch {
+    // A malformed %-escape: Go's url.Parse refuses it too, and such a key matches no image.
     return undefined;
   }
 }

@@ -64,15 +64,18 @@ export async function openEventLog(dir: string, options: EventLogOptions = {}): 
 
   // Makes `current` the file the path names now, rotating it first if it is full.
   const followPath = async (): Promise<void> => {
+    // No file at the path (removed meanwhile): openForAppend below makes one.
     let info = await stat(file).catch(() => undefined);
     if (info && info.size >= maxBytes) {
       // Best effort: if the lock cannot be had, the event still goes into the big file, and the
       // next append tries again. Losing an event would be worse than a file past its size.
       await rotateEventLog(dir, info.ino, { maxBytes, keep, retentionMs }).catch(() => false);
+      // Rotated away: nothing at the path until openForAppend makes the new file.
       info = await stat(file).catch(() => undefined);
     }
     if (info?.ino === current.ino) return;
     const next = await openForAppend(file, openFile);
+    // Every append to the old file has completed: a failed close cannot take one back.
     await current.handle.close().catch(() => undefined);
     current = next;
   };
@@ -125,6 +128,7 @@ function readWriterRetention(env: NodeJS.ProcessEnv): number {
   try {
     return parseRetention(value, `$${RETENTION_ENV}`);
   } catch {
+    // Not a duration: the default, as said above; `podrun events` reports the value.
     return DEFAULT_RETENTION_MS;
   }
 }

@@ -62,6 +62,7 @@ export async function followEventLog({
       }
     }
     if (current) await drain(current);
+    // A stat error reads as no file: the path is looked at again at the next wake-up.
     const ino = await stat(file).then(
       (info) => info.ino,
       () => undefined,

@@ -51,6 +51,7 @@ export class LogFileReader {
 
   async close(): Promise<void> {
     this.buffer = undefined;
+    // Opened to read only: a failed close loses nothing, and the reader is done with it.
     await this.handle.close().catch(() => undefined);
   }
 

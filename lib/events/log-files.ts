@@ -53,6 +53,7 @@ export async function rotateEventLog(
   }: RotateOptions = {},
 ): Promise<boolean> {
   return withLock(logLockPath(dir), async () => {
+    // No current file (another podrun rotated or removed it meanwhile): nothing to rotate.
     const current = await stat(logFilePath(dir)).catch(() => undefined);
     if (!current || current.ino !== seenIno || current.size < maxBytes) return false;
     if (keep === 0) {
@@ -76,6 +77,7 @@ export async function rotateEventLog(
 // events.
 async function pruneExpired(dir: string, keep: number, cutoffMs: number): Promise<void> {
   for (let generation = 1; generation <= keep; generation++) {
+    // A generation that is not there has nothing to prune.
     const info = await stat(logFilePath(dir, generation)).catch(() => undefined);
     if (info && info.mtimeMs < cutoffMs) await rm(logFilePath(dir, generation), { force: true });
   }

@@ -10,6 +10,7 @@ export function parseEventLine(line: string): KubeEvent | undefined {
   try {
     value = JSON.parse(line) as Partial<KubeEvent> | null;
   } catch {
+    // A torn line (see above): skipped.
     return undefined;
   }
   if (typeof value !== "object" || value === null || value.kind !== "Event") return undefined;

@@ -1,4 +1,4 @@
-import { PodrunError, StateAccessError, type Reason } from "../errors.js";
+import { errorFirstLine, errorMessage, PodrunError, type Reason, StateAccessError } from "../errors.js";
 import { formatGoDuration } from "../events/go-duration.js";
 import { EventReason, EventType } from "../events/reasons.js";
 import type { EventRecorder } from "../events/recorder.js";
@@ -82,7 +82,7 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
       if (inspectError !== undefined) {
         const detail =
           inspectError instanceof Error
-            ? inspectError.message.split("\n")[0]
+            ? errorFirstLine(inspectError)
             : typeof inspectError === "string"
               ? inspectError
               : "unknown error";
@@ -192,10 +192,7 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
                 : state.next(key, clock());
             advanced.lastError = `${failure.reason}: ${failure.message}`;
           })
-          .catch(
-            (stateError: unknown) =>
-              void (unrecorded = `; back-off not recorded: ${stateError instanceof Error ? stateError.message : String(stateError)}`),
-          );
+          .catch((stateError: unknown) => void (unrecorded = `; back-off not recorded: ${errorMessage(stateError)}`));
       }
       throw new PodrunError(failure.reason, `${failure.message}${unrecorded}`, { cause: error });
     } finally {

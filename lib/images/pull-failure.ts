@@ -1,5 +1,6 @@
 import { scrubSecrets } from "../credentials/scrub.js";
 import { PullError, type PullReason } from "../runtime/pull-errors.js";
+import { errorFirstLine, errorMessage } from "../errors.js";
 
 // What a failed pull means for the manager: the kubelet's reason and its message. The runtime
 // throws PullError, already classified as the kubelet does (pkg/kubelet/images/types.go); anything else is an
@@ -13,10 +14,6 @@ export interface PullFailure {
 
 /** The failure's reason and first line, with every one of `secrets` (the credentials tried) scrubbed from it. */
 export function describePullFailure(error: unknown, secrets: readonly string[] = []): PullFailure {
-  const message = firstLine(scrubSecrets(error instanceof Error ? error.message : String(error), secrets));
+  const message = errorFirstLine(scrubSecrets(errorMessage(error), secrets).trim());
   return { reason: error instanceof PullError ? error.reason : "ErrImagePull", message };
-}
-
-function firstLine(text: string): string {
-  return text.trim().split("\n")[0] ?? "";
 }

@@ -1,6 +1,6 @@
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { ManifestError } from "../errors.js";
+import { errorMessage, ManifestError } from "../errors.js";
 
 // FILE|DIR|- arguments into the list of manifest files to read, as kubectl's `-f` expands them
 // (k8s.io/cli-runtime pkg/resource/visitor.go, ExpandPathsToFileVisitors): a directory gives its
@@ -39,7 +39,8 @@ export async function collectManifestPaths(
   const errors: string[] = [];
   const seen = new Set<string>();
   const add = async (path: string) => {
-    // Stdin has no identity on disk; a file's identity is its real path, links resolved.
+    // Stdin has no identity on disk; a file's identity is its real path, links resolved (its path
+    // as given when that fails: reading it then reports why).
     const identity = path === STDIN_PATH ? STDIN_PATH : await realpath(path).catch(() => resolve(path));
     if (seen.has(identity)) return;
     seen.add(identity);
@@ -55,6 +56,7 @@ export async function collectManifestPaths(
       await add(target);
       continue;
     }
+    // Not a directory as far as stat can tell: read as a file, whose read error says what is wrong.
     const info = await stat(target).catch(() => undefined);
     if (!info?.isDirectory()) {
       await add(target);
@@ -97,7 +99,7 @@ const compareNames = (a: string, b: string) => Buffer.compare(Buffer.from(a), Bu
 async function describeEmptyDirectory(dir: string, recursive: boolean): Promise<string> {
   const base = `${dir}: no manifest in this directory (no ${MANIFEST_EXTENSIONS.map((ext) => `*${ext}`).join(", ")} file)`;
   if (recursive) return base;
-  // The manifests may be one level down: say how to read them.
+  // The manifests may be one level down: say how to read them (a listing that fails adds no hint).
   const nested = await listManifestFiles(dir, true).catch(() => []);
   return nested.length > 0
     ? `${base}; its subdirectories hold ${nested.length === 1 ? "one" : nested.length}: -R reads them`
@@ -106,5 +108,5 @@ async function describeEmptyDirectory(dir: string, recursive: boolean): Promise<
 
 function describeFsError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === "EACCES" ? "permission denied" : (error as Error).message;
+  return code === "EACCES" ? "permission denied" : errorMessage(error);
 }

@@ -1,5 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
-import { ManifestError } from "../errors.js";
+import { errorMessage, ManifestError } from "../errors.js";
 
 // The API server refuses request bodies over 3 MiB; a manifest podrun accepts must fit a cluster,
 // and the cap keeps a huge or endless input (`podrun validate /dev/zero`) from exhausting memory.
@@ -37,7 +37,7 @@ async function readFileCapped(path: string): Promise<Buffer> {
   } catch (error) {
     if (error instanceof ManifestError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (error as Error).message;
+    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : errorMessage(error);
     throw new ManifestError([`${path}: cannot read: ${why}`]);
   }
 }

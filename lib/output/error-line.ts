@@ -10,3 +10,8 @@ export function formatErrorLine(
 ): string {
   return `Error: ${[error.reason, object, error.message].filter((part) => part !== undefined).join(": ")}`;
 }
+
+/** A failure a command goes on past (a state file moved aside, an event log not written): `Warning: <message>`. */
+export function formatWarningLine(message: string): string {
+  return `Warning: ${message}`;
+}

@@ -33,3 +33,8 @@ export function formatHumanDuration(ms: number): string {
 function withRest(value: number, unit: string, rest: number, restUnit: string): string {
   return rest === 0 ? `${value}${unit}` : `${value}${unit}${rest}${restUnit}`;
 }
+
+/** How long a run took, as `up`, `--wait` and `down` end their lines: seconds to a tenth (`0.4s`, `12.0s`). */
+export function formatElapsedSeconds(seconds: number): string {
+  return `${seconds.toFixed(1)}s`;
+}

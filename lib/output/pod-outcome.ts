@@ -3,7 +3,7 @@ import { PodrunError } from "../errors.js";
 import type { PodOutcome, PodProgress } from "../pod/run-pod.js";
 import { formatUpSummary } from "../pod/up-summary.js";
 import { formatErrorLine } from "./error-line.js";
-import { formatHumanDuration } from "./human-duration.js";
+import { formatElapsedSeconds, formatHumanDuration } from "./human-duration.js";
 import { plural } from "./plural.js";
 
 // What `podrun up` prints of a pod's run (pure): its progress lines on standard output as the
@@ -30,7 +30,7 @@ export function formatPodOutcome(outcome: PodOutcome, options: PodLinesOptions):
     case "started":
       return { stdout: json ? [] : [color.green(formatUpSummary(outcome.summary))], stderr: [] };
     case "ready": {
-      const line = `${outcome.label}: ready: ${outcome.containers}/${plural(outcome.containers, "container")} (${outcome.seconds.toFixed(1)}s)`;
+      const line = `${outcome.label}: ready: ${outcome.containers}/${plural(outcome.containers, "container")} (${formatElapsedSeconds(outcome.seconds)})`;
       return { stdout: json ? [] : [color.green(line)], stderr: [] };
     }
     case "failed": {

@@ -4,6 +4,7 @@ import type { Container, ContainerStateTerminated } from "kubernetes-types/core/
 import { LABEL_TERMINATION_MESSAGE_POLICY, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
 import { kubeContainerName } from "./status/find-pods.js";
 import type { PodSummary } from "./status/pod-status.js";
+import { errorFirstLine, errorMessage } from "../errors.js";
 
 // terminationMessagePath and terminationMessagePolicy as the kubelet has them
 // (pkg/kubelet/kuberuntime/kuberuntime_container.go): every container gets a file of its own,
@@ -106,7 +107,7 @@ export async function readTerminationMessage(options: {
       text = await readTail(options.file, MAX_TERMINATION_MESSAGE_BYTES);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        return { text: `Error on reading termination log ${options.file}: ${(error as Error).message}`, from: "file" };
+        return { text: `Error on reading termination log ${options.file}: ${errorMessage(error)}`, from: "file" };
     }
   }
   if (text !== "" || !fallback) return { text, from: "file" };
@@ -115,7 +116,7 @@ export async function readTerminationMessage(options: {
     return { text: logs.subarray(Math.max(0, logs.length - MAX_TERMINATION_LOG_BYTES)).toString(), from: "logs" };
   } catch (error) {
     return {
-      text: `Error on reading termination message from logs: ${(error as Error).message.split("\n")[0]}`,
+      text: `Error on reading termination message from logs: ${errorFirstLine(error)}`,
       from: "logs",
     };
   }

@@ -1,4 +1,5 @@
 import type { PodPlan, RecreateCause } from "./reconcile/reconcile-plan.js";
+import { formatElapsedSeconds } from "../output/human-duration.js";
 import { plural } from "../output/plural.js";
 
 // The last line of `podrun up` (pure): what happened to the pod, how long it took, on which engine.
@@ -27,7 +28,7 @@ export interface UpSummary {
 
 export function formatUpSummary(options: UpSummary): string {
   const { label, plan, started } = options;
-  const tail = `(${options.seconds.toFixed(1)}s, ${options.runtime})`;
+  const tail = `(${formatElapsedSeconds(options.seconds)}, ${options.runtime})`;
   const sidecars = started.sidecars ? ` and ${plural(started.sidecars, "sidecar")}` : "";
   const startedText = `${plural(started.appContainers, "container")}${sidecars} started${started.initContainers > 0 ? `, ${plural(started.initContainers, "init container")} completed` : ""}`;
   if (!plan || plan.action === "create") return `${label}: ${startedText} ${tail}`;

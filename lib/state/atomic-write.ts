@@ -21,6 +21,7 @@ export async function writeFileAtomic(file: string, data: string, mode = 0o600):
     }
     await rename(temp, file);
   } catch (error) {
+    // Best effort: the write's own error is the one to report; removeLeftoverTempFiles takes a temp file left.
     await unlink(temp).catch(() => undefined);
     throw error;
   }
@@ -34,18 +35,21 @@ export async function writeFileAtomic(file: string, data: string, mode = 0o600):
  */
 export async function removeLeftoverTempFiles(file: string): Promise<string[]> {
   const prefix = tempPrefix(file);
+  // No directory (or an unreadable one): no temp file to remove, and the write reports the directory.
   const names = await readdir(dirname(file)).catch(() => [] as string[]);
   const leftovers = names.filter((name) => name.startsWith(prefix) && name.endsWith(".tmp"));
+  // Best effort: a temp file that stays is harmless (no reader opens it), and the next cleanup tries again.
   await Promise.all(leftovers.map((name) => unlink(join(dirname(file), name)).catch(() => undefined)));
   return leftovers;
 }
 
 const tempPrefix = (file: string) => `.${basename(file)}.`;
 
-// Best effort: some platforms (Windows) and file systems cannot open or fsync a directory.
 async function syncDirectory(dir: string): Promise<void> {
+  // Best effort: some platforms (Windows) and file systems cannot open or fsync a directory.
   const handle = await open(dir, "r").catch(() => undefined);
   if (!handle) return;
+  // The rename is made; only its durability across a power loss is left to the file system.
   await handle.sync().catch(() => undefined);
   await handle.close();
 }

@@ -4,7 +4,7 @@ import { removeLeftoverTempFiles, writeFileAtomic } from "./atomic-write.js";
 import { Backoff, IMAGE_PULL_BACKOFF, type BackoffEntry, type BackoffPolicy } from "./backoff.js";
 import { withLock } from "./lock.js";
 import { ensureStateDir } from "./paths.js";
-import { StateAccessError } from "../errors.js";
+import { errorMessage, StateAccessError } from "../errors.js";
 import { describeFsError } from "./state-error.js";
 
 // Pull back-off persisted between runs in `<state dir>/backoff.json`:
@@ -86,7 +86,7 @@ async function loadEntries(file: string, options: BackoffFileOptions): Promise<L
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return moveAside(file, `is not valid JSON (${(error as Error).message})`, options);
+    return moveAside(file, `is not valid JSON (${errorMessage(error)})`, options);
   }
   if (!isRecord(data) || !isRecord(data.entries) || !("version" in data))
     return moveAside(file, "is not a podrun back-off file", options);

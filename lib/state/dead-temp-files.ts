@@ -10,13 +10,16 @@ import { isProcessAlive } from "../process/process-alive.js";
  * another host that shares the directory, so a file must also be a minute old.
  */
 export async function removeDeadTempFiles(dir: string, pattern: RegExp): Promise<void> {
+  // No directory: nothing was left in it.
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const pid = pattern.exec(name)?.[1];
     if (pid === undefined || isProcessAlive(Number(pid))) continue;
     const path = join(dir, name);
+    // Gone meanwhile: another process cleaned it up.
     const info = await stat(path).catch(() => undefined);
     if (info && Date.now() - info.mtimeMs > 60_000)
+      // Best effort: what stays is found again by the next cleanup.
       await rm(path, { recursive: true, force: true }).catch(() => undefined);
   }
 }

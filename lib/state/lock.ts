@@ -36,6 +36,7 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T> | T, op
     await removeLockDebris(lockPath);
     return await fn();
   } finally {
+    // fn's result or error is what the caller needs; a lock left behind is stale once this process is gone.
     await takeLockAway(lockPath, token).catch(() => undefined);
   }
 }
@@ -76,6 +77,7 @@ async function acquireLock(lockPath: string, { timeoutMs = 10_000, staleMs = 10_
     if (error instanceof StateAccessError) throw error;
     throw new StateAccessError(lockPath, `cannot take lock ${lockPath}: ${describeFsError(error)}`, { cause: error });
   } finally {
+    // Best effort: a prepared directory left behind is debris, which the next holder removes.
     await rm(prepared, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -93,6 +95,7 @@ async function readHolder(lockPath: string): Promise<Holder | undefined> {
   } catch {
     // unreadable: fall back on the directory
   }
+  // No lock directory: released meanwhile.
   const info = await stat(lockPath).catch(() => undefined);
   return info ? { sinceMs: info.mtimeMs } : undefined;
 }
@@ -113,6 +116,7 @@ const UNKNOWN_DEBRIS_AGE_MS = 10 * 60_000;
 
 async function removeLockDebris(lockPath: string): Promise<void> {
   const prefix = `${basename(lockPath)}.`;
+  // Unlistable: no debris is found now; the lock itself was taken, so the directory is usable.
   const names = await readdir(dirname(lockPath)).catch(() => [] as string[]);
   for (const name of names) {
     const match = name.startsWith(prefix) ? DEBRIS.exec(name.slice(prefix.length)) : null;
@@ -122,6 +126,7 @@ async function removeLockDebris(lockPath: string): Promise<void> {
       const preparer = await readHolder(path);
       if (!preparer || !isStale(preparer, UNKNOWN_DEBRIS_AGE_MS)) continue;
     }
+    // Best effort: debris that stays is found again by the next holder.
     await rm(path, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -138,6 +143,7 @@ async function takeLockAway(lockPath: string, token: string | undefined): Promis
   }
   const taken = (await readHolder(aside))?.token;
   if (taken !== token) {
+    // Not put back (the path was taken again meanwhile): removed below, as the debris it now is.
     const restored = await rename(aside, lockPath).then(
       () => true,
       () => false,

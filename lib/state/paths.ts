@@ -43,6 +43,7 @@ export async function ensureStateDir(dir: string): Promise<string> {
 // mkdir reports EEXIST for a file in the way; say so plainly.
 async function explainMkdirFailure(dir: string, error: unknown): Promise<string> {
   if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+    // Gone meanwhile: the mkdir's own error says more.
     const info = await stat(dir).catch(() => undefined);
     if (info && !info.isDirectory()) return "it exists and is not a directory";
   }

@@ -1,3 +1,5 @@
+import { errorMessage } from "../errors.js";
+
 // Why a state file could not be used, in a few words. The error itself is StateAccessError
 // (lib/errors.ts), which the CLI maps to exit 1 like every other error class.
 
@@ -16,5 +18,5 @@ const ERRNO_TEXT: Readonly<Record<string, string>> = {
 export function describeFsError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code && ERRNO_TEXT[code]) return `${ERRNO_TEXT[code]} (${code})`;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

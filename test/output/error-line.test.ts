@@ -1,6 +1,6 @@
 import t from "tap";
 import { EngineCommandError, PodrunError, StateAccessError } from "../../lib/errors.js";
-import { formatErrorLine } from "../../lib/output/error-line.js";
+import { formatErrorLine, formatWarningLine } from "../../lib/output/error-line.js";
 
 // The one format of every command's last line on failure: `Error: <Reason>: <object>: <message>`,
 // with only the parts the error has.
@@ -38,4 +38,16 @@ t.test("a reason given as data (down's FailedKillPod)", async (t) => {
     ),
     "Error: FailedKillPod: pod/web (namespace ci): container app: could not stop it: boom",
   );
+});
+
+t.test("a warning: what went wrong, the command going on", async (t) => {
+  const cases: [string, string][] = [
+    ["event log not written: EACCES", "Warning: event log not written: EACCES"],
+    [
+      "pod/web: container app: preStop hook failed: exit 1",
+      "Warning: pod/web: container app: preStop hook failed: exit 1",
+    ],
+    ["", "Warning: "],
+  ];
+  for (const [message, line] of cases) t.equal(formatWarningLine(message), line, message);
 });

@@ -1,5 +1,5 @@
 import t from "tap";
-import { formatHumanDuration } from "../../lib/output/human-duration.js";
+import { formatElapsedSeconds, formatHumanDuration } from "../../lib/output/human-duration.js";
 
 // Cases from apimachinery's duration_test.go (TestHumanDuration), in milliseconds.
 t.test("formatHumanDuration prints ages as kubectl does", async (t) => {
@@ -34,4 +34,18 @@ t.test("formatHumanDuration prints ages as kubectl does", async (t) => {
     [8 * 365 * d, "8y"],
   ];
   for (const [ms, expected] of cases) t.equal(formatHumanDuration(ms), expected, `${ms} ms`);
+});
+
+t.test("formatElapsedSeconds prints a run's wall time to a tenth of a second", async (t) => {
+  const cases: [number, string][] = [
+    [0, "0.0s"],
+    [0.04, "0.0s"],
+    [0.05, "0.1s"],
+    [0.42, "0.4s"],
+    [0.96, "1.0s"],
+    [12, "12.0s"],
+    [61.25, "61.3s"],
+    [3600, "3600.0s"],
+  ];
+  for (const [seconds, expected] of cases) t.equal(formatElapsedSeconds(seconds), expected, `${seconds} s`);
 });

@@ -32,8 +32,8 @@ export interface PodContext {
   gracePeriod: number;
 }
 
-export const DEFAULT_NAMESPACE = "default";
-export const DEFAULT_GRACE_PERIOD_SECONDS = 30;
+// load-manifest.ts reads the default namespace here; its one definition is in defaults.ts.
+export { DEFAULT_NAMESPACE } from "../defaults.js";
 
 export function toObjectKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;

@@ -1,6 +1,7 @@
 import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
-import { DEFAULT_NAMESPACE, reportInvalid } from "./context.js";
+import { DEFAULT_NAMESPACE } from "../defaults.js";
+import { reportInvalid } from "./context.js";
 import {
   findDns1123LabelErrors,
   findLabelValueErrors,

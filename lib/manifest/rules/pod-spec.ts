@@ -1,7 +1,8 @@
 import { DOCKER_CONFIG_JSON_TYPE, DOCKERCFG_TYPE } from "../../credentials/docker-config.js";
 import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
-import { DEFAULT_GRACE_PERIOD_SECONDS, reportInvalid, toObjectKey, type PodContext } from "./context.js";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../defaults.js";
+import { reportInvalid, toObjectKey, type PodContext } from "./context.js";
 import { findDns1123LabelErrors, formatRangeError } from "./names.js";
 import { validatePodDns } from "./pod-dns.js";
 import { validatePodResources } from "./pod-resources.js";
@@ -18,7 +19,7 @@ const MAX_INT32 = 2 ** 31 - 1;
 /** spec.terminationGracePeriodSeconds as defaulted, after checking it. */
 export function checkGracePeriod(spec: RawObject, report: Reporter): number {
   const value = asInteger(spec.terminationGracePeriodSeconds);
-  if (value === undefined) return DEFAULT_GRACE_PERIOD_SECONDS;
+  if (value === undefined) return DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   // A cluster takes a negative value and uses 1 second; podrun asks for a meaningful one.
   if (value < 0) {
     report({
@@ -27,7 +28,7 @@ export function checkGracePeriod(spec: RawObject, report: Reporter): number {
       value,
       detail: "must be greater than or equal to 0",
     });
-    return DEFAULT_GRACE_PERIOD_SECONDS;
+    return DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   }
   return value;
 }

@@ -1,5 +1,6 @@
 import type { FieldPath } from "../field-path.js";
-import { DEFAULT_NAMESPACE, toObjectKey, type ObjectIndex, type PodContext } from "./context.js";
+import { DEFAULT_NAMESPACE } from "../defaults.js";
+import { toObjectKey, type ObjectIndex, type PodContext } from "./context.js";
 import { asObject, asString } from "./raw.js";
 
 // A pod may only use ConfigMaps and Secrets of the same namespace in the files given to one

@@ -130,6 +130,7 @@ function describeJsonProblem(text: string): string | undefined {
   try {
     parsed = JSON.parse(text);
   } catch {
+    // The API server's words, not V8's (see above).
     return "must be valid JSON";
   }
   if (parsed === null || (typeof parsed === "object" && !Array.isArray(parsed))) return undefined;

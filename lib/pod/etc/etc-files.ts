@@ -2,7 +2,7 @@ import { readFile, writeFile, chmod } from "node:fs/promises";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import type { Pod, PodSpec } from "kubernetes-types/core/v1.js";
-import { PodrunError } from "../../errors.js";
+import { errorFirstLine, PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
 import type { VolumeMount } from "../../runtime/types.js";
@@ -81,6 +81,7 @@ export async function preparePodEtcFiles(
   if (options.dryRun) return files;
   try {
     await ensurePodDirectory(options.stateDir, options.engine, identity);
+    // No hosts file yet (a new pod, or one removed by hand): written whole below.
     const hostsNow = await readFile(files.hosts, "utf8").catch(() => undefined);
     // A kept pod's file already has its IP line: it is completed below, not emptied here.
     if (spec.hostNetwork)
@@ -94,11 +95,12 @@ export async function preparePodEtcFiles(
     if (
       plan?.dns &&
       files.resolv &&
+      // A kept pod keeps its resolv.conf; one that is gone is written anew.
       (!options.kept || (await readFile(files.resolv).catch(() => undefined)) === undefined)
     ) {
-      const host = plan.dns.policy === "None" ? "" : await readHostResolvConf(spec.hostNetwork === true);
       const report = (message: string) =>
         recorder.event(toInvolvedObject(identity), "Warning", "DNSConfigForming", message);
+      const host = plan.dns.policy === "None" ? "" : await readHostResolvConf(spec.hostNetwork === true, report);
       await writeIfChanged(files.resolv, formatResolvConf(buildPodDns(plan.dns, host, report)), undefined);
     }
   } catch (error) {
@@ -124,6 +126,7 @@ export async function completeHostsFile(
     await writeIfChanged(
       path,
       hostsFileContent(pod, identity, podIP ? [podIP] : []),
+      // No file yet: written whole.
       await readFile(path, "utf8").catch(() => undefined),
     );
   } catch (error) {
@@ -152,11 +155,18 @@ export function withEtcFileMounts(
 
 /**
  * The node's resolv.conf for the Default policy: /etc/resolv.conf, or systemd-resolved's list of
- * servers when /etc/resolv.conf names only loopback servers and the pod has a network of its own.
+ * servers when /etc/resolv.conf names only loopback servers and the pod has a network of its own;
+ * an unreadable /etc/resolv.conf is `report`ed and reads as empty.
  */
-export async function readHostResolvConf(hostNetwork: boolean): Promise<string> {
-  const text = await readFile(ETC_RESOLV_CONF, "utf8").catch(() => "");
+export async function readHostResolvConf(hostNetwork: boolean, report: (message: string) => void): Promise<string> {
+  const text = await readFile(ETC_RESOLV_CONF, "utf8").catch((error: unknown) => {
+    // The kubelet fails the sandbox here (GetPodDNS, pkg/kubelet/network/dns/dns.go); podrun goes
+    // on without the node's servers, and a Warning says why the pod has none.
+    report(`Could not open resolv conf file: ${errorFirstLine(error)}`);
+    return "";
+  });
   if (hostNetwork || !namesOnlyLoopbackServers(text)) return text;
+  // No systemd-resolved list: /etc/resolv.conf as it is.
   return readFile(SYSTEMD_RESOLV_CONF, "utf8").catch(() => text);
 }
 

@@ -1,5 +1,5 @@
 import type { ConfigMap, Container, EnvVar, Pod, Secret } from "kubernetes-types/core/v1.js";
-import { PodrunError } from "../../errors.js";
+import { errorMessage, PodrunError } from "../../errors.js";
 import { findEnvVarNameErrors } from "../../manifest/rules/names.js";
 import { envLookup, expandVars } from "./expand-vars.js";
 import {
@@ -155,7 +155,7 @@ function resolveValueFrom(
     }
   } catch (error) {
     if (error instanceof PodrunError) throw error;
-    return fail((error as Error).message);
+    return fail(errorMessage(error));
   }
   return "";
 }

@@ -160,6 +160,7 @@ function readDefaultRouteInterface(): string | undefined {
       .map((line) => line.trim().split(/\s+/));
     return rows.find((row) => row[1] === "00000000")?.[0];
   } catch {
+    // No /proc/net/route (not Linux, or not readable): the caller falls back on 127.0.0.1.
     return undefined;
   }
 }

@@ -29,6 +29,7 @@ function readParameter(path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch {
+    // No such parameter: the module is not loaded, so its feature is off.
     return "";
   }
 }

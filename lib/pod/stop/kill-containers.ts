@@ -8,7 +8,9 @@ import { runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
 import { describeError } from "../../runtime/engine-error.js";
 import { readStopLabels } from "../spec/stop-labels.js";
-import { DEFAULT_GRACE_PERIOD_SECONDS, MIN_GRACE_PERIOD_SECONDS } from "./stop-pod.js";
+import { startGraceCountdown } from "./grace-countdown.js";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../../manifest/defaults.js";
+import { MIN_GRACE_PERIOD_SECONDS } from "./stop-pod.js";
 
 // Some app containers of a pod that stays (reconcile-plan.ts "keep"), killed the way the kubelet's
 // killContainer kills one (pkg/kubelet/kuberuntime/kuberuntime_container.go): `Killing` with the reason, the preStop hook, the
@@ -32,9 +34,8 @@ export async function killContainers(
   const { runtime } = deps;
   const { manifest, targets } = options;
   if (targets.length === 0) return;
-  const grace = manifest.spec!.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
-  const deadline = Date.now() + grace * 1000;
-  const remaining = () => Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+  const grace = manifest.spec!.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+  const remaining = startGraceCountdown(grace);
   const running = targets.filter((target) => target.state.running);
   // Only app containers are killed one by one (a changed sidecar is a changed pod), but the label decides.
   const objectOf = (state: ContainerState) =>

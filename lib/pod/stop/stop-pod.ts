@@ -8,6 +8,8 @@ import { sandboxRuntimeName } from "../identity.js";
 import { removePodDirectory } from "../volumes/pod-dir.js";
 import { readStopLabels } from "../spec/stop-labels.js";
 import { describeError } from "../../runtime/engine-error.js";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../../manifest/defaults.js";
+import { startGraceCountdown } from "./grace-countdown.js";
 
 // The kubelet's killPod (kuberuntime_container.go killContainer) for `podrun down`:
 // each running container gets `Killing` ("Stopping container NAME"), then its preStop hook, then
@@ -30,8 +32,6 @@ import { describeError } from "../../runtime/engine-error.js";
 
 /** The kubelet's minimumGracePeriodInSeconds: no container is SIGKILLed sooner, unless overridden. */
 export const MIN_GRACE_PERIOD_SECONDS = 2;
-/** A pod's grace period when neither its manifest nor its labels give one (the API default). */
-export const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
 export interface StopPodDeps {
   runtime: ContainerRuntime;
@@ -104,7 +104,7 @@ export function resolveGracePeriod(pod: PodRecord, manifest: Pod | undefined, ov
     const fromLabel = readStopLabels(state.labels).gracePeriodSeconds;
     if (fromLabel !== undefined) return fromLabel;
   }
-  return DEFAULT_GRACE_PERIOD_SECONDS;
+  return DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
 }
 
 export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promise<StopPodResult> {
@@ -116,8 +116,7 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
   const hookFailures: StopPodResult["hookFailures"] = [];
   const override = options.gracePeriodOverride;
   const grace = resolveGracePeriod(pod, options.manifest, override);
-  const deadline = clock() + grace * 1000;
-  const remainingSeconds = () => Math.max(0, Math.ceil((deadline - clock()) / 1000));
+  const remainingSeconds = startGraceCountdown(grace, clock);
   // The kubelet never gives less than its minimum; an explicit --grace-period is taken as said.
   const stopTimeout = () =>
     override !== undefined ? remainingSeconds() : Math.max(MIN_GRACE_PERIOD_SECONDS, remainingSeconds());
@@ -231,6 +230,7 @@ async function removeContainers(
     await runtime.removeContainers(states.map((s) => s.id));
     return states.length;
   } catch {
+    // Which one failed is found below: each is removed alone, and its own error kept.
     const results = await Promise.allSettled(states.map((s) => runtime.removeContainers([s.id])));
     results.forEach((result, i) => {
       if (result.status === "rejected")
@@ -250,6 +250,7 @@ async function removeVolumes(
     await runtime.removeVolumes(names);
     return names.length;
   } catch {
+    // Which one failed is found below: each is removed alone, and its own error kept.
     const results = await Promise.allSettled(names.map((name) => runtime.removeVolumes([name])));
     results.forEach((result, i) => {
       if (result.status === "rejected")

@@ -55,6 +55,7 @@ export async function writeAtomically(
     const problem = checkPayloadPath(path);
     if (problem) throw new Error(`invalid file path ${JSON.stringify(path)}: ${problem}`);
   }
+  // No ..data link: a first write.
   const oldDataDir = await readlink(join(dir, DATA_DIR)).catch(() => undefined);
   const oldPaths = oldDataDir === undefined ? new Set<string>() : await listFiles(join(dir, oldDataDir));
   if (
@@ -138,6 +139,7 @@ async function makeDirectories(root: string, relative: string): Promise<void> {
 async function createVisibleLinks(dir: string, payload: Payload): Promise<void> {
   for (const name of new Set([...payload.keys()].map(topLevel))) {
     const link = join(dir, name);
+    // Nothing in the link's place yet.
     const existing = await lstat(link).catch(() => undefined);
     if (existing?.isSymbolicLink()) continue;
     // Anything else in the way (a directory a subPath mount made for a key that was missing then)
@@ -150,6 +152,7 @@ async function createVisibleLinks(dir: string, payload: Payload): Promise<void> 
 /** Every file under `root`, as relative `/`-separated paths. */
 async function listFiles(root: string, prefix = ""): Promise<Set<string>> {
   const found = new Set<string>();
+  // An old directory that cannot be listed holds nothing to keep: the payload is written anew.
   const entries = await readdir(join(root, prefix), { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const relative = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
@@ -169,6 +172,7 @@ async function holdsPayload(
   for (const [path, file] of payload) {
     if (!present.has(path)) return false;
     const full = join(dataDir, path);
+    // A file gone or unreadable does not hold the payload: it is written anew.
     const [info, content] = await Promise.all([stat(full), readFile(full)]).catch(
       () => [undefined, undefined] as const,
     );

@@ -1,5 +1,6 @@
 import { mkdir, open, stat } from "node:fs/promises";
 import type { Stats } from "node:fs";
+import { errorMessage } from "../../errors.js";
 
 // hostPath volumes: the kubelet's type check before the mount (kubernetes/kubernetes
 // pkg/volume/hostpath/host_path.go checkType), with its error texts; they reach the user as
@@ -49,6 +50,7 @@ export async function prepareHostPath(
     return;
   }
   const [expected, what] = description;
+  // As the kubelet's FileTypeChecker: any stat error (missing, unreadable) reads as absent.
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new Error(`hostPath ${path} doesn't exist`);
   const actual = fileTypeOf(info);
@@ -71,6 +73,7 @@ export function fileTypeOf(info: Stats): HostPathType | undefined {
 }
 
 async function exists(path: string): Promise<boolean> {
+  // As the kubelet's Exists: any stat error reads as absent, and the create reports what is wrong.
   return (await stat(path).catch(() => undefined)) !== undefined;
 }
 
@@ -103,5 +106,5 @@ function describeErrno(error: unknown): string {
     EISDIR: "is a directory",
     EROFS: "read-only file system",
   };
-  return (code && texts[code]) ?? (error as Error).message;
+  return (code && texts[code]) ?? errorMessage(error);
 }

@@ -1,6 +1,6 @@
 import { chmod, mkdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { PodrunError } from "../../errors.js";
+import { errorFirstLine, PodrunError } from "../../errors.js";
 import type { VolumeMount } from "../../runtime/types.js";
 import { expandVars } from "../spec/expand-vars.js";
 import { volumeDirectory } from "./pod-dir.js";
@@ -76,10 +76,7 @@ async function baseDirectory(mount: VolumeMount, context: MountSourceContext): P
     try {
       return await context.mountpoint(mount.volume);
     } catch (error) {
-      return fail(
-        `volume ${mount.volume}: cannot find its directory on the host: ${(error as Error).message.split("\n")[0]}`,
-        error,
-      );
+      return fail(`volume ${mount.volume}: cannot find its directory on the host: ${errorFirstLine(error)}`, error);
     }
   }
   if (context.podDir === undefined)
@@ -104,6 +101,7 @@ async function prepareSubPath(options: {
   // Made the way the kubelet's SafeMakeDir makes it: each part at a time, none through a symlink
   // that leaves the volume (checked once it exists, below), with the volume directory's mode.
   const realBase = await realpath(base).catch(failed);
+  // Not there yet (or not statable): made below, and a mkdir that cannot make it fails with its error.
   if (!(await stat(source).catch(() => undefined))) {
     await mkdir(source, { recursive: true, mode: baseInfo.mode & 0o7777 }).catch(failed);
     await chmod(source, baseInfo.mode & 0o7777).catch(failed); // mkdir's mode went through the umask

@@ -57,6 +57,7 @@ export async function listPodDirectories(
   stateDir: string,
   engine: string,
 ): Promise<{ name: string; namespace: string }[]> {
+  // No pods directory for this engine: no pod has a directory to remove.
   const entries = await readdir(join(podsDirectory(stateDir), engine), { withFileTypes: true }).catch(() => []);
   return entries.flatMap((entry) => {
     const at = entry.name.indexOf("_");

@@ -50,6 +50,7 @@ export async function withTerminationLog(
     mounts.map((mount) => mount.target),
   );
   if (target === undefined) {
+    // Best effort: an old file left behind is not mounted, and goes with the pod directory.
     if (context.touchDisk) await rm(file, { force: true }).catch(() => undefined);
     return [...mounts];
   }
@@ -61,6 +62,7 @@ export async function withTerminationLog(
       await writeFile(file, "", { mode: 0o666 });
       await chmod(file, 0o666); // writeFile's mode went through the umask
     } catch {
+      // As the kubelet's makeMounts: a termination log it cannot make leaves the container without one.
       return [...mounts];
     }
   }

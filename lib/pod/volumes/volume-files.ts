@@ -5,6 +5,7 @@ import { resolvePodField, resolveResourceField, type NodeCapacity } from "../spe
 import type { FileProjection, Payload } from "./atomic-writer.js";
 import type { PodIdentity } from "../identity.js";
 import { findConfigMap, findSecret, readSecretData, type PodObjects } from "../spec/pod-objects.js";
+import { errorMessage } from "../../errors.js";
 
 // The files of configMap, secret, downwardAPI and projected volumes (pure), as the kubelet's
 // volume plugins compute them (kubernetes/kubernetes pkg/volume/configmap, secret, downwardapi,
@@ -91,7 +92,7 @@ function projectedPayload(volume: Volume, ctx: VolumeFilesContext): Payload {
       }
       // serviceAccountToken, clusterTrustBundle, podCertificate: no API server to ask; validation warns.
     } catch (error) {
-      errors.push((error as Error).message);
+      errors.push(errorMessage(error));
     }
   }
   // utilerrors.NewAggregate's text: one error as it is, several in brackets.
@@ -180,7 +181,7 @@ function downwardPayload(items: readonly DownwardAPIVolumeFile[], mode: number, 
           })
         : resolveContainerResource(item, ctx);
     } catch (error) {
-      errors.push((error as Error).message);
+      errors.push(errorMessage(error));
       continue;
     }
     payload.set(cleanPath(item.path), { content: Buffer.from(text, "utf8"), mode: item.mode ?? mode });
