@@ -61,9 +61,9 @@ for (;;) {
   if (file === undefined) break;
   // Said on stderr, which run-unit.ts prints with the TAP output of a process a file failed in.
   if (unloadable !== undefined) console.error(`${file} could not be loaded:`, unloadable);
+  // Nothing is awaited between here and the next waitOn, so that tap cannot find the root idle. (A
+  // failure tap reports on the root after its test ended, a teardown's, may count for the next file.)
   await allEnded();
-  // A test's teardown error is reported on the root a moment after the test ended.
-  await new Promise((resolve) => setImmediate(resolve));
   const seconds = (performance.now() - started) / 1000;
   const ok = unloadable === undefined && t.counts.fail === failedBefore;
   process.send?.({ unit: "done", file, seconds, ok } satisfies UnitMessage);
