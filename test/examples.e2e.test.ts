@@ -6,12 +6,11 @@ import t from "tap";
 import { runCommand } from "../lib/runtime/exec.js";
 import { runCli } from "./harness/cli.js";
 import { removeManagedContainers } from "./harness/cleanup.js";
-import { requireEngine, requireImage } from "./harness/engine.js";
+import { requirePodEngine } from "./harness/engine.js";
 
 // The examples the README shows, as a CI job runs them: `up --wait`, use the pod, `down`. On both
 // engines, one after the other (the examples publish fixed host ports).
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
 const EXAMPLES = [
   { file: "web-sidecar.yaml", pod: "web", containers: 2 },
@@ -23,12 +22,7 @@ const EXAMPLES = [
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: every example comes up ready, serves, and goes down leaving nothing`, async (t) => {
-    if (
-      !(await requireEngine(t, runtime)) ||
-      !(await requireImage(t, runtime, BUSYBOX)) ||
-      !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-    )
-      return;
+    if (!(await requirePodEngine(t, runtime))) return;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-examples-"));
     const env = { PODRUN_STATE_DIR: stateDir, PODRUN_RUNTIME: runtime };
     t.teardown(async () => {

@@ -8,7 +8,7 @@ import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { requirePodEngine } from "../harness/engine.js";
 
 // spec.activeDeadlineSeconds on the real engines: `up --wait` fails the pod when its deadline
 // passes (the kubelet's DeadlineExceeded event and message, the containers stopped and kept), and
@@ -49,12 +49,7 @@ spec:
 `;
 
 async function setup(t: Test, runtime: RuntimeName, prefix: string) {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-  )
-    return undefined;
+  if (!(await requirePodEngine(t, runtime))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-deadline-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-deadline-"));
   const name = uniqueName(prefix);

@@ -6,16 +6,13 @@ import t from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireImage, requireRegistry, requireTestEnv } from "../harness/engine.js";
+import { BUSYBOX, PAUSE, requireImage, requireRegistry, requireTestEnv } from "../harness/engine.js";
 import { countRegistryRequests, registryLogMark } from "../harness/registry-log.js";
 
 // Back-off across runs against the real loopback registry, the way a CI job meets it: a missing
 // image fails; the next `up` reports BackOff without contacting the registry; `podrun backoff`
 // shows why and until when; after the registry is fixed, `podrun backoff clear` lets the next
 // `up` pull at once instead of in up to five minutes.
-
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
-const PAUSE = "registry.k8s.io/pause:3.10";
 
 interface Reasoned {
   reason: string;

@@ -7,14 +7,13 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, requireEngine, requireImage } from "../harness/engine.js";
 
 // `podrun down` end to end, against the real engines: emptyDir volumes shared by the containers of
 // a pod, preStop hooks, Killing events, and nothing left behind (checked with the engine's own CLI,
 // by label). Every pod here is in a namespace of its own test: `--all` is always narrowed with -n,
 // since other test files run pods on the same engines at the same time.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
 interface DownResult {

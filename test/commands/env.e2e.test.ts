@@ -6,14 +6,13 @@ import t from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, requirePodEngine } from "../harness/engine.js";
 
 // A container's environment end to end: a ConfigMap and a Secret in the manifest, every kind of
 // source, `$(VAR)` in env, command and args, read from inside the container (its logs). The
 // Secret's value never shows in the event log, the JSON events or `--dry-run`; a changed
 // ConfigMap value recreates the container on the next `up`, an unchanged manifest keeps it.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
 const PRINTED = [
@@ -143,12 +142,7 @@ async function listFiles(dir: string): Promise<string[]> {
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: env from every source, $(VAR) expansion, secrets kept out of logs and dry runs`, async (t) => {
-    if (
-      !(await requireEngine(t, runtime)) ||
-      !(await requireImage(t, runtime, BUSYBOX)) ||
-      !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-    )
-      return;
+    if (!(await requirePodEngine(t, runtime))) return;
     const name = unique("env");
     const marker = `sekret-${randomBytes(4).toString("hex")}`;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-env-state-"));

@@ -7,7 +7,7 @@ import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { requirePodEngine } from "../harness/engine.js";
 
 // livenessProbe while `podrun up --wait` waits, on the real engines: an exec probe that starts
 // failing once the container removes its file is killed (Unhealthy, Killing) and made anew,
@@ -60,12 +60,7 @@ spec:
 `;
 
 async function setup(t: Test, runtime: RuntimeName, prefix: string) {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-  )
-    return undefined;
+  if (!(await requirePodEngine(t, runtime))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-e2e-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-"));
   const name = uniqueName(prefix);

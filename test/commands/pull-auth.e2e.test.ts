@@ -7,7 +7,7 @@ import { runCommand } from "../../lib/runtime/exec.js";
 import { PULL_AUTH_PREFIX } from "../../lib/runtime/pull-auth.js";
 import { runCli, type CliResult } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireImage, requireRegistry, requireTestEnv } from "../harness/engine.js";
+import { PAUSE, requireImage, requireRegistry, requireTestEnv } from "../harness/engine.js";
 import { createTempCredentials } from "../harness/credentials.js";
 import { readRegistryPassword, type TestEnv } from "../harness/env.js";
 import { countRegistryRequests, registryLogMark } from "../harness/registry-log.js";
@@ -20,7 +20,6 @@ import { countRegistryRequests, registryLogMark } from "../harness/registry-log.
 // during the pull (arguments and environments), and no temporary credential file is left. The
 // engines' own logins are the same before and after, and still refuse an anonymous pull.
 
-const PAUSE = "registry.k8s.io/pause:3.10";
 const RUNTIMES = ["docker", "podman"] as const;
 type Runtime = (typeof RUNTIMES)[number];
 

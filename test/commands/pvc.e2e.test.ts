@@ -6,7 +6,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { requireEngine, requireImage, requirePodEngine } from "../harness/engine.js";
 import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 
 // PersistentVolumeClaims on docker and podman: one engine volume per claim, shared by the two pods
@@ -64,12 +64,7 @@ async function readLog(runtime: RuntimeName, reader: string, lines: number): Pro
 }
 
 async function claimTest(t: Test, runtime: RuntimeName): Promise<void> {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-  )
-    return;
+  if (!(await requirePodEngine(t, runtime))) return;
   const claim = uniqueName("pvc");
   const writer = uniqueName("pvcw");
   const reader = uniqueName("pvcr");

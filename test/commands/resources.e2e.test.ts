@@ -6,13 +6,12 @@ import t from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, requirePodEngine } from "../harness/engine.js";
 
 // Container resources end to end: what the container itself reads from its cgroup (v2:
 // memory.max, cpu.max; v1: memory.limit_in_bytes, cpu.cfs_quota_us/cfs_period_us, cpu.shares),
 // and the engine's own record of the CPU weight.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 // grep -H prints `file:value` for the files of whichever cgroup version the engine gives.
 const PRINT_CGROUP =
@@ -44,12 +43,7 @@ for (const runtime of ["docker", "podman"] as const) {
     `${runtime}: limits and requests reach the container's cgroup; an init container has its own`,
     { buffered: true },
     async (t) => {
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const stateDir = await mkdtemp(join(tmpdir(), "podrun-res-state-"));
       const dir = await mkdtemp(join(tmpdir(), "podrun-res-"));
       t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));
@@ -142,12 +136,7 @@ for (const runtime of ["docker", "podman"] as const) {
     `${runtime}: an unchanged limit keeps the container, a changed one recreates it`,
     { buffered: true },
     async (t) => {
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const stateDir = await mkdtemp(join(tmpdir(), "podrun-res-state-"));
       const dir = await mkdtemp(join(tmpdir(), "podrun-res-"));
       t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));

@@ -7,7 +7,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, requirePodEngine } from "../harness/engine.js";
 
 // Native sidecars (init containers with `restartPolicy: Always`) end to end on the real engines,
 // checked from inside the containers and from the engine's own event stream: the sidecar serves
@@ -28,7 +28,6 @@ interface EngineEvent {
   nanos: bigint;
 }
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
 // The sidecar writes its page, serves it (httpd forks into the background), and is ready 4 s
@@ -115,12 +114,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(
     `${runtime}: a native sidecar runs beside the pod from its place in init order, and goes after the app`,
     async (t) => {
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const name = unique("sidecar");
       const dir = await mkdtemp(join(tmpdir(), "podrun-sidecar-"));
       const env = { PODRUN_STATE_DIR: await mkdtemp(join(tmpdir(), "podrun-sidecar-state-")) };

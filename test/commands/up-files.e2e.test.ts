@@ -7,13 +7,12 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, requirePodEngine } from "../harness/engine.js";
 
 // Manifests over several files, end to end on the real engines: the documentation's split (a
 // ConfigMap in one file, the Pod using it in another) given as two files and as a directory, and
 // two pods of two files where the first fails and the second still goes up; `down DIR` after.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
 interface KubeEvent {
@@ -67,12 +66,7 @@ for (const runtime of ["docker", "podman"] as const) {
   t.test(
     `${runtime}: a ConfigMap file and a Pod file in one up, as files and as a directory; a failed pod does not stop the next`,
     async (t) => {
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const env = { PODRUN_STATE_DIR: await mkdtemp(join(tmpdir(), "podrun-files-state-")) };
       const podrun = (args: string[]) => runCli([args[0]!, "--runtime", runtime, ...args.slice(1)], { env });
       const root = await mkdtemp(join(tmpdir(), "podrun-files-"));

@@ -8,14 +8,13 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { PODRUN_BIN, runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, requireEngine, requireImage } from "../harness/engine.js";
 
 // An idempotent `podrun up`, against the real engines: a second `up` of the same file keeps what
 // matches (same container IDs), recreates what changed (one container, or the whole pod for a
 // pod-level field), `--replace` recreates all; a name held by a container podrun did not create is
 // an error that touches nothing; Ctrl-C during `up` removes what the run had created.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 // PID 1 ignores SIGTERM unless it traps it: trapping makes each stop prompt.
 const SERVE = `["sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait"]`;

@@ -8,7 +8,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { PODRUN_BIN, runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, requireEngine, requireImage } from "../harness/engine.js";
 
 // `podrun up --wait` end to end on the real engines: probes that really fail and then pass
 // (httpGet from the host to the pod's IP, exec through the engine, tcpSocket), a pod that never
@@ -21,7 +21,6 @@ interface KubeEvent {
   involvedObject: { fieldPath?: string };
 }
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 const events = (stdout: string): KubeEvent[] =>
   stdout

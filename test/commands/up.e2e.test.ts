@@ -7,7 +7,7 @@ import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage, requireRegistry, requireTestEnv } from "../harness/engine.js";
+import { BUSYBOX, requireEngine, requireImage, requireRegistry, requireTestEnv } from "../harness/engine.js";
 import { countRegistryRequests, registryLogMark } from "../harness/registry-log.js";
 
 // `podrun up` end to end, against the real engines and the loopback registry of
@@ -21,7 +21,6 @@ interface KubeEvent {
   count: number;
 }
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 const events = (stdout: string): KubeEvent[] =>
   stdout

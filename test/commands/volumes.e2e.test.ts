@@ -8,14 +8,13 @@ import { runCommand } from "../../lib/runtime/exec.js";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { BUSYBOX, requirePodEngine } from "../harness/engine.js";
 
 // configMap, secret, downwardAPI, projected and hostPath volumes, subPath and subPathExpr, as a
 // container sees them on docker and podman: a container prints the modes (`stat -L`) and contents
 // of every path, and the test reads what it printed. Then what stays on the host: the Secret's
 // files out of other users' reach, nothing left after `down`, nothing made when a check fails.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
 const PATHS = [
@@ -139,12 +138,7 @@ spec:
 }
 
 async function setup(t: Test, runtime: RuntimeName) {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-  )
-    return undefined;
+  if (!(await requirePodEngine(t, runtime))) return undefined;
   const base = await mkdtemp(join(tmpdir(), "podrun-volumes-"));
   t.teardown(() => rm(base, { recursive: true, force: true }));
   const stateDir = join(base, "state");

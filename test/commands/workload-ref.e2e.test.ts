@@ -6,7 +6,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { requirePodEngine } from "../harness/engine.js";
 import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 
 // ps, logs, events and down by workload on docker and podman: a Deployment of two pods sharing a
@@ -60,12 +60,7 @@ async function started(runtime: RuntimeName, container: string): Promise<void> {
 }
 
 async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-  )
-    return;
+  if (!(await requirePodEngine(t, runtime))) return;
   const ns = uniqueName("wr");
   const web = uniqueName("web");
   const agent = uniqueName("agent");

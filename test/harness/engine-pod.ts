@@ -6,13 +6,14 @@ import type { Test } from "tap";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli, type CliResult } from "./cli.js";
-import { requireEngine, requireImage } from "./engine.js";
+import { requirePodEngine } from "./engine.js";
 
 // The common ground of the end-to-end tests that check a field from inside the container: the
 // engine and the two images, a state directory and a manifest directory of the test's own
 // (removed at teardown), `podrun up` of a manifest, and reading what a container sees.
 
-export const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
+/** The test image, from the guards' module: the tests that run a pod import both from here. */
+export { BUSYBOX } from "./engine.js";
 
 /** A name no other run uses (pods of parallel runs must not meet): `prefix-` and six hex digits. */
 export const uniqueName = (prefix: string): string => `${prefix}-${randomBytes(3).toString("hex")}`;
@@ -37,12 +38,7 @@ export async function setupEnginePod(
   runtime: RuntimeName,
   options: { env?: Record<string, string> } = {},
 ): Promise<EnginePodTest | undefined> {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-  )
-    return undefined;
+  if (!(await requirePodEngine(t, runtime))) return undefined;
   const stateDir = await mkdtemp(join(tmpdir(), "podrun-e2e-state-"));
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-"));
   t.teardown(() => Promise.all([stateDir, dir].map((path) => rm(path, { recursive: true, force: true }))));

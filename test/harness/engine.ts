@@ -63,3 +63,16 @@ export async function requireImage(t: TestLike, runtime: RuntimeName, image: str
   const result = await runCommand(engine.binary, ["image", "inspect", image], { reject: false });
   return result.exitCode === 0 ? image : missing(t, `image ${image} in ${runtime}`);
 }
+
+/** The test image, pushed to the open registry and present in both engines (scripts/test-env.sh). */
+export const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
+/** The kubelet's sandbox image, built locally by scripts/test-env.sh. */
+export const PAUSE = "registry.k8s.io/pause:3.10";
+
+/** What a test that runs a pod needs: the engine, the test image and the sandbox image. */
+export async function requirePodEngine(t: TestLike, runtime: RuntimeName): Promise<DetectedRuntime | undefined> {
+  const engine = await requireEngine(t, runtime);
+  if (!engine || !(await requireImage(t, runtime, BUSYBOX)) || !(await requireImage(t, runtime, PAUSE)))
+    return undefined;
+  return engine;
+}

@@ -8,7 +8,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { PODRUN_BIN, runCli, type CliResult } from "./cli.js";
 import { removeManagedContainers } from "./cleanup.js";
-import { requireEngine, requireImage, requireRegistry } from "./engine.js";
+import { requirePodEngine, requireRegistry } from "./engine.js";
 import { BUSYBOX, testPodHeader, uniqueName } from "./engine-pod.js";
 import {
   describeKillPoint,
@@ -33,7 +33,6 @@ import { listStateLeftovers, readBackoffFile, readEventLines } from "./state-fil
 // whole over what the kill left, and `down` leave nothing. Each case has a pod and a state
 // directory of its own, so two run at once.
 
-const PAUSE = "registry.k8s.io/pause:3.10";
 const SECRET_VALUE = "kill-test-token";
 // Exits at once on SIGTERM, so that `down` does not wait out the grace period.
 const IDLE = `["sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait"]`;
@@ -292,12 +291,7 @@ export async function runKillSuite(
   runtime: RuntimeName,
   options: { count: number; timed: number; pull: boolean },
 ): Promise<void> {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, PAUSE))
-  )
-    return;
+  if (!(await requirePodEngine(t, runtime))) return;
   if (options.pull && !(await requireRegistry(t, "open"))) return;
   const root = await mkdtemp(join(tmpdir(), `podrun-kill-${runtime}-`));
   const names: string[] = [];

@@ -6,7 +6,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { runCli } from "../harness/cli.js";
-import { requireEngine, requireImage, requireRegistry } from "../harness/engine.js";
+import { PAUSE, requireEngine, requireImage, requireRegistry } from "../harness/engine.js";
 import { loadTestEnv } from "../harness/env.js";
 import { uniqueName } from "../harness/engine-pod.js";
 import { copyImage, startFaultRegistry, type FaultRegistry, type RegistryFault } from "../harness/fault-registry.js";
@@ -17,8 +17,6 @@ import { copyImage, startFaultRegistry, type FaultRegistry, type RegistryFault }
 // nothing of the pod is left. A registry that never answers is cut by the pull progress deadline
 // (2 s here), and the engine's pull with it. Every case has a repository of its own, so two run
 // at once.
-
-const PAUSE = "registry.k8s.io/pause:3.10";
 
 interface Expected {
   /** The kubelet's reason, and the message after `<reason>: pod/<name>: container app: `. */

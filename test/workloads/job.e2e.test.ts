@@ -6,7 +6,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { requirePodEngine } from "../harness/engine.js";
 import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 
 // `podrun up --wait` of a batch/v1 Job on docker and podman (lib/workloads/run-jobs.ts): a Job
@@ -53,12 +53,7 @@ async function setup(
   name: string,
   manifest: (dir: string) => string,
 ): Promise<JobWorld | undefined> {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-  )
-    return undefined;
+  if (!(await requirePodEngine(t, runtime))) return undefined;
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-job-"));
   const file = join(dir, "job.yaml");
   await writeFile(file, manifest(dir));

@@ -7,7 +7,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli, type CliResult } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { requireEngine, requireImage } from "../harness/engine.js";
+import { requirePodEngine } from "../harness/engine.js";
 import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 
 // Deployments and StatefulSets run by `podrun up` on a real engine (workloads.{docker,podman}.e2e):
@@ -28,12 +28,7 @@ interface Env {
 }
 
 async function setup(t: Test, runtime: RuntimeName): Promise<Env | undefined> {
-  if (
-    !(await requireEngine(t, runtime)) ||
-    !(await requireImage(t, runtime, BUSYBOX)) ||
-    !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-  )
-    return undefined;
+  if (!(await requirePodEngine(t, runtime))) return undefined;
   const namespace = uniqueName("wl");
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-workloads-"));
   const env = { PODRUN_STATE_DIR: join(dir, "state") };

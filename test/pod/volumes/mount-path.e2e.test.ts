@@ -6,21 +6,14 @@ import t from "tap";
 import { runCommand } from "../../../lib/runtime/exec.js";
 import { runCli } from "../../harness/cli.js";
 import { removeManagedContainers } from "../../harness/cleanup.js";
-import { requireEngine, requireImage } from "../../harness/engine.js";
+import { BUSYBOX, requirePodEngine } from "../../harness/engine.js";
 
 // A relative mountPath passes the API server and the kubelet roots it at `/`: the container sees
 // the volume at /data for `mountPath: data/`, on docker and on podman.
 
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
-
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: a relative mountPath is mounted at / + the path`, async (t) => {
-    if (
-      !(await requireEngine(t, runtime)) ||
-      !(await requireImage(t, runtime, BUSYBOX)) ||
-      !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-    )
-      return;
+    if (!(await requirePodEngine(t, runtime))) return;
     const name = `relmount-${randomBytes(3).toString("hex")}`;
     const stateDir = await mkdtemp(join(tmpdir(), "podrun-mount-state-"));
     const env = { PODRUN_STATE_DIR: stateDir };

@@ -8,7 +8,7 @@ import t, { type Test } from "tap";
 import { runCommand } from "../../../lib/runtime/exec.js";
 import { runCli, PODRUN_BIN } from "../../harness/cli.js";
 import { removeManagedContainers } from "../../harness/cleanup.js";
-import { requireImage, requireRegistry } from "../../harness/engine.js";
+import { BUSYBOX, requireImage, requireRegistry } from "../../harness/engine.js";
 import { eventId, readBackoffFile, readEventLines, type LoggedEvent } from "../../harness/state-files.js";
 
 // A state directory in a bad way, through the CLI: a corrupt back-off file, an event log whose
@@ -16,7 +16,6 @@ import { eventId, readBackoffFile, readEventLines, type LoggedEvent } from "../.
 // message and the documented behaviour; `podrun up` runs for real on docker where it proceeds.
 
 const RUNTIME = "docker";
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
 const CORRUPT = '{"version": 1, "entries": {"default/web_busybox": {"backoffMs": 1';
 const TORN = '{"apiVersion":"v1","kind":"Event","metadata":{"name":"torn.1","namesp';
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import t from "tap";
 import { runCli, type CliResult } from "../../harness/cli.js";
 import { removeManagedContainers } from "../../harness/cleanup.js";
-import { requireImage, requireRegistry } from "../../harness/engine.js";
+import { BUSYBOX, PAUSE, requireImage, requireRegistry } from "../../harness/engine.js";
 import {
   eventId,
   listStateLeftovers,
@@ -23,8 +23,6 @@ import {
 // back-off file parses and has one entry per failing pod, and no lock or temp file is left.
 
 const RUNTIME = "docker";
-const BUSYBOX = "127.0.0.1:5100/podrun-test/busybox:1.36";
-const PAUSE = "registry.k8s.io/pause:3.10";
 const ROUNDS = 3;
 const PODS = 8;
 const FAILING = new Set([1, 4, 6]); // pod indexes whose second image is missing

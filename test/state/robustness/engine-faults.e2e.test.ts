@@ -7,7 +7,7 @@ import type { RuntimeName } from "../../../lib/runtime/detect.js";
 import { runCommand } from "../../../lib/runtime/exec.js";
 import { runCli } from "../../harness/cli.js";
 import { removeManagedContainers } from "../../harness/cleanup.js";
-import { requireEngine, requireImage } from "../../harness/engine.js";
+import { requirePodEngine } from "../../harness/engine.js";
 import { BUSYBOX, testPodHeader, uniqueName } from "../../harness/engine-pod.js";
 import { readEventLines } from "../../harness/state-files.js";
 
@@ -71,12 +71,7 @@ for (const runtime of ["docker", "podman"] as const) {
     `${runtime}: the engine unreachable between two runs: up, down, ps, logs each say so in one line, exit 1`,
     { buffered: true },
     async (t) => {
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const stateDir = await tempDir(t, "podrun-faults-state-");
       const dir = await tempDir(t, "podrun-faults-");
       const name = uniqueName("engine-gone");
@@ -126,12 +121,7 @@ for (const runtime of ["docker", "podman"] as const) {
     { buffered: true },
     async (t) => {
       if (process.getuid?.() !== 0) return void t.plan(0, "mounting a tmpfs needs root");
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const kept = uniqueName("disk-kept");
       const late = uniqueName("disk-full");
       const { dir, stateDir } = await smallStateDir(t, runtime, [kept, late]);
@@ -196,12 +186,7 @@ for (const runtime of ["docker", "podman"] as const) {
     { buffered: true },
     async (t) => {
       if (process.getuid?.() !== 0) return void t.plan(0, "mounting a tmpfs needs root");
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const name = uniqueName("disk-always");
       const { dir, stateDir } = await smallStateDir(t, runtime, [name]);
       const file = join(dir, "pod.yaml");
@@ -238,12 +223,7 @@ for (const runtime of ["docker", "podman"] as const) {
     `${runtime}: an app container that exits with code 0 during up --wait fails the wait at once, in one line, exit 1`,
     { buffered: true },
     async (t) => {
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const dir = await tempDir(t, "podrun-faults-");
       const name = uniqueName("wait-exit0");
       t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }).then(() => undefined));

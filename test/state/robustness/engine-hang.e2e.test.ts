@@ -7,7 +7,7 @@ import type { RuntimeName } from "../../../lib/runtime/detect.js";
 import { runCommand } from "../../../lib/runtime/exec.js";
 import { runCli, type CliResult } from "../../harness/cli.js";
 import { removeManagedContainers } from "../../harness/cleanup.js";
-import { requireEngine, requireImage } from "../../harness/engine.js";
+import { requirePodEngine } from "../../harness/engine.js";
 import { BUSYBOX, testPodHeader, uniqueName } from "../../harness/engine-pod.js";
 import { startHangingEngineProxy, type HoldRule } from "../../harness/hanging-engine-proxy.js";
 
@@ -48,12 +48,7 @@ for (const runtime of ["docker", "podman"] as const) {
     `${runtime}: an engine that never answers fails the step at --runtime-request-timeout, in one line, and leaves nothing`,
     { buffered: true },
     async (t) => {
-      if (
-        !(await requireEngine(t, runtime)) ||
-        !(await requireImage(t, runtime, BUSYBOX)) ||
-        !(await requireImage(t, runtime, "registry.k8s.io/pause:3.10"))
-      )
-        return;
+      if (!(await requirePodEngine(t, runtime))) return;
       const dir = await mkdtemp(join(tmpdir(), "podrun-hang-"));
       t.teardown(() => rm(dir, { recursive: true, force: true }));
       const target = await engineSocket(t, runtime, dir);
