@@ -56,7 +56,7 @@ export function toEngineError(
   const ending = error.exitCode === undefined ? "did not finish" : `exited with code ${error.exitCode}`;
   return new EngineError(kind, describeEngineError(error), {
     cause: error,
-    detail: error.stderr.trim().split("\n")[0] || error.shortMessage,
+    detail: firstLine(error.stderr) || error.shortMessage,
     outcome: `${dialect.name} ${error.args[0] ?? ""} ${ending}`,
   });
 }
@@ -66,9 +66,14 @@ export function classifyCommandError(dialect: Dialect, error: CommandError): Eng
   if (error.canceled) return "canceled";
   if (error.timedOut) return "timed-out";
   if (error.notInstalled) return "unavailable";
-  if (isOnlyNotFound(dialect, error.stderr)) return "not-found";
+  // docker's CLI adds a summary line of its own after the daemon's (`Error: failed to start containers: x`).
+  if (isOnlyNotFound(dialect, error.stderr) || dialect.notFound.test(firstLine(error.stderr))) return "not-found";
   if (CONFLICT.test(error.stderr)) return "conflict";
   return "failed";
+}
+
+function firstLine(text: string): string {
+  return text.trim().split("\n")[0] ?? "";
 }
 
 /** One line for an event or an error: the engine's own message when there is one. */

@@ -23,6 +23,11 @@ t.test("the kind of a failed command, from each engine's words", async (t) => {
   const cases: [string, CommandError, EngineFailure][] = [
     ["docker: no such container", failure({ stderr: "Error response from daemon: No such container: x" }), "not-found"],
     [
+      "docker start: the daemon's line, then the CLI's summary",
+      failure({ stderr: "Error response from daemon: No such container: x\nError: failed to start containers: x" }),
+      "not-found",
+    ],
+    [
       "podman: no such container",
       failure({ stderr: 'Error: no container with name or ID "x" found: no such container' }),
       "not-found",
