@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import {
-  EngineCommandError,
+  EngineError,
   ExitCode,
   ExitError,
   ManifestError,
@@ -495,7 +495,7 @@ function exitCodeFor(error: unknown): number {
     process.stderr.write(`error: ${error.message}\n`);
     return ExitCode.Usage;
   }
-  if (error instanceof PodrunError || error instanceof EngineCommandError || error instanceof StateAccessError) {
+  if (error instanceof PodrunError || error instanceof EngineError || error instanceof StateAccessError) {
     if (error instanceof PodrunError && error.details) process.stderr.write(`${error.details}\n`);
     process.stderr.write(`${formatErrorLine(error)}\n`);
     return ExitCode.Failed;

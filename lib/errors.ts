@@ -96,9 +96,40 @@ export class ExitError extends Error {
   }
 }
 
-/** An engine command failed while the engine itself answers: exit 1, message ready to print. */
-export class EngineCommandError extends Error {
-  override readonly name = "EngineCommandError";
+/**
+ * What kind of failure an engine call met, in terms that hold for any engine (lib/runtime says which):
+ * - `not-found`: the container, image, pod or volume named is not there;
+ * - `conflict`: the object is in a state that refuses the call (a name in use, a container not running);
+ * - `timed-out`: the engine did not answer within the call's deadline;
+ * - `unavailable`: the engine does not answer at all, is not installed, or is older than podrun supports;
+ * - `canceled`: the caller's signal ended the call (Ctrl-C);
+ * - `failed`: any other refusal, in the engine's own words.
+ */
+export type EngineFailure = "not-found" | "conflict" | "timed-out" | "unavailable" | "canceled" | "failed";
+
+/**
+ * An engine call failed: exit 1. `message` is the one line the user sees (the engine's own words, or
+ * why no engine answered); `cause` is what the engine said in full. Thrown already explained by the
+ * runtime (lib/runtime/engine-error.ts), so that no caller reads an engine's output.
+ */
+export class EngineError extends Error {
+  override readonly name = "EngineError";
+  /** "RuntimeUnavailable" when no engine answered (the word a kubelet uses), else none. */
+  readonly reason?: "RuntimeUnavailable";
+  /** The engine's own first line, as it printed it; else the call's one-line summary. */
+  readonly detail: string;
+  /** The call and how it ended, for a step that names it: `docker exec exited with code 125`. */
+  readonly outcome: string;
+  constructor(
+    readonly kind: EngineFailure,
+    message: string,
+    options: { cause?: unknown; reason?: "RuntimeUnavailable"; detail?: string; outcome?: string } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    if (options.reason) this.reason = options.reason;
+    this.detail = options.detail ?? message;
+    this.outcome = options.outcome ?? message;
+  }
 }
 
 /**

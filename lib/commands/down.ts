@@ -24,7 +24,6 @@ import { isWorkloadRef } from "../pod/status/workload-ref.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
-import { explainEngineFailure } from "../runtime/engine-error.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import {
   LABEL_MANAGED,
@@ -123,9 +122,7 @@ export async function down(options: DownOptions): Promise<void> {
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
     requestTimeoutMs,
   });
-  const { pods, volumes } = await findEverything(runtime, options).catch((error: unknown) =>
-    explainEngineFailure(runtime.name, error),
-  );
+  const { pods, volumes } = await findEverything(runtime, options);
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const wanted: Target[] = options.all ? pods.map((p) => ({ name: p.name, namespace: p.namespace })) : targets;
   // A workload's pods, by its owner label (down-workloads.ts); one with none (a Job: nor a record) is "not found", exit 0 as for a pod.

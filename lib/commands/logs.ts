@@ -4,7 +4,6 @@ import { parseDurationOption } from "../events/parse-duration.js";
 import { findPods } from "../pod/status/find-pods.js";
 import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/status/log-targets.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
-import { explainEngineFailure } from "../runtime/engine-error.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
@@ -59,10 +58,7 @@ export async function logs(options: LogsOptions): Promise<void> {
   const namespace = options.namespace ?? "default";
   const ref = parseResourceRef(options.pod, "logs") ?? { kind: "Pod", name: options.pod };
   const filter = isWorkloadRef(ref) ? { namespace } : { namespace, name: ref.name };
-  const records = selectPods(
-    await findPods(runtime, filter).catch((error: unknown) => explainEngineFailure(runtime.name, error)),
-    ref,
-  );
+  const records = selectPods(await findPods(runtime, filter), ref);
   if (records.length === 0) return fail(stderr, formatNotFound(ref));
   const sources: { pod: string; target: LogTarget }[] = [];
   for (const record of records) {
@@ -101,7 +97,7 @@ export async function logs(options: LogsOptions): Promise<void> {
   } catch (error) {
     // Interrupted: the engine's `logs` may have died of the same Ctrl-C first. Not a failure.
     if (stop.signal.aborted) return;
-    await explainEngineFailure(runtime.name, error);
+    throw error;
   } finally {
     await output.flush();
     stop.release();

@@ -2,7 +2,6 @@ import { ExitCode, ExitError } from "../errors.js";
 import { formatTable } from "../output/table.js";
 import { groupPods } from "../pod/status/find-pods.js";
 import { LABEL_CLAIM } from "../pod/volumes/claim-volumes.js";
-import { explainEngineFailure } from "../runtime/engine-error.js";
 import {
   LABEL_MANAGED,
   LABEL_POD_NAMESPACE,
@@ -40,9 +39,7 @@ export async function listClaimVolumes(
     [LABEL_MANAGED]: "true",
     ...(options.namespace !== undefined ? { [LABEL_POD_NAMESPACE]: options.namespace } : {}),
   };
-  const [volumes, containers] = await Promise.all([runtime.listVolumes(labels), runtime.listContainers(labels)]).catch(
-    (error: unknown) => explainEngineFailure(runtime.name, error),
-  );
+  const [volumes, containers] = await Promise.all([runtime.listVolumes(labels), runtime.listContainers(labels)]);
   const rows = claimVolumeRows(volumes, containers).filter(
     (row) => options.names.length === 0 || options.names.includes(row.persistentVolumeClaim),
   );

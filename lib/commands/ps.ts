@@ -11,7 +11,6 @@ import { podDirectory } from "../pod/volumes/pod-dir.js";
 import { resolveStateDir } from "../state/paths.js";
 import { formatRestarts, summarizePod, type PodSummary } from "../pod/status/pod-status.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
-import { explainEngineFailure } from "../runtime/engine-error.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
@@ -64,9 +63,7 @@ export async function ps(options: PsOptions): Promise<void> {
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
   if (options.volumes)
     return listClaimVolumes(runtime, { namespace, names: options.names ?? [], json: options.json, stdout, stderr });
-  const records = await findPods(runtime, namespace === undefined ? {} : { namespace }).catch((error: unknown) =>
-    explainEngineFailure(runtime.name, error),
-  );
+  const records = await findPods(runtime, namespace === undefined ? {} : { namespace });
   const { selected, missing } = selectByRefs(records, refs);
   const owners = new Map(selected.map((record) => [`${record.namespace}/${record.name}`, ownerOf(record)]));
   const pods = selected.map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()));

@@ -1,4 +1,4 @@
-import { EngineCommandError, ExitCode, ExitError, UsageError } from "../errors.js";
+import { EngineError, ExitCode, ExitError, UsageError } from "../errors.js";
 import { createConsoleSink, isInteractive } from "../output/console-sink.js";
 import { openEventLog, type EventLog } from "../events/event-log.js";
 import { createJsonSink } from "../output/json-sink.js";
@@ -12,7 +12,6 @@ import { loadManifests } from "../manifest/load-manifest.js";
 import { toInvolvedObject } from "../events/types.js";
 import { formatErrorLine } from "../output/error-line.js";
 import { identifyPod } from "../pod/identity.js";
-import { explainEngineFailure } from "../runtime/engine-error.js";
 import type { Workload } from "../workloads/expand.js";
 import { findUnschedulable, formatHostPort, NO_FREE_PORTS_MESSAGE } from "../workloads/host-ports.js";
 import { removeStalePods } from "../workloads/stale-pods.js";
@@ -200,9 +199,7 @@ export async function up(options: UpOptions): Promise<void> {
     // template changed, fewer replicas. A cluster's controllers would delete them.
     if (!options.dryRun) {
       for (const { workload } of workloads) {
-        const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir }).catch((error: unknown) =>
-          explainEngineFailure(runtime.name, error),
-        );
+        const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir });
         for (const { name, failures } of removed) {
           for (const failure of failures)
             stderr.write(
@@ -261,7 +258,7 @@ export async function up(options: UpOptions): Promise<void> {
         },
       );
       // One pod: an engine command that failed is reported as any command's (lib/cli.ts).
-      if (outcome.status === "failed" && outcome.error instanceof EngineCommandError && !several) throw outcome.error;
+      if (outcome.status === "failed" && outcome.error instanceof EngineError && !several) throw outcome.error;
       printOutcome(outcome, pod === runs.at(-1)!.pod);
       if (outcome.status === "interrupted") throw new ExitError(ExitCode.Interrupted);
       if (outcome.status !== "failed") done.push({ name: pod.metadata!.name!, source });

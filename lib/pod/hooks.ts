@@ -1,8 +1,8 @@
 import type { Container, LifecycleHandler } from "kubernetes-types/core/v1.js";
+import { EngineError } from "../errors.js";
 import { resolveContainerPort } from "../probes/container-port.js";
 import { formatHandlerUrl, HttpGetError, httpGet } from "../probes/http-get.js";
 import type { ContainerRuntime } from "../runtime/types.js";
-import { CommandError } from "../runtime/exec.js";
 
 // A lifecycle handler (postStart now, preStop later), run the way the kubelet runs it: exec
 // inside the container, an HTTP GET against the pod, or a sleep. The hook's own output is
@@ -33,11 +33,10 @@ export async function runLifecycleHandler(handler: LifecycleHandler, target: Hoo
       .catch((error: unknown) => {
         // The engine's own failure (podman may end an exec session with an error after the hook ran):
         // its stderr holds the hook's output too, which never leaves, as with the kubelet.
-        if (!(error instanceof CommandError)) throw error;
-        if (error.timedOut) throw new HookError(`exec hook did not finish within ${Math.round(timeoutMs / 1000)}s`);
-        throw new HookError(
-          `exec hook failed in the engine: ${target.runtime.name} exec ${error.exitCode === undefined ? "did not finish" : `exited with code ${error.exitCode}`}`,
-        );
+        if (!(error instanceof EngineError)) throw error;
+        if (error.kind === "timed-out")
+          throw new HookError(`exec hook did not finish within ${Math.round(timeoutMs / 1000)}s`);
+        throw new HookError(`exec hook failed in the engine: ${error.outcome}`);
       });
     if (result.exitCode !== 0) throw new HookError(`exec hook exited with code ${result.exitCode}`);
     return;

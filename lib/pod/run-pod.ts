@@ -1,13 +1,12 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { AuthFileCredentials } from "../credentials/pod-credentials.js";
-import { EngineCommandError, PodrunError } from "../errors.js";
+import { EngineError, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { ImageManager } from "../images/manager.js";
 import { findPodIP } from "../readiness/pod-address.js";
 import type { ContainerProgress } from "../readiness/prober-types.js";
 import { waitForPodReady } from "../readiness/wait-ready.js";
 import { isAbortError, throwIfAborted } from "../process/abort.js";
-import { explainEngineFailure } from "../runtime/engine-error.js";
 import { LABEL_CONTAINER_NAME, type ContainerRuntime } from "../runtime/types.js";
 import { failExpiredPod, failPodAtDeadline, findActiveDeadline } from "./active-deadline.js";
 import { identifyPod, type PodIdentity } from "./identity.js";
@@ -80,15 +79,15 @@ export type PodOutcome =
   | { status: "ready"; label: string; containers: number; seconds: number }
   /**
    * The pod did not come up. `notes` say what was undone or left (printed before the error);
-   * an EngineCommandError is an engine command that failed while reconciling.
+   * an EngineError is an engine command that failed while reconciling.
    */
-  | { status: "failed"; label: string; notes: string[]; error: PodrunError | EngineCommandError }
+  | { status: "failed"; label: string; notes: string[]; error: PodrunError | EngineError }
   /** Ctrl-C: `notes` say what was removed or left running. */
   | { status: "interrupted"; label: string; notes: string[] };
 
 /**
  * Brings one pod up and says how it went. Throws only what ends the whole run: an engine that
- * does not answer (PodrunError RuntimeUnavailable) and bugs.
+ * does not answer (EngineError unavailable) and bugs.
  */
 export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<PodOutcome> {
   const { runtime } = deps;
@@ -132,11 +131,8 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
       );
     } catch (error) {
       // An engine that is down is thrown on (RuntimeUnavailable); an engine command that failed is this pod's failure.
-      const failure =
-        error instanceof PodrunError
-          ? error
-          : await explainEngineFailure(runtime.name, error).catch(keepEngineCommandError);
-      return { status: "failed", label, notes: [], error: failure };
+      if (!(error instanceof PodrunError || isPodFailure(error))) throw error;
+      return { status: "failed", label, notes: [], error };
     }
     identity = reconciled.identity;
   }
@@ -186,10 +182,9 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
   return waitUntilReady(deps, { ...options, wait: options.wait, identity, started: startedPod, since: started });
 }
 
-/** An EngineCommandError is returned as the pod's failure; anything else goes on up. */
-function keepEngineCommandError(error: unknown): EngineCommandError {
-  if (error instanceof EngineCommandError) return error;
-  throw error;
+/** An engine command that failed is the pod's failure; an engine that does not answer goes on up. */
+function isPodFailure(error: unknown): error is EngineError {
+  return error instanceof EngineError && error.kind !== "unavailable";
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CommandError } from "../runtime/exec.js";
+import { EngineError } from "../errors.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import type { ProbeResult } from "./probe-spec.js";
 
@@ -28,14 +28,14 @@ export async function runExecProbe(options: {
     };
   } catch (error) {
     // The kubelet's words for a probe that outlived timeoutSeconds (ExecProbeTimeout).
-    if (error instanceof CommandError && error.timedOut)
+    if (error instanceof EngineError && error.kind === "timed-out")
       return { result: "failure", output: `command ${JSON.stringify(command.join(" "))} timed out` };
     return { result: "unknown", output: describeExecError(error) };
   }
 }
 
 function describeExecError(error: unknown): string {
-  if (error instanceof CommandError) return error.stderr.trim().split("\n")[0] || error.shortMessage;
+  if (error instanceof EngineError) return error.detail;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -1,7 +1,7 @@
 // An aborted step as one kind of error, whatever aborted it: Interrupt (interrupt.ts) aborts with
 // the signal's name, a bare AbortController with a DOMException, and a canceled engine command
-// fails with a CommandError. Code that must tell "Ctrl-C" from "it failed" (a pull is not a
-// registry failure, a create is not a create error) looks for the name AbortError.
+// fails with an EngineError of kind "canceled". Code that must tell "Ctrl-C" from "it failed" (a
+// pull is not a registry failure, a create is not a create error) looks for the name AbortError.
 
 /** An Error named AbortError for `signal`, its reason kept as the cause. */
 export function abortError(signal: AbortSignal, cause?: unknown): Error {

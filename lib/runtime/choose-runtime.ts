@@ -2,7 +2,7 @@ import { detectRuntime, runtimeNamedInEnv, type DetectedRuntime, type RuntimeNam
 
 // Which engine a command talks to. With --runtime or $PODRUN_RUNTIME the engine is not probed
 // first (one process less per call): the first real command tells whether it answers, and
-// explainEngineFailure (engine-error.ts) says why not.
+// CliRuntime (engine-error.ts) says why not; its version is checked only when detect.ts probes it.
 
 export async function chooseRuntime(
   preferred: RuntimeName | undefined,

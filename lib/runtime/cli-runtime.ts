@@ -1,6 +1,8 @@
 // ContainerRuntime over a container CLI: docker, podman or nerdctl, told apart by the dialect
 // table. Every call goes through runCommand (argv arrays, never a shell). In dry-run mode the
-// commands are recorded instead of run, so a caller can print the whole plan.
+// commands are recorded instead of run, so a caller can print the whole plan. A command that
+// fails is explained once, as the method ends (engine-error.ts): callers see EngineError, never
+// the CLI's CommandError.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +17,8 @@ import {
 } from "./create-args.js";
 import type { DetectedRuntime, RuntimeName } from "./detect.js";
 import { formatInfraName, getDialect, isOnlyNotFound, type Dialect } from "./dialects.js";
+import { EngineError } from "../errors.js";
+import { explainCommandError } from "./engine-error.js";
 import { planEnv } from "./env-plan.js";
 import { isCliFailure, lastLine, splitLines, toCommandError } from "./cli-results.js";
 import { CommandError, runCommand, streamCommand, type CommandResult, type RunOptions } from "./exec.js";
@@ -47,6 +51,7 @@ import {
   type LogStreamOptions,
   type PodInfo,
   type PullOptions,
+  type RuntimeCapabilities,
   type RuntimeCommand,
   type SandboxSpec,
   type VolumeInfo,
@@ -55,6 +60,8 @@ import {
 export interface CliRuntimeOptions {
   name: RuntimeName;
   binary: string;
+  /** The CLI's version, when the engine was probed (detect.ts); "" when it was not. */
+  version?: string;
   /** Record the commands instead of running them. */
   dryRun?: { record(command: RuntimeCommand): void };
   /** `--runtime-request-timeout`: each command's deadline (request-timeout.ts); absent, none. */
@@ -73,12 +80,14 @@ export function createRuntime(
   detected: DetectedRuntime,
   options: Omit<CliRuntimeOptions, "name" | "binary"> = {},
 ): CliRuntime {
-  return new CliRuntime({ name: detected.name, binary: detected.binary, ...options });
+  return new CliRuntime({ name: detected.name, binary: detected.binary, version: detected.clientVersion, ...options });
 }
 
 export class CliRuntime implements ContainerRuntime {
   readonly name: RuntimeName;
   readonly binary: string;
+  readonly version: string;
+  readonly capabilities: RuntimeCapabilities;
   private readonly dialect: Dialect;
   private readonly dryRun: CliRuntimeOptions["dryRun"];
   private readonly requestTimeoutMs: number | undefined;
@@ -87,159 +96,177 @@ export class CliRuntime implements ContainerRuntime {
   constructor(options: CliRuntimeOptions) {
     this.name = options.name;
     this.binary = options.binary;
+    this.version = options.version ?? "";
     this.dialect = getDialect(options.name);
+    this.capabilities = { sandbox: this.dialect.sandbox, tmpfsGroup: this.dialect.tmpfsGroupOption };
     this.dryRun = options.dryRun;
     this.requestTimeoutMs = options.requestTimeoutMs;
     this.pullProgressDeadlineMs = options.pullProgressDeadlineMs ?? 0;
   }
 
   async inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>> {
-    const unique = [...new Set(refs)];
-    if (unique.length === 0 || this.record(["image", "inspect", ...unique])) return new Map();
-    // Absent images make the call fail, but the present ones are still printed.
-    const result = await this.runTolerant(["image", "inspect", ...unique]);
-    return matchImages(this.dialect, unique, parseJsonObjects(result.stdout));
+    return this.explained(async () => {
+      const unique = [...new Set(refs)];
+      if (unique.length === 0 || this.record(["image", "inspect", ...unique])) return new Map<string, ImageInfo>();
+      // Absent images make the call fail, but the present ones are still printed.
+      const result = await this.runTolerant(["image", "inspect", ...unique]);
+      return matchImages(this.dialect, unique, parseJsonObjects(result.stdout));
+    });
   }
 
   async pullImage(ref: string, options: PullOptions = {}): Promise<ImageInfo> {
-    const { credential, signal } = options;
-    if (this.dryRun) {
-      this.dryRun.record({ binary: this.binary, ...planPull(this.dialect, ref, credential) });
-      return { id: "", size: 0 };
-    }
-    const auth = credential ? await preparePullAuth({ dialect: this.dialect, image: ref, credential }) : undefined;
-    const args = buildPullArgs(ref, auth?.args);
-    let result: CommandResult;
-    try {
-      result = await runPullCommand(this.binary, args, {
-        ref,
-        deadlineMs: this.pullProgressDeadlineMs,
-        env: auth?.env,
-        signal,
-      });
-    } catch (error) {
-      if (error instanceof CommandError && error.notInstalled) {
-        throw new PullError(
-          ref,
-          { reason: "RuntimeUnavailable", kind: "engine-down", message: error.shortMessage },
-          { cause: error },
-        );
+    return this.explained(async () => {
+      const { credential, signal } = options;
+      if (this.dryRun) {
+        this.dryRun.record({ binary: this.binary, ...planPull(this.dialect, ref, credential) });
+        return { id: "", size: 0 };
       }
-      throw error; // canceled or killed: not a pull failure to classify
-    } finally {
-      // The engine has read the file by the time its pull ends, or will never read it.
-      await auth?.dispose();
-    }
-    if (result.exitCode !== 0) {
-      // A registry may quote what it was sent: nothing of the credential goes further than here.
-      const stderr = credential ? scrubSecrets(result.stderr, listSecretForms([credential])) : result.stderr;
-      const sources = credential ? [credential.source] : [];
-      const classification = classifyPullError(stderr, {
-        image: ref,
-        credentialsGiven: credential !== undefined,
-        credentialSources: sources,
-        runtime: this.name,
-      });
-      throw new PullError(ref, classification, {
-        cause: toCommandError(this.binary, args, { ...result, stderr }),
-        stderr,
-      });
-    }
-    const info = (await this.inspectImages([ref])).get(ref);
-    if (!info)
-      throw new PullError(ref, {
-        reason: "ErrImagePull",
-        kind: "other",
-        message: `${ref} was pulled but ${this.name} does not list it`,
-      });
-    return info;
+      const auth = credential ? await preparePullAuth({ dialect: this.dialect, image: ref, credential }) : undefined;
+      const args = buildPullArgs(ref, auth?.args);
+      let result: CommandResult;
+      try {
+        result = await runPullCommand(this.binary, args, {
+          ref,
+          deadlineMs: this.pullProgressDeadlineMs,
+          env: auth?.env,
+          signal,
+        });
+      } catch (error) {
+        if (error instanceof CommandError && error.notInstalled) {
+          throw new PullError(
+            ref,
+            { reason: "RuntimeUnavailable", kind: "engine-down", message: error.shortMessage },
+            { cause: error },
+          );
+        }
+        throw error; // canceled or killed: not a pull failure to classify
+      } finally {
+        // The engine has read the file by the time its pull ends, or will never read it.
+        await auth?.dispose();
+      }
+      if (result.exitCode !== 0) {
+        // A registry may quote what it was sent: nothing of the credential goes further than here.
+        const stderr = credential ? scrubSecrets(result.stderr, listSecretForms([credential])) : result.stderr;
+        const sources = credential ? [credential.source] : [];
+        const classification = classifyPullError(stderr, {
+          image: ref,
+          credentialsGiven: credential !== undefined,
+          credentialSources: sources,
+          runtime: this.name,
+        });
+        throw new PullError(ref, classification, {
+          cause: toCommandError(this.binary, args, { ...result, stderr }),
+          stderr,
+        });
+      }
+      const info = (await this.inspectImages([ref])).get(ref);
+      if (!info)
+        throw new PullError(ref, {
+          reason: "ErrImagePull",
+          kind: "other",
+          message: `${ref} was pulled but ${this.name} does not list it`,
+        });
+      return info;
+    });
   }
 
   async createSandbox(spec: SandboxSpec): Promise<string> {
-    const pod = this.dialect.sandbox === "pod";
-    const infra = formatInfraName(spec.name);
-    const create = buildSandboxArgs(this.dialect, spec);
-    if (this.dryRun) {
-      this.record(create);
-      return infra;
-    }
-    const created = await this.run(create);
-    // podman printed the pod's ID; callers need a container to inspect (for the pod's IP), and
-    // the infra container's name serves as its ID without one more engine call.
-    return pod ? infra : lastLine(created.stdout);
+    return this.explained(async () => {
+      const pod = this.dialect.sandbox === "pod";
+      const infra = formatInfraName(spec.name);
+      const create = buildSandboxArgs(this.dialect, spec);
+      if (this.dryRun) {
+        this.record(create);
+        return infra;
+      }
+      const created = await this.run(create);
+      // podman printed the pod's ID; callers need a container to inspect (for the pod's IP), and
+      // the infra container's name serves as its ID without one more engine call.
+      return pod ? infra : lastLine(created.stdout);
+    });
   }
 
   async startSandbox(name: string): Promise<void> {
-    // The infra container alone, on podman too: `pod start` would also start every container
-    // already created in the pod, and an init container created meanwhile would run twice.
-    const start = ["start", formatInfraName(name)];
-    if (this.record(start)) return;
-    try {
-      await this.run(start);
-    } catch (error) {
-      // A port already in use shows only now: remove what was half made, so a retry can reuse the name.
-      await this.removeSandbox(name).catch(() => undefined);
-      throw error;
-    }
+    return this.explained(async () => {
+      // The infra container alone, on podman too: `pod start` would also start every container
+      // already created in the pod, and an init container created meanwhile would run twice.
+      const start = ["start", formatInfraName(name)];
+      if (this.record(start)) return;
+      try {
+        await this.run(start);
+      } catch (error) {
+        // A port already in use shows only now: remove what was half made, so a retry can reuse the name.
+        await this.removeSandbox(name).catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   async removeSandbox(name: string): Promise<void> {
-    if (this.dialect.sandbox === "pod") {
-      // `pod rm -f` takes the pod's containers with it.
-      const args = ["pod", "rm", "-f", "-t", "0", name];
-      if (!this.record(args)) await this.runTolerant(args);
-      return;
-    }
-    const infra = formatInfraName(name);
-    if (this.record(["rm", ...this.dialect.forceRemoveFlags, infra])) return;
-    // Containers that joined the infra container would be left with a dead network namespace.
-    const members = await findSandboxMembers(this.dialect, (args) => this.runTolerant(args), infra);
-    await this.removeContainers([...members, infra]);
+    return this.explained(async () => {
+      if (this.dialect.sandbox === "pod") {
+        // `pod rm -f` takes the pod's containers with it.
+        const args = ["pod", "rm", "-f", "-t", "0", name];
+        if (!this.record(args)) await this.runTolerant(args);
+        return;
+      }
+      const infra = formatInfraName(name);
+      if (this.record(["rm", ...this.dialect.forceRemoveFlags, infra])) return;
+      // Containers that joined the infra container would be left with a dead network namespace.
+      const members = await findSandboxMembers(this.dialect, (args) => this.runTolerant(args), infra);
+      await this.removeContainers([...members, infra]);
+    });
   }
 
   async createContainer(spec: ContainerSpec, options: { start?: boolean } = {}): Promise<string> {
-    const env = planEnv(this.dialect, spec.env ?? []);
-    const command = options.start ? asRunArgs : (args: string[]) => args;
-    if (this.dryRun) {
-      // Nothing is written in dry-run mode: the plan shows where the file would go.
-      const placeholder = env.fileContent === undefined ? undefined : `<env-file of ${spec.name}>`;
-      this.record(command(buildCreateArgs(this.dialect, { ...spec, ...spec.printed }, env, placeholder)));
-      return spec.name;
-    }
-    const dir = env.fileContent === undefined ? undefined : await mkdtemp(join(tmpdir(), "podrun-env-"));
-    try {
-      const file = dir === undefined ? undefined : join(dir, "env");
-      if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
-      try {
-        const create = () => this.run(command(buildCreateArgs(this.dialect, spec, env, file)), { env: env.childEnv });
-        const result = await createPastStorageLeftover(this.dialect, create, (args) =>
-          this.run(args, { reject: false }),
-        );
-        return lastLine(result.stdout);
-      } catch (error) {
-        if (!options.start) throw error;
-        // `run` fails the same way whether the create or the start failed: the engine says which.
-        const [made] = await this.inspectContainers([spec.name]).catch(() => []);
-        if (made) throw new ContainerNotStartedError(made.id, error);
-        throw error;
+    return this.explained(async () => {
+      const env = planEnv(this.dialect, spec.env ?? []);
+      const command = options.start ? asRunArgs : (args: string[]) => args;
+      if (this.dryRun) {
+        // Nothing is written in dry-run mode: the plan shows where the file would go.
+        const placeholder = env.fileContent === undefined ? undefined : `<env-file of ${spec.name}>`;
+        this.record(command(buildCreateArgs(this.dialect, { ...spec, ...spec.printed }, env, placeholder)));
+        return spec.name;
       }
-    } finally {
-      // The CLI has read the file by the time create returns: it must not outlive the call.
-      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-    }
+      const dir = env.fileContent === undefined ? undefined : await mkdtemp(join(tmpdir(), "podrun-env-"));
+      try {
+        const file = dir === undefined ? undefined : join(dir, "env");
+        if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
+        try {
+          const create = () => this.run(command(buildCreateArgs(this.dialect, spec, env, file)), { env: env.childEnv });
+          const result = await createPastStorageLeftover(this.dialect, create, (args) =>
+            this.run(args, { reject: false }),
+          );
+          return lastLine(result.stdout);
+        } catch (error) {
+          if (!options.start) throw error;
+          // `run` fails the same way whether the create or the start failed: the engine says which.
+          const [made] = await this.inspectContainers([spec.name]).catch(() => []);
+          if (made) throw new ContainerNotStartedError(made.id, await explainCommandError(this.dialect, error));
+          throw error;
+        }
+      } finally {
+        // The CLI has read the file by the time create returns: it must not outlive the call.
+        if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+      }
+    });
   }
 
   async startContainer(id: string): Promise<void> {
-    if (!this.record(["start", id])) await this.run(["start", id]);
+    return this.explained(async () => {
+      if (!this.record(["start", id])) await this.run(["start", id]);
+    });
   }
 
   async waitContainer(id: string, options: { signal?: AbortSignal } = {}): Promise<number> {
-    if (this.record(["wait", id])) return 0;
-    const result = await this.run(["wait", id], options.signal ? { signal: options.signal } : {});
-    const code = Number.parseInt(lastLine(result.stdout), 10);
-    if (Number.isNaN(code))
-      throw toCommandError(this.binary, ["wait", id], result, `${this.name} wait printed no exit code`);
-    return code;
+    return this.explained(async () => {
+      if (this.record(["wait", id])) return 0;
+      const result = await this.run(["wait", id], options.signal ? { signal: options.signal } : {});
+      const code = Number.parseInt(lastLine(result.stdout), 10);
+      if (Number.isNaN(code))
+        throw toCommandError(this.binary, ["wait", id], result, `${this.name} wait printed no exit code`);
+      return code;
+    });
   }
 
   async execInContainer(
@@ -247,74 +274,90 @@ export class CliRuntime implements ContainerRuntime {
     command: readonly string[],
     options: { timeoutMs?: number } = {},
   ): Promise<ExecResult> {
-    const args = ["exec", id, ...command];
-    if (this.record(args)) return { exitCode: 0, stdout: "", stderr: "" };
-    const timeout = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
-    const result = await this.run(args, { reject: false, ...timeout });
-    // The command's own exit code is the answer, unless the CLI itself failed (a missing container).
-    // Exit 0 is the command's success whatever its stderr says: that is the command's own output.
-    if (result.exitCode !== 0 && isCliFailure(result)) throw toCommandError(this.binary, args, result);
-    return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+    return this.explained(async () => {
+      const args = ["exec", id, ...command];
+      if (this.record(args)) return { exitCode: 0, stdout: "", stderr: "" };
+      const timeout = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
+      const result = await this.run(args, { reject: false, ...timeout });
+      // The command's own exit code is the answer, unless the CLI itself failed (a missing container).
+      // Exit 0 is the command's success whatever its stderr says: that is the command's own output.
+      if (result.exitCode !== 0 && isCliFailure(result)) throw toCommandError(this.binary, args, result);
+      return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+    });
   }
 
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
-    const args = ["stop", "-t", String(Math.max(0, Math.round(timeoutSeconds))), id];
-    if (!this.record(args)) await this.runTolerant(args);
+    return this.explained(async () => {
+      const args = ["stop", "-t", String(Math.max(0, Math.round(timeoutSeconds))), id];
+      if (!this.record(args)) await this.runTolerant(args);
+    });
   }
 
   async removeContainers(ids: readonly string[]): Promise<void> {
-    const args = ["rm", ...this.dialect.forceRemoveFlags, ...new Set(ids)];
-    if (ids.length > 0 && !this.record(args)) await this.runTolerant(args);
+    return this.explained(async () => {
+      const args = ["rm", ...this.dialect.forceRemoveFlags, ...new Set(ids)];
+      if (ids.length > 0 && !this.record(args)) await this.runTolerant(args);
+    });
   }
 
   async listContainers(labels: Record<string, string>): Promise<ContainerState[]> {
-    const filters = Object.entries(labels).flatMap(([key, value]) => ["--filter", `label=${key}=${value}`]);
-    const args = ["ps", "-a", "-q", "--no-trunc", ...filters];
-    if (this.record(args)) return [];
-    const ids = splitLines((await this.run(args)).stdout);
-    return this.inspectContainers(ids);
+    return this.explained(async () => {
+      const filters = Object.entries(labels).flatMap(([key, value]) => ["--filter", `label=${key}=${value}`]);
+      const args = ["ps", "-a", "-q", "--no-trunc", ...filters];
+      if (this.record(args)) return [];
+      const ids = splitLines((await this.run(args)).stdout);
+      return this.inspectContainers(ids);
+    });
   }
 
   async inspectContainers(ids: readonly string[]): Promise<ContainerState[]> {
-    const args = ["container", "inspect", ...new Set(ids)];
-    if (ids.length === 0 || this.record(args)) return [];
-    // One that vanished since it was listed is simply left out.
-    const inspected = parseJsonObjects((await this.runTolerant(args)).stdout).map((c) =>
-      toContainerState(this.dialect, c),
-    );
-    const peers = listUnresolvedPeers(inspected);
-    const extra =
-      peers.length === 0 ? [] : parseJsonObjects((await this.runTolerant(["container", "inspect", ...peers])).stdout);
-    return fillPeerAddresses(
-      inspected,
-      extra.map((c) => toContainerState(this.dialect, c).state),
-    );
+    return this.explained(async () => {
+      const args = ["container", "inspect", ...new Set(ids)];
+      if (ids.length === 0 || this.record(args)) return [];
+      // One that vanished since it was listed is simply left out.
+      const inspected = parseJsonObjects((await this.runTolerant(args)).stdout).map((c) =>
+        toContainerState(this.dialect, c),
+      );
+      const peers = listUnresolvedPeers(inspected);
+      const extra =
+        peers.length === 0 ? [] : parseJsonObjects((await this.runTolerant(["container", "inspect", ...peers])).stdout);
+      return fillPeerAddresses(
+        inspected,
+        extra.map((c) => toContainerState(this.dialect, c).state),
+      );
+    });
   }
 
   async findPod(name: string): Promise<PodInfo | undefined> {
-    const args = buildFindPodArgs(name);
-    if (this.dialect.sandbox !== "pod" || this.record(args)) return undefined;
-    return parseFindPod((await this.runTolerant(args)).stdout, name);
+    return this.explained(async () => {
+      const args = buildFindPodArgs(name);
+      if (this.dialect.sandbox !== "pod" || this.record(args)) return undefined;
+      return parseFindPod((await this.runTolerant(args)).stdout, name);
+    });
   }
 
   async listContainersNamed(prefix: string): Promise<ContainerState[]> {
-    // `--filter name=` is a regular expression on docker and podman and a substring on nerdctl
-    // (pkg/cmd/container/list_util.go): unanchored, a plain name matches as a substring on all
-    // three (a `.` of a pod name matches itself among others), so each returns a superset and
-    // the prefix is matched here.
-    const args = ["ps", "-a", "-q", "--no-trunc", "--filter", `name=${prefix}`];
-    if (this.record(args)) return [];
-    // podman's listing fails with "no such container" when one is removed while it runs: what is
-    // going away holds no name, so that answer is as good as a full one.
-    const ids = splitLines((await this.runTolerant(args)).stdout);
-    return (await this.inspectContainers(ids)).filter((state) => state.name.startsWith(prefix));
+    return this.explained(async () => {
+      // `--filter name=` is a regular expression on docker and podman and a substring on nerdctl
+      // (pkg/cmd/container/list_util.go): unanchored, a plain name matches as a substring on all
+      // three (a `.` of a pod name matches itself among others), so each returns a superset and
+      // the prefix is matched here.
+      const args = ["ps", "-a", "-q", "--no-trunc", "--filter", `name=${prefix}`];
+      if (this.record(args)) return [];
+      // podman's listing fails with "no such container" when one is removed while it runs: what is
+      // going away holds no name, so that answer is as good as a full one.
+      const ids = splitLines((await this.runTolerant(args)).stdout);
+      return (await this.inspectContainers(ids)).filter((state) => state.name.startsWith(prefix));
+    });
   }
 
   async logs(id: string, options: { tail?: number } = {}): Promise<string> {
-    const args = buildLogsArgs(this.name, id, options.tail !== undefined ? { tail: options.tail } : {});
-    if (this.record(args)) return "";
-    const result = await this.run(args);
-    return mergeTimestampedLogs(result.stdout, result.stderr);
+    return this.explained(async () => {
+      const args = buildLogsArgs(this.name, id, options.tail !== undefined ? { tail: options.tail } : {});
+      if (this.record(args)) return "";
+      const result = await this.run(args);
+      return mergeTimestampedLogs(result.stdout, result.stderr);
+    });
   }
 
   async *streamLogs(id: string, options: LogStreamOptions = {}): AsyncGenerator<LogLine, void, undefined> {
@@ -362,9 +405,10 @@ export class CliRuntime implements ContainerRuntime {
       }
       yield* merger.take(Date.now(), true);
     } catch (error) {
-      if (!(error instanceof CommandError) || error.exitCode === undefined) throw error;
+      if (!(error instanceof CommandError) || error.exitCode === undefined)
+        throw await explainCommandError(this.dialect, error);
       const { shortMessage, binary, args: argv, exitCode } = error;
-      throw new CommandError({
+      const failure = new CommandError({
         shortMessage,
         binary,
         args: argv,
@@ -373,6 +417,7 @@ export class CliRuntime implements ContainerRuntime {
         stderr: cliMessages.join("\n"),
         cause: error,
       });
+      throw await explainCommandError(this.dialect, failure);
     } finally {
       signal?.removeEventListener("abort", forward);
       stop.abort();
@@ -381,39 +426,59 @@ export class CliRuntime implements ContainerRuntime {
   }
 
   async createVolume(name: string, labels: Record<string, string>, options: { group?: number } = {}): Promise<void> {
-    const args = buildVolumeCreateArgs(name, labels, this.dialect.volumeGroupOption ? options.group : undefined);
-    if (!this.record(args)) await this.run(args);
+    return this.explained(async () => {
+      const args = buildVolumeCreateArgs(name, labels, this.dialect.volumeGroupOption ? options.group : undefined);
+      if (!this.record(args)) await this.run(args);
+    });
   }
 
   async removeVolumes(names: readonly string[]): Promise<void> {
-    const calls = buildVolumeRemoveArgs(this.dialect, names);
-    if (this.dryRun) for (const args of calls) this.record(args);
-    if (calls.length === 0 || this.dryRun) return;
-    // Every call is made (nerdctl's one per volume): one volume in use must not keep the others.
-    const results = await Promise.allSettled(calls.map((args) => this.runTolerant(args)));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw failed.reason;
+    return this.explained(async () => {
+      const calls = buildVolumeRemoveArgs(this.dialect, names);
+      if (this.dryRun) for (const args of calls) this.record(args);
+      if (calls.length === 0 || this.dryRun) return;
+      // Every call is made (nerdctl's one per volume): one volume in use must not keep the others.
+      const results = await Promise.allSettled(calls.map((args) => this.runTolerant(args)));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
+    });
   }
 
   async listVolumes(labels: Record<string, string>): Promise<VolumeInfo[]> {
-    const args = buildVolumeListArgs(labels);
-    if (this.record(args)) return [];
-    return parseVolumeList((await this.run(args)).stdout, labels);
+    return this.explained(async () => {
+      const args = buildVolumeListArgs(labels);
+      if (this.record(args)) return [];
+      return parseVolumeList((await this.run(args)).stdout, labels);
+    });
   }
 
   async inspectVolumeMountpoint(name: string): Promise<string> {
-    const args = buildVolumeInspectArgs(name);
-    // A dry run plans a volume that was never made: the plan names where its directory would be.
-    if (this.record(args)) return `<mountpoint of ${name}>`;
-    const result = await this.run(args, { reject: false });
-    if (result.exitCode !== 0) {
-      const message = isOnlyNotFound(this.dialect, result.stderr) ? `volume ${name} not found` : undefined;
-      throw toCommandError(this.binary, args, result, message);
+    return this.explained(async () => {
+      const args = buildVolumeInspectArgs(name);
+      // A dry run plans a volume that was never made: the plan names where its directory would be.
+      if (this.record(args)) return `<mountpoint of ${name}>`;
+      const result = await this.run(args, { reject: false });
+      if (result.exitCode !== 0) {
+        const failure = toCommandError(this.binary, args, result);
+        // One line, the same on every engine; the engine's own words stay in the cause.
+        if (isOnlyNotFound(this.dialect, result.stderr))
+          throw new EngineError("not-found", `volume ${name} not found`, { cause: failure });
+        throw failure;
+      }
+      const mountpoint = parseJsonObjects(result.stdout).find((v) => v["Name"] === name)?.["Mountpoint"];
+      if (typeof mountpoint !== "string" || mountpoint === "")
+        throw toCommandError(this.binary, args, result, `${this.name} volume inspect gave no Mountpoint for ${name}`);
+      return mountpoint;
+    });
+  }
+
+  /** `work`'s result; an engine command's failure in it thrown explained, as an EngineError (engine-error.ts). */
+  private async explained<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw await explainCommandError(this.dialect, error);
     }
-    const mountpoint = parseJsonObjects(result.stdout).find((v) => v["Name"] === name)?.["Mountpoint"];
-    if (typeof mountpoint !== "string" || mountpoint === "")
-      throw toCommandError(this.binary, args, result, `${this.name} volume inspect gave no Mountpoint for ${name}`);
-    return mountpoint;
   }
 
   /** In dry-run mode, records the command and returns true: the caller must not run it. */

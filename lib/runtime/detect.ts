@@ -1,6 +1,6 @@
 // Picks the container engine: --runtime, else $PODRUN_RUNTIME, else the first of docker, podman
 // and nerdctl whose engine answers `version`. An installed CLI whose daemon is down does not count.
-import { PodrunError, UsageError } from "../errors.js";
+import { EngineError, PodrunError, UsageError } from "../errors.js";
 import { CommandError, runCommand } from "./exec.js";
 
 export const RUNTIME_NAMES = ["docker", "podman", "nerdctl"] as const;
@@ -25,8 +25,10 @@ export interface DetectOptions {
 const PROBE_TIMEOUT_MS = 20_000;
 
 /**
- * Resolves with the first engine that answers, or throws PodrunError("RuntimeUnavailable") whose
- * one-line message says, for each binary tried, what failed. A bad $PODRUN_RUNTIME is a UsageError.
+ * Resolves with the first engine that answers and is no older than MINIMUM_VERSIONS, or throws
+ * PodrunError("RuntimeUnavailable") whose one-line message says, for each binary tried, what failed.
+ * The one engine asked for (--runtime, $PODRUN_RUNTIME) answering with an older version throws
+ * EngineError("unavailable") naming the version found and the minimum. A bad $PODRUN_RUNTIME is a UsageError.
  */
 export async function detectRuntime(options: DetectOptions = {}): Promise<DetectedRuntime> {
   const env = options.env ?? process.env;
@@ -35,10 +37,58 @@ export async function detectRuntime(options: DetectOptions = {}): Promise<Detect
   const failures: string[] = [];
   for (const name of candidates) {
     const probe = await probeRuntime(name, env);
-    if ("failure" in probe) failures.push(`${name}: ${probe.failure}`);
-    else return probe.runtime;
+    if ("failure" in probe) {
+      failures.push(`${name}: ${probe.failure}`);
+      continue;
+    }
+    const tooOld = checkEngineVersion(name, probe.runtime.clientVersion);
+    if (tooOld === undefined) return probe.runtime;
+    // The one engine asked for: its version is the whole story. Else the next engine may do.
+    if (candidates.length === 1) throw new EngineError("unavailable", tooOld);
+    failures.push(`${name}: ${tooOld}`);
   }
   throw new PodrunError("RuntimeUnavailable", `no container engine answered: ${failures.join("; ")}`);
+}
+
+/**
+ * The oldest CLI of each engine that podrun drives, by the client's version: the CLI is what parses
+ * podrun's argv (for docker, a 20.10 daemon under a newer CLI is what the tests run on).
+ */
+export const MINIMUM_VERSIONS: Readonly<Record<RuntimeName, string>> = {
+  // `create --pull never` is the newest flag podrun's argv uses: docker CLI 20.10
+  // (https://github.com/docker/cli/pull/1498). Every other flag is older.
+  docker: "20.10",
+  // Debian 12's podman 4.3.1 is the one the tests run on; the dialect table was checked against it.
+  podman: "4.3",
+  // nerdctl 1.x has no `--ipc shareable`, which the sandbox needs ("invalid ipc value, supported
+  // values are 'private' or 'host'"); the dialect table follows nerdctl 2.
+  nerdctl: "2.0",
+};
+
+/**
+ * One line when `version` (the engine's client version) is older than MINIMUM_VERSIONS says, else
+ * undefined (pure). A version podrun cannot read (a development build) is given the benefit of the doubt.
+ */
+export function checkEngineVersion(name: RuntimeName, version: string): string | undefined {
+  const found = parseVersionNumbers(version);
+  const minimum = parseVersionNumbers(MINIMUM_VERSIONS[name])!;
+  if (!found || compareVersionNumbers(found, minimum) >= 0) return undefined;
+  return `${name} ${version} is older than podrun supports: ${name} ${MINIMUM_VERSIONS[name]} or later is needed`;
+}
+
+/** `20.10.24+dfsg1` → [20, 10, 24], `v2.0.0-rc.1` → [2, 0, 0]; undefined when it starts with no number. */
+function parseVersionNumbers(version: string): number[] | undefined {
+  const match = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?/.exec(version.trim());
+  if (!match) return undefined;
+  return match.slice(1).map((part) => Number(part ?? 0));
+}
+
+function compareVersionNumbers(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const diff = (a[i] ?? 0) - (b[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
 }
 
 /** The engine `$PODRUN_RUNTIME` names, if any; an unsupported value is a UsageError. */

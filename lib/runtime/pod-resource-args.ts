@@ -8,16 +8,7 @@ import { defaultPodRequests } from "../resources/pod-requests.js";
 import { parseQuantity, quantityMilliValue, quantityValue, type Quantity } from "../resources/quantity.js";
 import type { Dialect } from "./dialects.js";
 import { milliCpuToQuota, milliCpuToShares, QUOTA_PERIOD } from "./resource-args.js";
-
-/** The pod cgroup's settings; only what the pod sets is present. */
-export interface PodResourceArgs {
-  /** `limits.memory` in bytes: the pod's memory limit, and its memory+swap limit (no swap). */
-  memoryLimitBytes?: number;
-  /** From `limits.cpu`: the CFS quota (µs) over the kubelet's QUOTA_PERIOD. */
-  cpuQuota?: number;
-  /** From `requests.cpu` (as defaulted: the containers' sum, else the limit): the CPU weight. */
-  cpuShares?: number;
-}
+import type { PodResourceArgs } from "./specs.js";
 
 /** kubernetes-types predates spec.resources (1.32). */
 export type PodSpecWithResources = PodSpec & { resources?: ResourceRequirements };

@@ -4,6 +4,7 @@
 // pkg/kubelet/cm/helpers_linux.go. Pure: nothing here runs a process.
 import type { ResourceRequirements } from "kubernetes-types/core/v1.js";
 import { parseQuantity, quantityMilliValue, quantityValue } from "../resources/quantity.js";
+import type { ResourceArgs } from "./specs.js";
 
 /** The kubelet's CFS period (µs) when the CPUCFSQuotaPeriod feature gate is off, as it is by default. */
 export const QUOTA_PERIOD = 100_000;
@@ -14,22 +15,6 @@ export const MIN_SHARES = 2;
 export const MAX_SHARES = 262_144;
 const SHARES_PER_CPU = 1_024;
 const MILLI_CPU_TO_CPU = 1_000;
-
-/**
- * The cgroup settings of one container, in the engine's units. Only what the manifest sets is
- * present, so that a container without resources has none (and hashes as before).
- */
-export interface ResourceArgs {
-  /** `limits.memory` in bytes: the memory limit, and the memory+swap limit (no swap). */
-  memoryLimitBytes?: number;
-  /** `requests.memory` in bytes: the memory reservation (a soft limit). */
-  memoryReservationBytes?: number;
-  /** From `limits.cpu`: CFS period and quota, in µs. */
-  cpuPeriod?: number;
-  cpuQuota?: number;
-  /** From `requests.cpu` (or `limits.cpu` when no request is set): relative CPU weight. */
-  cpuShares?: number;
-}
 
 /** The kubelet's MilliCPUToQuota: the CFS quota for `milliCPU` over `period` µs; 0 for none. */
 export function milliCpuToQuota(milliCPU: number, period: number = QUOTA_PERIOD): number {

@@ -4,31 +4,8 @@
 // pod's own files (lib/pod/etc/etc-files.ts), as on a node.
 import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
-import { formatPodResourceArgs, type PodResourceArgs } from "./pod-resource-args.js";
-
-/** Pod-level settings made on the sandbox; each part absent when the pod does not set it. */
-export interface SandboxSettings {
-  /** spec.shareProcessNamespace: every container of the pod in one PID namespace. */
-  sharePid?: boolean;
-  /** spec.hostIPC: podman's pod must not hold an IPC namespace its containers would join. */
-  hostIpc?: boolean;
-  /** spec.securityContext.sysctls as `name=value`, set in the sandbox's namespaces. */
-  sysctls?: string[];
-  /** spec.hostUsers: false: a user namespace of the pod's own (podman only; docker and nerdctl are warned of). */
-  privateUsers?: boolean;
-  /** spec.resources: the pod cgroup's limits (podman's pod; pod-resource-args.ts). */
-  resources?: PodResourceArgs;
-}
-
-/** What a container needs to join the sandbox's pod-level settings (docker/nerdctl only). */
-export interface ContainerPodSettings {
-  /** Join the infra container's PID namespace. */
-  sharePid?: boolean;
-  /** spec.hostPID: the host's PID namespace (all three CLIs). */
-  hostPid?: boolean;
-  /** spec.hostIPC: the host's IPC namespace (all three CLIs). */
-  hostIpc?: boolean;
-}
+import { formatPodResourceArgs } from "./pod-resource-args.js";
+import type { ContainerPodSettings, SandboxSettings } from "./specs.js";
 
 /**
  * Arguments for the sandbox's create call (`create` of the infra container, or `pod create`).

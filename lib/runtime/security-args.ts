@@ -2,42 +2,7 @@
 // merges the pod's and the container's). Nothing here runs a process.
 import { PodrunError } from "../errors.js";
 import type { Dialect } from "./dialects.js";
-
-/** The security settings `create` expresses, already merged: container value over pod value. */
-export interface SecurityArgs {
-  /** runAsUser: the uid the container process runs as. */
-  user?: number;
-  /** runAsGroup: its primary gid. */
-  group?: number;
-  /** fsGroup then supplementalGroups, in the kubelet's order. */
-  supplementalGroups?: number[];
-  readOnlyRootFilesystem?: boolean;
-  /** capabilities.add / drop, normalised: upper case without `CAP_`, or `ALL`. */
-  capAdd?: string[];
-  capDrop?: string[];
-  privileged?: boolean;
-  /** allowPrivilegeEscalation: false. */
-  noNewPrivileges?: boolean;
-  /**
-   * runAsNonRoot: true. No flag: checked before create (security-context.ts verifyRunAsNonRoot);
-   * here so that the spec hash sees it and `up` again recreates a container that now needs it.
-   */
-  runAsNonRoot?: boolean;
-  /**
-   * seccompProfile: `unconfined`, or the absolute path of a Localhost profile. RuntimeDefault sets
-   * nothing: docker, podman and nerdctl apply their own default profile unless told otherwise.
-   */
-  seccomp?: string;
-  /**
-   * appArmorProfile (lib/pod/spec/security-options.ts): `unconfined` or a loaded profile's name.
-   * RuntimeDefault sets nothing, as for seccomp.
-   */
-  appArmor?: string;
-  /** seLinuxOptions as `user:…`, `role:…`, `type:…`, `level:…`, each a `label=` option. */
-  seLinux?: string[];
-  /** procMount: Unmasked. */
-  unmaskedProc?: boolean;
-}
+import type { SecurityArgs } from "./specs.js";
 
 /**
  * `--user`, `--group-add`, `--read-only`, `--cap-drop`/`--cap-add`, `--privileged` and

@@ -1,14 +1,7 @@
 // Pure argv for a container's stdin and terminal (the kubelet hands `stdin`, `stdinOnce` and `tty`
 // to the runtime as they are: pkg/kubelet/kuberuntime/kuberuntime_container.go generateContainerConfig).
 import type { Container } from "kubernetes-types/core/v1.js";
-
-/** `stdin` and `tty` of a container that sets either; absent otherwise, so that its argv and hash stay as before. */
-export interface TerminalArgs {
-  /** stdin: the container's standard input stays open, though no one writes to it. */
-  stdin?: boolean;
-  /** tty: the container's standard streams are a terminal. */
-  tty?: boolean;
-}
+import type { TerminalArgs } from "./specs.js";
 
 /**
  * stdinOnce is not carried: it closes stdin once the first attach session ends, and podrun never

@@ -1,9 +1,8 @@
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
-import type { ResourceArgs } from "./resource-args.js";
-import type { ContainerPodSettings, SandboxSettings } from "./sandbox-settings-args.js";
-import type { SecurityArgs } from "./security-args.js";
-import type { TerminalArgs } from "./terminal-args.js";
+import type { ContainerSpec, SandboxSpec } from "./specs.js";
+
+export type * from "./specs.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -49,115 +48,6 @@ export interface ImageInfo {
   size: number;
   /** The image's USER (`Config.User`: `uid`, `name`, `uid:gid`…); absent or empty: root. */
   user?: string;
-}
-
-/** A port published on the host, from a container port with `hostPort`. */
-export interface PortMapping {
-  containerPort: number;
-  hostPort: number;
-  protocol: "TCP" | "UDP" | "SCTP";
-  /** Host address to bind; empty or undefined means all addresses. */
-  hostIP?: string;
-}
-
-/** The pod sandbox: docker/nerdctl an infra (pause) container, podman a real pod. */
-export interface SandboxSpec {
-  /** Runtime name of the sandbox: the infra container (docker/nerdctl) or the pod (podman). */
-  name: string;
-  /** The infra image (registry.k8s.io/pause:3.10 unless overridden), already present locally. */
-  image: string;
-  /** All labels, the kubelet's four (container name `POD`) and io.podrun.managed among them. */
-  labels: Record<string, string>;
-  /** The pod's hostname (its name), unless hostNetwork. */
-  hostname?: string;
-  /** Ports published on the sandbox: with a shared network namespace, that is where they live. */
-  ports: PortMapping[];
-  hostNetwork: boolean;
-  /** Pod-level settings (shared PID namespace, host IPC, sysctls); absent when the pod sets none. */
-  settings?: SandboxSettings;
-}
-
-/** What `create` needs for one container of a pod, with Kubernetes semantics. */
-export interface ContainerSpec {
-  /** Runtime container name, unique per engine. */
-  name: string;
-  /** Image reference with the default tag applied (`busybox:latest`), present locally. */
-  image: string;
-  /** Kubernetes `command`: replaces the image ENTRYPOINT (and so drops its CMD). Empty = unset. */
-  command?: string[];
-  /** Kubernetes `args`: replaces the image CMD. Empty = unset. */
-  args?: string[];
-  /** Environment, in order. Values never go on a command line (they may hold secrets). */
-  env?: { name: string; value: string }[];
-  /**
-   * command and args as `--dry-run` prints them, when they differ: a `$(VAR)` whose value comes
-   * from a Secret stays unexpanded there (the engine's own argv cannot avoid the value).
-   */
-  printed?: { command?: string[]; args?: string[] };
-  workingDir?: string;
-  labels: Record<string, string>;
-  /** The sandbox to join (its SandboxSpec.name), or undefined to run without one. */
-  sandbox?: string;
-  hostNetwork: boolean;
-  /** Engine restart policy; init containers and podrun-managed restarts use "no". */
-  restartPolicy: "no" | "always" | "on-failure";
-  /** Seconds between the stop signal and SIGKILL (terminationGracePeriodSeconds). */
-  stopTimeoutSeconds?: number;
-  /** The container's volumeMounts that podrun honours, in manifest order. */
-  mounts?: VolumeMount[];
-  /** cpu and memory limits and requests as cgroup settings (resource-args.ts); undefined when none are set. */
-  resources?: ResourceArgs;
-  /** The pod-level settings the container joins (shareProcessNamespace); absent when none. */
-  podSettings?: ContainerPodSettings;
-  /** The effective securityContext (lib/pod/spec/security-context.ts); undefined when none is set. */
-  security?: SecurityArgs;
-  /** stdin and tty (terminal-args.ts); undefined when the container sets neither. */
-  terminal?: TerminalArgs;
-}
-
-/**
- * One volumeMount: an engine volume, a tmpfs of the container's own, or a bind mount of a host
- * path. A bind is planned as `bind` (what it is, the same on every run: it goes into the spec hash)
- * and made concrete as `source` just before create (lib/pod/volumes/mount-sources.ts); the argv needs `source`.
- */
-export interface VolumeMount {
-  /** Runtime volume name (createVolume); for a tmpfs or a bind, the name it stands for, for messages. */
-  volume: string;
-  /** mountPath in the container. */
-  target: string;
-  readOnly: boolean;
-  /** A tmpfs mount instead of the volume (emptyDir medium Memory used by this container alone). */
-  tmpfs?: boolean;
-  /** Size of the tmpfs in bytes (emptyDir sizeLimit); undefined: the engine's default. */
-  tmpfsSizeBytes?: number;
-  /** The pod's fsGroup, for a tmpfs: its root given to that group, setgid (volume-ownership.ts). */
-  tmpfsGroup?: number;
-  /** A bind mount, as planned: which host directory it comes from, and the subPath in it. */
-  bind?: BindOrigin;
-  /** The host path (file or directory) to bind-mount: set once `bind` is resolved. */
-  source?: string;
-  /**
-   * mountPropagation of a bind: `rslave` (HostToContainer), `rshared` (Bidirectional); absent for
-   * None, the engines' default (rprivate), as the kubelet's CRI call leaves it.
-   */
-  propagation?: "rslave" | "rshared";
-}
-
-/**
- * Where a bind mount's files live on the host: `files` a directory podrun wrote in the pod
- * directory (configMap, secret, downwardAPI, projected: `volume` is the Kubernetes volume name),
- * `host` a hostPath (`path`), `engine-volume` an emptyDir's engine volume (mounted by subPath).
- * `subPath` is the volumeMount's subPath, or its subPathExpr (`expand`) still to be expanded.
- */
-export interface BindOrigin {
-  from: "files" | "host" | "engine-volume";
-  /** hostPath: the path on the host. */
-  path?: string;
-  subPath?: string;
-  /** subPath is a subPathExpr: `$(VAR)` expanded with the container's environment. */
-  expand?: boolean;
-  /** A subPath of a `files` volume: SHA-256 of the volume's files, for the spec hash (never the files). */
-  contentDigest?: string;
 }
 
 /** An engine volume, as listVolumes finds it. */
@@ -232,13 +122,36 @@ export interface PullOptions {
   credential?: RegistryCredential;
 }
 
+/** What an engine can do that another cannot, for the pod logic to decide by (never by the engine's name). */
+export interface RuntimeCapabilities {
+  /**
+   * "pod": the sandbox is a pod of the engine's own, which findPod finds and removeSandbox removes
+   * with its containers (podman). "infra-container": a pause container the others join (docker, nerdctl).
+   */
+  readonly sandbox: "pod" | "infra-container";
+  /** A container's own tmpfs (VolumeMount.tmpfsGroup) can be given to a group; else it stays group root. */
+  readonly tmpfsGroup: boolean;
+}
+
 /**
- * A container engine. Every method runs the engine's CLI (never a shell). Failures throw
- * CommandError (exec.ts), or PullError for pulls; "not found" on removal is success.
+ * A container engine, in engine-neutral terms. The contract every implementation keeps (and
+ * test/runtime/contract.ts checks, on the fake and on each engine):
+ * - a failure throws EngineError (lib/errors.ts), already explained: its `kind` says what went
+ *   wrong (`not-found`, `conflict`, `timed-out`, `unavailable`, `canceled`, `failed`), its message
+ *   is the line the user sees. A pull throws PullError instead, with the kubelet's classification;
+ * - removing or stopping what is not there is success (removeContainers, removeSandbox, stopContainer,
+ *   removeVolumes); inspecting it leaves it out (inspectContainers, inspectImages);
+ * - starting or inspecting the mountpoint of what is not there throws EngineError `not-found`;
+ * - creating a container, a sandbox or a volume under a name that is taken throws EngineError
+ *   (`conflict` where the engine says so), and leaves the holder as it was;
+ * - listings find by labels, every one of which must match, whoever made the object.
  */
 export interface ContainerRuntime {
   readonly name: RuntimeName;
   readonly binary: string;
+  /** The engine CLI's version when it was probed (detect.ts checks it against MINIMUM_VERSIONS); "" when not. */
+  readonly version: string;
+  readonly capabilities: RuntimeCapabilities;
   /** Local images among `refs`, inspected in one call; absent images are simply missing from the map. */
   inspectImages(refs: readonly string[]): Promise<Map<string, ImageInfo>>;
   /** Pulls one image; on failure throws PullError with the kubelet's classification, credentials scrubbed from it. */
@@ -279,7 +192,7 @@ export interface ContainerRuntime {
   findPod(name: string): Promise<PodInfo | undefined>;
   /** The last `tail` lines of a container's output (stdout and stderr). */
   logs(id: string, options?: { tail?: number }): Promise<string>;
-  /** Creates an engine volume (emptyDir) carrying `labels`; `group` where the dialect takes it (volumeGroupOption). */
+  /** Creates an engine volume (emptyDir) carrying `labels`; `group` where the engine takes it (else ignored). */
   createVolume(name: string, labels: Record<string, string>, options?: { group?: number }): Promise<void>;
   /** Removes volumes; missing ones are success, one in use by a container is an error. */
   removeVolumes(names: readonly string[]): Promise<void>;
@@ -290,7 +203,7 @@ export interface ContainerRuntime {
   /**
    * A container's log line by line as the engine gives it (stdout and stderr in the order read),
    * never held whole. With `follow` it goes on until the container stops or `signal` aborts (a
-   * quiet end). An engine failure (the container is gone…) throws CommandError.
+   * quiet end). An engine failure (the container is gone…) throws EngineError.
    */
   streamLogs(id: string, options?: LogStreamOptions): AsyncIterable<LogLine>;
 }

@@ -1,5 +1,5 @@
 import t from "tap";
-import { CommandError } from "../../lib/runtime/exec.js";
+import { EngineError } from "../../lib/errors.js";
 import { PullError } from "../../lib/runtime/pull-errors.js";
 import type { ContainerSpec, LogLine } from "../../lib/runtime/types.js";
 import { engineError, FakeRuntime, pullError } from "./fake-runtime.js";
@@ -57,7 +57,8 @@ t.test("images: present ones are inspected, a pull adds one, a scripted pull fai
 t.test("a container needs its image, a free name, and a running sandbox to start", async (t) => {
   const fake = new FakeRuntime({ images: ["busybox:1.36"] });
   await t.rejects(fake.createContainer(spec("a", { image: "absent:1" })), {
-    name: "CommandError",
+    name: "EngineError",
+    kind: "not-found",
     message: /No such image: absent:1/,
   });
   await fake.createSandbox(sandbox);
@@ -99,7 +100,7 @@ t.test("waitContainer waits for the exit, or rejects when its signal aborts", as
   const controller = new AbortController();
   const aborted = fake.waitContainer(other, { signal: controller.signal });
   controller.abort();
-  await t.rejects(aborted, { name: "CommandError", canceled: true });
+  await t.rejects(aborted, { name: "EngineError", kind: "canceled" });
 });
 
 t.test("exec answers from the script, and fails on a container that does not run", async (t) => {
@@ -209,7 +210,7 @@ t.test("streamLogs: tail and since; follow until the container stops or the sign
   setTimeout(() => controller.abort(), 5);
   await follow;
   t.same(lines, []);
-  await t.rejects(fake.streamLogs("nope")[Symbol.asyncIterator]().next(), CommandError, "a container that is gone");
+  await t.rejects(fake.streamLogs("nope")[Symbol.asyncIterator]().next(), EngineError, "a container that is gone");
 });
 
 t.test("scripting calls: failOn (by subject, a number of times), delay on a promise, hooks that note", async (t) => {

@@ -1,8 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
+import type { EngineError } from "../../lib/errors.js";
+import { toEngineError } from "../../lib/runtime/engine-error.js";
 import { CommandError } from "../../lib/runtime/exec.js";
-import { formatInfraName } from "../../lib/runtime/dialects.js";
+import { formatInfraName, getDialect } from "../../lib/runtime/dialects.js";
 import { ContainerNotStartedError, type PodInfo } from "../../lib/runtime/types.js";
 import { PullError, type PullErrorKind } from "../../lib/runtime/pull-errors.js";
 import {
@@ -16,6 +18,7 @@ import {
   type LogLine,
   type LogStreamOptions,
   type PullOptions,
+  type RuntimeCapabilities,
   type SandboxSpec,
   type VolumeInfo,
 } from "../../lib/runtime/types.js";
@@ -90,20 +93,25 @@ interface FakeContainer {
 }
 
 /**
- * An engine failure as the CLI runtime reports it: a CommandError with the daemon's line. A command
- * that meets one where it explains engine failures (explainEngineFailure: a listing in `ps`,
- * `logs`, `down`, the reconcile of `up`) probes the real engine to say why: script those with a
- * plain Error, or a PodrunError.
+ * An engine failure as the CLI runtime reports it: the EngineError that docker's CLI failing with
+ * the daemon's line `message` is explained as (lib/runtime/engine-error.ts), its kind read from it.
  */
-export function engineError(message: string, args: readonly string[] = []): CommandError {
-  return new CommandError({
-    shortMessage: `Command failed with exit code 1: docker ${args.join(" ")}`.trimEnd(),
-    binary: "docker",
-    args,
-    exitCode: 1,
-    stdout: "",
-    stderr: `Error response from daemon: ${message}\n`,
-  });
+export function engineError(message: string, args: readonly string[] = []): EngineError {
+  return explainedAsDocker(
+    new CommandError({
+      shortMessage: `Command failed with exit code 1: docker ${args.join(" ")}`.trimEnd(),
+      binary: "docker",
+      args,
+      exitCode: 1,
+      stdout: "",
+      stderr: `Error response from daemon: ${message}\n`,
+    }),
+  );
+}
+
+/** `failure` as CliRuntime over docker throws it, for an engine that answers (no probe). */
+export function explainedAsDocker(failure: CommandError): EngineError {
+  return toEngineError(getDialect("docker"), failure);
 }
 
 /** A pull failure of one kind, as CliRuntime classifies it. */
@@ -120,6 +128,8 @@ export function pullError(
 export class FakeRuntime implements ContainerRuntime {
   readonly name: RuntimeName;
   readonly binary: string;
+  readonly version = "";
+  readonly capabilities: RuntimeCapabilities;
   /** Every call, in the order received, as `"<method> <subject>"` (an exec's command, a stop's timeout after it), with the test's own notes among them. */
   readonly calls: string[] = [];
   /** The same calls with their arguments. */
@@ -144,6 +154,9 @@ export class FakeRuntime implements ContainerRuntime {
   constructor(options: FakeRuntimeOptions = {}) {
     this.name = options.name ?? "docker";
     this.binary = this.name;
+    // As the engine it stands for: podman's sandbox is a pod, and its --tmpfs takes no gid.
+    this.capabilities =
+      this.name === "podman" ? { sandbox: "pod", tmpfsGroup: false } : { sandbox: "infra-container", tmpfsGroup: true };
     this.clock = options.clock ?? Date.now;
     this.volumeRoot = options.volumeRoot;
     this.podIP = options.podIP;
@@ -340,7 +353,16 @@ export class FakeRuntime implements ContainerRuntime {
       ]);
     // The infra container is named as on the real engines (`<sandbox>_POD`).
     this.refuseTakenName(formatInfraName(spec.name), ["run", "--name", formatInfraName(spec.name)]);
-    return this.makeContainer(`sandbox-${++this.sandboxSeq}`, spec, spec.name).state.id;
+    const infra = this.makeContainer(`sandbox-${++this.sandboxSeq}`, spec, spec.name).state;
+    // podman's sandbox is a pod of its own, which findPod finds (capabilities.sandbox).
+    if (this.capabilities.sandbox === "pod")
+      this.pods.set(spec.name, {
+        id: `pod-${this.sandboxSeq}`,
+        name: spec.name,
+        infraId: infra.id,
+        labels: { ...spec.labels },
+      });
+    return infra.id;
   }
 
   async startSandbox(name: string): Promise<void> {
@@ -404,15 +426,17 @@ export class FakeRuntime implements ContainerRuntime {
     await new Promise<void>((resolve, reject) => {
       const abort = () =>
         reject(
-          new CommandError({
-            shortMessage: "Command was canceled: docker wait",
-            binary: this.binary,
-            args: ["wait", id],
-            exitCode: undefined,
-            stdout: "",
-            stderr: "",
-            canceled: true,
-          }),
+          explainedAsDocker(
+            new CommandError({
+              shortMessage: "Command was canceled: docker wait",
+              binary: this.binary,
+              args: ["wait", id],
+              exitCode: undefined,
+              stdout: "",
+              stderr: "",
+              canceled: true,
+            }),
+          ),
         );
       if (signal?.aborted) return abort();
       signal?.addEventListener("abort", abort, { once: true });

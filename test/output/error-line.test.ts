@@ -1,5 +1,5 @@
 import t from "tap";
-import { EngineCommandError, PodrunError, StateAccessError } from "../../lib/errors.js";
+import { EngineError, PodrunError, StateAccessError } from "../../lib/errors.js";
 import { formatErrorLine, formatWarningLine } from "../../lib/output/error-line.js";
 
 // The one format of every command's last line on failure: `Error: <Reason>: <object>: <message>`,
@@ -18,8 +18,8 @@ t.test("without a pod: reason and message", async (t) => {
 });
 
 t.test("an error without a reason: an engine command, a state file, a plain message", async (t) => {
-  t.equal(formatErrorLine(new EngineCommandError("no such network"), "pod/web"), "Error: pod/web: no such network");
-  t.equal(formatErrorLine(new EngineCommandError("no such network")), "Error: no such network");
+  t.equal(formatErrorLine(new EngineError("failed", "no such network"), "pod/web"), "Error: pod/web: no such network");
+  t.equal(formatErrorLine(new EngineError("failed", "no such network")), "Error: no such network");
   t.equal(
     formatErrorLine(new StateAccessError("/s", "cannot read /s/backoff.json: permission denied (EACCES)")),
     "Error: cannot read /s/backoff.json: permission denied (EACCES)",

@@ -1,6 +1,6 @@
 import { Chalk } from "chalk";
 import t from "tap";
-import { EngineCommandError, PodrunError } from "../../lib/errors.js";
+import { EngineError, PodrunError } from "../../lib/errors.js";
 import { formatPodOutcome, formatPodProgress } from "../../lib/output/pod-outcome.js";
 import type { PodOutcome, PodProgress } from "../../lib/pod/run-pod.js";
 import type { StartedPod } from "../../lib/pod/start/start-pod.js";
@@ -73,7 +73,7 @@ t.test("failed on an engine command: no reason, the pod named", async (t) => {
     status: "failed",
     label: "pod/db",
     notes: [],
-    error: new EngineCommandError("Error response from daemon: no such network"),
+    error: new EngineError("failed", "Error response from daemon: no such network"),
   };
   t.same(lines(outcome).stderr, ["Error: pod/db: Error response from daemon: no such network"]);
 });

@@ -2,7 +2,7 @@ import t from "tap";
 import { runExecProbe } from "../../lib/probes/exec-probe.js";
 import { CommandError } from "../../lib/runtime/exec.js";
 import type { ExecResult } from "../../lib/runtime/types.js";
-import { FakeRuntime } from "../harness/fake-runtime.js";
+import { FakeRuntime, explainedAsDocker } from "../harness/fake-runtime.js";
 
 // The classification of an exec probe's outcome, the command answered by the shared fake engine
 // (real engines: test/commands/up-wait.e2e.test.ts).
@@ -40,27 +40,31 @@ t.test("another exit code fails, naming the command, the code and the output", a
 });
 
 t.test("a timeout fails in the kubelet's words; an engine failure errors", async (t) => {
-  const timedOut = new CommandError({
-    shortMessage: "Command timed out after 2000 milliseconds: docker exec",
-    binary: "docker",
-    args: [],
-    exitCode: undefined,
-    stdout: "",
-    stderr: "",
-    timedOut: true,
-  });
+  const timedOut = explainedAsDocker(
+    new CommandError({
+      shortMessage: "Command timed out after 2000 milliseconds: docker exec",
+      binary: "docker",
+      args: [],
+      exitCode: undefined,
+      stdout: "",
+      stderr: "",
+      timedOut: true,
+    }),
+  );
   t.same(await probe(() => Promise.reject(timedOut)).result, {
     result: "failure",
     output: 'command "cat /tmp/ready" timed out',
   });
-  const gone = new CommandError({
-    shortMessage: "Command failed with exit code 1: docker exec",
-    binary: "docker",
-    args: [],
-    exitCode: 1,
-    stdout: "",
-    stderr: "Error response from daemon: Container c1 is not running\n",
-  });
+  const gone = explainedAsDocker(
+    new CommandError({
+      shortMessage: "Command failed with exit code 1: docker exec",
+      binary: "docker",
+      args: [],
+      exitCode: 1,
+      stdout: "",
+      stderr: "Error response from daemon: Container c1 is not running\n",
+    }),
+  );
   t.same(await probe(() => Promise.reject(gone)).result, {
     result: "unknown",
     output: "Error response from daemon: Container c1 is not running",

@@ -188,7 +188,7 @@ for (const runtime of RUNTIMES) {
     t.equal(noisy.exitCode, 0, "a command that exits 0 succeeded, whatever it wrote to stderr");
     await t.rejects(
       rt.execInContainer(`${pod}-missing`, ["true"]),
-      { name: "CommandError" },
+      { name: "EngineError" },
       "exec in a missing container throws",
     );
 
@@ -199,7 +199,7 @@ for (const runtime of RUNTIMES) {
     t.match((await rt.inspectContainers([server]))[0], { running: false });
     await t.rejects(
       rt.execInContainer(server, ["true"]),
-      { name: "CommandError" },
+      { name: "EngineError" },
       "exec in a stopped container throws",
     );
 
@@ -358,7 +358,7 @@ for (const runtime of RUNTIMES) {
 
     t.same(findEnvFilesContaining(secret), [], "the env file is gone after create");
     const bad = rt.createContainer({ ...spec, name: `${pod}-bad`, image: `localhost/podrun-test/absent-${id}:1` });
-    await t.rejects(bad, { name: "CommandError" }, "create fails (image absent, --pull never)");
+    await t.rejects(bad, { name: "EngineError" }, "create fails (image absent, --pull never)");
     t.same(findEnvFilesContaining(secret), [], "and the env file is gone after a failure too");
 
     const recorded: RuntimeCommand[] = [];

@@ -5,12 +5,8 @@ import t from "tap";
 import { buildCreateArgs, buildSandboxArgs } from "../../lib/runtime/create-args.js";
 import { DIALECTS } from "../../lib/runtime/dialects.js";
 import type { EnvPlan } from "../../lib/runtime/env-plan.js";
-import {
-  formatContainerPodSettingsArgs,
-  formatSandboxSettingsArgs,
-  type SandboxSettings,
-} from "../../lib/runtime/sandbox-settings-args.js";
-import type { ContainerSpec, SandboxSpec } from "../../lib/runtime/types.js";
+import { formatContainerPodSettingsArgs, formatSandboxSettingsArgs } from "../../lib/runtime/sandbox-settings-args.js";
+import type { ContainerSpec, SandboxSettings, SandboxSpec } from "../../lib/runtime/specs.js";
 
 const { docker, podman, nerdctl } = DIALECTS;
 const IMAGE = "127.0.0.1:5100/podrun-test/busybox:1.36";

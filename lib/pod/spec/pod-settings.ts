@@ -1,6 +1,6 @@
 import type { Pod, PodSpec } from "kubernetes-types/core/v1.js";
 import { planPodResources } from "../../runtime/pod-resource-args.js";
-import type { ContainerPodSettings, SandboxSettings } from "../../runtime/sandbox-settings-args.js";
+import type { ContainerPodSettings, SandboxSettings } from "../../runtime/specs.js";
 
 // The pod-level settings a sandbox carries, from a validated, defaulted Pod. A hostNetwork pod
 // has no sandbox of its own: it gets none of them (support.ts warns) but hostIPC, which podman's

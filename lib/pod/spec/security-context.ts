@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Capabilities, Container, PodSpec, SeccompProfile } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../../errors.js";
-import type { SecurityArgs } from "../../runtime/security-args.js";
+import type { SecurityArgs } from "../../runtime/specs.js";
 import type { PodIdentity } from "../identity.js";
 
 /** The container's security settings that podrun acts on, or undefined when none is set. */

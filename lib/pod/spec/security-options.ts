@@ -4,7 +4,7 @@
 // cannot do is named in a Warning (lib/manifest/security-warnings.ts).
 import { existsSync, readFileSync } from "node:fs";
 import type { AppArmorProfile, Container, Pod, SELinuxOptions } from "kubernetes-types/core/v1.js";
-import type { SecurityArgs } from "../../runtime/security-args.js";
+import type { SecurityArgs } from "../../runtime/specs.js";
 
 /** Which Linux security modules the host enforces. */
 export interface HostSecurityModules {

@@ -209,7 +209,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
           setUpEmptyDirs({
             spec,
             identity,
-            engine: deps.runtime.name,
+            engine: deps.runtime,
             mountpoint: mountSources.mountpoint,
             touchDisk: mountSources.touchDisk,
             recorder: deps.recorder,

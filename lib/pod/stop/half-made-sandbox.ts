@@ -1,4 +1,4 @@
-import { formatInfraName, getDialect } from "../../runtime/dialects.js";
+import { formatInfraName } from "../../runtime/dialects.js";
 import {
   LABEL_MANAGED,
   LABEL_POD_NAME,
@@ -39,7 +39,7 @@ export async function removeHalfMadeSandbox(
   runtime: ContainerRuntime,
   pod: Pick<PodIdentity, "name" | "namespace">,
 ): Promise<boolean> {
-  if (getDialect(runtime.name).sandbox !== "pod") return false;
+  if (runtime.capabilities.sandbox !== "pod") return false;
   const sandbox = sandboxRuntimeName({ ...pod, uid: "" });
   const found = await runtime.findPod(sandbox);
   if (!found || !isHalfMadeSandbox(found, pod)) return false;

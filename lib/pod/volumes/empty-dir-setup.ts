@@ -2,8 +2,7 @@ import { chmod, stat } from "node:fs/promises";
 import type { PodSpec } from "kubernetes-types/core/v1.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
-import { getDialect } from "../../runtime/dialects.js";
-import type { RuntimeName } from "../../runtime/detect.js";
+import type { ContainerRuntime } from "../../runtime/types.js";
 import type { PodIdentity } from "../identity.js";
 import { countVolumeMounts, planPodVolumes, type PodVolume } from "./volume-plan.js";
 import {
@@ -28,7 +27,7 @@ import {
 export interface EmptyDirSetupOptions {
   spec: PodSpec;
   identity: PodIdentity;
-  engine: RuntimeName;
+  engine: Pick<ContainerRuntime, "name" | "capabilities">;
   /** The volume's directory on the host (ContainerRuntime.inspectVolumeMountpoint). */
   mountpoint: (runtimeName: string) => Promise<string>;
   /** False in a dry run: no directory is looked at or changed (what the engine cannot do is still said). */
@@ -38,7 +37,8 @@ export interface EmptyDirSetupOptions {
 
 /** Sets up the pod's emptyDir engine volumes (just created) as the kubelet sets up its directories; never throws. */
 export async function setUpEmptyDirs(options: EmptyDirSetupOptions): Promise<void> {
-  const { spec, identity, engine } = options;
+  const { spec, identity } = options;
+  const engine = options.engine.name;
   const volumes = planPodVolumes(spec, identity);
   const fsGroup = spec.securityContext?.fsGroup;
   const warn = (message: string) =>
@@ -92,7 +92,7 @@ export async function setUpEmptyDirs(options: EmptyDirSetupOptions): Promise<voi
         ),
       );
   }
-  if (fsGroup !== undefined && !getDialect(engine).tmpfsGroupOption) {
+  if (fsGroup !== undefined && !options.engine.capabilities.tmpfsGroup) {
     for (const name of findOwnTmpfsVolumes(spec, volumes)) {
       warn(
         describeOwnershipWarning(

@@ -9,7 +9,7 @@ import { CommandError } from "../../../lib/runtime/exec.js";
 import { RequestTimeoutError } from "../../../lib/runtime/request-timeout.js";
 import { up } from "../../../lib/commands/up.js";
 import { createCommandWorld } from "../../harness/command-io.js";
-import { FakeRuntime } from "../../harness/fake-runtime.js";
+import { FakeRuntime, explainedAsDocker } from "../../harness/fake-runtime.js";
 
 // What a failed start leaves for undoing when the failure is not the pod's own: an engine
 // command that did not answer in time (the engine may carry it out later), and a bug in podrun.
@@ -27,18 +27,20 @@ function harness() {
 }
 
 const timedOut = (step: string) =>
-  new RequestTimeoutError(
-    step,
-    2000,
-    new CommandError({
-      shortMessage: "Command timed out",
-      binary: "docker",
-      args: [],
-      exitCode: undefined,
-      stdout: "",
-      stderr: "",
-      timedOut: true,
-    }),
+  explainedAsDocker(
+    new RequestTimeoutError(
+      step,
+      2000,
+      new CommandError({
+        shortMessage: "Command timed out",
+        binary: "docker",
+        args: [],
+        exitCode: undefined,
+        stdout: "",
+        stderr: "",
+        timedOut: true,
+      }),
+    ),
   );
 const start = (h: ReturnType<typeof harness>, containers = [{ name: "a", image: "busybox:1" }]) =>
   startPod(h.deps, { pod: pod(containers), identity, infraImage: "pause:3.10", publishAll: false }).catch(

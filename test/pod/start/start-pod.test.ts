@@ -13,7 +13,7 @@ import { defaultPod } from "../../../lib/manifest/defaults.js";
 import type { PodIdentity } from "../../../lib/pod/identity.js";
 import { startPod, StartPodError, undoStart } from "../../../lib/pod/start/start-pod.js";
 import type { ContainerSpec } from "../../../lib/runtime/types.js";
-import { FakeRuntime } from "../../harness/fake-runtime.js";
+import { FakeRuntime, explainedAsDocker } from "../../harness/fake-runtime.js";
 
 // The order of SyncPod's steps and what a failure leaves for undoing, on the shared fake engine
 // (test/harness/fake-runtime.ts): pure logic only. The real engines are driven by test/commands/up.e2e.test.ts.
@@ -226,14 +226,16 @@ t.test(
   async (t) => {
     const h = harness();
     // podman may print the hook's own stderr, then an error of its own, and exit 125.
-    const cliFailure = new CommandError({
-      shortMessage: "Command failed with exit code 125: podman exec a sh",
-      binary: "podman",
-      args: ["exec"],
-      exitCode: 125,
-      stdout: "",
-      stderr: "token=hunter2\nError: exec session exited with an error",
-    });
+    const cliFailure = explainedAsDocker(
+      new CommandError({
+        shortMessage: "Command failed with exit code 125: podman exec a sh",
+        binary: "podman",
+        args: ["exec"],
+        exitCode: 125,
+        stdout: "",
+        stderr: "token=hunter2\nError: exec session exited with an error",
+      }),
+    );
     h.runtime.script("a", { exec: () => Promise.reject(cliFailure) });
     const error = (await startPod(h.deps, {
       pod: pod({ containers: [{ name: "a", image: "x:1", lifecycle: { postStart: { exec: { command: ["sh"] } } } }] }),
@@ -253,15 +255,17 @@ t.test(
     const h = harness();
     let given: number | undefined;
     // A timed-out podman exec may itself exit 0 once signalled: the timeout, not the code, is the story.
-    const timedOut = new CommandError({
-      shortMessage: "Command timed out",
-      binary: "podman",
-      args: ["exec"],
-      exitCode: 0,
-      stdout: "",
-      stderr: "",
-      timedOut: true,
-    });
+    const timedOut = explainedAsDocker(
+      new CommandError({
+        shortMessage: "Command timed out",
+        binary: "podman",
+        args: ["exec"],
+        exitCode: 0,
+        stdout: "",
+        stderr: "",
+        timedOut: true,
+      }),
+    );
     h.runtime.script("a", { exec: () => Promise.reject(timedOut) });
     const exec = h.runtime.execInContainer.bind(h.runtime);
     h.runtime.execInContainer = (id, command, options) => ((given = options?.timeoutMs), exec(id, command, options));

@@ -7,7 +7,7 @@ import type { PodRecord } from "../../../lib/pod/status/find-pods.js";
 import { planStop, resolveGracePeriod, stopPod } from "../../../lib/pod/stop/stop-pod.js";
 import { CommandError } from "../../../lib/runtime/exec.js";
 import type { ContainerState } from "../../../lib/runtime/types.js";
-import { FakeRuntime } from "../../harness/fake-runtime.js";
+import { FakeRuntime, explainedAsDocker } from "../../harness/fake-runtime.js";
 
 // The order and the failure handling of `down` for one pod, on the shared fake engine with a fake clock:
 // pure logic only. test/commands/down.e2e.test.ts drives the real engines.
@@ -58,14 +58,16 @@ function harness(
   let now = 1_000_000;
   const runtime = new FakeRuntime();
   const fail = (message: string) =>
-    new CommandError({
-      shortMessage: "failed",
-      binary: "docker",
-      args: [],
-      exitCode: 1,
-      stdout: "",
-      stderr: `Error response from daemon: ${message}`,
-    });
+    explainedAsDocker(
+      new CommandError({
+        shortMessage: "failed",
+        binary: "docker",
+        args: [],
+        exitCode: 1,
+        stdout: "",
+        stderr: `Error response from daemon: ${message}`,
+      }),
+    );
   // A preStop hook takes execMs of the fake clock, and answers with execExit.
   runtime.on("execInContainer", () => void (now += script.execMs ?? 0));
   if (script.failStop)

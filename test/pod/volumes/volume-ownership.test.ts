@@ -15,6 +15,7 @@ import {
   setVolumeOwnership,
 } from "../../../lib/pod/volumes/volume-ownership.js";
 import { volumeRuntimeName } from "../../../lib/pod/volumes/volume-plan.js";
+import { FakeRuntime } from "../../harness/fake-runtime.js";
 import type { PodSpec } from "kubernetes-types/core/v1.js";
 
 const isRoot = process.getuid?.() === 0;
@@ -143,11 +144,17 @@ t.test(
 
     await mkdir(dir, { mode: 0o755 });
     await chmod(dir, 0o755);
-    await setUpEmptyDirs({ spec: spec(), identity, engine: "docker", mountpoint, recorder });
+    await setUpEmptyDirs({ spec: spec(), identity, engine: new FakeRuntime({ name: "docker" }), mountpoint, recorder });
     t.equal(await modeOf(dir), 0o777, "the kubelet's emptyDir mode");
     t.same(events, []);
 
-    await setUpEmptyDirs({ spec: spec({ fsGroup: FS_GROUP }), identity, engine: "docker", mountpoint, recorder });
+    await setUpEmptyDirs({
+      spec: spec({ fsGroup: FS_GROUP }),
+      identity,
+      engine: new FakeRuntime({ name: "docker" }),
+      mountpoint,
+      recorder,
+    });
     t.equal(await modeOf(dir), 0o2777);
     if (isRoot) {
       t.equal((await stat(dir)).gid, FS_GROUP);
@@ -161,7 +168,7 @@ t.test(
     await setUpEmptyDirs({
       spec: spec(),
       identity,
-      engine: "podman",
+      engine: new FakeRuntime({ name: "podman" }),
       mountpoint: async () => join(root, "elsewhere"),
       recorder,
     });
@@ -172,7 +179,7 @@ t.test(
     await setUpEmptyDirs({
       spec: spec({ fsGroup: FS_GROUP }),
       identity,
-      engine: "docker",
+      engine: new FakeRuntime({ name: "docker" }),
       mountpoint: async () => Promise.reject(new Error("no such volume\nmore")),
       recorder,
     });
@@ -194,9 +201,9 @@ t.test(
     const events: string[] = [];
     const recorder = createRecorder({ sinks: [{ write: (event) => void events.push(event.message) }] });
     const mountpoint = async () => Promise.reject(new Error("not an engine volume"));
-    await setUpEmptyDirs({ spec, identity, engine: "docker", mountpoint, recorder });
+    await setUpEmptyDirs({ spec, identity, engine: new FakeRuntime({ name: "docker" }), mountpoint, recorder });
     t.same(events, []);
-    await setUpEmptyDirs({ spec, identity, engine: "podman", mountpoint, recorder });
+    await setUpEmptyDirs({ spec, identity, engine: new FakeRuntime({ name: "podman" }), mountpoint, recorder });
     t.same(events, [
       `spec.securityContext.fsGroup: volume "mem" not given to group 2000 as a kubelet would: podman's --tmpfs takes no gid option: the tmpfs stays group root (mode 1777)`,
     ]);
@@ -229,7 +236,14 @@ t.test("setUpEmptyDirs in a dry run: no directory is touched, what podman cannot
     asked.push(name);
     return "/nonexistent";
   };
-  await setUpEmptyDirs({ spec, identity, engine: "podman", mountpoint, touchDisk: false, recorder });
+  await setUpEmptyDirs({
+    spec,
+    identity,
+    engine: new FakeRuntime({ name: "podman" }),
+    mountpoint,
+    touchDisk: false,
+    recorder,
+  });
   t.same(asked, []);
   t.match(events, [/volume "mem" not given to group 2000 .*podman's --tmpfs takes no gid option/]);
 });
