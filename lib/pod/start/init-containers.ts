@@ -41,9 +41,10 @@ async function waitForCompletion(
   const { signal } = context;
   const exitCode = await runtime.waitContainer(id, signal ? { signal } : {});
   if (exitCode === 0) return;
+  // The log only adds to the message: without it, the exit code is still the story.
   const tail = (await runtime.logs(id, { tail: options.logTail ?? 10 }).catch(() => "")).trimEnd();
   const details = tail ? `last log lines of init container ${container.name}:\n${indent(tail)}` : undefined;
-  const podDir = context.mounts.sources?.podDir;
+  const podDir = context.mounts.sources.podDir;
   const message = await describeTerminationMessage(runtime, { podDir, container, id, exitCode, details });
   throw new PodrunError(
     "InitContainerFailed",

@@ -61,7 +61,7 @@ export interface PodMounts {
   /** Settles when the pod's volumes exist: a create waits for it. */
   ready: Promise<void>;
   /** Where bind mounts find their host paths (mount-sources.ts). */
-  sources?: MountSourceContext;
+  sources: MountSourceContext;
   /** The pod's /etc/hosts and resolv.conf (lib/pod/etc/etc-files.ts), mounted into every container; absent without a state directory. */
   etcFiles?: PodEtcFiles;
 }
@@ -186,7 +186,7 @@ async function configureContainer(
   });
   if (context.restartCount) spec.labels[LABEL_RESTART_COUNT] = String(context.restartCount); // after the hashes: the spec is the same
   const { sources, etcFiles } = context.mounts;
-  if (spec.mounts?.some((mount) => mount.bind) && sources) {
+  if (spec.mounts?.some((mount) => mount.bind)) {
     // subPathExpr sees the container's whole environment, as built just above.
     run.step = "config";
     spec.mounts = await resolveMountSources(spec.mounts, {
@@ -198,8 +198,8 @@ async function configureContainer(
     throwIfAborted(signal);
   }
   const mounts = await withTerminationLog(spec.mounts ?? [], container, {
-    podDir: sources?.podDir,
-    touchDisk: sources?.touchDisk === true,
+    podDir: sources.podDir,
+    touchDisk: sources.touchDisk,
   });
   if (mounts.length > 0) spec.mounts = mounts;
   if (etcFiles) spec.mounts = withEtcFileMounts(spec.mounts, etcFiles);
@@ -233,25 +233,29 @@ async function failContainer(context: ContainerStepContext, run: ContainerRun, e
   const { step, container } = run;
   const emit = (type: "Normal" | "Warning", reason: string, message: string) =>
     context.deps.recorder.event(run.target, type, reason, message);
+  const raise = (reason: PodrunError["reason"], message: string, cause: unknown): never => {
+    throw new PodrunError(reason, `container ${container.name}: ${message}`, { cause });
+  };
   const fail = (reason: PodrunError["reason"], message: string, cause: unknown): never => {
     emit("Warning", "Failed", `Error: ${message}`);
-    throw new PodrunError(reason, `container ${container.name}: ${message}`, { cause });
+    return raise(reason, message, cause);
   };
   if (step === undefined) throw error;
   if (step === "pull" || step === "config") {
     if (!(error instanceof PodrunError)) throw error;
     emit("Warning", "Failed", `Error: ${step === "pull" ? error.reason : error.message}`);
-    throw new PodrunError(error.reason, `container ${container.name}: ${error.message}`, { cause: error });
+    return raise(error.reason, error.message, error);
   }
   if (step === "postStart") {
     // The kubelet's fixed text: the hook's own output may hold secrets.
     emit("Warning", "FailedPostStartHook", "PostStartHook failed");
     emit("Normal", "Killing", "FailedPostStartHook");
-    await context.deps.runtime.stopContainer(run.id!, 0).catch(() => undefined);
-    const why = error instanceof HookError ? error.message : describeError(error);
-    throw new PodrunError("PostStartHookError", `container ${container.name}: postStart hook failed: ${why}`, {
-      cause: error,
-    });
+    await context.deps.runtime.stopContainer(run.id!, 0).catch(() => undefined); // the hook's failure is the one reported
+    return raise(
+      "PostStartHookError",
+      `postStart hook failed: ${error instanceof HookError ? error.message : describeError(error)}`,
+      error,
+    );
   }
   throwIfAborted(context.signal);
   // One that did not answer may be made yet: the undo log keeps its name (undo-log.ts).
@@ -266,7 +270,7 @@ async function failContainer(context: ContainerStepContext, run: ContainerRun, e
   }
   if (error instanceof PodrunError) {
     emit("Warning", "Failed", `Error: ${error.reason}`);
-    throw new PodrunError(error.reason, `container ${container.name}: ${error.message}`, { cause: error });
+    return raise(error.reason, error.message, error);
   }
   return fail("CreateContainerError", hideSecretValues(describeError(error), run.env!), error);
 }

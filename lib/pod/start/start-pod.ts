@@ -106,7 +106,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     const ready =
       plan.volumes === "keep"
         ? Promise.resolve()
-        : createEmptyDirs(deps, { pod, identity, sources: disk.sources! }, undo);
+        : createEmptyDirs(deps, { pod, identity, sources: disk.sources }, undo);
     volumesSettled = ready.catch(() => undefined); // awaited before each create; a failure must not go unhandled meanwhile
     // Step 4: the sandbox, made and starting (or kept, or none); each container's start waits for it.
     const sandbox = await ensureSandbox(deps, plan, { ...options, podHash, images, etcFiles: disk.etcFiles }, undo);
@@ -190,7 +190,7 @@ function describeStartedPod(
   };
   return {
     sandboxId: context.sandbox.id,
-    containerIds: undo.created().containerIds,
+    containerIds: undo.containerIds, // the log's own: a liveness restart adds to it
     containers,
     initContainers: inits,
     ...(sidecars > 0 ? { sidecars } : {}),

@@ -10,13 +10,15 @@ type Entry =
   | { kind: "podDir"; path: string }
   | { kind: "volumes"; names: string[] }
   | { kind: "sandbox"; name: string; made: boolean }
-  | { kind: "container"; ref: string; made: boolean };
+  | { kind: "container"; name: string; made: false };
 
 /** A make under way: the sandbox or a container, by its runtime name. */
 export type Making = Extract<Entry, { made: boolean }>;
 
 export class UndoLog {
   readonly #entries: Entry[] = [];
+  /** The containers made, by ID, in the order made: one array for the whole run (a liveness restart adds to it). */
+  readonly containerIds: string[] = [];
 
   /** The pod directory, once chosen: this run's (a kept pod's is not). */
   podDirectory(path: string): void {
@@ -30,7 +32,7 @@ export class UndoLog {
 
   /** A sandbox or container whose create begins, by its runtime name. */
   begin(kind: Making["kind"], name: string): Making {
-    const entry: Making = kind === "sandbox" ? { kind, name, made: false } : { kind, ref: name, made: false };
+    const entry: Making = { kind, name, made: false };
     this.#entries.push(entry);
     return entry;
   }
@@ -38,14 +40,13 @@ export class UndoLog {
   /** The create answered: the sandbox is made, or the container, by its ID. */
   made(entry: Making, id?: string): void {
     this.abandon(entry);
-    this.#entries.push(
-      entry.kind === "sandbox" ? { ...entry, made: true } : { kind: "container", ref: id!, made: true },
-    );
+    if (entry.kind === "sandbox") this.#entries.push({ ...entry, made: true });
+    else this.madeContainer(id!);
   }
 
   /** A container the engine made though its create failed (created, not started). */
   madeContainer(id: string): void {
-    this.#entries.push({ kind: "container", ref: id, made: true });
+    this.containerIds.push(id);
   }
 
   /** The engine refused the create: nothing was made. */
@@ -56,13 +57,13 @@ export class UndoLog {
 
   /** Everything to undo: containers made (in order), then those under way (by name), sandbox, volumes, pod directory. */
   created(): CreatedByRun {
-    const containers = this.#entries.filter((e) => e.kind === "container");
-    const sandboxes = this.#entries.filter((e) => e.kind === "sandbox");
+    const making = this.#entries.flatMap((e) => (e.kind === "container" ? [e.name] : []));
+    const sandbox = this.#entries.find((e) => e.kind === "sandbox");
     const volumes = this.#entries.flatMap((e) => (e.kind === "volumes" ? e.names : []));
     const podDir = this.#entries.find((e) => e.kind === "podDir");
     return {
-      containerIds: [...containers.filter((e) => e.made), ...containers.filter((e) => !e.made)].map((e) => e.ref),
-      ...(sandboxes.length > 0 ? { sandbox: sandboxes[0]!.name } : {}),
+      containerIds: [...this.containerIds, ...making],
+      ...(sandbox ? { sandbox: sandbox.name } : {}),
       ...(volumes.length > 0 ? { volumes } : {}),
       ...(podDir ? { podDir: podDir.path } : {}),
     };

@@ -80,3 +80,12 @@ for (const c of cases) {
     t.strictSame(Object.keys(log.created()).sort(), Object.keys(c.want).sort(), "no empty field");
   });
 }
+
+t.test("containerIds is one array for the run: what is made later (a liveness restart) joins it", async (t) => {
+  const log = new UndoLog();
+  const ids = log.containerIds;
+  log.made(log.begin("container", "default_web_a"), "id-a");
+  log.made(log.begin("container", "default_web_a"), "id-a2");
+  t.equal(log.containerIds, ids);
+  t.same(ids, ["id-a", "id-a2"]);
+});
