@@ -7,13 +7,15 @@ import { findPodIP } from "../readiness/pod-address.js";
 import type { ContainerProgress } from "../readiness/prober-types.js";
 import { waitForPodReady } from "../readiness/wait-ready.js";
 import { isAbortError, throwIfAborted } from "../process/abort.js";
-import { LABEL_CONTAINER_NAME, type ContainerRuntime } from "../runtime/types.js";
+import { LABEL_CONTAINER_NAME, type ContainerRuntime, type ImageInfo } from "../runtime/types.js";
 import { failExpiredPod, failPodAtDeadline, findActiveDeadline } from "./active-deadline.js";
 import { identifyPod, type PodIdentity } from "./identity.js";
 import { reconcilePod, type ReconcileResult } from "./reconcile/apply-plan.js";
 import { initContainerKind } from "./spec/container-spec.js";
 import type { PodObjects } from "./spec/pod-objects.js";
-import { inspectPodImages, startPod, StartPodError, StartPodInterrupted, type StartedPod } from "./start/start-pod.js";
+import { inspectPodImages, startPod, StartPodError, type StartedPod } from "./start/start-pod.js";
+import { keptPodOf, planStart, type KeptPod } from "./start/start-plan.js";
+import { UndoLog } from "./start/undo-log.js";
 import { removeInterruptedPod, undoFailedStart, undoInterruptedStart } from "./undo-pod.js";
 import type { UpSummary } from "./up-summary.js";
 import { podDirectory } from "./volumes/pod-dir.js";
@@ -137,40 +139,10 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
     identity = reconciled.identity;
   }
   const plan = reconciled?.plan;
-  const keptPod =
-    plan?.action === "keep"
-      ? { sandboxId: reconciled!.infra?.id, create: [...plan.recreate, ...plan.create] }
-      : undefined;
+  const keptPod = keptPodOf(plan, reconciled?.infra?.id);
 
-  let created: StartedPod;
-  try {
-    // Even with every container unchanged, startPod runs: it rewrites the kept pod's volume files in
-    // place (a ConfigMap that changed), as the kubelet updates them in a running pod.
-    created = await startPod(deps, {
-      pod,
-      objects: options.objects,
-      authFile: options.authFile,
-      identity,
-      infraImage: options.infraImage,
-      publishAll: options.publishAll,
-      runHooks: !options.dryRun,
-      stateDir: options.stateDir,
-      dryRun: options.dryRun,
-      presentImages,
-      signal: options.signal,
-      keptPod,
-    });
-  } catch (error) {
-    if (!(error instanceof StartPodInterrupted || error instanceof StartPodError)) throw error;
-    options.onProgress?.({ kind: "ending", label });
-    if (error instanceof StartPodInterrupted)
-      return { status: "interrupted", label, notes: [await undoInterruptedStart(runtime, error.created)] };
-    const notes = await undoFailedStart(runtime, error.created, {
-      label,
-      keep: options.keepOnFailure || options.dryRun,
-    });
-    return { status: "failed", label, notes, error };
-  }
+  const created = await startPlanned(deps, { ...options, identity, presentImages, keptPod });
+  if ("status" in created) return created; // failed or interrupted, and undone
   if (options.dryRun) return { status: "planned", label };
   if (!options.wait)
     return {
@@ -180,6 +152,49 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
     };
   const startedPod = keptPod ? withKeptContainers(created, pod, reconciled!) : created;
   return waitUntilReady(deps, { ...options, wait: options.wait, identity, started: startedPod, since: started });
+}
+
+/**
+ * Carries out the start plan; a start that fails or is interrupted is undone by its undo log (as
+ * the flags say) and answered as the pod's outcome.
+ */
+async function startPlanned(
+  deps: RunPodDeps,
+  options: RunPodOptions & {
+    identity: PodIdentity;
+    presentImages: Promise<Map<string, ImageInfo>>;
+    keptPod: KeptPod | undefined;
+  },
+): Promise<StartedPod | PodOutcome> {
+  const { runtime } = deps;
+  const { pod, identity, dryRun } = options;
+  const label = `pod/${identity.name}`;
+  const undo = new UndoLog();
+  try {
+    // Even with every container unchanged, startPod runs: it rewrites the kept pod's volume files in
+    // place (a ConfigMap that changed), as the kubelet updates them in a running pod.
+    return await startPod(deps, {
+      pod,
+      objects: options.objects,
+      authFile: options.authFile,
+      identity,
+      infraImage: options.infraImage,
+      publishAll: options.publishAll,
+      stateDir: options.stateDir,
+      presentImages: options.presentImages,
+      signal: options.signal,
+      plan: planStart({ pod, kept: options.keptPod, dryRun, runHooks: !dryRun }),
+      undo,
+    });
+  } catch (error) {
+    if (!(isAbortError(error) || error instanceof StartPodError)) throw error;
+    options.onProgress?.({ kind: "ending", label });
+    // Ctrl-C: one path, from the signal's AbortError to the 'interrupted' outcome, whatever the flags say.
+    if (!(error instanceof StartPodError))
+      return { status: "interrupted", label, notes: [await undoInterruptedStart(runtime, undo.created())] };
+    const notes = await undoFailedStart(runtime, error.created, { label, keep: options.keepOnFailure || dryRun });
+    return { status: "failed", label, notes, error };
+  }
 }
 
 /** An engine command that failed is the pod's failure; an engine that does not answer goes on up. */

@@ -2,7 +2,9 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { plural } from "../output/plural.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import { sandboxRuntimeName, type PodIdentity } from "./identity.js";
-import { undoStart, type CreatedByRun, type StartedPod } from "./start/start-pod.js";
+import type { StartedPod } from "./start/start-pod.js";
+import type { CreatedByRun } from "./start/undo-log.js";
+import { removePodDirectory } from "./volumes/pod-dir.js";
 import { planPodVolumes } from "./volumes/volume-plan.js";
 import { podDirectory } from "./volumes/pod-dir.js";
 
@@ -11,6 +13,14 @@ import { podDirectory } from "./volumes/pod-dir.js";
 // after Ctrl-C during --wait with --rm-on-interrupt, the whole pod. Each returns the line that
 // tells the user what happened (nothing is printed here), and never throws: a removal that fails
 // is told, not raised, so that the error that caused the undo stays the one reported.
+
+/** Removes what a run created: containers (newest first), then the sandbox, then the volumes and the pod directory. */
+export async function undoStart(runtime: ContainerRuntime, created: CreatedByRun): Promise<void> {
+  if (created.containerIds.length > 0) await runtime.removeContainers([...created.containerIds].reverse());
+  if (created.sandbox) await runtime.removeSandbox(created.sandbox);
+  if (created.volumes && created.volumes.length > 0) await runtime.removeVolumes(created.volumes);
+  if (created.podDir !== undefined) await removePodDirectory(created.podDir);
+}
 
 /** A failed start: its containers, sandbox, volumes and pod directory go, unless `keep`. */
 export async function undoFailedStart(

@@ -2,7 +2,7 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import { findPullCredentials, type AuthFileCredentials } from "../../credentials/pod-credentials.js";
 import { isProgrammingError, PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
-import { toInvolvedObject } from "../../events/types.js";
+import { toInvolvedObject, type InvolvedObject } from "../../events/types.js";
 import type { ImageManager } from "../../images/manager.js";
 import type { PullPolicy } from "../../images/policy.js";
 import { throwIfAborted } from "../../process/abort.js";
@@ -31,45 +31,68 @@ import { describeError } from "../../runtime/engine-error.js";
 import { isRequestTimeout } from "../../runtime/request-timeout.js";
 import { needsImageUser, verifyRunAsNonRoot } from "../spec/security-context.js";
 import { withEtcFileMounts, type PodEtcFiles } from "../etc/etc-files.js";
+import { resolvePodIP, type SandboxHandle } from "./sandbox.js";
+import type { Making, UndoLog } from "./undo-log.js";
 
 // One container of a pod, the kubelet's startContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): image → create → start →
-// postStart, each step one event, a failure one PodrunError named after the kubelet's reason.
-// start-pod.ts decides when each container goes; this module only does one.
+// postStart, each step one event, a failure one PodrunError named after the kubelet's reason
+// (failContainer, the one catch path). start-pod.ts decides when each container goes; this module only does one.
+
+type StepDeps = { runtime: ContainerRuntime; recorder: Pick<EventRecorder, "event">; images: ImageManager };
+
+/** The pod every container of one start belongs to. */
+export interface PodParts {
+  pod: Pod;
+  identity: PodIdentity;
+  /** The ConfigMaps and Secrets the pod's env and volumes may read. */
+  objects: PodObjects;
+  /** The pod hash label every container carries (container-spec.ts computePodHash). */
+  podHash: string;
+}
+
+/** Local images, from one inspect for the whole pod, or the error that inspect gave. */
+export interface PodImages {
+  present: ReadonlyMap<string, ImageInfo>;
+  inspectError: unknown;
+}
+
+/** What the containers mount (pod-disk.ts). */
+export interface PodMounts {
+  /** Settles when the pod's volumes exist: a create waits for it. */
+  ready: Promise<void>;
+  /** Where bind mounts find their host paths (mount-sources.ts). */
+  sources: MountSourceContext;
+  /** The pod's /etc/hosts and resolv.conf (lib/pod/etc/etc-files.ts), mounted into every container; absent without a state directory. */
+  etcFiles?: PodEtcFiles;
+}
 
 /** What every container of one startPod shares. */
 export interface ContainerStepContext {
-  runtime: ContainerRuntime;
-  recorder: Pick<EventRecorder, "event">;
-  images: ImageManager;
-  pod: Pod;
-  /** The ConfigMaps and Secrets the pod's env and volumes may read. */
-  objects: PodObjects;
+  deps: StepDeps;
+  pod: PodParts;
+  images: PodImages;
   /** `--authfile` / `$REGISTRY_AUTH_FILE`, read once per run: credentials after the pod's pull secrets. */
-  authFile?: AuthFileCredentials;
-  identity: PodIdentity;
-  /** The pod hash label every container carries (container-spec.ts computePodHash). */
-  podHash: string;
-  /** Local images, from one inspect for the whole pod, or the error that inspect gave. */
-  present: ReadonlyMap<string, ImageInfo>;
-  inspectError: unknown;
-  /** Settles when the pod's volumes exist: a create waits for it. */
-  volumesReady: Promise<void>;
-  /** Where bind mounts find their host paths (mount-sources.ts); absent: the pod has no bind mount to resolve. */
-  mountSources?: MountSourceContext;
-  /** The pod's /etc/hosts and resolv.conf (lib/pod/etc/etc-files.ts), mounted into every container; absent without a state directory. */
-  etcFiles?: PodEtcFiles;
-  /** Settles when the sandbox runs: a start waits for it. */
-  sandboxStarted: Promise<void>;
-  /** Whether sandboxStarted has resolved: a container can then be created and started in one call. */
-  sandboxRunning: () => boolean;
-  /** The pod's IP, for an httpGet hook without a host (asked once, lazily). */
-  resolvePodIP: () => Promise<string>;
+  authFile?: AuthFileCredentials | undefined;
+  mounts: PodMounts;
+  sandbox: SandboxHandle;
   runHooks: boolean;
-  signal?: AbortSignal;
-  /** What this run made, for undoing: IDs once created, runtime names while `create` runs. */
-  created: { containerIds: string[]; creating: Set<string> };
+  signal?: AbortSignal | undefined;
+  undo: UndoLog;
   /** A container made anew after a liveness failure: its restart count (lib/readiness/liveness.ts). */
   restartCount?: number;
+}
+
+type Step = "pull" | "config" | "create" | "start" | "postStart";
+
+/** One container's run: the step under way (undefined between steps: a throw there goes on as it is). */
+interface ContainerRun {
+  container: Container;
+  target: InvolvedObject;
+  step?: Step | undefined;
+  env?: ContainerEnv;
+  /** The create under way, in the undo log. */
+  making?: Making;
+  id?: string;
 }
 
 /** Starts one container; resolves with its runtime ID. Between steps, an aborted signal throws AbortError. */
@@ -78,58 +101,77 @@ export async function startContainer(
   container: Container,
   kind: ContainerKind,
 ): Promise<string> {
-  const { runtime, pod, identity, signal } = context;
-  const target = toInvolvedObject(identity, { name: container.name, init: kind !== "app" });
-  const emit = (type: "Normal" | "Warning", reason: string, message: string) =>
-    context.recorder.event(target, type, reason, message);
-  const fail = (reason: PodrunError["reason"], message: string, cause?: unknown): never => {
-    throw new PodrunError(reason, `container ${container.name}: ${message}`, { cause });
-  };
-
-  throwIfAborted(signal);
-  let imageRef: string;
+  const { signal } = context;
+  const target = toInvolvedObject(context.pod.identity, { name: container.name, init: kind !== "app" });
+  const run: ContainerRun = { container, target };
+  const emit = (reason: string, message: string) => context.deps.recorder.event(target, "Normal", reason, message);
   try {
-    imageRef = await context.images.ensureImageExists({
-      object: target,
-      image: container.image!,
-      pullPolicy: container.imagePullPolicy as PullPolicy,
-      present: context.present,
-      inspectError: context.inspectError,
-      pullCredentials: () =>
-        findPullCredentials({ pod, objects: context.objects, authFile: context.authFile, image: container.image! }),
-    });
+    throwIfAborted(signal);
+    run.step = "pull";
+    const imageRef = await pullImage(context, container, target);
+    run.step = undefined;
+    await context.mounts.ready;
+    const spec = await configureContainer(context, run, kind, imageRef);
+    // Once the sandbox runs (init containers, sidecars, a kept pod's containers), one `run` makes
+    // and starts the container: the kubelet's create and start, and their events, in one engine
+    // call. Before that, the container is made now and started once the sandbox is up.
+    const startNow = context.sandbox.running();
+    run.step = "create";
+    run.making = context.undo.begin("container", spec.name); // an interrupted run removes it by this name
+    const id = (run.id = await context.deps.runtime.createContainer(spec, startNow ? { start: true } : {}));
+    context.undo.made(run.making, id);
+    emit("Created", `Created container: ${container.name}`);
+    if (!startNow) {
+      run.step = undefined;
+      await context.sandbox.started;
+      throwIfAborted(signal);
+      run.step = "start";
+      await context.deps.runtime.startContainer(id);
+    }
+    emit("Started", `Started container ${container.name}`);
+    run.step = "postStart";
+    await runPostStart(context, container, id);
+    return id;
   } catch (error) {
-    if (!(error instanceof PodrunError)) throw error;
-    emit("Warning", "Failed", `Error: ${error.reason}`);
-    return fail(error.reason, error.message, error);
+    return failContainer(context, run, error);
   }
+}
 
-  await context.volumesReady;
+/** The image, by the pod's pull policy and credentials (lib/images/manager.ts). */
+function pullImage(context: ContainerStepContext, container: Container, target: InvolvedObject): Promise<string> {
+  const { pod, objects } = context.pod;
+  return context.deps.images.ensureImageExists({
+    object: target,
+    image: container.image!,
+    pullPolicy: container.imagePullPolicy as PullPolicy,
+    ...context.images,
+    pullCredentials: () => findPullCredentials({ pod, objects, authFile: context.authFile, image: container.image! }),
+  });
+}
+
+/**
+ * The kubelet's generateContainerConfig: the environment (a reference that does not resolve
+ * fails here, before create), runAsNonRoot against the image's USER, then the mounts.
+ */
+async function configureContainer(
+  context: ContainerStepContext,
+  run: ContainerRun,
+  kind: ContainerKind,
+  imageRef: string,
+): Promise<ReturnType<typeof buildContainerSpec>> {
+  const { signal } = context;
+  const { pod, identity, objects, podHash } = context.pod;
+  const { container } = run;
   throwIfAborted(signal);
-  // The kubelet's generateContainerConfig: a reference that does not resolve fails here, before create.
-  let env: ContainerEnv;
-  try {
-    env = await resolveRunEnv(context, container);
-  } catch (error) {
-    if (!(error instanceof PodrunError)) throw error;
-    emit("Warning", "Failed", `Error: ${error.message}`);
-    return fail(error.reason, error.message, error);
-  }
+  run.step = "config";
+  const env = (run.env = await resolveRunEnv(context, container));
+  run.step = undefined;
   for (const skipped of env.skipped)
-    context.recorder.event(toInvolvedObject(identity), "Warning", skipped.reason, skipped.message);
+    context.deps.recorder.event(toInvolvedObject(identity), "Warning", skipped.reason, skipped.message);
   throwIfAborted(signal);
-  // The kubelet's generateContainerConfig checks runAsNonRoot next, against the image's USER.
-  try {
-    const image = needsImageUser(pod.spec!, container)
-      ? await inspectImageUser(runtime, imageRef)
-      : { user: undefined };
-    // Not listed: a dry run, which inspects nothing (a real run has just ensured the image).
-    if (image) verifyRunAsNonRoot({ spec: pod.spec!, container, identity, imageUser: image.user });
-  } catch (error) {
-    if (!(error instanceof PodrunError)) throw error;
-    emit("Warning", "Failed", `Error: ${error.message}`);
-    return fail(error.reason, error.message, error);
-  }
+  run.step = "config";
+  await checkRunAsNonRoot(context, container, imageRef);
+  run.step = undefined;
   throwIfAborted(signal);
   const spec = buildContainerSpec({
     pod,
@@ -137,104 +179,100 @@ export async function startContainer(
     container,
     kind,
     imageRef,
-    podHash: context.podHash,
-    objects: context.objects,
+    podHash,
+    objects,
     env: env.env,
     secretNames: env.secretNames,
   });
   if (context.restartCount) spec.labels[LABEL_RESTART_COUNT] = String(context.restartCount); // after the hashes: the spec is the same
-  if (spec.mounts?.some((mount) => mount.bind) && context.mountSources) {
+  const { sources, etcFiles } = context.mounts;
+  if (spec.mounts?.some((mount) => mount.bind)) {
     // subPathExpr sees the container's whole environment, as built just above.
-    try {
-      spec.mounts = await resolveMountSources(spec.mounts, {
-        env: spec.env ?? [],
-        container: container.name,
-        context: context.mountSources,
-      });
-    } catch (error) {
-      if (!(error instanceof PodrunError)) throw error;
-      emit("Warning", "Failed", `Error: ${error.message}`);
-      return fail(error.reason, error.message, error);
-    }
+    run.step = "config";
+    spec.mounts = await resolveMountSources(spec.mounts, {
+      env: spec.env ?? [],
+      container: container.name,
+      context: sources,
+    });
+    run.step = undefined;
     throwIfAborted(signal);
   }
   const mounts = await withTerminationLog(spec.mounts ?? [], container, {
-    podDir: context.mountSources?.podDir,
-    touchDisk: context.mountSources?.touchDisk === true,
+    podDir: sources.podDir,
+    touchDisk: sources.touchDisk,
   });
   if (mounts.length > 0) spec.mounts = mounts;
-  if (context.etcFiles) spec.mounts = withEtcFileMounts(spec.mounts, context.etcFiles);
-  let id: string;
-  // Once the sandbox runs (init containers, sidecars, a kept pod's containers), one `run` makes
-  // and starts the container: the kubelet's create and start, and their events, in one engine
-  // call. Before that, the container is made now and started once the sandbox is up.
-  const startNow = context.sandboxRunning();
-  // While `create` runs, only the name is known: an interrupted run removes the container by it.
-  context.created.creating.add(spec.name);
-  try {
-    id = await runtime.createContainer(spec, startNow ? { start: true } : {});
-  } catch (error) {
-    throwIfAborted(signal);
-    // One that did not answer may be made yet: start-pod.ts then removes it by this name.
-    if (!isRequestTimeout(error)) context.created.creating.delete(spec.name);
-    if (isProgrammingError(error)) throw error; // a bug: start-pod.ts reports it as one
-    if (error instanceof ContainerNotStartedError) {
-      context.created.containerIds.push(error.id);
-      if (isProgrammingError(error.cause)) throw error.cause;
-      emit("Normal", "Created", `Created container: ${container.name}`);
-      emit("Warning", "Failed", `Error: ${describeError(error.cause)}`);
-      return fail("RunContainerError", describeError(error.cause), error.cause);
-    }
-    if (error instanceof PodrunError) {
-      emit("Warning", "Failed", `Error: ${error.reason}`);
-      return fail(error.reason, error.message, error);
-    }
-    const message = hideSecretValues(describeError(error), env);
-    emit("Warning", "Failed", `Error: ${message}`);
-    return fail("CreateContainerError", message, error);
-  }
-  context.created.containerIds.push(id);
-  context.created.creating.delete(spec.name);
-  emit("Normal", "Created", `Created container: ${container.name}`);
+  if (etcFiles) spec.mounts = withEtcFileMounts(spec.mounts, etcFiles);
+  return spec;
+}
 
-  if (!startNow) {
-    await context.sandboxStarted;
-    throwIfAborted(signal);
-    try {
-      await runtime.startContainer(id);
-    } catch (error) {
-      throwIfAborted(signal);
-      if (isProgrammingError(error)) throw error;
-      emit("Warning", "Failed", `Error: ${describeError(error)}`);
-      return fail("RunContainerError", describeError(error), error);
-    }
-  }
-  emit("Normal", "Started", `Started container ${container.name}`);
+async function checkRunAsNonRoot(context: ContainerStepContext, container: Container, imageRef: string): Promise<void> {
+  const { pod, identity } = context.pod;
+  const image = needsImageUser(pod.spec!, container)
+    ? await inspectImageUser(context.deps.runtime, imageRef)
+    : { user: undefined };
+  // Not listed: a dry run, which inspects nothing (a real run has just ensured the image).
+  if (image) verifyRunAsNonRoot({ spec: pod.spec!, container, identity, imageUser: image.user });
+}
 
+async function runPostStart(context: ContainerStepContext, container: Container, id: string): Promise<void> {
   const postStart = container.lifecycle?.postStart;
-  if (postStart && context.runHooks) {
-    try {
-      const address = postStart.httpGet && !postStart.httpGet.host ? await context.resolvePodIP() : "127.0.0.1";
-      await runLifecycleHandler(postStart, {
-        runtime,
-        containerId: id,
-        container,
-        podIP: address,
-        timeoutMs: hookTimeoutMs(pod),
-      });
-    } catch (error) {
-      // The kubelet's fixed text: the hook's own output may hold secrets.
-      emit("Warning", "FailedPostStartHook", "PostStartHook failed");
-      emit("Normal", "Killing", "FailedPostStartHook");
-      await runtime.stopContainer(id, 0).catch(() => undefined);
-      return fail(
-        "PostStartHookError",
-        `postStart hook failed: ${error instanceof HookError ? error.message : describeError(error)}`,
-        error,
-      );
-    }
+  if (!postStart || !context.runHooks) return;
+  const address = postStart.httpGet && !postStart.httpGet.host ? await resolvePodIP(context.sandbox) : "127.0.0.1";
+  await runLifecycleHandler(postStart, {
+    runtime: context.deps.runtime,
+    containerId: id,
+    container,
+    podIP: address,
+    timeoutMs: hookTimeoutMs(context.pod.pod),
+  });
+}
+
+/** The one catch path of startContainer: the step that failed says which event and which reason. */
+async function failContainer(context: ContainerStepContext, run: ContainerRun, error: unknown): Promise<never> {
+  const { step, container } = run;
+  const emit = (type: "Normal" | "Warning", reason: string, message: string) =>
+    context.deps.recorder.event(run.target, type, reason, message);
+  const raise = (reason: PodrunError["reason"], message: string, cause: unknown): never => {
+    throw new PodrunError(reason, `container ${container.name}: ${message}`, { cause });
+  };
+  const fail = (reason: PodrunError["reason"], message: string, cause: unknown): never => {
+    emit("Warning", "Failed", `Error: ${message}`);
+    return raise(reason, message, cause);
+  };
+  if (step === undefined) throw error;
+  if (step === "pull" || step === "config") {
+    if (!(error instanceof PodrunError)) throw error;
+    emit("Warning", "Failed", `Error: ${step === "pull" ? error.reason : error.message}`);
+    return raise(error.reason, error.message, error);
   }
-  return id;
+  if (step === "postStart") {
+    // The kubelet's fixed text: the hook's own output may hold secrets.
+    emit("Warning", "FailedPostStartHook", "PostStartHook failed");
+    emit("Normal", "Killing", "FailedPostStartHook");
+    await context.deps.runtime.stopContainer(run.id!, 0).catch(() => undefined); // the hook's failure is the one reported
+    return raise(
+      "PostStartHookError",
+      `postStart hook failed: ${error instanceof HookError ? error.message : describeError(error)}`,
+      error,
+    );
+  }
+  throwIfAborted(context.signal);
+  // One that did not answer may be made yet: the undo log keeps its name (undo-log.ts).
+  if (step === "create" && !isRequestTimeout(error)) context.undo.abandon(run.making!);
+  if (isProgrammingError(error)) throw error; // a bug: start-pod.ts reports it as one
+  if (step === "start") return fail("RunContainerError", describeError(error), error);
+  if (error instanceof ContainerNotStartedError) {
+    context.undo.madeContainer(error.id);
+    if (isProgrammingError(error.cause)) throw error.cause;
+    emit("Normal", "Created", `Created container: ${container.name}`);
+    return fail("RunContainerError", describeError(error.cause), error.cause);
+  }
+  if (error instanceof PodrunError) {
+    emit("Warning", "Failed", `Error: ${error.reason}`);
+    return raise(error.reason, error.message, error);
+  }
+  return fail("CreateContainerError", hideSecretValues(describeError(error), run.env!), error);
 }
 
 /**
@@ -243,14 +281,14 @@ export async function startContainer(
  * network, the pod's IP is the host's).
  */
 async function resolveRunEnv(context: ContainerStepContext, container: Container): Promise<ContainerEnv> {
-  const { pod, identity, objects } = context;
+  const { pod, identity, objects } = context.pod;
   const hostIPs = usesPodFields(container) ? readHostIPs() : [];
   let podIPs: string[] = [];
   if (usesPodIP(container)) {
     if (pod.spec!.hostNetwork) podIPs = hostIPs;
     else {
-      await context.sandboxStarted;
-      podIPs = [await context.resolvePodIP()];
+      await context.sandbox.started;
+      podIPs = [await resolvePodIP(context.sandbox)];
     }
   }
   const fields: PodFieldContext = {

@@ -5,7 +5,11 @@ import { defaultPod } from "../../../lib/manifest/defaults.js";
 import { computePodHash } from "../../../lib/pod/spec/container-spec.js";
 import type { PodIdentity } from "../../../lib/pod/identity.js";
 import { LABEL_POD_HASH, LABEL_SPEC_HASH } from "../../../lib/pod/spec/spec-hash.js";
-import { startPod, StartPodInterrupted, undoStart } from "../../../lib/pod/start/start-pod.js";
+import { isAbortError } from "../../../lib/process/abort.js";
+import { startPod } from "../../../lib/pod/start/start-pod.js";
+import { planStart } from "../../../lib/pod/start/start-plan.js";
+import { UndoLog } from "../../../lib/pod/start/undo-log.js";
+import { undoStart } from "../../../lib/pod/undo-pod.js";
 import { FakeRuntime } from "../../harness/fake-runtime.js";
 
 // startPod for a kept pod (reconcile) and under Ctrl-C, on the shared fake engine: pure logic only.
@@ -59,7 +63,7 @@ t.test(
       identity,
       infraImage: "p:1",
       publishAll: false,
-      keptPod: { sandboxId: "infra-id", create: ["b"] },
+      plan: planStart({ pod: manifest, kept: { sandboxId: "infra-id", create: ["b"] } }),
     });
     t.same(f.engineCalls(), ["createContainer b", "startContainer b"]);
     t.same(started.containers, [{ name: "b", id: "id-1", kind: "app" }]);
@@ -92,18 +96,20 @@ t.test("a new pod: the sandbox and every container carry the pod hash", async (t
 t.test("Ctrl-C during an init container: the wait is aborted, and what was made is returned for undoing", async (t) => {
   const f = fake({ blockWait: true });
   const controller = new AbortController();
+  const undo = new UndoLog();
   const run = startPod(f.deps, {
     pod: manifest,
     identity,
     infraImage: "p:1",
     publishAll: false,
     signal: controller.signal,
+    undo,
   });
   while (!f.calls.some((c) => c.startsWith("waitContainer"))) await new Promise((resolve) => setImmediate(resolve));
   controller.abort("SIGINT");
   const error = await run.catch((e: unknown) => e);
-  t.type(error, StartPodInterrupted);
-  const created = (error as StartPodInterrupted).created;
+  t.ok(isAbortError(error), "the start ends in an AbortError");
+  const created = undo.created();
   t.same(created, { containerIds: ["id-1"], sandbox: "default_web", volumes: ["default_web_data"] });
   t.notOk(
     f.calls.some((c) => c.startsWith("createContainer a") || c.startsWith("createContainer b")),
@@ -122,21 +128,23 @@ t.test("Ctrl-C while a create is under way: the container is undone by its name"
     return new Promise<void>((_, reject) => (killCreate = () => reject(new Error("Command was killed with SIGINT"))));
   });
   const controller = new AbortController();
+  const undo = new UndoLog();
   const run = startPod(f.deps, {
     pod: manifest,
     identity,
     infraImage: "p:1",
     publishAll: false,
     signal: controller.signal,
-    keptPod: { create: ["a", "b"] },
+    plan: planStart({ pod: manifest, kept: { create: ["a", "b"] } }),
+    undo,
   });
   while (!f.calls.includes("createContainer b") || !f.calls.some((c) => c.startsWith("startContainer ")))
     await new Promise((resolve) => setImmediate(resolve));
   controller.abort("SIGINT");
   killCreate();
-  const error = (await run.catch((e: unknown) => e)) as StartPodInterrupted;
-  t.type(error, StartPodInterrupted);
-  t.same(error.created.containerIds, ["id-1", "default_web_b"], "the made one by ID, the one under way by name");
-  t.equal(error.created.sandbox, undefined, "a kept sandbox is not this run's to remove");
-  t.equal(error.created.volumes, undefined, "nor are its volumes");
+  const error = await run.catch((e: unknown) => e);
+  t.ok(isAbortError(error), "the start ends in an AbortError");
+  t.same(undo.created().containerIds, ["id-1", "default_web_b"], "the made one by ID, the one under way by name");
+  t.equal(undo.created().sandbox, undefined, "a kept sandbox is not this run's to remove");
+  t.equal(undo.created().volumes, undefined, "nor are its volumes");
 });

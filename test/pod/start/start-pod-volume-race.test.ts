@@ -2,7 +2,8 @@ import t from "tap";
 import { PodrunError } from "../../../lib/errors.js";
 import { defaultPod } from "../../../lib/manifest/defaults.js";
 import type { PodIdentity } from "../../../lib/pod/identity.js";
-import { startPod, StartPodError, undoStart } from "../../../lib/pod/start/start-pod.js";
+import { startPod, StartPodError } from "../../../lib/pod/start/start-pod.js";
+import { undoStart } from "../../../lib/pod/undo-pod.js";
 import { FakeRuntime } from "../../harness/fake-runtime.js";
 
 // A start that fails while the pod's emptyDir volumes are still being made (a pull in back-off

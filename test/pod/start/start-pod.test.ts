@@ -11,7 +11,9 @@ import type { InvolvedObject } from "../../../lib/events/types.js";
 import type { EnsureImageRequest } from "../../../lib/images/manager.js";
 import { defaultPod } from "../../../lib/manifest/defaults.js";
 import type { PodIdentity } from "../../../lib/pod/identity.js";
-import { startPod, StartPodError, undoStart } from "../../../lib/pod/start/start-pod.js";
+import { startPod, StartPodError } from "../../../lib/pod/start/start-pod.js";
+import { planStart } from "../../../lib/pod/start/start-plan.js";
+import { undoStart } from "../../../lib/pod/undo-pod.js";
 import type { ContainerSpec } from "../../../lib/runtime/types.js";
 import { FakeRuntime, explainedAsDocker } from "../../harness/fake-runtime.js";
 
@@ -477,15 +479,16 @@ t.test("a sidecar that exits before its startup probe passed fails the pod", asy
 t.test("dry run: a sidecar's startup probe is not run", async (t) => {
   const h = harness();
   const probe = { exec: { command: ["true"] }, periodSeconds: 1 };
+  const manifest = pod({
+    initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }],
+    containers: [{ name: "a", image: "x:1" }],
+  });
   await startPod(h.deps, {
-    pod: pod({
-      initContainers: [{ name: "s", image: "x:1", restartPolicy: "Always", startupProbe: probe }],
-      containers: [{ name: "a", image: "x:1" }],
-    }),
+    pod: manifest,
     identity,
     infraImage: "p:1",
     publishAll: false,
-    runHooks: false,
+    plan: planStart({ pod: manifest, runHooks: false }),
   });
   t.notOk(h.calls.some((c) => c.startsWith("execInContainer s")));
 });
