@@ -1,5 +1,6 @@
 import {
   Composer,
+  type CST,
   type Document,
   isCollection,
   isNode,
@@ -146,21 +147,8 @@ function parseChunk(
   let continuation: LessIndentedContinuation | undefined;
   let documents = 0;
   const composer = new Composer(COMPOSE_OPTIONS);
-  const parser = new Parser();
-  const depthGuard = createLexemeDepthGuard();
-  const parse = function* () {
-    for (const lexeme of new Lexer().lex(text, false)) {
-      if (depthGuard.next(lexeme)) {
-        // The Parser's own recursion is what the limit protects: nothing more is parsed.
-        located.push({ offset: parser.offset, text: `YAML error: ${TOO_DEEP}` });
-        return;
-      }
-      yield* parser.next(lexeme);
-    }
-    yield* parser.end();
-  };
   const tokens = function* () {
-    for (const token of parse()) {
+    for (const token of parseGuarded(text, located)) {
       // A directive must be followed by `---`, and kubectl always cuts the text there.
       if (token.type === "directive") {
         located.push({
@@ -214,6 +202,21 @@ function parseChunk(
   }
   errors.push(...keep(located));
   return { doc, dropped };
+}
+
+// The library's Parser, fed lexeme by lexeme until the nesting grows deeper than it survives.
+function* parseGuarded(text: string, located: Located[]): Generator<CST.Token> {
+  const parser = new Parser();
+  const depthGuard = createLexemeDepthGuard();
+  for (const lexeme of new Lexer().lex(text, false)) {
+    if (depthGuard.next(lexeme)) {
+      // The Parser's own recursion is what the limit protects: nothing more is parsed.
+      located.push({ offset: parser.offset, text: `YAML error: ${TOO_DEEP}` });
+      return;
+    }
+    yield* parser.next(lexeme);
+  }
+  yield* parser.end();
 }
 
 // libyaml breaks lines at NEL (YAML 1.1) and reads it as a line feed, where YAML 1.2 reads it as
