@@ -5,7 +5,8 @@ import { createConsoleSink } from "../output/console-sink.js";
 import { openEventLog } from "../events/event-log.js";
 import { createRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
-import { loadManifests } from "../manifest/load-manifest.js";
+import { loadManifests } from "../kinds/read-manifests.js";
+import { planObjects } from "../apply/plan-objects.js";
 import { findDns1123LabelErrors, findObjectNameErrors } from "../manifest/rules/names.js";
 import { configureColor } from "../output/color.js";
 import { findPods, kubeContainerName, type PodRecord } from "../pod/status/find-pods.js";
@@ -350,33 +351,32 @@ async function resolveTargets(input: {
   manifestPaths.push(...input.filenames);
   if (manifestPaths.length > 0) {
     const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
+    const plan = planObjects(manifest.items);
     for (const claim of manifest.persistentVolumeClaims ?? [])
       input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
-    for (const file of manifest.files)
-      for (const w of file.workloads) if (w.kind === "Job") input.jobs?.push({ name: w.name, namespace: w.namespace });
-    const fileWorkloads = manifest.files.flatMap((file) => file.workloads);
-    for (const workload of fileWorkloads) {
-      if (namespace !== undefined && namespace !== workload.namespace) {
+    for (const { workload } of plan.jobs) input.jobs?.push({ name: workload.name, namespace: workload.namespace });
+    for (const owner of plan.owners) {
+      if (namespace !== undefined && namespace !== owner.namespace) {
         throw new UsageError(
-          `${manifest.source}: ${workload.kind} ${workload.name} is in namespace "${workload.namespace}", which does not match -n ${namespace}`,
+          `${manifest.source}: ${owner.kind} ${owner.name} is in namespace "${owner.namespace}", which does not match -n ${namespace}`,
         );
       }
       input.workloads.push({
-        ref: { kind: workload.kind, name: workload.name },
-        namespace: workload.namespace,
-        pods: workload.pods,
+        ref: { kind: owner.kind, name: owner.name },
+        namespace: owner.namespace,
+        pods: owner.pods,
       });
     }
-    if (manifest.pods.length === 0 && (input.claims ?? []).length === 0 && fileWorkloads.length === 0) {
+    if (plan.pods.length === 0 && (input.claims ?? []).length === 0 && plan.owners.length === 0) {
       const what = manifest.sources.length === 1 ? "this file" : "these files";
       throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
     }
-    for (const pod of manifest.pods) {
+    for (const { pod, source } of plan.pods) {
       const { name, namespace: podNamespace } = identifyPod(pod);
       // As kubectl: -n does not move a manifest's pod to another namespace.
       if (namespace !== undefined && namespace !== podNamespace) {
         throw new UsageError(
-          `${manifest.podSources.get(pod) ?? manifest.source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`,
+          `${source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`,
         );
       }
       targets.set(`${podNamespace}/${name}`, { name, namespace: podNamespace, manifest: pod });

@@ -7,13 +7,12 @@ import { createRecorder, type EventSink } from "../events/recorder.js";
 import { readAuthFile } from "../credentials/pod-credentials.js";
 import { createImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
-import { loadManifests } from "../manifest/load-manifest.js";
+import { loadManifests } from "../kinds/read-manifests.js";
+import { planObjects } from "../apply/plan-objects.js";
 import { toInvolvedObject } from "../events/types.js";
 import { formatErrorLine } from "../output/error-line.js";
 import { identifyPod } from "../pod/identity.js";
 import { explainEngineFailure } from "../runtime/engine-error.js";
-import type { Workload } from "../workloads/expand.js";
 import { findUnschedulable, formatHostPort, NO_FREE_PORTS_MESSAGE } from "../workloads/host-ports.js";
 import { removeStalePods } from "../workloads/stale-pods.js";
 import { configureColor } from "../output/color.js";
@@ -94,16 +93,17 @@ export async function up(options: UpOptions): Promise<void> {
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
-  if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
+  const plan = planObjects(manifest.items);
+  if (!options.wait)
+    for (const warning of formatDeadlineWarnings({
+      pods: plan.pods.map(({ pod }) => pod),
+      podSources: new Map(plan.pods.map(({ pod, source }) => [pod, source])),
+      source: manifest.source,
+    }))
+      stderr.write(`${color.yellow(warning)}\n`);
   // The bare pods, then the pods of each workload in file order, as their controllers would make them.
-  const owned = manifest.files.flatMap((file) => file.workloads.map((workload) => ({ workload, source: file.source })));
-  const jobs = owned.filter(({ workload }) => workload.kind === "Job");
-  const workloads = owned.filter(({ workload }) => workload.kind !== "Job");
-  const runs: PodRun[] = [
-    ...manifest.pods.map((pod) => ({ pod, source: manifest.podSources.get(pod) ?? manifest.source })),
-    ...workloads.flatMap(({ workload, source }) => workload.pods.map((pod) => ({ pod, source, workload }))),
-  ];
-  if (runs.length + owned.length === 0) {
+  const { runs, jobs } = plan;
+  if (!plan.runsAnything) {
     throw new UsageError(
       `${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`,
     );
@@ -199,7 +199,7 @@ export async function up(options: UpOptions): Promise<void> {
     // First, the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a
     // template changed, fewer replicas. A cluster's controllers would delete them.
     if (!options.dryRun) {
-      for (const { workload } of workloads) {
+      for (const workload of plan.controllers) {
         const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir }).catch((error: unknown) =>
           explainEngineFailure(runtime.name, error),
         );
@@ -214,14 +214,14 @@ export async function up(options: UpOptions): Promise<void> {
         }
       }
     }
-    for (const { pod, source, workload } of runs) {
+    for (const { pod, source, owner } of runs) {
       const label = `pod/${pod.metadata!.name}`;
       // A Ctrl-C between two pods: the next one is not started.
       if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
       if (several)
         podMarks.push({
           at: commands.length,
-          line: `# ${label} (${source}${workload ? `, ${workload.kind.toLowerCase()}/${workload.name}` : ""})`,
+          line: `# ${label} (${source}${owner ? `, ${owner.kind.toLowerCase()}/${owner.name}` : ""})`,
         });
       const port = unschedulable.get(pod);
       if (port) {
@@ -330,11 +330,4 @@ export async function up(options: UpOptions): Promise<void> {
     );
     throw new ExitError(ExitCode.Failed);
   }
-}
-
-/** One pod `up` brings up: a bare pod of the files, or one of a workload's. */
-interface PodRun {
-  pod: Pod;
-  source: string;
-  workload?: Workload;
 }
