@@ -10,11 +10,8 @@ import { createImagePuller } from "../images/puller.js";
 import { loadManifests } from "../kinds/read-manifests.js";
 import { planObjects } from "../apply/plan-objects.js";
 import { toInvolvedObject } from "../events/types.js";
-import { formatErrorLine } from "../output/error-line.js";
 import { identifyPod } from "../pod/identity.js";
-import { explainEngineFailure } from "../runtime/engine-error.js";
 import { findUnschedulable, formatHostPort, NO_FREE_PORTS_MESSAGE } from "../workloads/host-ports.js";
-import { removeStalePods } from "../workloads/stale-pods.js";
 import { configureColor } from "../output/color.js";
 import { plural } from "../output/plural.js";
 import { createLiveStatus } from "../output/live-status.js";
@@ -29,7 +26,8 @@ import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { parseImagePullProgressDeadline } from "../runtime/pull-progress.js";
-import { quoteCommand } from "../runtime/quote.js";
+import { formatDryRun, formatLeftRunning, formatStalePodOutcome } from "../output/up-lines.js";
+import { removeStaleWorkloadPods } from "../apply/stale-workload-pods.js";
 import type { RuntimeCommand } from "../runtime/types.js";
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
 import { resolveStateDir } from "../state/paths.js";
@@ -199,18 +197,12 @@ export async function up(options: UpOptions): Promise<void> {
     // First, the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a
     // template changed, fewer replicas. A cluster's controllers would delete them.
     if (!options.dryRun) {
-      for (const workload of plan.controllers) {
-        const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir }).catch((error: unknown) =>
-          explainEngineFailure(runtime.name, error),
-        );
-        for (const { name, failures } of removed) {
-          for (const failure of failures)
-            stderr.write(
-              `${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${failure.object}: could not ${failure.step} it: ${failure.message}` }, `pod/${name}`))}\n`,
-            );
-          if (failures.length > 0) failed.push(`pod/${name}`);
-          else if (!options.json)
-            say(`pod/${name} deleted (${workload.kind.toLowerCase()}/${workload.name} no longer has it)`);
+      for (const owner of plan.controllers) {
+        for (const outcome of await removeStaleWorkloadPods({ runtime, recorder }, owner, { stateDir })) {
+          const lines = formatStalePodOutcome(outcome, { color, json: options.json });
+          for (const line of lines.stderr) stderr.write(`${line}\n`);
+          if (outcome.failures.length > 0) failed.push(`pod/${outcome.name}`);
+          for (const line of lines.stdout) say(line);
         }
       }
     }
@@ -299,30 +291,15 @@ export async function up(options: UpOptions): Promise<void> {
   } catch (error) {
     // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
     // stay, and the user is told which.
-    if (error instanceof ExitError && error.code === ExitCode.Interrupted && done.length > 0) {
-      const targets = [...new Set(done.map((d) => (d.source === "<stdin>" ? d.name : d.source)))];
-      const labels = done.map((d) => `pod/${d.name}`).join(", ");
-      stderr.write(
-        `podrun: interrupted; left running: ${labels} (podrun down ${targets.join(" ")} removes ${done.length === 1 ? "it" : "them"})\n`,
-      );
-    }
+    if (error instanceof ExitError && error.code === ExitCode.Interrupted && done.length > 0)
+      stderr.write(`${formatLeftRunning(done)}\n`);
     throw error;
   } finally {
     live?.stop();
     interrupt?.dispose();
     await recorder.flush().catch((error: unknown) => warnOnce(`event log not written: ${(error as Error).message}`));
     await log?.close();
-    if (options.dryRun) {
-      stdout.write(`# podrun up --dry-run: the ${detected.name} commands podrun would run, in order; none was run.\n`);
-      stdout.write(
-        `# (every image is assumed absent; environment values and registry credentials go through files, never argv)\n`,
-      );
-      commands.forEach((command, i) => {
-        for (const mark of podMarks) if (mark.at === i) stdout.write(`${mark.line}\n`);
-        stdout.write(`${quoteCommand(command.binary, command.args, command.env)}\n`);
-      });
-      for (const mark of podMarks) if (mark.at === commands.length) stdout.write(`${mark.line}\n`);
-    }
+    if (options.dryRun) for (const line of formatDryRun(detected.name, commands, podMarks)) stdout.write(`${line}\n`);
   }
   if (failed.length > 0) {
     stderr.write(

@@ -9,13 +9,13 @@ import { DAEMON_SET_KIND, DEPLOYMENT_KIND, JOB_KIND, REPLICA_SET_KIND, STATEFUL_
 // through this table alone. The apiVersions are lib/manifest/kinds.ts's, which the generated
 // schema (scripts/gen-schema.ts) is made from.
 
-/** Pod first among the TYPE/NAME types, as kubectl lists them; the run order is each entry's `order`. */
+/** Listed as messages name them ("supported values: Pod, ConfigMap, …"); the run order is each entry's `order`. */
 export const KINDS: KindTable = {
   kinds: [
+    POD_KIND,
     CONFIG_MAP_KIND,
     SECRET_KIND,
     PERSISTENT_VOLUME_CLAIM_KIND,
-    POD_KIND,
     DEPLOYMENT_KIND,
     REPLICA_SET_KIND,
     STATEFUL_SET_KIND,
