@@ -14,6 +14,8 @@ import type { ClearBackoffOptions, ListBackoffOptions } from "./commands/backoff
 import type { EventsOptions } from "./commands/events.js";
 import type { LogsOptions } from "./commands/logs.js";
 import type { PsOptions } from "./commands/ps.js";
+import type { UpOptions } from "./commands/up.js";
+import type { DownOptions } from "./commands/down.js";
 import type { RuntimeName } from "./runtime/detect.js";
 import { KUBERNETES_API_VERSION } from "./manifest/kubernetes-version.js";
 
@@ -170,7 +172,22 @@ export function buildProgram(): Command {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
+  // In the order `podrun --help` lists them.
+  for (const declare of [
+    declareValidate,
+    declareUp,
+    declareEvents,
+    declarePs,
+    declareLogs,
+    declareDown,
+    declareBackoff,
+  ])
+    declare(program);
+  return program;
+}
 
+// `podrun validate`: lib/manifest/ alone.
+function declareValidate(program: Command): void {
   program
     .command("validate")
     .description("check manifests (Pod, ConfigMap, Secret) without touching any container engine")
@@ -190,7 +207,10 @@ export function buildProgram(): Command {
         json: flags.json === true,
       });
     });
+}
 
+// `podrun up`: its flags, read by toUpOptions.
+function declareUp(program: Command): void {
   program
     .command("up")
     .description("run pods: sandbox, init containers, then app containers (pull, create, start, postStart)")
@@ -240,27 +260,35 @@ export function buildProgram(): Command {
     )
     .action(async (files: string[], flags: UpFlags) => {
       const { up, parseWaitTimeout } = await import("./commands/up.js");
-      await up({
-        files: manifestArguments(files, flags),
-        recursive: flags.recursive === true,
-        runtime: flags.runtime,
-        runtimeRequestTimeout: flags.runtimeRequestTimeout,
-        infraImage: flags.infraImage,
-        authFile: flags.authfile,
-        publishAll: flags.publishAll === true,
-        parallelPulls: flags.parallelPulls ?? 1,
-        imagePullProgressDeadline: flags.imagePullProgressDeadline,
-        keepOnFailure: flags.keepOnFailure === true,
-        dryRun: flags.dryRun === true,
-        json: flags.json === true,
-        stateDir: flags.stateDir,
-        wait: flags.wait === true,
-        timeoutMs: flags.timeout === undefined ? undefined : parseWaitTimeout(flags.timeout),
-        rmOnInterrupt: flags.rmOnInterrupt === true,
-        replace: flags.replace === true,
-      });
+      await up(toUpOptions(files, flags, parseWaitTimeout));
     });
+}
 
+/** `up`'s flags as its options: booleans made explicit, --timeout read as a duration. */
+function toUpOptions(files: string[], flags: UpFlags, parseWaitTimeout: (value: string) => number): UpOptions {
+  return {
+    files: manifestArguments(files, flags),
+    recursive: flags.recursive === true,
+    runtime: flags.runtime,
+    runtimeRequestTimeout: flags.runtimeRequestTimeout,
+    infraImage: flags.infraImage,
+    authFile: flags.authfile,
+    publishAll: flags.publishAll === true,
+    parallelPulls: flags.parallelPulls ?? 1,
+    imagePullProgressDeadline: flags.imagePullProgressDeadline,
+    keepOnFailure: flags.keepOnFailure === true,
+    dryRun: flags.dryRun === true,
+    json: flags.json === true,
+    stateDir: flags.stateDir,
+    wait: flags.wait === true,
+    timeoutMs: flags.timeout === undefined ? undefined : parseWaitTimeout(flags.timeout),
+    rmOnInterrupt: flags.rmOnInterrupt === true,
+    replace: flags.replace === true,
+  };
+}
+
+// `podrun events`: the event log.
+function declareEvents(program: Command): void {
   program
     .command("events")
     .description("list the events podrun recorded, like kubectl get events (repeats folded: 2m (x3 over 10m))")
@@ -298,7 +326,10 @@ export function buildProgram(): Command {
         watch: flags.watch === true,
       });
     });
+}
 
+// `podrun ps`: the pods on the engine.
+function declarePs(program: Command): void {
   program
     .command("ps")
     .description("list the pods podrun runs, like kubectl get pods (read from the engine by label, never cached)")
@@ -332,7 +363,10 @@ export function buildProgram(): Command {
         json: flags.json === true,
       });
     });
+}
 
+// `podrun logs`.
+function declareLogs(program: Command): void {
   program
     .command("logs")
     .description("print the logs of a pod's container, like kubectl logs (stdout and stderr of the container, merged)")
@@ -368,7 +402,10 @@ export function buildProgram(): Command {
         prefix: flags.prefix === true,
       });
     });
+}
 
+// `podrun down`.
+function declareDown(program: Command): void {
   program
     .command("down")
     .description(
@@ -406,24 +443,32 @@ export function buildProgram(): Command {
     )
     .action(async (targets: string[], flags: DownFlags) => {
       const { down } = await import("./commands/down.js");
-      if (flags.gracePeriod !== undefined && flags.timeout !== undefined && flags.gracePeriod !== flags.timeout) {
-        throw new UsageError("--grace-period and --timeout are the same option: give one");
-      }
-      await down({
-        targets,
-        filenames: flags.filename ?? [],
-        recursive: flags.recursive === true,
-        all: flags.all === true,
-        volumes: flags.volumes === true,
-        namespace: flags.namespace,
-        gracePeriod: flags.gracePeriod ?? flags.timeout,
-        runtime: flags.runtime,
-        runtimeRequestTimeout: flags.runtimeRequestTimeout,
-        json: flags.json === true,
-        stateDir: flags.stateDir,
-      });
+      await down(toDownOptions(targets, flags));
     });
+}
 
+/** `down`'s flags as its options: -t is --grace-period under kubectl's other name. */
+function toDownOptions(targets: string[], flags: DownFlags): DownOptions {
+  if (flags.gracePeriod !== undefined && flags.timeout !== undefined && flags.gracePeriod !== flags.timeout) {
+    throw new UsageError("--grace-period and --timeout are the same option: give one");
+  }
+  return {
+    targets,
+    filenames: flags.filename ?? [],
+    recursive: flags.recursive === true,
+    all: flags.all === true,
+    volumes: flags.volumes === true,
+    namespace: flags.namespace,
+    gracePeriod: flags.gracePeriod ?? flags.timeout,
+    runtime: flags.runtime,
+    runtimeRequestTimeout: flags.runtimeRequestTimeout,
+    json: flags.json === true,
+    stateDir: flags.stateDir,
+  };
+}
+
+// `podrun backoff` and `podrun backoff clear`.
+function declareBackoff(program: Command): void {
   const backoff = program
     .command("backoff")
     .description("list the image pull back-offs podrun remembers (key, next retry in, last error)")
@@ -453,8 +498,6 @@ export function buildProgram(): Command {
         stateDir: flags.stateDir ?? backoff.opts<BackoffFlags>().stateDir,
       });
     });
-
-  return program;
 }
 
 /** Runs the CLI and returns the exit code; never throws. */

@@ -3,9 +3,11 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { createConsoleSink } from "../output/console-sink.js";
 import { openEventLog } from "../events/event-log.js";
-import { createRecorder } from "../events/recorder.js";
+import type { ChalkInstance } from "chalk";
+import { createRecorder, type EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
-import { loadManifests } from "../manifest/load-manifest.js";
+import { loadManifests } from "../kinds/read-manifests.js";
+import { planObjects } from "../apply/plan-objects.js";
 import { findDns1123LabelErrors, findObjectNameErrors } from "../manifest/rules/names.js";
 import { configureColor } from "../output/color.js";
 import { findPods, kubeContainerName, type PodRecord } from "../pod/status/find-pods.js";
@@ -193,71 +195,8 @@ export async function down(options: DownOptions): Promise<void> {
   try {
     await Promise.all(
       wanted.map(async (target) => {
-        const started = Date.now();
-        const pod = found.get(keyOf(target));
-        const podVolumes = volumes.get(keyOf(target)) ?? [];
-        const label = formatPodLabel(target);
-        // Named by namespace and pod, so that a pod given by name, or already gone, finds it too.
-        const podDir = podDirectory(stateDir, runtime.name, target);
-        const hasPodDir = (await stat(podDir).catch(() => undefined)) !== undefined;
-        // A podman pod a killed `up` left without its infra container: no container carries its labels.
-        const halfMade = !pod?.infra && (await removeHalfMadeSandbox(runtime, target));
-        if (!pod && podVolumes.length === 0 && !hasPodDir && !halfMade) {
-          const hint = target.alsoDirectory
-            ? ` (${target.name} is also a directory here: podrun down ./${target.name} brings down its manifests' pods)`
-            : "";
-          report({ target, status: "NotFound", started }, `${label} not found${hint}`);
-          return;
-        }
-        const record: PodRecord = pod ?? {
-          name: target.name,
-          namespace: target.namespace,
-          uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "",
-          initContainers: [],
-          appContainers: [],
-        };
-        const result = await stopPod(
-          { runtime, recorder },
-          {
-            pod: record,
-            volumes: podVolumes,
-            podDir: hasPodDir ? podDir : undefined,
-            manifest: target.manifest,
-            gracePeriodOverride: options.gracePeriod,
-          },
-        );
-        for (const hook of result.hookFailures)
-          stderr.write(
-            `${color.yellow(`Warning: ${label}: container ${hook.container}: preStop hook failed: ${hook.message}`)}\n`,
-          );
-        if (result.failures.length > 0) {
+        if (!(await bringDown(target, { runtime, recorder, stateDir, found, volumes, options, stdout, stderr, color })))
           failed = true;
-          const first = result.failures[0]!;
-          recorder.event(
-            toInvolvedObject(record),
-            "Warning",
-            "FailedKillPod",
-            `error killing pod: ${first.object}: ${first.message}`,
-          );
-          for (const failure of result.failures) {
-            const what =
-              failure.object === "sandbox" || failure.object === "pod directory" || failure.object.startsWith("volume ")
-                ? failure.object
-                : `container ${failure.object}`;
-            stderr.write(
-              `${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${what}: could not ${failure.step} it: ${failure.message}` }, label))}\n`,
-            );
-          }
-        }
-        const status = result.failures.length > 0 ? "Failed" : "Deleted";
-        const seconds = ((Date.now() - started) / 1000).toFixed(1);
-        const counts = `${plural(result.containers, "container")}, ${plural(result.volumes, "volume")}, ${seconds}s`;
-        report(
-          { target, status, started, result },
-          status === "Deleted"
-            ? color.green(`${label} deleted (${counts})`)
-            : `${label} not fully deleted (${counts} removed)`,
-        );
       }),
     );
     // After the pods: a claim's volume is in use until the last pod mounting it is gone.
@@ -283,27 +222,112 @@ export async function down(options: DownOptions): Promise<void> {
     await log.close();
   }
   if (failed) throw new ExitError(ExitCode.Failed);
+}
 
-  function report(
-    entry: { target: Target; status: DownResult["status"]; started: number; result?: StopPodResult },
-    line: string,
-  ): void {
-    if (!options.json) {
-      (entry.status === "Failed" ? stderr : stdout).write(`${line}\n`);
-      return;
-    }
-    const result: DownResult = {
-      pod: entry.target.name,
-      namespace: entry.target.namespace,
-      status: entry.status,
-      containers: entry.result?.containers ?? 0,
-      volumes: entry.result?.volumes ?? 0,
-      durationSeconds: Math.round((Date.now() - entry.started) / 100) / 10,
-      failures: entry.result?.failures ?? [],
-      hookFailures: entry.result?.hookFailures ?? [],
-    };
-    stdout.write(`${JSON.stringify(result)}\n`);
+/** What bringing one pod down reads. */
+interface DownContext {
+  runtime: ContainerRuntime;
+  recorder: EventRecorder;
+  stateDir: string;
+  found: ReadonlyMap<string, PodRecord>;
+  volumes: ReadonlyMap<string, VolumeInfo[]>;
+  options: DownOptions;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  color: ChalkInstance;
+}
+
+/** Stops and removes one pod (stop-pod.ts) and reports it; false when something could not be removed. */
+async function bringDown(target: Target, io: DownContext): Promise<boolean> {
+  const { runtime, recorder, stateDir, found, volumes, options, stderr, color } = io;
+  const started = Date.now();
+  const pod = found.get(keyOf(target));
+  const podVolumes = volumes.get(keyOf(target)) ?? [];
+  const label = formatPodLabel(target);
+  // Named by namespace and pod, so that a pod given by name, or already gone, finds it too.
+  const podDir = podDirectory(stateDir, runtime.name, target);
+  const hasPodDir = (await stat(podDir).catch(() => undefined)) !== undefined;
+  // A podman pod a killed `up` left without its infra container: no container carries its labels.
+  const halfMade = !pod?.infra && (await removeHalfMadeSandbox(runtime, target));
+  if (!pod && podVolumes.length === 0 && !hasPodDir && !halfMade) {
+    const hint = target.alsoDirectory
+      ? ` (${target.name} is also a directory here: podrun down ./${target.name} brings down its manifests' pods)`
+      : "";
+    report(io, { target, status: "NotFound", started }, `${label} not found${hint}`);
+    return true;
   }
+  const record: PodRecord = pod ?? {
+    name: target.name,
+    namespace: target.namespace,
+    uid: podVolumes[0]?.labels[LABEL_POD_UID] ?? "",
+    initContainers: [],
+    appContainers: [],
+  };
+  const result = await stopPod(
+    { runtime, recorder },
+    {
+      pod: record,
+      volumes: podVolumes,
+      podDir: hasPodDir ? podDir : undefined,
+      manifest: target.manifest,
+      gracePeriodOverride: options.gracePeriod,
+    },
+  );
+  for (const hook of result.hookFailures)
+    stderr.write(
+      `${color.yellow(`Warning: ${label}: container ${hook.container}: preStop hook failed: ${hook.message}`)}\n`,
+    );
+  if (result.failures.length > 0) {
+    const first = result.failures[0]!;
+    recorder.event(
+      toInvolvedObject(record),
+      "Warning",
+      "FailedKillPod",
+      `error killing pod: ${first.object}: ${first.message}`,
+    );
+    for (const failure of result.failures) {
+      const what =
+        failure.object === "sandbox" || failure.object === "pod directory" || failure.object.startsWith("volume ")
+          ? failure.object
+          : `container ${failure.object}`;
+      stderr.write(
+        `${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${what}: could not ${failure.step} it: ${failure.message}` }, label))}\n`,
+      );
+    }
+  }
+  const status = result.failures.length > 0 ? "Failed" : "Deleted";
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const counts = `${plural(result.containers, "container")}, ${plural(result.volumes, "volume")}, ${seconds}s`;
+  report(
+    io,
+    { target, status, started, result },
+    status === "Deleted"
+      ? color.green(`${label} deleted (${counts})`)
+      : `${label} not fully deleted (${counts} removed)`,
+  );
+  return result.failures.length === 0;
+}
+
+function report(
+  io: Pick<DownContext, "options" | "stdout" | "stderr">,
+  entry: { target: Target; status: DownResult["status"]; started: number; result?: StopPodResult },
+  line: string,
+): void {
+  if (!io.options.json) {
+    (entry.status === "Failed" ? io.stderr : io.stdout).write(`${line}\n`);
+    return;
+  }
+  const result: DownResult = {
+    pod: entry.target.name,
+    namespace: entry.target.namespace,
+    status: entry.status,
+    containers: entry.result?.containers ?? 0,
+    volumes: entry.result?.volumes ?? 0,
+    durationSeconds: Math.round((Date.now() - entry.started) / 100) / 10,
+    failures: entry.result?.failures ?? [],
+    hookFailures: entry.result?.hookFailures ?? [],
+  };
+  io.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 /**
@@ -347,33 +371,32 @@ async function resolveTargets(input: {
   manifestPaths.push(...input.filenames);
   if (manifestPaths.length > 0) {
     const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
+    const plan = planObjects(manifest.items);
     for (const claim of manifest.persistentVolumeClaims ?? [])
       input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
-    for (const file of manifest.files)
-      for (const w of file.workloads) if (w.kind === "Job") input.jobs?.push({ name: w.name, namespace: w.namespace });
-    const fileWorkloads = manifest.files.flatMap((file) => file.workloads);
-    for (const workload of fileWorkloads) {
-      if (namespace !== undefined && namespace !== workload.namespace) {
+    for (const { workload } of plan.jobs) input.jobs?.push({ name: workload.name, namespace: workload.namespace });
+    for (const owner of plan.owners) {
+      if (namespace !== undefined && namespace !== owner.namespace) {
         throw new UsageError(
-          `${manifest.source}: ${workload.kind} ${workload.name} is in namespace "${workload.namespace}", which does not match -n ${namespace}`,
+          `${manifest.source}: ${owner.kind} ${owner.name} is in namespace "${owner.namespace}", which does not match -n ${namespace}`,
         );
       }
       input.workloads.push({
-        ref: { kind: workload.kind, name: workload.name },
-        namespace: workload.namespace,
-        pods: workload.pods,
+        ref: { kind: owner.kind, name: owner.name },
+        namespace: owner.namespace,
+        pods: owner.pods,
       });
     }
-    if (manifest.pods.length === 0 && (input.claims ?? []).length === 0 && fileWorkloads.length === 0) {
+    if (plan.pods.length === 0 && (input.claims ?? []).length === 0 && plan.owners.length === 0) {
       const what = manifest.sources.length === 1 ? "this file" : "these files";
       throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
     }
-    for (const pod of manifest.pods) {
+    for (const { pod, source } of plan.pods) {
       const { name, namespace: podNamespace } = identifyPod(pod);
       // As kubectl: -n does not move a manifest's pod to another namespace.
       if (namespace !== undefined && namespace !== podNamespace) {
         throw new UsageError(
-          `${manifest.podSources.get(pod) ?? manifest.source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`,
+          `${source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`,
         );
       }
       targets.set(`${podNamespace}/${name}`, { name, namespace: podNamespace, manifest: pod });

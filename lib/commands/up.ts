@@ -7,14 +7,11 @@ import { createRecorder, type EventSink } from "../events/recorder.js";
 import { readAuthFile } from "../credentials/pod-credentials.js";
 import { createImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
-import { loadManifests } from "../manifest/load-manifest.js";
+import { loadManifests } from "../kinds/read-manifests.js";
+import { planObjects } from "../apply/plan-objects.js";
 import { toInvolvedObject } from "../events/types.js";
-import { formatErrorLine } from "../output/error-line.js";
 import { identifyPod } from "../pod/identity.js";
-import type { Workload } from "../workloads/expand.js";
 import { findUnschedulable, formatHostPort, NO_FREE_PORTS_MESSAGE } from "../workloads/host-ports.js";
-import { removeStalePods } from "../workloads/stale-pods.js";
 import { configureColor } from "../output/color.js";
 import { plural } from "../output/plural.js";
 import { createLiveStatus } from "../output/live-status.js";
@@ -29,7 +26,8 @@ import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { parseImagePullProgressDeadline } from "../runtime/pull-progress.js";
-import { quoteCommand } from "../runtime/quote.js";
+import { formatDryRun, formatLeftRunning, formatStalePodOutcome } from "../output/up-lines.js";
+import { removeStaleWorkloadPods } from "../apply/stale-workload-pods.js";
 import type { RuntimeCommand } from "../runtime/types.js";
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
 import { resolveStateDir } from "../state/paths.js";
@@ -93,16 +91,17 @@ export async function up(options: UpOptions): Promise<void> {
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
-  if (!options.wait) for (const warning of formatDeadlineWarnings(manifest)) stderr.write(`${color.yellow(warning)}\n`);
+  const plan = planObjects(manifest.items);
+  if (!options.wait)
+    for (const warning of formatDeadlineWarnings({
+      pods: plan.pods.map(({ pod }) => pod),
+      podSources: new Map(plan.pods.map(({ pod, source }) => [pod, source])),
+      source: manifest.source,
+    }))
+      stderr.write(`${color.yellow(warning)}\n`);
   // The bare pods, then the pods of each workload in file order, as their controllers would make them.
-  const owned = manifest.files.flatMap((file) => file.workloads.map((workload) => ({ workload, source: file.source })));
-  const jobs = owned.filter(({ workload }) => workload.kind === "Job");
-  const workloads = owned.filter(({ workload }) => workload.kind !== "Job");
-  const runs: PodRun[] = [
-    ...manifest.pods.map((pod) => ({ pod, source: manifest.podSources.get(pod) ?? manifest.source })),
-    ...workloads.flatMap(({ workload, source }) => workload.pods.map((pod) => ({ pod, source, workload }))),
-  ];
-  if (runs.length + owned.length === 0) {
+  const { runs, jobs } = plan;
+  if (!plan.runsAnything) {
     throw new UsageError(
       `${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`,
     );
@@ -198,27 +197,23 @@ export async function up(options: UpOptions): Promise<void> {
     // First, the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a
     // template changed, fewer replicas. A cluster's controllers would delete them.
     if (!options.dryRun) {
-      for (const { workload } of workloads) {
-        const removed = await removeStalePods({ runtime, recorder }, workload, { stateDir });
-        for (const { name, failures } of removed) {
-          for (const failure of failures)
-            stderr.write(
-              `${color.red(formatErrorLine({ reason: "FailedKillPod", message: `${failure.object}: could not ${failure.step} it: ${failure.message}` }, `pod/${name}`))}\n`,
-            );
-          if (failures.length > 0) failed.push(`pod/${name}`);
-          else if (!options.json)
-            say(`pod/${name} deleted (${workload.kind.toLowerCase()}/${workload.name} no longer has it)`);
+      for (const owner of plan.controllers) {
+        for (const outcome of await removeStaleWorkloadPods({ runtime, recorder }, owner, { stateDir })) {
+          const lines = formatStalePodOutcome(outcome, { color, json: options.json });
+          for (const line of lines.stderr) stderr.write(`${line}\n`);
+          if (outcome.failures.length > 0) failed.push(`pod/${outcome.name}`);
+          for (const line of lines.stdout) say(line);
         }
       }
     }
-    for (const { pod, source, workload } of runs) {
+    for (const { pod, source, owner } of runs) {
       const label = `pod/${pod.metadata!.name}`;
       // A Ctrl-C between two pods: the next one is not started.
       if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
       if (several)
         podMarks.push({
           at: commands.length,
-          line: `# ${label} (${source}${workload ? `, ${workload.kind.toLowerCase()}/${workload.name}` : ""})`,
+          line: `# ${label} (${source}${owner ? `, ${owner.kind.toLowerCase()}/${owner.name}` : ""})`,
         });
       const port = unschedulable.get(pod);
       if (port) {
@@ -296,30 +291,15 @@ export async function up(options: UpOptions): Promise<void> {
   } catch (error) {
     // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
     // stay, and the user is told which.
-    if (error instanceof ExitError && error.code === ExitCode.Interrupted && done.length > 0) {
-      const targets = [...new Set(done.map((d) => (d.source === "<stdin>" ? d.name : d.source)))];
-      const labels = done.map((d) => `pod/${d.name}`).join(", ");
-      stderr.write(
-        `podrun: interrupted; left running: ${labels} (podrun down ${targets.join(" ")} removes ${done.length === 1 ? "it" : "them"})\n`,
-      );
-    }
+    if (error instanceof ExitError && error.code === ExitCode.Interrupted && done.length > 0)
+      stderr.write(`${formatLeftRunning(done)}\n`);
     throw error;
   } finally {
     live?.stop();
     interrupt?.dispose();
     await recorder.flush().catch((error: unknown) => warnOnce(`event log not written: ${(error as Error).message}`));
     await log?.close();
-    if (options.dryRun) {
-      stdout.write(`# podrun up --dry-run: the ${detected.name} commands podrun would run, in order; none was run.\n`);
-      stdout.write(
-        `# (every image is assumed absent; environment values and registry credentials go through files, never argv)\n`,
-      );
-      commands.forEach((command, i) => {
-        for (const mark of podMarks) if (mark.at === i) stdout.write(`${mark.line}\n`);
-        stdout.write(`${quoteCommand(command.binary, command.args, command.env)}\n`);
-      });
-      for (const mark of podMarks) if (mark.at === commands.length) stdout.write(`${mark.line}\n`);
-    }
+    if (options.dryRun) for (const line of formatDryRun(detected.name, commands, podMarks)) stdout.write(`${line}\n`);
   }
   if (failed.length > 0) {
     stderr.write(
@@ -327,11 +307,4 @@ export async function up(options: UpOptions): Promise<void> {
     );
     throw new ExitError(ExitCode.Failed);
   }
-}
-
-/** One pod `up` brings up: a bare pod of the files, or one of a workload's. */
-interface PodRun {
-  pod: Pod;
-  source: string;
-  workload?: Workload;
 }

@@ -1,6 +1,8 @@
-import type { Pod } from "kubernetes-types/core/v1.js";
 import { ExitCode, ExitError, ManifestError } from "../errors.js";
-import { loadManifests, type Manifest, type ManifestFile } from "../manifest/load-manifest.js";
+import { loadManifests } from "../kinds/read-manifests.js";
+import { inRunOrder, kindEntry, KINDS } from "../kinds/table.js";
+import type { KindTable } from "../kinds/types.js";
+import type { Manifest, ManifestFile } from "../manifest/load-manifest.js";
 import { configureColor } from "../output/color.js";
 import { plural } from "../output/plural.js";
 
@@ -33,13 +35,10 @@ export async function validate(options: ValidateOptions): Promise<void> {
   }
   for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
   if (options.json) {
-    const items = manifest.files.flatMap((file) => [
-      ...file.configMaps,
-      ...file.secrets.map(redactSecret),
-      ...(file.persistentVolumeClaims ?? []),
-      ...file.pods,
-      ...file.workloads.map((w) => w.object),
-    ]);
+    // Each file's objects in the table's order (ConfigMaps, Secrets, claims, Pods, workloads), as printable.
+    const items = manifest.files.flatMap((file) =>
+      inRunOrder(file.items).map((item) => kindEntry(KINDS, item.kind).printable?.(item.object) ?? item.object),
+    );
     stdout.write(`${JSON.stringify({ apiVersion: "v1", kind: "List", items }, null, 2)}\n`);
     return;
   }
@@ -47,43 +46,20 @@ export async function validate(options: ValidateOptions): Promise<void> {
     for (const line of summarize(file)) stdout.write(`${line}: ${color.green("valid")}\n`);
 }
 
-/** `pod.yaml: Pod web (2 containers, 1 init container)`, one line per pod. */
-export function summarize(manifest: ManifestFile): string[] {
-  const others = [
-    count(manifest.configMaps.length, "ConfigMap"),
-    count(manifest.secrets.length, "Secret"),
-    count(manifest.persistentVolumeClaims?.length ?? 0, "PersistentVolumeClaim"),
-  ].filter(Boolean);
-  const workloads = (manifest.workloads ?? []).map(
-    (w) =>
-      `${manifest.source}: ${w.kind} ${w.name} (${plural(w.replicas, w.kind === "Job" ? "parallel pod" : w.kind === "DaemonSet" ? "pod" : "replica")}, ${describePod(w.pods[0] ?? { spec: { containers: [] } })})`,
-  );
-  if (manifest.pods.length === 0 && workloads.length === 0)
-    return [`${manifest.source}: no Pod${others.length ? ` (${others.join(", ")})` : ""}`];
-  return [
-    ...manifest.pods.map((pod) => `${manifest.source}: Pod ${pod.metadata!.name} (${describePod(pod)})`),
-    ...workloads,
-  ];
-}
-
-function describePod(pod: Pod): string {
-  const parts = [count(pod.spec!.containers.length, "container")];
-  const init = pod.spec!.initContainers?.length ?? 0;
-  if (init > 0) parts.push(count(init, "init container"));
-  return parts.join(", ");
+/** `pod.yaml: Pod web (2 containers, 1 init container)`, one line per object its kind describes. */
+export function summarize(file: ManifestFile, table: KindTable = KINDS): string[] {
+  const described = inRunOrder(file.items, table).flatMap((item) => {
+    const describe = kindEntry(table, item.kind).describe;
+    return describe ? [`${file.source}: ${describe(item)}`] : [];
+  });
+  if (described.length > 0) return described;
+  const others = table.kinds
+    .filter((entry) => !entry.describe)
+    .map((entry) => count(file.items.filter((item) => item.kind === entry.kind).length, entry.kind))
+    .filter(Boolean);
+  return [`${file.source}: no Pod${others.length ? ` (${others.join(", ")})` : ""}`];
 }
 
 function count(n: number, noun: string): string {
   return n === 0 ? "" : plural(n, noun);
-}
-
-// Secret values never reach an output stream: CI logs are read by many.
-function redactSecret<T extends { data?: Record<string, string>; stringData?: Record<string, string> }>(secret: T): T {
-  const redact = (map?: Record<string, string>) =>
-    map && Object.fromEntries(Object.keys(map).map((key) => [key, "<redacted>"]));
-  return {
-    ...secret,
-    ...(secret.data && { data: redact(secret.data) }),
-    ...(secret.stringData && { stringData: redact(secret.stringData) }),
-  };
 }

@@ -1,46 +1,31 @@
-import type { ConfigMap, PersistentVolumeClaim, Pod, Secret } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, PersistentVolumeClaim, Secret } from "kubernetes-types/core/v1.js";
 import { ManifestError } from "../errors.js";
-import { defaultConfigMap, defaultPod, defaultSecret } from "./defaults.js";
 import { formatFieldError, type FieldError } from "./field-error.js";
 import { FieldPath } from "./field-path.js";
+import type { ManifestItem, ManifestKind } from "./kind-hooks.js";
 import { collectManifestPaths, type ExpandOptions } from "./manifest-paths.js";
 import { collectObjects, type LocatedError, type ManifestObject } from "./objects.js";
 import { parseYamlDocuments } from "./parse-yaml.js";
 import { readManifestSource, type ManifestSource } from "./read-source.js";
 import { DEFAULT_NAMESPACE, toObjectKey } from "./rules/context.js";
 import { asObject, asString } from "./rules/raw.js";
-import { checkSchema } from "./schema.js";
-import { findIgnoredFields } from "./support.js";
-import { findEngineSecurityWarnings } from "./security-warnings.js";
-import { findEnginePodResourceWarnings } from "./pod-resources-support.js";
+import { checkSchema, hasSchema } from "./schema.js";
 import type { RuntimeName } from "../runtime/detect.js";
-import { buildObjectIndex, validateConfigMap, validatePod, validateSecret } from "./validate-objects.js";
-import {
-  claimKeyOf,
-  findClaimWarnings,
-  findMissingClaims,
-  validatePersistentVolumeClaim,
-} from "./rules/persistent-volume-claim.js";
-import { isWorkloadKind } from "./kinds.js";
-import { findInTemplate, validateWorkload } from "./rules/workloads.js";
-import { expandWorkload, type Workload } from "../workloads/expand.js";
+import { buildObjectIndex } from "./validate-objects.js";
+import { claimKeyOf } from "./rules/persistent-volume-claim.js";
 
 /** The valid objects of one file of the set, with the API server's defaults applied. */
 export interface ManifestFile {
   /** The file name used in messages (`<stdin>` for `-`). */
   source: string;
-  pods: Pod[];
-  configMaps: ConfigMap[];
-  secrets: Secret[];
-  /** Claims podrun gives an engine volume each (lib/pod/volumes/claim-volumes.ts). */
-  persistentVolumeClaims?: PersistentVolumeClaim[];
-  /** Deployments, StatefulSets, Jobs… with the pods their controllers would create (not run by `up` yet). */
-  workloads: Workload[];
+  /** Its objects, in document order, each admitted by its kind (lib/kinds/). */
+  items: ManifestItem[];
 }
 
 /**
  * The valid manifests given to one command (one file, or several and directories), defaulted.
- * `configMaps` and `secrets` are those of every file: any pod may use them (a PodObjects).
+ * `configMaps`, `secrets` and `persistentVolumeClaims` are what every file gives the pods of the
+ * set to read (a PodObjects): any pod may use them.
  */
 export interface Manifest {
   /** The names of the files read, in order, joined by ", ": for messages about the whole set. */
@@ -49,13 +34,11 @@ export interface Manifest {
   sources: string[];
   /** Each file's objects, in the order read. */
   files: ManifestFile[];
-  /** Every file's pods, in file order, then document order. */
-  pods: Pod[];
-  /** The file each pod came from. */
-  podSources: ReadonlyMap<Pod, string>;
+  /** Every file's objects, in file order, then document order. */
+  items: ManifestItem[];
   configMaps: ConfigMap[];
   secrets: Secret[];
-  /** Every file's PersistentVolumeClaims: any pod of the set may mount them. */
+  /** Every file's PersistentVolumeClaims (and those a StatefulSet makes): any pod of the set may mount them. */
   persistentVolumeClaims?: PersistentVolumeClaim[];
   /** Formatted warning lines (`pod.yaml:9:7: Warning: spec.nodeSelector: …`), file by file. */
   warnings: string[];
@@ -63,7 +46,16 @@ export interface Manifest {
   engineWarnings?: Partial<Record<RuntimeName, string[]>>;
 }
 
+/** The kinds the reader knows, each with its hooks (lib/kinds/ table), and those it warns of. */
+export interface KindSet {
+  kinds: readonly ManifestKind[];
+  /** Built-in kinds podrun does not run: skipped with a Warning. */
+  warned: ReadonlySet<string>;
+}
+
 export interface LoadOptions extends ExpandOptions {
+  /** The kinds read (lib/kinds/ KINDS). */
+  kinds: KindSet;
   /** What `-` reads (default: process.stdin). */
   stdin?: NodeJS.ReadableStream;
   /**
@@ -74,7 +66,7 @@ export interface LoadOptions extends ExpandOptions {
 }
 
 /** Reads, validates and defaults one manifest file; throws ManifestError listing every error. */
-export async function loadManifest(path: string, options: LoadOptions = {}): Promise<Manifest> {
+export async function loadManifest(path: string, options: LoadOptions): Promise<Manifest> {
   return loadManifests([path], options);
 }
 
@@ -83,7 +75,7 @@ export async function loadManifest(path: string, options: LoadOptions = {}): Pro
  * `kubectl apply -f a -f dir/` sends them to one API server: a Pod may use a ConfigMap or Secret
  * of any file. Throws ManifestError with every error of every file, each line naming its file.
  */
-export async function loadManifests(paths: readonly string[], options: LoadOptions = {}): Promise<Manifest> {
+export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<Manifest> {
   const { files, errors } = await collectManifestPaths(paths, options);
   const sources: ManifestSource[] = [];
   for (const file of files) {
@@ -94,12 +86,11 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
       errors.push(...error.lines);
     }
   }
-  return checkManifests(sources, { earlier: errors, checkReferences: options.checkReferences !== false });
-}
-
-/** Validates and defaults one manifest already read. */
-export function checkManifest(source: ManifestSource): Manifest {
-  return checkManifests([source]);
+  return checkManifests(sources, {
+    kinds: options.kinds,
+    earlier: errors,
+    checkReferences: options.checkReferences !== false,
+  });
 }
 
 /** One file being checked: its objects, and the errors found in it. */
@@ -111,110 +102,100 @@ interface FileCheck {
   warnings: LocatedError[];
 }
 
-/**
- * Validates and defaults manifests already read, as one set. `earlier` are error lines found
- * before (files that could not be read): they are reported first, with those of the set.
- */
-export function checkManifests(
-  sources: readonly ManifestSource[],
-  { earlier = [], checkReferences = true }: { earlier?: readonly string[]; checkReferences?: boolean } = {},
-): Manifest {
-  const checks: FileCheck[] = sources.map((source) => ({ source, ...collectObjects(parseYamlDocuments(source)) }));
+export interface CheckOptions {
+  kinds: KindSet;
+  /** Error lines found before (files that could not be read): reported first, with those of the set. */
+  earlier?: readonly string[];
+  checkReferences?: boolean;
+}
+
+/** Validates and defaults manifests already read, as one set; throws ManifestError listing every error. */
+export function checkManifests(sources: readonly ManifestSource[], options: CheckOptions): Manifest {
+  const { kinds, earlier = [], checkReferences = true } = options;
+  const byKind = new Map(kinds.kinds.map((k) => [k.kind, k]));
+  const apiVersions = new Map(kinds.kinds.map((k) => [k.kind, k.apiVersion]));
+  const checks: FileCheck[] = sources.map((source) => ({
+    source,
+    ...collectObjects(parseYamlDocuments(source), { apiVersions, warned: kinds.warned }),
+  }));
   const collect = (check: FileCheck, object: ManifestObject) => (error: FieldError) =>
     check.errors.push({ error, sourceMap: object.sourceMap, prefix: object.prefix });
 
   // Structure first; the semantic rules then skip values of the wrong type, already reported.
   for (const check of checks)
-    for (const object of check.objects) checkSchema(object.value, object.kind, collect(check, object));
+    for (const object of check.objects)
+      if (hasSchema(object.kind)) checkSchema(object.value, object.kind, collect(check, object));
   findDuplicateObjects(checks);
   const index = buildObjectIndex(
     checks.flatMap((check) =>
       check.objects
-        .filter((o) => o.kind !== "Pod")
+        .filter((o) => byKind.get(o.kind)!.referable)
         .map((o) => ({ kind: o.kind, value: o.value, place: placeOfName(check, o) })),
     ),
     { files: sources.map((source) => source.name), partial: !checkReferences },
   );
-  for (const check of checks) {
-    for (const object of check.objects) {
-      if (object.kind === "Pod") validatePod(object.value, index, collect(check, object));
-      else if (object.kind === "ConfigMap") validateConfigMap(object.value, collect(check, object));
-      else if (object.kind === "PersistentVolumeClaim")
-        validatePersistentVolumeClaim(object.value, collect(check, object));
-      else if (isWorkloadKind(object.kind))
-        validateWorkload(object.kind, object.value, index, collect(check, object), validatePod);
-      else validateSecret(object.value, collect(check, object));
-    }
-  }
+  for (const check of checks)
+    for (const object of check.objects)
+      byKind.get(object.kind)!.validate(object.value, { index, report: collect(check, object) });
   const errorLines = [...earlier, ...checks.flatMap((check) => formatErrors(check.source.name, check.errors))];
   if (errorLines.length > 0) throw new ManifestError(errorLines);
+  return admitAll(checks, byKind, checkReferences);
+}
 
+/** The valid objects, each admitted by its kind, gathered into one Manifest. */
+function admitAll(
+  checks: readonly FileCheck[],
+  byKind: ReadonlyMap<string, ManifestKind>,
+  checkReferences: boolean,
+): Manifest {
+  const names = checks.map((check) => check.source.name);
   const manifest: Manifest = {
-    source: sources.map((source) => source.name).join(", "),
-    sources: sources.map((source) => source.name),
+    source: names.join(", "),
+    sources: names,
     files: [],
-    pods: [],
-    podSources: new Map(),
+    items: [],
     configMaps: [],
     secrets: [],
     warnings: [],
   };
-  const podSources = new Map<Pod, string>();
   const claimKeys = new Set(
     checks.flatMap((check) =>
       check.objects.filter((o) => o.kind === "PersistentVolumeClaim").flatMap((o) => claimKeyOf(o.value) ?? []),
     ),
   );
   for (const check of checks) {
-    const file: ManifestFile = { source: check.source.name, pods: [], configMaps: [], secrets: [], workloads: [] };
+    const file: ManifestFile = { source: check.source.name, items: [] };
     const warnings: LocatedError[] = [...check.warnings];
     const engineWarnings: Partial<Record<RuntimeName, LocatedError[]>> = {};
     for (const object of check.objects) {
-      if (object.kind === "Pod") {
-        findIgnoredFields(object.value, (error) =>
-          warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
-        );
-        if (checkReferences)
-          findMissingClaims(object.value, claimKeys, (error) =>
-            warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
-          );
-        findEngineSecurityWarnings(object.value, (engine, error) =>
-          (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
-        );
-        findEnginePodResourceWarnings(object.value, (engine, error) =>
-          (engineWarnings[engine] ??= []).push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
-        );
-        const pod = defaultPod(object.value);
-        file.pods.push(pod);
-        podSources.set(pod, file.source);
-      } else if (object.kind === "ConfigMap") file.configMaps.push(defaultConfigMap(object.value));
-      else if (object.kind === "PersistentVolumeClaim") {
-        findClaimWarnings(object.value, (error) =>
-          warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
-        );
-        (file.persistentVolumeClaims ??= []).push(object.value);
-      } else if (isWorkloadKind(object.kind)) {
-        findInTemplate(object.value, findIgnoredFields, (error) =>
-          warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
-        );
-        file.workloads.push(expandWorkload({ ...object.value, kind: object.kind }));
-      } else file.secrets.push(defaultSecret(object.value));
+      const at = (error: FieldError): LocatedError => ({ error, sourceMap: object.sourceMap, prefix: object.prefix });
+      const item = byKind.get(object.kind)!.admit(object.value, {
+        warn: (error) => warnings.push(at(error)),
+        warnOn: (engine, error) => (engineWarnings[engine] ??= []).push(at(error)),
+        claimKeys,
+        checkReferences,
+      });
+      item.source = file.source;
+      file.items.push(item);
+      addPodObjects(manifest, item);
     }
     manifest.files.push(file);
-    manifest.pods.push(...file.pods);
-    manifest.configMaps.push(...file.configMaps);
-    manifest.secrets.push(...file.secrets);
-    if (file.persistentVolumeClaims) (manifest.persistentVolumeClaims ??= []).push(...file.persistentVolumeClaims);
-    // A StatefulSet's claims are made by its controller, not written in the file: they join the set's claims.
-    for (const workload of file.workloads)
-      if (workload.claims.length > 0) (manifest.persistentVolumeClaims ??= []).push(...workload.claims);
+    manifest.items.push(...file.items);
     manifest.warnings.push(...formatWarnings(file.source, warnings));
     for (const [engine, located] of Object.entries(engineWarnings) as [RuntimeName, LocatedError[]][]) {
       ((manifest.engineWarnings ??= {})[engine] ??= []).push(...formatWarnings(file.source, located));
     }
   }
-  manifest.podSources = podSources;
   return manifest;
+}
+
+function addPodObjects(manifest: Manifest, item: ManifestItem): void {
+  const given = item.podObjects;
+  if (!given) return;
+  manifest.configMaps.push(...(given.configMaps ?? []));
+  manifest.secrets.push(...(given.secrets ?? []));
+  if (given.persistentVolumeClaims?.length)
+    (manifest.persistentVolumeClaims ??= []).push(...given.persistentVolumeClaims);
 }
 
 /**

@@ -4,12 +4,22 @@ import type { SourceMap } from "./source-map.js";
 import type { YamlDocument } from "./parse-yaml.js";
 import { KIND_API_VERSIONS, NOT_RUN_KINDS } from "./kinds.js";
 
-export type ObjectKind = keyof typeof KIND_API_VERSIONS;
-export const SUPPORTED_KINDS = Object.keys(KIND_API_VERSIONS) as ObjectKind[];
+/** The kinds read, by their one apiVersion, and the kinds skipped with a Warning. */
+export interface KnownKinds {
+  apiVersions: ReadonlyMap<string, string>;
+  warned: ReadonlySet<string>;
+}
+
+/** The kinds of the generated schema (lib/manifest/kinds.ts): what the reader knows without a kind table. */
+export const SCHEMA_KINDS: KnownKinds = {
+  apiVersions: new Map(Object.entries(KIND_API_VERSIONS)),
+  warned: NOT_RUN_KINDS,
+};
 
 /** One Kubernetes object of the manifest, with what is needed to point at its source. */
 export interface ManifestObject {
-  kind: ObjectKind;
+  /** One of the kinds read (KnownKinds.apiVersions). */
+  kind: string;
   value: Record<string, unknown>;
   sourceMap: SourceMap;
   /** `items[2]` for an item of a `kind: List`, else "": prefixes field paths in messages. */
@@ -30,7 +40,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * not run (a Service) is one Warning; any other kind is an error naming it: podman skips unknown
  * kinds silently, and users lose a typo'd kind.
  */
-export function collectObjects(documents: readonly YamlDocument[]): {
+export function collectObjects(
+  documents: readonly YamlDocument[],
+  known: KnownKinds = SCHEMA_KINDS,
+): {
   objects: ManifestObject[];
   errors: LocatedError[];
   warnings: LocatedError[];
@@ -38,6 +51,7 @@ export function collectObjects(documents: readonly YamlDocument[]): {
   const objects: ManifestObject[] = [];
   const errors: LocatedError[] = [];
   const warnings: LocatedError[] = [];
+  const supportedKinds = [...known.apiVersions.keys()];
   const reject = (error: FieldError, sourceMap: SourceMap, prefix: string) => errors.push({ error, sourceMap, prefix });
 
   const visit = (value: unknown, sourceMap: SourceMap, prefix: string, allowList: boolean) => {
@@ -60,7 +74,7 @@ export function collectObjects(documents: readonly YamlDocument[]): {
         {
           type: "Required",
           path: root.child("kind"),
-          detail: `supported kinds: ${[...SUPPORTED_KINDS, "List"].join(", ")}`,
+          detail: `supported kinds: ${[...supportedKinds, "List"].join(", ")}`,
         },
         sourceMap,
         prefix,
@@ -77,7 +91,7 @@ export function collectObjects(documents: readonly YamlDocument[]): {
       items.forEach((item, i) => visit(item, sourceMap.subtree(["items", i]), `items[${i}]`, false));
       return;
     }
-    if (typeof kind === "string" && NOT_RUN_KINDS.has(kind)) {
+    if (typeof kind === "string" && known.warned.has(kind)) {
       const name = asName(value.metadata);
       warnings.push({
         error: { type: "Forbidden", path: root.child("kind"), detail: `${kind}/${name}: not run by podrun` },
@@ -86,13 +100,14 @@ export function collectObjects(documents: readonly YamlDocument[]): {
       });
       return;
     }
-    if (typeof kind !== "string" || !(SUPPORTED_KINDS as readonly string[]).includes(kind)) {
-      const supported = allowList ? [...SUPPORTED_KINDS, "List"] : [...SUPPORTED_KINDS];
+    const apiVersion = typeof kind === "string" ? known.apiVersions.get(kind) : undefined;
+    if (typeof kind !== "string" || apiVersion === undefined) {
+      const supported = allowList ? [...supportedKinds, "List"] : [...supportedKinds];
       reject({ type: "Unsupported", path: root.child("kind"), value: kind, supported }, sourceMap, prefix);
       return;
     }
-    if (!checkApiVersion(value, sourceMap, prefix, reject, KIND_API_VERSIONS[kind as ObjectKind])) return;
-    objects.push({ kind: kind as ObjectKind, value, sourceMap, prefix });
+    if (!checkApiVersion(value, sourceMap, prefix, reject, apiVersion)) return;
+    objects.push({ kind, value, sourceMap, prefix });
   };
 
   for (const doc of documents) {

@@ -47,6 +47,11 @@ export interface CompactSchema {
 /** The schema the checker uses (exported for tests and tools). */
 export const schema: CompactSchema = SCHEMA;
 
+/** Whether the generated schema has `kind` (a kind registered without one is checked by its own rules alone). */
+export function hasSchema(kind: string): kind is SchemaKind {
+  return Object.hasOwn(schema.roots, kind);
+}
+
 /** Reports every structural error of `value` as an object of kind `kind`. Never throws on any input. */
 export function checkSchema(
   value: unknown,

@@ -2,7 +2,6 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
-import type { Manifest } from "../manifest/load-manifest.js";
 import type { StartedContainer } from "../readiness/prober-types.js";
 import { describeError } from "../runtime/engine-error.js";
 import type { ContainerRuntime, ContainerState } from "../runtime/types.js";
@@ -187,7 +186,11 @@ export async function failExpiredPod(
 }
 
 /** `up` without --wait: one Warning per pod that sets a deadline, since nothing will enforce it. */
-export function formatDeadlineWarnings(manifest: Pick<Manifest, "pods" | "podSources" | "source">): string[] {
+export function formatDeadlineWarnings(manifest: {
+  pods: readonly Pod[];
+  podSources: ReadonlyMap<Pod, string>;
+  source: string;
+}): string[] {
   return manifest.pods
     .filter((pod) => typeof pod.spec!.activeDeadlineSeconds === "number")
     .map((pod) => {

@@ -3,7 +3,8 @@ import { groupPods } from "../pod/status/find-pods.js";
 import { removePod } from "../pod/stop/remove-pod.js";
 import type { StopFailure } from "../pod/stop/stop-pod.js";
 import { LABEL_MANAGED, LABEL_POD_NAMESPACE, type ContainerRuntime } from "../runtime/types.js";
-import { OWNER_LABEL, type Workload } from "./expand.js";
+import type { Pod } from "kubernetes-types/core/v1.js";
+import { OWNER_LABEL } from "./expand.js";
 
 // What a controller deletes when the workload changes: the pods of the workload that its new
 // spec no longer names. A Deployment whose template changed has a new template hash, hence new
@@ -21,10 +22,18 @@ export interface RemovedPod {
   failures: StopFailure[];
 }
 
+/** An object whose controller makes pods: its kind, name and namespace, and the pods its spec names now. */
+export interface PodOwner {
+  kind: string;
+  name: string;
+  namespace: string;
+  pods: readonly Pod[];
+}
+
 /** Removes the workload's pods that are not among `workload.pods`, as `down` removes a pod. */
 export async function removeStalePods(
   deps: StalePodsDeps,
-  workload: Workload,
+  workload: PodOwner,
   options: { stateDir: string },
 ): Promise<RemovedPod[]> {
   const { runtime } = deps;

@@ -1,5 +1,6 @@
 import t from "tap";
-import { checkManifest } from "../../lib/manifest/load-manifest.js";
+import { checkManifest } from "../../lib/kinds/read-manifests.js";
+import { podsOf } from "../../lib/kinds/views.js";
 import { manifestErrorLines } from "../harness/manifest-errors.js";
 
 // The whole pipeline on one file: YAML → objects → structure → semantic rules → one line per
@@ -109,8 +110,8 @@ t.test("a valid manifest is defaulted, and ignored fields become warnings", asyn
       "  nodeSelector: {disk: ssd}\n  containers:\n    - name: app\n      image: busybox:1.36\n      resources: {limits: {cpu: '1', ephemeral-storage: 1Gi}}\n",
     ),
   );
-  t.equal(manifest.pods.length, 1);
-  t.equal(manifest.pods[0]!.spec!.containers[0]!.imagePullPolicy, "IfNotPresent");
+  t.equal(podsOf(manifest).length, 1);
+  t.equal(podsOf(manifest)[0]!.spec!.containers[0]!.imagePullPolicy, "IfNotPresent");
   t.same(manifest.warnings, [
     "pod.yaml:6:3: Warning: spec.nodeSelector: scheduling does not apply on one machine: ignored",
     "pod.yaml:10:38: Warning: spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
@@ -137,7 +138,7 @@ t.test(
     ]);
     const manifest = check(pod(`  os: {name: linux}\n${containers}`));
     t.same(manifest.warnings, [], "linux: nothing to say");
-    t.equal(manifest.pods.length, 1);
+    t.equal(podsOf(manifest).length, 1);
   },
 );
 

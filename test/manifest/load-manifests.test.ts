@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import t from "tap";
-import { loadManifests } from "../../lib/manifest/load-manifest.js";
+import { loadManifests } from "../../lib/kinds/read-manifests.js";
+import { objectsOf, podSourcesOf, podsOf } from "../../lib/kinds/views.js";
 import { manifestRejectionLines } from "../harness/manifest-errors.js";
 
 // Several files as one set, as `kubectl apply -f cm.yaml -f pod.yaml` (or `-f dir/`) sends them:
@@ -58,23 +59,28 @@ t.test("the documentation's split: a ConfigMap in one file, the Pod using it in 
   t.same(manifest.sources, [at("cm.yaml"), at("pod.yaml")]);
   t.equal(manifest.source, `${at("cm.yaml")}, ${at("pod.yaml")}`);
   t.same(
-    manifest.pods.map((p) => p.metadata!.name),
+    podsOf(manifest).map((p) => p.metadata!.name),
     ["web"],
   );
-  t.equal(manifest.podSources.get(manifest.pods[0]!), at("pod.yaml"));
+  t.equal(podSourcesOf(manifest).get(podsOf(manifest)[0]!), at("pod.yaml"));
   t.same(
     manifest.configMaps.map((c) => c.metadata!.name),
     ["app-config"],
   );
   t.same(
-    manifest.files.map((f) => [f.source, f.pods.length, f.configMaps.length, f.secrets.length]),
+    manifest.files.map((f) => [
+      f.source,
+      podsOf(f).length,
+      objectsOf(f, "ConfigMap").length,
+      objectsOf(f, "Secret").length,
+    ]),
     [
       [at("cm.yaml"), 0, 1, 0],
       [at("pod.yaml"), 1, 0, 0],
     ],
   );
   // The order of the files does not matter to references.
-  t.equal((await loadManifests([at("pod.yaml"), at("cm.yaml")])).pods.length, 1);
+  t.equal(podsOf(await loadManifests([at("pod.yaml"), at("cm.yaml")])).length, 1);
 });
 
 t.test("a directory: every manifest in it, one set", async (t) => {
@@ -94,9 +100,9 @@ t.test("a directory: every manifest in it, one set", async (t) => {
     ["1-cm.yaml", "2-pod.yaml", "3-secret.json"].map((f) => at(`k8s/${f}`)),
   );
   t.equal(manifest.secrets.length, 1);
-  t.equal(manifest.podSources.get(manifest.pods[0]!), at("k8s/2-pod.yaml"));
+  t.equal(podSourcesOf(manifest).get(podsOf(manifest)[0]!), at("k8s/2-pod.yaml"));
   const again = await loadManifests([at("k8s"), at("k8s/2-pod.yaml")]);
-  t.equal(again.pods.length, 1, "a file named twice is read once, not a duplicate of itself");
+  t.equal(podsOf(again).length, 1, "a file named twice is read once, not a duplicate of itself");
 });
 
 t.test("a reference to an object in none of the files names the reference and the files read", async (t) => {
@@ -115,7 +121,7 @@ t.test("optional: true tolerates an absent object", async (t) => {
       "key: GREETING\n              optional: true",
     ),
   });
-  t.equal((await loadManifests([at("pod.yaml")])).pods.length, 1);
+  t.equal(podsOf(await loadManifests([at("pod.yaml")])).length, 1);
 });
 
 t.test("a key the object of another file lacks: where that object is defined", async (t) => {
@@ -183,7 +189,7 @@ t.test(
 
 t.test("checkReferences: false (down) loads a pod without its ConfigMaps", async (t) => {
   const at = await files({ "pod.yaml": podUsing("web", "app-config") });
-  t.equal((await loadManifests([at("pod.yaml")], { checkReferences: false })).pods.length, 1);
+  t.equal(podsOf(await loadManifests([at("pod.yaml")], { checkReferences: false })).length, 1);
 });
 
 t.test("many files: the message names the first six", async (t) => {
@@ -202,6 +208,6 @@ t.test("standard input is one file of the set; warnings come file by file", asyn
   ]);
   const manifest = await loadManifests(["-", at("cm.yaml")], { stdin });
   t.same(manifest.sources, ["<stdin>", at("cm.yaml")]);
-  t.equal(manifest.podSources.get(manifest.pods[0]!), "<stdin>");
+  t.equal(podSourcesOf(manifest).get(podsOf(manifest)[0]!), "<stdin>");
   t.match(manifest.warnings[0], /^<stdin>:6:3: Warning: spec\.nodeSelector: /);
 });

@@ -1,6 +1,6 @@
 import t from "tap";
 import { ManifestError } from "../../lib/errors.js";
-import { checkManifest } from "../../lib/manifest/load-manifest.js";
+import { checkManifest } from "../../lib/kinds/read-manifests.js";
 
 // The PersistentVolumeClaim kind: the API server's rules for its own fields, the Warnings for
 // what an engine's local volume cannot be, and the claims handed on with the manifest.

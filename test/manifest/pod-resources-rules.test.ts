@@ -3,7 +3,7 @@
 import t from "tap";
 import { formatFieldError } from "../../lib/manifest/field-error.js";
 import { buildObjectIndex, validatePod } from "../../lib/manifest/validate-objects.js";
-import { checkManifest } from "../../lib/manifest/load-manifest.js";
+import { checkManifest } from "../../lib/kinds/read-manifests.js";
 import { manifestErrorLines } from "../harness/manifest-errors.js";
 
 interface Spec {

@@ -2,7 +2,7 @@
 // warning that names the engine, kept apart for `up` to print on that engine alone.
 import t from "tap";
 import { up } from "../../lib/commands/up.js";
-import { checkManifest } from "../../lib/manifest/load-manifest.js";
+import { checkManifest } from "../../lib/kinds/read-manifests.js";
 import { createCommandWorld } from "../harness/command-io.js";
 
 const manifest = (resources: string, extra = "") => `apiVersion: v1

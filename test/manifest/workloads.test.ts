@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { summarize, validate } from "../../lib/commands/validate.js";
-import { checkManifests } from "../../lib/manifest/load-manifest.js";
+import { checkManifests } from "../../lib/kinds/read-manifests.js";
+import { podsOf, workloadsOf } from "../../lib/kinds/views.js";
 
 const check = (text: string) => {
   try {
@@ -38,10 +39,10 @@ t.test("a valid Deployment loads, with its pods", async (t) => {
     deployment(`  replicas: 2\n  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`),
   );
   t.same(errors, []);
-  const [workload] = manifest!.files[0]!.workloads;
+  const [workload] = workloadsOf(manifest!.files[0]!);
   t.equal(workload!.kind, "Deployment");
   t.equal(workload!.pods.length, 2);
-  t.same(manifest!.pods, [], "workload pods are not the manifest's bare pods: up does not run them yet");
+  t.same(podsOf(manifest!), [], "workload pods are not the manifest's bare pods: up does not run them yet");
 });
 
 const cases: [string, string, string[]][] = [

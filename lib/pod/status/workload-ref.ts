@@ -1,85 +1,73 @@
 import { UsageError } from "../../errors.js";
-import { WORKLOAD_KINDS, type WorkloadKind } from "../../manifest/kinds.js";
 import { findObjectNameErrors } from "../../manifest/rules/names.js";
 import { OWNER_LABEL, stableUid } from "../../workloads/expand.js";
+import { acceptedTypes, entryOfKind, entryOfType } from "../../kinds/resource-names.js";
+import { KINDS } from "../../kinds/table.js";
+import type { KindTable } from "../../kinds/types.js";
 import type { PodRecord } from "./find-pods.js";
 
 // `TYPE/NAME` arguments, as kubectl takes them (`deploy/web`, `jobs/migrate`, `pod/web`), and the
 // pods they stand for (pure). A workload's pods are found by the owner label every container of
 // theirs carries (expand.ts OWNER_LABEL, `Deployment/web`), in the namespace asked for: the
 // engine is asked, never the manifest, so a template changed since `up` (a Deployment's new
-// pod-template-hash) or a Job's replacement pods are found all the same. The types and their
-// short names are kubectl's (`kubectl api-resources`).
+// pod-template-hash) or a Job's replacement pods are found all the same. The types, their
+// spellings and whether a kind's pods carry the owner label are the kind table's (lib/kinds/).
 
-/** A `TYPE/NAME` argument: a pod (`pod/web` is the pod web) or a workload. */
+/** A `TYPE/NAME` argument: a pod (`pod/web` is the pod web) or a workload (a kind of the table). */
 export interface ResourceRef {
-  kind: "Pod" | WorkloadKind;
+  kind: string;
   name: string;
 }
 
-export type WorkloadRef = ResourceRef & { kind: WorkloadKind };
-
-/** Each kind's resource and API group, as kubectl's NotFound line names it (`deployments.apps`). */
-const RESOURCES: Record<ResourceRef["kind"], { plural: string; singular: string; short?: string; group?: string }> = {
-  Pod: { plural: "pods", singular: "pod", short: "po" },
-  Deployment: { plural: "deployments", singular: "deployment", short: "deploy", group: "apps" },
-  ReplicaSet: { plural: "replicasets", singular: "replicaset", short: "rs", group: "apps" },
-  StatefulSet: { plural: "statefulsets", singular: "statefulset", short: "sts", group: "apps" },
-  DaemonSet: { plural: "daemonsets", singular: "daemonset", short: "ds", group: "apps" },
-  Job: { plural: "jobs", singular: "job", group: "batch" },
-};
+/** A ref to a kind whose pods carry the owner label (`ownsPods` in the kind table). */
+export type WorkloadRef = ResourceRef;
 
 /** What each kind is written as, for usage lines: `deployment (deploy)`, … */
-export const ACCEPTED_TYPES = Object.values(RESOURCES)
-  .map((r) => (r.short ? `${r.singular} (${r.short})` : r.singular))
-  .join(", ");
-
-/** Every spelling kubectl accepts for each kind: plural, singular, short name, the kind, each with `.group` too. */
-const BY_TYPE = new Map<string, ResourceRef["kind"]>(
-  Object.entries(RESOURCES).flatMap(([kind, r]) => {
-    const names = [r.plural, r.singular, kind.toLowerCase(), ...(r.short ? [r.short] : [])];
-    return [...names, ...(r.group ? names.map((n) => `${n}.${r.group}`) : [])].map(
-      (name) => [name, kind as ResourceRef["kind"]] as const,
-    );
-  }),
-);
+export const ACCEPTED_TYPES = acceptedTypes();
 
 /** The kind `type` names (any case), or undefined. */
-export function resourceKindOf(type: string): ResourceRef["kind"] | undefined {
-  return BY_TYPE.get(type.toLowerCase());
+export function resourceKindOf(type: string, table: KindTable = KINDS): string | undefined {
+  return entryOfType(type, table)?.kind;
 }
 
 /**
  * `TYPE/NAME` read; undefined for an argument without a `/` (a pod name). An unknown type or an
  * invalid name is a UsageError naming the accepted types.
  */
-export function parseResourceRef(arg: string, command: string): ResourceRef | undefined {
+export function parseResourceRef(arg: string, command: string, table: KindTable = KINDS): ResourceRef | undefined {
   const slash = arg.indexOf("/");
   if (slash < 0) return undefined;
   const type = arg.slice(0, slash);
   const name = arg.slice(slash + 1);
-  const kind = resourceKindOf(type);
-  if (!kind)
+  const entry = entryOfType(type, table);
+  if (!entry)
     throw new UsageError(
-      `"${arg}": podrun ${command} takes pods and workloads, not "${type}": the types are ${ACCEPTED_TYPES}`,
+      `"${arg}": podrun ${command} takes pods and workloads, not "${type}": the types are ${acceptedTypes(table)}`,
     );
   const problems = findObjectNameErrors(name);
-  if (problems.length > 0) throw new UsageError(`"${arg}": invalid ${RESOURCES[kind].singular} name: ${problems[0]}`);
-  return { kind, name };
+  if (problems.length > 0) throw new UsageError(`"${arg}": invalid ${entry.resource!.singular} name: ${problems[0]}`);
+  return { kind: entry.kind, name };
 }
 
-export function isWorkloadRef(ref: ResourceRef): ref is WorkloadRef {
-  return (WORKLOAD_KINDS as readonly string[]).includes(ref.kind);
+/** Whether the ref's kind has its pods found by the owner label (a workload), not by name. */
+export function isWorkloadRef(ref: ResourceRef, table: KindTable = KINDS): boolean {
+  return entryOfKind(ref.kind, table)?.ownsPods === true;
+}
+
+function namesOf(kind: string, table: KindTable = KINDS) {
+  const resource = entryOfKind(kind, table)?.resource;
+  if (!resource) throw new Error(`kind ${kind} takes no TYPE/NAME`);
+  return resource;
 }
 
 /** `deployment/web`, as kubectl prints an object. */
 export function formatRef(ref: ResourceRef): string {
-  return `${RESOURCES[ref.kind].singular}/${ref.name}`;
+  return `${namesOf(ref.kind).singular}/${ref.name}`;
 }
 
 /** kubectl's line for an object that is not there: `Error from server (NotFound): deployments.apps "web" not found`. */
-export function formatNotFound(ref: ResourceRef): string {
-  const r = RESOURCES[ref.kind];
+export function formatNotFound(ref: ResourceRef, table: KindTable = KINDS): string {
+  const r = namesOf(ref.kind, table);
   return `Error from server (NotFound): ${r.group ? `${r.plural}.${r.group}` : r.plural} "${ref.name}" not found`;
 }
 
@@ -91,14 +79,14 @@ export function ownerLabelValue(ref: WorkloadRef): string {
 /** The workload a pod was made from, read from the owner label of any of its containers; undefined for a bare pod. */
 export function ownerOf(
   record: Pick<PodRecord, "infra" | "initContainers" | "appContainers">,
+  table: KindTable = KINDS,
 ): WorkloadRef | undefined {
   for (const state of [...(record.infra ? [record.infra] : []), ...record.appContainers, ...record.initContainers]) {
     const value = state.labels[OWNER_LABEL];
     if (value === undefined) continue;
     const slash = value.indexOf("/");
     const kind = value.slice(0, slash);
-    if (slash > 0 && (WORKLOAD_KINDS as readonly string[]).includes(kind))
-      return { kind: kind as WorkloadKind, name: value.slice(slash + 1) };
+    if (slash > 0 && entryOfKind(kind, table)?.ownsPods) return { kind, name: value.slice(slash + 1) };
   }
   return undefined;
 }
@@ -107,10 +95,11 @@ export function ownerOf(
 export function selectPods<T extends Pick<PodRecord, "name" | "infra" | "initContainers" | "appContainers">>(
   records: readonly T[],
   ref: ResourceRef,
+  table: KindTable = KINDS,
 ): T[] {
-  if (!isWorkloadRef(ref)) return records.filter((record) => record.name === ref.name);
+  if (!isWorkloadRef(ref, table)) return records.filter((record) => record.name === ref.name);
   return records.filter((record) => {
-    const owner = ownerOf(record);
+    const owner = ownerOf(record, table);
     return owner !== undefined && owner.kind === ref.kind && owner.name === ref.name;
   });
 }
@@ -156,7 +145,7 @@ export function ownerReferencesOf(
     const hash = /^(.+)-[^-]+$/.exec(pod.name.slice(owner.name.length + 1))?.[1];
     if (hash !== undefined) [kind, name] = ["ReplicaSet", `${owner.name}-${hash}`];
   }
-  const apiVersion = kind === "Job" ? "batch/v1" : "apps/v1";
+  const apiVersion = entryOfKind(kind)?.apiVersion ?? "apps/v1";
   return [
     {
       apiVersion,
@@ -170,8 +159,8 @@ export function ownerReferencesOf(
 }
 
 /** The command's arguments read: `TYPE/NAME`, else a pod's name as given. */
-export function parseRefs(args: readonly string[], command: string): ResourceRef[] {
-  return args.map((arg) => parseResourceRef(arg, command) ?? { kind: "Pod", name: arg });
+export function parseRefs(args: readonly string[], command: string, table: KindTable = KINDS): ResourceRef[] {
+  return args.map((arg) => parseResourceRef(arg, command, table) ?? { kind: "Pod", name: arg });
 }
 
 /**
@@ -181,12 +170,13 @@ export function parseRefs(args: readonly string[], command: string): ResourceRef
 export function selectByRefs<T extends Pick<PodRecord, "name" | "infra" | "initContainers" | "appContainers">>(
   records: readonly T[],
   refs: readonly ResourceRef[],
+  table: KindTable = KINDS,
 ): { selected: T[]; missing: ResourceRef[] } {
   if (refs.length === 0) return { selected: [...records], missing: [] };
   const chosen = new Set<T>();
   const missing: ResourceRef[] = [];
   for (const ref of refs) {
-    const found = selectPods(records, ref);
+    const found = selectPods(records, ref, table);
     if (found.length === 0 && !missing.some((m) => m.kind === ref.kind && m.name === ref.name)) missing.push(ref);
     for (const record of found) chosen.add(record);
   }

@@ -1,0 +1,43 @@
+import type { ManifestItem, ManifestKind } from "../manifest/kind-hooks.js";
+
+// One entry of the kind table (table.ts): everything podrun does with a kind, in one place. The
+// manifest reader calls `validate` and `admit` (lib/manifest/kind-hooks.ts); `up` and `down` read
+// `order` and `run`; `ps`, `logs`, `events` and `down` read `resource` for TYPE/NAME arguments.
+
+/** kubectl's names of a kind (`kubectl api-resources`): the TYPE of `TYPE/NAME`, and its NotFound line. */
+export interface ResourceNames {
+  plural: string;
+  singular: string;
+  short?: string;
+  /** The API group: `deployments.apps`; none for core/v1. */
+  group?: string;
+}
+
+/** How `up` applies a kind's objects and `down` deletes them. */
+export type KindRun =
+  /** Read by pods only (a ConfigMap, a claim): nothing to start or stop of its own. */
+  | "none"
+  /** Its pods, started one after the other (lib/pod/run-pod.ts) and stopped by `down`. */
+  | "pods"
+  /** Run by the Job controller (lib/workloads/run-jobs.ts), after every pod; `down` also removes its record. */
+  | "job";
+
+export interface KindEntry extends ManifestKind {
+  /** `TYPE/NAME` spellings; undefined: not a type the commands take. */
+  resource?: ResourceNames;
+  /** Its pods are a controller's, found by the owner label (`Deployment/web`); false: the object is the pod. */
+  ownsPods: boolean;
+  /** Where its objects come in a run, lowest first; `validate` lists objects in the same order. */
+  order: number;
+  run: KindRun;
+  /** `validate`'s summary of one object (`Pod web (2 containers)`); undefined: only counted. */
+  describe?: (item: ManifestItem) => string;
+  /** What `validate --json` may print of it (a Secret's values redacted). */
+  printable?: (object: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/** The kinds podrun reads, and the built-in kinds it skips with a Warning. */
+export interface KindTable {
+  kinds: readonly KindEntry[];
+  warned: ReadonlySet<string>;
+}

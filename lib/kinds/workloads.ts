@@ -1,0 +1,70 @@
+import { KIND_API_VERSIONS, type WorkloadKind } from "../manifest/kinds.js";
+import { findIgnoredFields } from "../manifest/support.js";
+import { findInTemplate, validateWorkload } from "../manifest/rules/workloads.js";
+import type { RawObject } from "../manifest/rules/raw.js";
+import { validatePod } from "../manifest/validate-objects.js";
+import { plural } from "../output/plural.js";
+import { expandWorkload } from "../workloads/expand.js";
+import { describePod } from "./describe.js";
+import type { KindEntry, KindRun, ResourceNames } from "./types.js";
+
+// The workloads: a template whose pods podrun makes as the kind's controller would
+// (lib/workloads/expand.ts), found again by their owner label. A Job's pods are the Job
+// controller's (lib/workloads/run-jobs.ts); the others' go up as bare pods do, after them.
+
+/** What `validate` counts a workload's pods as: `2 replicas`, `1 parallel pod`. */
+const REPLICA_NOUN: Record<WorkloadKind, string> = {
+  Deployment: "replica",
+  ReplicaSet: "replica",
+  StatefulSet: "replica",
+  DaemonSet: "pod",
+  Job: "parallel pod",
+};
+
+function workloadKind(kind: WorkloadKind, resource: ResourceNames, run: KindRun = "pods"): KindEntry {
+  return {
+    kind,
+    apiVersion: KIND_API_VERSIONS[kind],
+    referable: true,
+    resource,
+    ownsPods: true,
+    order: 4,
+    run,
+    validate: (value, { index, report }) => validateWorkload(kind, value as RawObject, index, report, validatePod),
+    admit(value, { warn }) {
+      findInTemplate(value, findIgnoredFields, warn);
+      const workload = expandWorkload({ ...value, kind });
+      const { name, namespace, pods, claims, object } = workload;
+      const podObjects = claims.length > 0 ? { persistentVolumeClaims: claims } : undefined;
+      return { kind, name, namespace, object, pods, workload, source: "", ...(podObjects && { podObjects }) };
+    },
+    describe: ({ kind, name, workload, pods }) =>
+      `${kind} ${name} (${plural(workload!.replicas, REPLICA_NOUN[kind as WorkloadKind])}, ${describePod(pods[0] ?? { spec: { containers: [] } })})`,
+  };
+}
+
+export const DEPLOYMENT_KIND = workloadKind("Deployment", {
+  plural: "deployments",
+  singular: "deployment",
+  short: "deploy",
+  group: "apps",
+});
+export const REPLICA_SET_KIND = workloadKind("ReplicaSet", {
+  plural: "replicasets",
+  singular: "replicaset",
+  short: "rs",
+  group: "apps",
+});
+export const STATEFUL_SET_KIND = workloadKind("StatefulSet", {
+  plural: "statefulsets",
+  singular: "statefulset",
+  short: "sts",
+  group: "apps",
+});
+export const DAEMON_SET_KIND = workloadKind("DaemonSet", {
+  plural: "daemonsets",
+  singular: "daemonset",
+  short: "ds",
+  group: "apps",
+});
+export const JOB_KIND = workloadKind("Job", { plural: "jobs", singular: "job", group: "batch" }, "job");

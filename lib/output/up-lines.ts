@@ -1,0 +1,54 @@
+import type { ChalkInstance } from "chalk";
+import type { StalePodOutcome } from "../apply/stale-workload-pods.js";
+import { quoteCommand } from "../runtime/quote.js";
+import type { RuntimeCommand } from "../runtime/types.js";
+import { formatErrorLine } from "./error-line.js";
+
+// What `podrun up` prints beside each pod's outcome (pure): the stale workload pods removed, the
+// pods left running by a Ctrl-C, and the commands of a dry run.
+
+/** A workload pod its spec no longer names: `pod/x deleted (…)` on standard output, or why it was not. */
+export function formatStalePodOutcome(
+  outcome: StalePodOutcome,
+  options: { color: ChalkInstance; json: boolean },
+): { stdout: string[]; stderr: string[] } {
+  const { name, owner, failures } = outcome;
+  const stderr = failures.map((failure) =>
+    options.color.red(
+      formatErrorLine(
+        { reason: "FailedKillPod", message: `${failure.object}: could not ${failure.step} it: ${failure.message}` },
+        `pod/${name}`,
+      ),
+    ),
+  );
+  const stdout =
+    failures.length > 0 || options.json
+      ? []
+      : [`pod/${name} deleted (${owner.kind.toLowerCase()}/${owner.name} no longer has it)`];
+  return { stdout, stderr };
+}
+
+/** After a Ctrl-C: the pods already up, and the `podrun down` that removes them. */
+export function formatLeftRunning(done: readonly { name: string; source: string }[]): string {
+  const targets = [...new Set(done.map((d) => (d.source === "<stdin>" ? d.name : d.source)))];
+  const labels = done.map((d) => `pod/${d.name}`).join(", ");
+  return `podrun: interrupted; left running: ${labels} (podrun down ${targets.join(" ")} removes ${done.length === 1 ? "it" : "them"})`;
+}
+
+/** `up --dry-run`'s standard output: the engine commands in order, each pod's marked where they begin. */
+export function formatDryRun(
+  engine: string,
+  commands: readonly RuntimeCommand[],
+  marks: readonly { at: number; line: string }[],
+): string[] {
+  const lines = [
+    `# podrun up --dry-run: the ${engine} commands podrun would run, in order; none was run.`,
+    `# (every image is assumed absent; environment values and registry credentials go through files, never argv)`,
+  ];
+  commands.forEach((command, i) => {
+    for (const mark of marks) if (mark.at === i) lines.push(mark.line);
+    lines.push(quoteCommand(command.binary, command.args, command.env));
+  });
+  for (const mark of marks) if (mark.at === commands.length) lines.push(mark.line);
+  return lines;
+}
