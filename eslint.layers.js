@@ -1,0 +1,53 @@
+// The layers of lib/ (docs/architecture.md draws them), lowest first: a module may import its own
+// folder and the folders of the layers below its own, never above or beside. `npm run lint`
+// fails on an import that breaks this (eslint-plugin-boundaries, resolving TypeScript's paths).
+import boundaries from "eslint-plugin-boundaries";
+
+export const LAYERS = [
+  ["errors"], // lib/errors.ts: the error classes and exit codes; imports nothing
+  ["process", "resources"], // signals and aborts; Kubernetes quantities
+  ["state"], // the state directory: lock, atomic writes, back-off arithmetic and store
+  ["events"], // the event model, recorder and log
+  ["credentials"], // registry credentials: docker config files, the keyring, scrubbing
+  ["runtime"], // the engine boundary: ContainerRuntime and its CLI implementation
+  ["images", "probes"], // the kubelet's image manager; one probe attempt of each kind
+  ["manifest"], // manifests read as kubectl reads them, validated as the API server does
+  ["readiness"], // the prober: a worker per probe, one status watcher
+  ["pod"], // the kubelet's part: reconcile, volumes, start, stop, status
+  ["workloads"], // the controllers: pods from templates, the Job controller
+  ["kinds"], // the one table of kinds
+  ["apply"], // the run of up and down: order, outcomes
+  ["output"], // what reaches the terminal
+  ["commands"], // one module per verb: flags -> options -> call -> print
+  ["cli"], // lib/cli.ts: commander's declarations, exit codes
+];
+
+const FILES = new Set(["errors", "cli"]);
+
+export const layerRules = [
+  {
+    files: ["lib/**/*.ts"],
+    plugins: { boundaries },
+    settings: {
+      "boundaries/elements": LAYERS.flat().map((name) => ({
+        type: name,
+        pattern: FILES.has(name) ? `lib/${name}.ts` : `lib/${name}`,
+      })),
+      "import/resolver": { typescript: { alwaysTryTypes: true } },
+    },
+    rules: {
+      "boundaries/dependencies": [
+        "error",
+        {
+          default: "disallow",
+          policies: LAYERS.flatMap((layer, i) =>
+            layer.map((name) => ({
+              from: { element: { type: name } },
+              allow: { to: { element: { types: { anyOf: [name, ...LAYERS.slice(0, i).flat()] } } } },
+            })),
+          ),
+        },
+      ],
+    },
+  },
+];
