@@ -2,6 +2,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
+import { layerRules } from "./eslint.layers.js";
 
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/"] },
@@ -34,6 +35,8 @@ export default tseslint.config(
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
+  // lib/'s layers (eslint.layers.js): an import that goes up or sideways fails.
+  ...layerRules,
   // Layout is prettier's (`npm run format`; `npm run lint` checks it): no style rule may disagree.
   prettier,
 );

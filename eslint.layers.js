@@ -5,15 +5,14 @@ import boundaries from "eslint-plugin-boundaries";
 
 export const LAYERS = [
   ["errors"], // lib/errors.ts: the error classes and exit codes; imports nothing
-  ["process", "resources"], // signals and aborts; Kubernetes quantities
+  ["process", "resources", "text"], // signals and aborts; Kubernetes quantities; the words of messages
   ["state"], // the state directory: lock, atomic writes, back-off arithmetic and store
   ["events"], // the event model, recorder and log
   ["credentials"], // registry credentials: docker config files, the keyring, scrubbing
   ["runtime"], // the engine boundary: ContainerRuntime and its CLI implementation
   ["images", "probes"], // the kubelet's image manager; one probe attempt of each kind
   ["manifest"], // manifests read as kubectl reads them, validated as the API server does
-  ["readiness"], // the prober: a worker per probe, one status watcher
-  ["pod"], // the kubelet's part: reconcile, volumes, start, stop, status
+  ["pod"], // the kubelet's part: reconcile, volumes, start, the prober (readiness/), stop, status
   ["workloads"], // the controllers: pods from templates, the Job controller
   ["kinds"], // the one table of kinds
   ["apply"], // the run of up and down: order, outcomes
@@ -36,6 +35,9 @@ export const layerRules = [
       "import/resolver": { typescript: { alwaysTryTypes: true } },
     },
     rules: {
+      // Every file of lib/ belongs to a layer, and so does everything it imports from lib/.
+      "boundaries/no-unknown-files": "error",
+      "boundaries/no-unknown-dependencies": "error",
       "boundaries/dependencies": [
         "error",
         {

@@ -1,10 +1,10 @@
 import { stat } from "node:fs/promises";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { configureColor } from "../output/color.js";
-import { formatHumanDuration } from "../output/human-duration.js";
+import { formatHumanDuration } from "../text/human-duration.js";
 import { formatErrorLine } from "../output/error-line.js";
 import { formatTable } from "../output/table.js";
-import { escapeControlCharacters, toOneLine } from "../output/terminal-text.js";
+import { escapeControlCharacters, toOneLine } from "../text/terminal-text.js";
 import { updateBackoff } from "../state/backoff-store.js";
 import type { Backoff } from "../state/backoff.js";
 import { resolveStateDir } from "../state/paths.js";

@@ -37,7 +37,7 @@ import {
 } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
 import { listJobRecords, removeJobRecord } from "../workloads/job-state.js";
-import { plural } from "../output/plural.js";
+import { plural } from "../text/plural.js";
 import { formatErrorLine } from "../output/error-line.js";
 
 // `podrun down FILE|POD... | --all`: the pods are read back from the engine by label (never from

@@ -1,7 +1,7 @@
 import type { ChalkInstance } from "chalk";
 import { ExitCode, ExitError } from "../errors.js";
 import { configureColor } from "../output/color.js";
-import { formatHumanDuration } from "../output/human-duration.js";
+import { formatHumanDuration } from "../text/human-duration.js";
 import { formatTable } from "../output/table.js";
 import { findPods } from "../pod/status/find-pods.js";
 import { toPodList } from "../pod/status/pod-object.js";

@@ -4,7 +4,7 @@ import { inRunOrder, kindEntry, KINDS } from "../kinds/table.js";
 import type { KindTable } from "../kinds/types.js";
 import type { Manifest, ManifestFile } from "../manifest/load-manifest.js";
 import { configureColor } from "../output/color.js";
-import { plural } from "../output/plural.js";
+import { plural } from "../text/plural.js";
 
 export interface ValidateOptions {
   /** Manifest files, directories, and `-` for standard input. */

@@ -1,6 +1,3 @@
-import type { Secret } from "kubernetes-types/core/v1.js";
-import { readSecretData } from "../pod/spec/pod-objects.js";
-
 // Reads registry credentials the way the kubelet decodes a pull secret
 // (kubernetes/kubernetes pkg/credentialprovider/config.go, secrets/secrets.go): the entries of
 // a docker config, keyed by registry as written, before the keyring normalises the keys.
@@ -26,23 +23,6 @@ export const DOCKERCFG_TYPE = "kubernetes.io/dockercfg";
 export const DOCKERCFG_KEY = ".dockercfg";
 
 const AUTH_FORMAT = "unable to parse auth field, must be formatted as base64(username:password)";
-
-/**
- * The credentials a pull secret holds, or undefined when the kubelet would not read it: another
- * type, or the type's key absent or empty. Throws DockerConfigError when the key cannot be decoded.
- */
-export function readSecretDockerConfig(secret: Pick<Secret, "type" | "data" | "stringData">): DockerConfig | undefined {
-  const data = readSecretData(secret);
-  if (secret.type === DOCKER_CONFIG_JSON_TYPE) {
-    const bytes = data.get(DOCKER_CONFIG_JSON_KEY);
-    return bytes?.length ? parseDockerConfigJson(bytes.toString("utf8")) : undefined;
-  }
-  if (secret.type === DOCKERCFG_TYPE) {
-    const bytes = data.get(DOCKERCFG_KEY);
-    return bytes?.length ? parseDockercfg(bytes.toString("utf8")) : undefined;
-  }
-  return undefined;
-}
 
 /** `{"auths": {...}, "HttpHeaders": {...}}`: a `.dockerconfigjson`, docker's config.json, podman's auth.json. */
 export function parseDockerConfigJson(text: string): DockerConfig {

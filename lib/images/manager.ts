@@ -3,7 +3,7 @@ import { formatGoDuration } from "../events/go-duration.js";
 import { EventReason, EventType } from "../events/reasons.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { InvolvedObject } from "../events/types.js";
-import { applyDefaultImageTag } from "./reference.js";
+import { applyDefaultImageTag } from "../runtime/image-reference.js";
 import type { RegistryCredential } from "../credentials/types.js";
 import { listSecretForms } from "../credentials/scrub.js";
 import type { ImageInfo } from "../runtime/types.js";

@@ -1,5 +1,5 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { plural } from "../output/plural.js";
+import { plural } from "../text/plural.js";
 
 // `validate`'s words for what a pod runs: `2 containers, 1 init container`.
 

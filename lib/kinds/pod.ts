@@ -1,9 +1,9 @@
 import { KIND_API_VERSIONS } from "../manifest/kinds.js";
 import { defaultPod } from "../manifest/defaults.js";
-import { findIgnoredFields } from "../manifest/support.js";
+import { findIgnoredFields } from "./support/support.js";
 import { findMissingClaims } from "../manifest/rules/persistent-volume-claim.js";
-import { findEngineSecurityWarnings } from "../manifest/security-warnings.js";
-import { findEnginePodResourceWarnings } from "../manifest/pod-resources-support.js";
+import { findEngineSecurityWarnings } from "./support/security-warnings.js";
+import { findEnginePodResourceWarnings } from "./support/pod-resources-support.js";
 import { validatePod } from "../manifest/validate-objects.js";
 import { metaOf } from "./meta.js";
 import { describePod } from "./describe.js";

@@ -1,9 +1,9 @@
 import { KIND_API_VERSIONS, type WorkloadKind } from "../manifest/kinds.js";
-import { findIgnoredFields } from "../manifest/support.js";
+import { findIgnoredFields } from "./support/support.js";
 import { findInTemplate, validateWorkload } from "../manifest/rules/workloads.js";
 import type { RawObject } from "../manifest/rules/raw.js";
 import { validatePod } from "../manifest/validate-objects.js";
-import { plural } from "../output/plural.js";
+import { plural } from "../text/plural.js";
 import { expandWorkload } from "../workloads/expand.js";
 import { describePod } from "./describe.js";
 import type { KindEntry, KindRun, ResourceNames } from "./types.js";

@@ -1,5 +1,5 @@
 import type { ConfigMap, Container, Pod, Probe, Secret, Volume } from "kubernetes-types/core/v1.js";
-import { defaultPullPolicy } from "../images/reference.js";
+import { defaultPullPolicy } from "../runtime/image-reference.js";
 
 // What the API server fills in on create (pkg/apis/core/v1/defaults.go), so that `podrun validate
 // --json` shows what a cluster would store and later steps never guess a default of their own.

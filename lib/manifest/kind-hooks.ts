@@ -1,13 +1,29 @@
 import type { PersistentVolumeClaim, Pod } from "kubernetes-types/core/v1.js";
 import type { FieldError, Reporter } from "./field-error.js";
 import type { ObjectIndex } from "./rules/context.js";
-import type { PodObjects } from "../pod/spec/pod-objects.js";
+import type { PodObjects } from "./pod-objects.js";
 import type { RuntimeName } from "../runtime/detect.js";
-import type { Workload } from "../workloads/expand.js";
+import type { WorkloadKind } from "./kinds.js";
 
 // What the manifest reader asks of each kind it reads. The reader knows no kind by name: lib/kinds/
 // registers one ManifestKind per kind (its table), and the reader validates and admits each object
 // through its kind's hooks. A kind the table lacks is an error, a warned kind (a Service) a Warning.
+
+/** A workload of the manifest (validated) and the pods it runs, as lib/workloads/expand.ts makes them. */
+export interface Workload {
+  kind: WorkloadKind;
+  name: string;
+  namespace: string;
+  /** spec.replicas as defaulted (1); a DaemonSet has one pod (this machine is its one node), a Job `parallelism`. */
+  replicas: number;
+  /** The Deployment's pod-template-hash, the StatefulSet's revision hash; "" for the others. */
+  templateHash: string;
+  pods: Pod[];
+  /** A StatefulSet's claims from its volumeClaimTemplates, one per template and pod: `<template>-<set>-<i>`. */
+  claims: PersistentVolumeClaim[];
+  /** The workload object itself, its namespace defaulted (for `validate --json`). */
+  object: Record<string, unknown>;
+}
 
 /** One kind as the manifest reader sees it. */
 export interface ManifestKind {

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from "chalk";
-import { formatHumanDuration } from "./human-duration.js";
-import { escapeControlCharacters, toOneLine } from "./terminal-text.js";
+import { formatHumanDuration } from "../text/human-duration.js";
+import { escapeControlCharacters, toOneLine } from "../text/terminal-text.js";
 import { timeOf } from "../events/event-time.js";
 import type { FoldedRow } from "../events/fold.js";
 import type { KubeEvent } from "../events/types.js";

@@ -3,8 +3,8 @@ import { PodrunError } from "../errors.js";
 import type { PodOutcome, PodProgress } from "../pod/run-pod.js";
 import { formatUpSummary } from "../pod/up-summary.js";
 import { formatErrorLine } from "./error-line.js";
-import { formatElapsedSeconds, formatHumanDuration } from "./human-duration.js";
-import { plural } from "./plural.js";
+import { formatElapsedSeconds, formatHumanDuration } from "../text/human-duration.js";
+import { plural } from "../text/plural.js";
 
 // What `podrun up` prints of a pod's run (pure): its progress lines on standard output as the
 // flow goes, and at the end its outcome, a summary on standard output or the lines that say

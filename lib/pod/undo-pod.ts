@@ -1,5 +1,5 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { plural } from "../output/plural.js";
+import { plural } from "../text/plural.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import { sandboxRuntimeName, type PodIdentity } from "./identity.js";
 import type { StartedPod } from "./start/start-pod.js";

@@ -1,6 +1,6 @@
 import type { PodPlan, RecreateCause } from "./reconcile/reconcile-plan.js";
-import { formatElapsedSeconds } from "../output/human-duration.js";
-import { plural } from "../output/plural.js";
+import { formatElapsedSeconds } from "../text/human-duration.js";
+import { plural } from "../text/plural.js";
 
 // The last line of `podrun up` (pure): what happened to the pod, how long it took, on which engine.
 //   pod/web: 2 containers started, 1 init container completed (0.7s, docker)

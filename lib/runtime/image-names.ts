@@ -2,7 +2,7 @@
 // same image differently: docker keeps `busybox:latest` as written, podman and nerdctl store
 // `docker.io/library/busybox:latest`, and podman names a locally built or loaded short name
 // `localhost/<name>`. Comparing fully qualified forms makes all of these meet.
-import { parseImageReference } from "../images/reference.js";
+import { parseImageReference } from "./image-reference.js";
 
 /**
  * The forms under which an engine may list `ref`: its fully qualified name (docker.io and

@@ -1,6 +1,9 @@
 import type { PersistentVolumeClaim, Pod, PodTemplateSpec, Volume } from "kubernetes-types/core/v1.js";
 import { defaultPod } from "../manifest/defaults.js";
 import type { WorkloadKind } from "../manifest/kinds.js";
+import type { Workload } from "../manifest/kind-hooks.js";
+
+export type { Workload };
 import { LABEL_OWNER } from "../runtime/types.js";
 
 // The pods a workload's controller would create from its template, as a pure function of the
@@ -10,22 +13,6 @@ import { LABEL_OWNER } from "../runtime/types.js";
 
 /** podrun's own label on every pod of a workload, and on its containers: `Deployment/web`. */
 export const OWNER_LABEL = LABEL_OWNER;
-
-/** A workload of the manifest (validated) and the pods it runs. */
-export interface Workload {
-  kind: WorkloadKind;
-  name: string;
-  namespace: string;
-  /** spec.replicas as defaulted (1); a DaemonSet has one pod (this machine is its one node), a Job `parallelism`. */
-  replicas: number;
-  /** The Deployment's pod-template-hash, the StatefulSet's revision hash; "" for the others. */
-  templateHash: string;
-  pods: Pod[];
-  /** A StatefulSet's claims from its volumeClaimTemplates, one per template and pod: `<template>-<set>-<i>`. */
-  claims: PersistentVolumeClaim[];
-  /** The workload object itself, its namespace defaulted (for `validate --json`). */
-  object: Record<string, unknown>;
-}
 
 interface RawWorkload {
   kind: WorkloadKind;

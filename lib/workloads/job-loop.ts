@@ -1,5 +1,5 @@
 import type { JobStatus } from "kubernetes-types/batch/v1.js";
-import type { Clock } from "../readiness/wait-clock.js";
+import type { Clock } from "../pod/readiness/wait-clock.js";
 import type { JobController, JobEvent, JobObservation, PodToCreate } from "./job-controller.js";
 
 // The loop `up --wait` runs for a Job: sync, carry out the decision, wait for news from the engine

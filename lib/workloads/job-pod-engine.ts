@@ -4,7 +4,7 @@ import { runPod, type PodOutcome, type RunPodDeps, type RunPodOptions } from "..
 import { findPods, isSidecarState, kubeContainerName, type PodRecord } from "../pod/status/find-pods.js";
 import { removePod } from "../pod/stop/remove-pod.js";
 import { stopPod } from "../pod/stop/stop-pod.js";
-import { systemClock, type Clock } from "../readiness/wait-clock.js";
+import { systemClock, type Clock } from "../pod/readiness/wait-clock.js";
 import type { Workload } from "./expand.js";
 import type { JobController, JobObservation, PodToCreate } from "./job-controller.js";
 import type { JobPodEngine } from "./job-loop.js";

@@ -2,7 +2,7 @@ import type { Job } from "kubernetes-types/batch/v1.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { formatErrorLine } from "../output/error-line.js";
 import type { RunPodDeps, RunPodOptions } from "../pod/run-pod.js";
-import { systemClock, type Clock } from "../readiness/wait-clock.js";
+import { systemClock, type Clock } from "../pod/readiness/wait-clock.js";
 import type { InvolvedObject } from "../events/types.js";
 import { stableUid, type Workload } from "./expand.js";
 import { JobController, jobSpecWarnings, type JobEvent } from "./job-controller.js";

@@ -4,8 +4,8 @@ import {
   DockerConfigError,
   parseDockercfg,
   parseDockerConfigJson,
-  readSecretDockerConfig,
 } from "../../lib/credentials/docker-config.js";
+import { readSecretDockerConfig } from "../../lib/pod/pull-credentials.js";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 const catchError = (fn: () => unknown): Error | undefined => {

@@ -3,7 +3,7 @@
 // wrong one refused, and the registry's refusal carries nothing the scrubber must remove.
 import t from "tap";
 import type { Pod, Secret } from "kubernetes-types/core/v1.js";
-import { findPullCredentials } from "../../lib/credentials/pod-credentials.js";
+import { findPullCredentials } from "../../lib/pod/pull-credentials.js";
 import { listSecretForms, scrubSecrets } from "../../lib/credentials/scrub.js";
 import type { RegistryCredential } from "../../lib/credentials/types.js";
 import { requireRegistry, requireTestEnv } from "../harness/engine.js";

@@ -1,6 +1,6 @@
 import t from "tap";
 import { formatAge } from "../../lib/output/event-table.js";
-import { formatHumanDuration } from "../../lib/output/human-duration.js";
+import { formatHumanDuration } from "../../lib/text/human-duration.js";
 
 // The age column of `kubectl get events` (apimachinery's util/duration HumanDuration): one
 // case on each side of every boundary of the table.

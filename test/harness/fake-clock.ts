@@ -1,4 +1,4 @@
-import type { Clock } from "../../lib/readiness/wait-clock.js";
+import type { Clock } from "../../lib/pod/readiness/wait-clock.js";
 
 // A clock for the probe loops' tests (wait-ready, liveness): time moves only in advance(), and
 // the timers due meanwhile fire in order, each followed by the work it causes.

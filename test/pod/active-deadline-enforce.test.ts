@@ -3,9 +3,9 @@ import { ps } from "../../lib/commands/ps.js";
 import { up, type UpOptions } from "../../lib/commands/up.js";
 import { ExitError, PodrunError } from "../../lib/errors.js";
 import { defaultPod } from "../../lib/manifest/defaults.js";
-import { findIgnoredFields } from "../../lib/manifest/support.js";
+import { findIgnoredFields } from "../../lib/kinds/support/support.js";
 import { findActiveDeadline, formatDeadlineWarnings } from "../../lib/pod/active-deadline.js";
-import { waitForPodReady } from "../../lib/readiness/wait-ready.js";
+import { waitForPodReady } from "../../lib/pod/readiness/wait-ready.js";
 import { createCommandWorld, type CommandWorld } from "../harness/command-io.js";
 import { FakeRuntime } from "../harness/fake-runtime.js";
 

@@ -4,7 +4,7 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
 import { defaultPod } from "../../lib/manifest/defaults.js";
 import type { FieldError } from "../../lib/manifest/field-error.js";
-import { findIgnoredFields } from "../../lib/manifest/support.js";
+import { findIgnoredFields } from "../../lib/kinds/support/support.js";
 import { buildContainerSpec } from "../../lib/pod/spec/container-spec.js";
 import { buildCreateArgs } from "../../lib/runtime/create-args.js";
 import { DIALECTS } from "../../lib/runtime/dialects.js";

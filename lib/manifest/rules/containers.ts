@@ -1,4 +1,4 @@
-import { parseImageReference } from "../../images/reference.js";
+import { parseImageReference } from "../../runtime/image-reference.js";
 import { FieldPath } from "../field-path.js";
 import { reportInvalid, type PodContext } from "./context.js";
 import { validateEnv, validateEnvFrom } from "./env.js";

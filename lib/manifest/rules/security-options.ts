@@ -1,8 +1,10 @@
-import { APPARMOR_ANNOTATION_PREFIX } from "../../pod/spec/security-options.js";
-import { sysctlNamespace } from "../../pod/spec/safe-sysctls.js";
+import { sysctlNamespace } from "../safe-sysctls.js";
 import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
 import { asObject, asString, listObjectItems, type RawObject } from "./raw.js";
+
+/** The deprecated per-container annotation, still read by the kubelet after the fields. */
+export const APPARMOR_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/";
 
 // The API server's rules (pkg/apis/core/validation/validation.go) on hostUsers, procMount,
 // appArmorProfile and its deprecated annotation, and on sysctls of a namespace the pod shares

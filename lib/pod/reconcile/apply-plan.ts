@@ -9,7 +9,7 @@ import { killContainers } from "../stop/kill-containers.js";
 import { describeNameClashes, findNameClashes, namesToCreate, type NamedObject } from "./name-clash.js";
 import { describeDesiredPod, planPod, type PodPlan } from "./reconcile-plan.js";
 import { stopPod } from "../stop/stop-pod.js";
-import type { PodObjects } from "../spec/pod-objects.js";
+import type { PodObjects } from "../../manifest/pod-objects.js";
 
 // The first half of an idempotent `up` (the kubelet's SyncPod steps 1–3): read the pod back from
 // the engine, plan (reconcile-plan.ts), make sure no name it needs belongs to someone else, then kill

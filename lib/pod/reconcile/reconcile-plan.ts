@@ -8,7 +8,7 @@ import {
 } from "../../runtime/types.js";
 import { buildContainerSpec, computePodHash, isSidecar } from "../spec/container-spec.js";
 import type { PodIdentity } from "../identity.js";
-import type { PodObjects } from "../spec/pod-objects.js";
+import type { PodObjects } from "../../manifest/pod-objects.js";
 import { LABEL_POD_HASH, LABEL_SPEC_HASH } from "../spec/spec-hash.js";
 
 // What `podrun up` does with a pod that is already there: the kubelet's computePodActions

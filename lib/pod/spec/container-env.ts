@@ -12,7 +12,7 @@ import {
   type PodFieldContext,
 } from "./field-ref.js";
 import type { PodIdentity } from "../identity.js";
-import { findConfigMap, findSecret, readSecretData, type PodObjects } from "./pod-objects.js";
+import { findConfigMap, findSecret, readSecretData, type PodObjects } from "../../manifest/pod-objects.js";
 
 // A container's environment as the kubelet builds it (kubernetes/kubernetes
 // pkg/kubelet/kubelet_pods.go makeEnvironmentVariables), then its command and args expanded with

@@ -7,7 +7,7 @@ import { planSecurityOptions } from "./security-options.js";
 import { planContainerMounts } from "../volumes/volume-plan.js";
 import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
 import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./container-env.js";
-import { NO_OBJECTS, type PodObjects } from "./pod-objects.js";
+import { NO_OBJECTS, type PodObjects } from "../../manifest/pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
 import { buildContainerPodSettings, buildSandboxSettings, resolvePodHostname } from "./pod-settings.js";
 import { planSecurityContext } from "./security-context.js";

@@ -5,6 +5,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { AppArmorProfile, Container, Pod, SELinuxOptions } from "kubernetes-types/core/v1.js";
 import type { SecurityArgs } from "../../runtime/specs.js";
+import { APPARMOR_ANNOTATION_PREFIX } from "../../manifest/rules/security-options.js";
+
+export { APPARMOR_ANNOTATION_PREFIX };
 
 /** Which Linux security modules the host enforces. */
 export interface HostSecurityModules {
@@ -40,9 +43,6 @@ let hostModules: HostSecurityModules | undefined;
 export function hostSecurityModules(): HostSecurityModules {
   return (hostModules ??= detectHostSecurityModules());
 }
-
-/** The deprecated per-container annotation, still read by the kubelet after the fields. */
-export const APPARMOR_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/";
 
 /**
  * The kubelet's GetProfile (pkg/security/apparmor/helpers.go): the container's field, then the

@@ -1,6 +1,6 @@
 import type { Container } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../../errors.js";
-import { waitForPodReady } from "../../readiness/wait-ready.js";
+import { waitForPodReady } from "../readiness/wait-ready.js";
 import { describeTerminationMessage } from "../termination-message.js";
 import { resolveProbeIP } from "./sandbox.js";
 import { startContainer, type ContainerStepContext } from "./start-container.js";

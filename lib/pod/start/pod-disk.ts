@@ -6,7 +6,7 @@ import { describeError } from "../../runtime/engine-error.js";
 import type { ContainerRuntime } from "../../runtime/types.js";
 import { preparePodEtcFiles } from "../etc/etc-files.js";
 import type { PodIdentity } from "../identity.js";
-import type { PodObjects } from "../spec/pod-objects.js";
+import type { PodObjects } from "../../manifest/pod-objects.js";
 import { ensureClaimVolumes } from "../volumes/claim-volumes.js";
 import { setUpEmptyDirs } from "../volumes/empty-dir-setup.js";
 import type { MountSourceContext } from "../volumes/mount-sources.js";

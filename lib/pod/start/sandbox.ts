@@ -1,5 +1,5 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { findPullCredentials, type AuthFileCredentials } from "../../credentials/pod-credentials.js";
+import { findPullCredentials, type AuthFileCredentials } from "../pull-credentials.js";
 import { PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";

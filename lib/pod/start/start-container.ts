@@ -1,5 +1,5 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
-import { findPullCredentials, type AuthFileCredentials } from "../../credentials/pod-credentials.js";
+import { findPullCredentials, type AuthFileCredentials } from "../pull-credentials.js";
 import { isProgrammingError, PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject, type InvolvedObject } from "../../events/types.js";
@@ -15,7 +15,7 @@ import {
 import { buildContainerSpec, type ContainerKind } from "../spec/container-spec.js";
 import { DEFAULT_HOOK_TIMEOUT_MS, HookError, runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
-import type { PodObjects } from "../spec/pod-objects.js";
+import type { PodObjects } from "../../manifest/pod-objects.js";
 import { resolveMountSources, type MountSourceContext } from "../volumes/mount-sources.js";
 import { withTerminationLog } from "../volumes/termination-log.js";
 import {

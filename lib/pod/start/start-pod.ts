@@ -1,7 +1,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import type { AuthFileCredentials } from "../../credentials/pod-credentials.js";
+import type { AuthFileCredentials } from "../pull-credentials.js";
 import { isProgrammingError, PodrunError } from "../../errors.js";
-import { applyDefaultImageTag } from "../../images/reference.js";
+import { applyDefaultImageTag } from "../../runtime/image-reference.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import type { ImageManager } from "../../images/manager.js";
 import { abortError, isAbortError } from "../../process/abort.js";
@@ -10,8 +10,8 @@ import { computePodHash, isSidecar, type ContainerKind } from "../spec/container
 import type { PodIdentity } from "../identity.js";
 import { describeError } from "../../runtime/engine-error.js";
 import { startContainer, type ContainerStepContext, type PodImages } from "./start-container.js";
-import { NO_OBJECTS, type PodObjects } from "../spec/pod-objects.js";
-import type { RestartContainer } from "../../readiness/liveness.js";
+import { NO_OBJECTS, type PodObjects } from "../../manifest/pod-objects.js";
+import type { RestartContainer } from "../readiness/liveness.js";
 import { undoStart } from "../undo-pod.js";
 import { createEmptyDirs, prepareDisk } from "./pod-disk.js";
 import { runInitContainers } from "./init-containers.js";

@@ -5,7 +5,7 @@ import { toInvolvedObject } from "../../events/types.js";
 import { describeError } from "../../runtime/engine-error.js";
 import { LABEL_MANAGED, LABEL_POD_NAMESPACE, type ContainerRuntime } from "../../runtime/types.js";
 import type { PodIdentity } from "../identity.js";
-import type { PodObjects } from "../spec/pod-objects.js";
+import type { PodObjects } from "../../manifest/pod-objects.js";
 
 // PersistentVolumeClaims: one engine volume per claim, named `<namespace>_<claim>` (a pod's
 // emptyDir is `<namespace>_<pod>_<volume>`: names have no `_`, so the two never meet). A cluster

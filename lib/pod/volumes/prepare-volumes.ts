@@ -9,7 +9,7 @@ import { readNodeCapacity, readNodeName, type NodeCapacity } from "../spec/field
 import { prepareHostPath } from "./host-path.js";
 import type { PodIdentity } from "../identity.js";
 import { ensurePodDirectory, podDirectory, removePodDirectory, volumeDirectory } from "./pod-dir.js";
-import type { PodObjects } from "../spec/pod-objects.js";
+import type { PodObjects } from "../../manifest/pod-objects.js";
 import { isFileVolume, planVolumeFiles } from "./volume-files.js";
 import {
   describeOwnershipFailures,

@@ -4,7 +4,7 @@ import { decodeBase64 } from "../../manifest/rules/config-map.js";
 import { resolvePodField, resolveResourceField, type NodeCapacity } from "../spec/field-ref.js";
 import type { FileProjection, Payload } from "./atomic-writer.js";
 import type { PodIdentity } from "../identity.js";
-import { findConfigMap, findSecret, readSecretData, type PodObjects } from "../spec/pod-objects.js";
+import { findConfigMap, findSecret, readSecretData, type PodObjects } from "../../manifest/pod-objects.js";
 import { errorMessage } from "../../errors.js";
 
 // The files of configMap, secret, downwardAPI and projected volumes (pure), as the kubelet's

@@ -9,7 +9,7 @@ import {
   usesPodIP,
 } from "../../../lib/pod/spec/container-env.js";
 import type { PodFieldContext } from "../../../lib/pod/spec/field-ref.js";
-import type { PodObjects } from "../../../lib/pod/spec/pod-objects.js";
+import type { PodObjects } from "../../../lib/manifest/pod-objects.js";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 const SECRET = 's3cr3t "quoted" $HOME\nline2';

@@ -4,9 +4,12 @@
 import t from "tap";
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import { formatFieldError, type FieldError } from "../../../lib/manifest/field-error.js";
-import { findEngineSecurityWarnings, findSecurityOptionWarnings } from "../../../lib/manifest/security-warnings.js";
+import {
+  findEngineSecurityWarnings,
+  findSecurityOptionWarnings,
+} from "../../../lib/kinds/support/security-warnings.js";
 import { buildObjectIndex, validatePod } from "../../../lib/manifest/validate-objects.js";
-import { normalizeSysctlName, safeSysctls, sysctlNamespace } from "../../../lib/pod/spec/safe-sysctls.js";
+import { normalizeSysctlName, safeSysctls, sysctlNamespace } from "../../../lib/manifest/safe-sysctls.js";
 import { planSecurityOptions, resolveAppArmorProfile } from "../../../lib/pod/spec/security-options.js";
 import { buildSandboxSettings } from "../../../lib/pod/spec/pod-settings.js";
 import { DIALECTS } from "../../../lib/runtime/dialects.js";

@@ -3,7 +3,7 @@ import t from "tap";
 import { PodrunError } from "../../../lib/errors.js";
 import type { InvolvedObject } from "../../../lib/events/types.js";
 import { defaultPod } from "../../../lib/manifest/defaults.js";
-import type { PodObjects } from "../../../lib/pod/spec/pod-objects.js";
+import type { PodObjects } from "../../../lib/manifest/pod-objects.js";
 import { startPod, type StartPodError } from "../../../lib/pod/start/start-pod.js";
 import type { ContainerSpec } from "../../../lib/runtime/types.js";
 import { FakeRuntime } from "../../harness/fake-runtime.js";

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
-import { readAuthFile } from "../../../lib/credentials/pod-credentials.js";
+import { readAuthFile } from "../../../lib/pod/pull-credentials.js";
 import { PodrunError } from "../../../lib/errors.js";
 import type { InvolvedObject } from "../../../lib/events/types.js";
 import type { EnsureImageRequest } from "../../../lib/images/manager.js";

@@ -7,7 +7,7 @@ import {
   summarizePod,
   toContainerStatus,
 } from "../../../lib/pod/status/pod-status.js";
-import { formatHumanDuration } from "../../../lib/output/human-duration.js";
+import { formatHumanDuration } from "../../../lib/text/human-duration.js";
 import { toPodObject } from "../../../lib/pod/status/pod-object.js";
 import type { ContainerState } from "../../../lib/runtime/types.js";
 

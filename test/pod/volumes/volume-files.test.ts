@@ -9,7 +9,7 @@ import {
   planVolumeFiles,
   type VolumeFilesContext,
 } from "../../../lib/pod/volumes/volume-files.js";
-import { readSecretData } from "../../../lib/pod/spec/pod-objects.js";
+import { readSecretData } from "../../../lib/manifest/pod-objects.js";
 
 const identity = { name: "web", namespace: "ci", uid: "u-1" };
 const pod: Pod = {

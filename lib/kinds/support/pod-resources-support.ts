@@ -1,7 +1,7 @@
-import type { RuntimeName } from "../runtime/detect.js";
-import { FieldPath } from "./field-path.js";
-import type { FieldError } from "./field-error.js";
-import { asObject, isSet, type RawObject } from "./rules/raw.js";
+import type { RuntimeName } from "../../runtime/detect.js";
+import { FieldPath } from "../../manifest/field-path.js";
+import type { FieldError } from "../../manifest/field-error.js";
+import { asObject, isSet, type RawObject } from "../../manifest/rules/raw.js";
 
 // What of spec.resources an engine cannot make (lib/runtime/pod-resource-args.ts). podman's pod
 // has a cgroup of its own that `pod create` limits; docker and nerdctl have none above the

@@ -1,5 +1,5 @@
 import t from "tap";
-import { formatElapsedSeconds, formatHumanDuration } from "../../lib/output/human-duration.js";
+import { formatElapsedSeconds, formatHumanDuration } from "../../lib/text/human-duration.js";
 
 // Cases from apimachinery's duration_test.go (TestHumanDuration), in milliseconds.
 t.test("formatHumanDuration prints ages as kubectl does", async (t) => {

@@ -1,7 +1,7 @@
 import t from "tap";
-import { formatFieldError, type FieldError } from "../../lib/manifest/field-error.js";
-import { findLivenessProbes, LIVENESS_WARNING } from "../../lib/manifest/liveness-warning.js";
-import { findIgnoredFields } from "../../lib/manifest/support.js";
+import { formatFieldError, type FieldError } from "../../../lib/manifest/field-error.js";
+import { findLivenessProbes, LIVENESS_WARNING } from "../../../lib/kinds/support/liveness-warning.js";
+import { findIgnoredFields } from "../../../lib/kinds/support/support.js";
 
 // The one Warning line about livenessProbe (probed only while `up --wait` waits), as the support
 // check reports it: one line for every container that has one, at the first.

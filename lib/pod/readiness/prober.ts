@@ -1,11 +1,11 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
-import { PodrunError } from "../errors.js";
-import type { EventRecorder } from "../events/recorder.js";
-import { toInvolvedObject, type InvolvedObject } from "../events/types.js";
-import type { PodIdentity } from "../pod/identity.js";
-import type { ProbeResult, ProbeType } from "../probes/probe-spec.js";
-import { GRPC_UNSUPPORTED, type ProbeTarget } from "../probes/run-probe.js";
-import type { ContainerRuntime } from "../runtime/types.js";
+import { PodrunError } from "../../errors.js";
+import type { EventRecorder } from "../../events/recorder.js";
+import { toInvolvedObject, type InvolvedObject } from "../../events/types.js";
+import type { PodIdentity } from "../identity.js";
+import type { ProbeResult, ProbeType } from "../../probes/probe-spec.js";
+import { GRPC_UNSUPPORTED, type ProbeTarget } from "../../probes/run-probe.js";
+import type { ContainerRuntime } from "../../runtime/types.js";
 import { createLivenessRestarter, type LivenessOptions, type LivenessRestarter } from "./liveness.js";
 import { resolveProbeAddress } from "./pod-address.js";
 import { clipOutput, oneLine } from "./probe-output.js";

@@ -1,5 +1,5 @@
-import { PodrunError } from "../errors.js";
-import type { ContainerRuntime, ContainerState } from "../runtime/types.js";
+import { PodrunError } from "../../errors.js";
+import type { ContainerRuntime, ContainerState } from "../../runtime/types.js";
 import { explainTermination, observeState, type ContainerTracker, type RestartPolicy } from "./readiness-tracker.js";
 import type { Outcome } from "./prober-types.js";
 import type { Clock } from "./wait-clock.js";

@@ -1,4 +1,4 @@
-import type { PodrunError } from "../errors.js";
+import type { PodrunError } from "../../errors.js";
 import type { ContainerTracker } from "./readiness-tracker.js";
 
 // The shapes the prober shares with its loops and its callers (the pod's start and `up --wait`).

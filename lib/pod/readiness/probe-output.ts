@@ -1,4 +1,4 @@
-import { escapeControlCharacters } from "../output/terminal-text.js";
+import { escapeControlCharacters } from "../../text/terminal-text.js";
 
 // A probe's output as events and messages show it.
 

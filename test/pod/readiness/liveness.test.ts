@@ -1,13 +1,13 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
-import { PodrunError } from "../../lib/errors.js";
-import type { InvolvedObject } from "../../lib/events/types.js";
-import { defaultPod } from "../../lib/manifest/defaults.js";
-import type { PodIdentity } from "../../lib/pod/identity.js";
-import { waitForPodReady } from "../../lib/readiness/wait-ready.js";
-import { LABEL_RESTART_COUNT, type ExecResult } from "../../lib/runtime/types.js";
-import { FakeRuntime } from "../harness/fake-runtime.js";
-import { after, FakeClock } from "../harness/fake-clock.js";
+import { PodrunError } from "../../../lib/errors.js";
+import type { InvolvedObject } from "../../../lib/events/types.js";
+import { defaultPod } from "../../../lib/manifest/defaults.js";
+import type { PodIdentity } from "../../../lib/pod/identity.js";
+import { waitForPodReady } from "../../../lib/pod/readiness/wait-ready.js";
+import { LABEL_RESTART_COUNT, type ExecResult } from "../../../lib/runtime/types.js";
+import { FakeRuntime } from "../../harness/fake-runtime.js";
+import { after, FakeClock } from "../../harness/fake-clock.js";
 
 // Liveness probes while `up --wait` waits (lib/readiness/liveness.ts), on a fake clock and the
 // fake engine: when each probe runs, the threshold, the kill (Killing, preStop, the grace period),

@@ -1,5 +1,5 @@
-import type { ProbeResult, ProbeSpec } from "../probes/probe-spec.js";
-import { runProbe, type ProbeTarget } from "../probes/run-probe.js";
+import type { ProbeResult, ProbeSpec } from "../../probes/probe-spec.js";
+import { runProbe, type ProbeTarget } from "../../probes/run-probe.js";
 import type { ContainerTracker } from "./readiness-tracker.js";
 import type { Waker } from "./waker.js";
 import type { Clock } from "./wait-clock.js";

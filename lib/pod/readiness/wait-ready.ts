@@ -1,11 +1,11 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { PodrunError } from "../errors.js";
-import type { EventRecorder } from "../events/recorder.js";
-import { escapeControlCharacters } from "../output/terminal-text.js";
-import type { PodIdentity } from "../pod/identity.js";
-import { describeTerminationMessage } from "../pod/termination-message.js";
-import { abortError } from "../process/abort.js";
-import type { ContainerRuntime } from "../runtime/types.js";
+import { PodrunError } from "../../errors.js";
+import type { EventRecorder } from "../../events/recorder.js";
+import { escapeControlCharacters } from "../../text/terminal-text.js";
+import type { PodIdentity } from "../identity.js";
+import { describeTerminationMessage } from "../termination-message.js";
+import { abortError } from "../../process/abort.js";
+import type { ContainerRuntime } from "../../runtime/types.js";
 import type { LivenessOptions } from "./liveness.js";
 import { Prober } from "./prober.js";
 import type { ContainerProgress, Outcome, StartedContainer } from "./prober-types.js";

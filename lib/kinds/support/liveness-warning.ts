@@ -1,5 +1,5 @@
-import { FieldPath } from "./field-path.js";
-import type { FieldError } from "./field-error.js";
+import { FieldPath } from "../../manifest/field-path.js";
+import type { FieldError } from "../../manifest/field-error.js";
 
 // livenessProbe is acted on only while `podrun up --wait` waits (lib/readiness/liveness.ts): once
 // podrun returns, nothing probes, where a kubelet goes on for the pod's life. One Warning names

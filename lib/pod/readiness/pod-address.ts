@@ -1,5 +1,5 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import type { ContainerRuntime } from "../runtime/types.js";
+import type { ContainerRuntime } from "../../runtime/types.js";
 import type { StartedContainer } from "./prober-types.js";
 
 // Where the host reaches the pod for a network probe: the pod IP the engine reports, or a

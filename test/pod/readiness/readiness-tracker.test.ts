@@ -1,7 +1,7 @@
 import t from "tap";
 import type { Probe } from "kubernetes-types/core/v1.js";
-import type { ProbeResult } from "../../lib/probes/probe-spec.js";
-import { createTracker, recordAttempt, type AttemptEffect } from "../../lib/readiness/readiness-tracker.js";
+import type { ProbeResult } from "../../../lib/probes/probe-spec.js";
+import { createTracker, recordAttempt, type AttemptEffect } from "../../../lib/pod/readiness/readiness-tracker.js";
 
 // What each probe result means for the container (lib/readiness/readiness-tracker.ts
 // recordAttempt), as timelines of results: readiness, the startup gate, and the liveness kill.

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, Secret } from "kubernetes-types/core/v1.js";
-import { findPullCredentials, readAuthFile } from "../../lib/credentials/pod-credentials.js";
+import { findPullCredentials, readAuthFile } from "../../lib/pod/pull-credentials.js";
 import { PodrunError, UsageError } from "../../lib/errors.js";
 
 const PRIVATE = "127.0.0.1:5101/podrun-test/private-busybox:1.36";

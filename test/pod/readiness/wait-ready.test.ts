@@ -1,16 +1,16 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import t from "tap";
-import { PodrunError } from "../../lib/errors.js";
-import type { InvolvedObject } from "../../lib/events/types.js";
-import { defaultPod } from "../../lib/manifest/defaults.js";
-import type { PodIdentity } from "../../lib/pod/identity.js";
-import { isAbortError } from "../../lib/process/abort.js";
-import { resolveProbeAddress } from "../../lib/readiness/pod-address.js";
-import type { ContainerProgress } from "../../lib/readiness/prober-types.js";
-import { waitForPodReady } from "../../lib/readiness/wait-ready.js";
-import type { ContainerState, ExecResult } from "../../lib/runtime/types.js";
-import { FakeRuntime } from "../harness/fake-runtime.js";
-import { after, FakeClock, T0 } from "../harness/fake-clock.js";
+import { PodrunError } from "../../../lib/errors.js";
+import type { InvolvedObject } from "../../../lib/events/types.js";
+import { defaultPod } from "../../../lib/manifest/defaults.js";
+import type { PodIdentity } from "../../../lib/pod/identity.js";
+import { isAbortError } from "../../../lib/process/abort.js";
+import { resolveProbeAddress } from "../../../lib/pod/readiness/pod-address.js";
+import type { ContainerProgress } from "../../../lib/pod/readiness/prober-types.js";
+import { waitForPodReady } from "../../../lib/pod/readiness/wait-ready.js";
+import type { ContainerState, ExecResult } from "../../../lib/runtime/types.js";
+import { FakeRuntime } from "../../harness/fake-runtime.js";
+import { after, FakeClock, T0 } from "../../harness/fake-clock.js";
 
 // The kubelet's probe timing and threshold arithmetic, as timelines on a fake clock: the shared
 // fake engine answers `inspect` and `exec` from the clock's time, so each case says at which second

@@ -1,7 +1,7 @@
-import { findMemoryVolumesOnDisk, findTmpfsPropagation } from "../pod/volumes/volume-plan.js";
-import { FieldPath } from "./field-path.js";
+import { findMemoryVolumesOnDisk, findTmpfsPropagation } from "../../pod/volumes/volume-plan.js";
+import { FieldPath } from "../../manifest/field-path.js";
 import { findSecurityOptionWarnings } from "./security-warnings.js";
-import type { FieldError } from "./field-error.js";
+import type { FieldError } from "../../manifest/field-error.js";
 import { findPodResourceWarnings } from "./pod-resources-support.js";
 import { findLivenessProbes } from "./liveness-warning.js";
 

@@ -1,9 +1,9 @@
 import t from "tap";
-import { normalizeProbe, type ProbeType } from "../../lib/probes/probe-spec.js";
-import { mayProbe, planStep } from "../../lib/readiness/probe-worker.js";
-import { createTracker, type ContainerTracker } from "../../lib/readiness/readiness-tracker.js";
-import { Waker } from "../../lib/readiness/waker.js";
-import { FakeClock, T0 } from "../harness/fake-clock.js";
+import { normalizeProbe, type ProbeType } from "../../../lib/probes/probe-spec.js";
+import { mayProbe, planStep } from "../../../lib/pod/readiness/probe-worker.js";
+import { createTracker, type ContainerTracker } from "../../../lib/pod/readiness/readiness-tracker.js";
+import { Waker } from "../../../lib/pod/readiness/waker.js";
+import { FakeClock, T0 } from "../../harness/fake-clock.js";
 
 // A probe worker's schedule (lib/readiness/probe-worker.ts) as a table: which probe may run on
 // the container as it is, and when the next attempt is due. The loop itself runs in

@@ -1,5 +1,5 @@
 import type { ConfigMap, PersistentVolumeClaim, Secret } from "kubernetes-types/core/v1.js";
-import { decodeBase64 } from "../../manifest/rules/config-map.js";
+import { decodeBase64 } from "./rules/config-map.js";
 
 // The ConfigMaps and Secrets of the manifests given to one command: what a pod's env and
 // volumes read, in place of the API server a kubelet would ask.

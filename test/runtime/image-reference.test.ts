@@ -5,7 +5,7 @@ import {
   defaultPullPolicy,
   parseImageReference,
   type ImageReference,
-} from "../../lib/images/reference.js";
+} from "../../lib/runtime/image-reference.js";
 
 const SHA = "a".repeat(64);
 const DIGEST = `sha256:${SHA}`;

@@ -1,14 +1,14 @@
-import type { RuntimeName } from "../runtime/detect.js";
-import { normalizeSysctlName, safeSysctls } from "../pod/spec/safe-sysctls.js";
+import type { RuntimeName } from "../../runtime/detect.js";
+import { normalizeSysctlName, safeSysctls } from "../../manifest/safe-sysctls.js";
 import {
   APPARMOR_ANNOTATION_PREFIX,
   hostSecurityModules,
   parseAppArmorAnnotation,
   type HostSecurityModules,
-} from "../pod/spec/security-options.js";
-import { FieldPath } from "./field-path.js";
-import type { FieldError } from "./field-error.js";
-import { asObject, asString, listObjectItems, type RawObject } from "./rules/raw.js";
+} from "../../pod/spec/security-options.js";
+import { FieldPath } from "../../manifest/field-path.js";
+import type { FieldError } from "../../manifest/field-error.js";
+import { asObject, asString, listObjectItems, type RawObject } from "../../manifest/rules/raw.js";
 
 // What the security options of a pod (lib/pod/spec/security-options.ts, safe-sysctls.ts) cannot
 // do here: on this host (no AppArmor, no SELinux), on any engine (supplementalGroupsPolicy

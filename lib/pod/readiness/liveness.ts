@@ -1,12 +1,12 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
-import { PodrunError } from "../errors.js";
-import type { EventRecorder } from "../events/recorder.js";
-import type { InvolvedObject } from "../events/types.js";
-import { runLifecycleHandler } from "../pod/hooks.js";
-import type { PodIdentity } from "../pod/identity.js";
-import { describeError } from "../runtime/engine-error.js";
-import type { ContainerRuntime, ContainerState } from "../runtime/types.js";
-import { Backoff, CRASH_LOOP_BACKOFF } from "../state/backoff.js";
+import { PodrunError } from "../../errors.js";
+import type { EventRecorder } from "../../events/recorder.js";
+import type { InvolvedObject } from "../../events/types.js";
+import { runLifecycleHandler } from "../hooks.js";
+import type { PodIdentity } from "../identity.js";
+import { describeError } from "../../runtime/engine-error.js";
+import type { ContainerRuntime, ContainerState } from "../../runtime/types.js";
+import { Backoff, CRASH_LOOP_BACKOFF } from "../../state/backoff.js";
 import { followNewContainer, observeState, type ContainerTracker, type RestartPolicy } from "./readiness-tracker.js";
 import type { Clock } from "./wait-clock.js";
 

@@ -1,6 +1,6 @@
 import t from "tap";
-import { formatFieldError, type FieldError } from "../../lib/manifest/field-error.js";
-import { findIgnoredFields } from "../../lib/manifest/support.js";
+import { formatFieldError, type FieldError } from "../../../lib/manifest/field-error.js";
+import { findIgnoredFields } from "../../../lib/kinds/support/support.js";
 
 const ignored = (pod: unknown): string[] => {
   const found: FieldError[] = [];

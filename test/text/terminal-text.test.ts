@@ -1,5 +1,5 @@
 import t from "tap";
-import { escapeControlCharacters, toOneLine } from "../../lib/output/terminal-text.js";
+import { escapeControlCharacters, toOneLine } from "../../lib/text/terminal-text.js";
 
 t.test("toOneLine keeps the first line and marks the cut", async (t) => {
   t.equal(toOneLine("  ErrImagePull: not found  "), "ErrImagePull: not found");

@@ -1,10 +1,19 @@
 import { readFile } from "node:fs/promises";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod, Secret } from "kubernetes-types/core/v1.js";
 import { PodrunError, UsageError } from "../errors.js";
-import { findSecret, type PodObjects } from "../pod/spec/pod-objects.js";
-import { DockerConfigError, parseDockerConfigJson, readSecretDockerConfig } from "./docker-config.js";
-import { Keyring, type KeyringMatch } from "./keyring.js";
-import type { RegistryCredential } from "./types.js";
+import { findSecret, readSecretData, type PodObjects } from "../manifest/pod-objects.js";
+import {
+  DOCKER_CONFIG_JSON_KEY,
+  DOCKER_CONFIG_JSON_TYPE,
+  DOCKERCFG_KEY,
+  DOCKERCFG_TYPE,
+  DockerConfigError,
+  parseDockercfg,
+  parseDockerConfigJson,
+  type DockerConfig,
+} from "../credentials/docker-config.js";
+import { Keyring, type KeyringMatch } from "../credentials/keyring.js";
+import type { RegistryCredential } from "../credentials/types.js";
 
 // Which credentials a pull gets, as the kubelet builds them (kubernetes/kubernetes
 // pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring): one keyring of all the pod's
@@ -99,4 +108,21 @@ function describeReadError(error: unknown): string {
   if (code === "EACCES" || code === "EPERM") return "permission denied";
   if (code === "EISDIR") return "is a directory";
   return code ?? "cannot be read";
+}
+
+/**
+ * The credentials a pull secret holds, or undefined when the kubelet would not read it: another
+ * type, or the type's key absent or empty. Throws DockerConfigError when the key cannot be decoded.
+ */
+export function readSecretDockerConfig(secret: Pick<Secret, "type" | "data" | "stringData">): DockerConfig | undefined {
+  const data = readSecretData(secret);
+  if (secret.type === DOCKER_CONFIG_JSON_TYPE) {
+    const bytes = data.get(DOCKER_CONFIG_JSON_KEY);
+    return bytes?.length ? parseDockerConfigJson(bytes.toString("utf8")) : undefined;
+  }
+  if (secret.type === DOCKERCFG_TYPE) {
+    const bytes = data.get(DOCKERCFG_KEY);
+    return bytes?.length ? parseDockercfg(bytes.toString("utf8")) : undefined;
+  }
+  return undefined;
 }

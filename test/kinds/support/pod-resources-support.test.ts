@@ -1,9 +1,9 @@
 // spec.resources is acted on (no "not supported" warning); what an engine cannot make of it is a
 // warning that names the engine, kept apart for `up` to print on that engine alone.
 import t from "tap";
-import { up } from "../../lib/commands/up.js";
-import { checkManifest } from "../../lib/kinds/read-manifests.js";
-import { createCommandWorld } from "../harness/command-io.js";
+import { up } from "../../../lib/commands/up.js";
+import { checkManifest } from "../../../lib/kinds/read-manifests.js";
+import { createCommandWorld } from "../../harness/command-io.js";
 
 const manifest = (resources: string, extra = "") => `apiVersion: v1
 kind: Pod

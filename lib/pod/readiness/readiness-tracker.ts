@@ -1,9 +1,9 @@
 import type { Container } from "kubernetes-types/core/v1.js";
-import { formatHumanDuration } from "../output/human-duration.js";
-import { containerProbes, normalizeProbe, type ProbeResult, type ProbeSpec } from "../probes/probe-spec.js";
-import { countProbeResult, initialThresholdState, type ThresholdState } from "../probes/thresholds.js";
-import type { ContainerState } from "../runtime/types.js";
-import { plural } from "../output/plural.js";
+import { formatHumanDuration } from "../../text/human-duration.js";
+import { containerProbes, normalizeProbe, type ProbeResult, type ProbeSpec } from "../../probes/probe-spec.js";
+import { countProbeResult, initialThresholdState, type ThresholdState } from "../../probes/thresholds.js";
+import type { ContainerState } from "../../runtime/types.js";
+import { plural } from "../../text/plural.js";
 import { oneLine } from "./probe-output.js";
 
 // What podrun knows about one app container while it waits for the pod to be Ready, and how each
