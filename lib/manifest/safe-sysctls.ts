@@ -1,7 +1,7 @@
 // The kubelet's default safe sysctls (pkg/kubelet/sysctl/safe_sysctls.go): namespaced, and
 // without effect on other pods of the node. A pod that sets another is refused at admission
 // (SysctlForbidden) unless the kubelet runs with --allowed-unsafe-sysctls; podrun sets it and
-// says so in a Warning (lib/manifest/security-warnings.ts).
+// says so in a Warning (lib/kinds/support/security-warnings.ts).
 import { release } from "node:os";
 
 /** Each safe sysctl, with the kernel from which it is namespaced when that is not every kernel. */

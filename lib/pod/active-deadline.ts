@@ -99,7 +99,7 @@ export function parseEngineTime(text: string): number | undefined {
 // (DeadlineExceeded, a Normal event of that reason with the kubelet's message) and its containers
 // are killed as for a pod that ends: Killing, preStop hooks, the stop signal, SIGKILL when
 // terminationGracePeriodSeconds runs out. They are stopped, not removed: `ps` and `logs` show them.
-// podrun enforces it during `up --wait` (lib/readiness/wait-ready.ts fails at the deadline), and
+// podrun enforces it during `up --wait` (lib/pod/readiness/wait-ready.ts fails at the deadline), and
 // on an `up` of a pod already past its deadline (it stays Failed, as on a node; `--replace` makes
 // a new pod). Once `up` has returned nothing watches the clock: `ps` shows the pod as
 // DeadlineExceeded (applyActiveDeadline).

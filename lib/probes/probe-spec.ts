@@ -45,7 +45,7 @@ export function normalizeProbe(type: ProbeType, probe: Probe, container: Pick<Co
   };
 }
 
-/** The container's startup and readiness probes (liveness: lib/readiness/liveness.ts). */
+/** The container's startup and readiness probes (liveness: lib/pod/readiness/liveness.ts). */
 export function containerProbes(container: Container): { startup?: ProbeSpec; readiness?: ProbeSpec } {
   return {
     startup: container.startupProbe ? normalizeProbe("Startup", container.startupProbe, container) : undefined,

@@ -2,7 +2,7 @@
 // the pod cgroup's settings: ResourceConfigForPod in pkg/kubelet/cm/helpers_linux.go, on the pod
 // as the API server defaulted it. Only podman has a pod cgroup a CLI can set (`pod create`);
 // docker and nerdctl have no cgroup above the containers of a pod, and the Warning says so
-// (lib/manifest/pod-resources-support.ts). Pure: nothing here runs a process.
+// (lib/kinds/support/pod-resources-support.ts). Pure: nothing here runs a process.
 import type { PodSpec, ResourceRequirements } from "kubernetes-types/core/v1.js";
 import { defaultPodRequests } from "../resources/pod-requests.js";
 import { parseQuantity, quantityMilliValue, quantityValue, type Quantity } from "../resources/quantity.js";

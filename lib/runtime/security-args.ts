@@ -42,7 +42,7 @@ export function formatSecurityArgs(dialect: Dialect, security: SecurityArgs | un
 /**
  * `apparmor=`, `label=` and `systempaths=unconfined`: docker and podman spell them alike. nerdctl
  * knows `apparmor=` but warns of and drops `label=` and `systempaths=` (its generateSecurityOpts),
- * so they are left out there and named in a Warning (lib/manifest/security-warnings.ts).
+ * so they are left out there and named in a Warning (lib/kinds/support/security-warnings.ts).
  */
 function formatSecurityOptionArgs(dialect: Dialect, security: SecurityArgs): string[] {
   const args: string[] = [];

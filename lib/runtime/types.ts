@@ -36,7 +36,7 @@ export const LABEL_TERMINATION_GRACE_PERIOD = "io.kubernetes.pod.terminationGrac
 /** The kubelet's annotation for terminationMessagePolicy: set only for FallbackToLogsOnError (lib/pod/termination-message.ts). */
 export const LABEL_TERMINATION_MESSAGE_POLICY = "io.kubernetes.container.terminationMessagePolicy";
 /**
- * The kubelet's restart count of a container made anew after a liveness failure (lib/readiness/liveness.ts);
+ * The kubelet's restart count of a container made anew after a liveness failure (lib/pod/readiness/liveness.ts);
  * ContainerState.restartCount adds the engine's own restarts to it. Absent: 0.
  */
 export const LABEL_RESTART_COUNT = "io.kubernetes.container.restartCount";

@@ -12,8 +12,8 @@ import { requirePodEngine } from "../harness/engine.js";
 // livenessProbe while `podrun up --wait` waits, on the real engines: an exec probe that starts
 // failing once the container removes its file is killed (Unhealthy, Killing) and made anew,
 // `ps` counts the restart, `events` keeps the story; under restartPolicy Never the killed
-// container ends the wait with exit 1. The timings: lib/readiness/liveness.ts, unit-tested in
-// test/readiness/liveness.test.ts.
+// container ends the wait with exit 1. The timings: lib/pod/readiness/liveness.ts, unit-tested in
+// test/pod/readiness/liveness.test.ts.
 
 interface KubeEvent {
   type: string;

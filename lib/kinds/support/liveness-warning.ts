@@ -1,7 +1,7 @@
 import { FieldPath } from "../../manifest/field-path.js";
 import type { FieldError } from "../../manifest/field-error.js";
 
-// livenessProbe is acted on only while `podrun up --wait` waits (lib/readiness/liveness.ts): once
+// livenessProbe is acted on only while `podrun up --wait` waits (lib/pod/readiness/liveness.ts): once
 // podrun returns, nothing probes, where a kubelet goes on for the pod's life. One Warning names
 // every container that has one, at the first, so that a pod of several says it once.
 

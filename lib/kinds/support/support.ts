@@ -20,7 +20,7 @@ export const HONOURED_POD_FIELDS = [
   "spec.restartPolicy",
   "spec.hostNetwork",
   "spec.terminationGracePeriodSeconds",
-  // Read by the kubelet's keyring rules (lib/credentials/pod-credentials.ts) and handed to the
+  // Read by the kubelet's keyring rules (lib/pod/pull-credentials.ts) and handed to the
   // engine for the pull only, never the user's own login overwritten.
   "spec.imagePullSecrets",
   // A volume of another type is named in a warning at its source (`spec.volumes[0].nfs`); so is a
@@ -71,7 +71,7 @@ export const HONOURED_POD_FIELDS = [
   "spec.containers[*].securityContext.seccompProfile",
   "spec.os.name",
   // AppArmor, SELinux, /proc, user namespace and group options (lib/pod/spec/security-options.ts,
-  // lib/manifest/security-warnings.ts): what this host or the engine cannot do is warned about.
+  // lib/kinds/support/security-warnings.ts): what this host or the engine cannot do is warned about.
   "spec.hostUsers",
   "spec.securityContext.appArmorProfile",
   "spec.securityContext.seLinuxOptions",
@@ -79,10 +79,10 @@ export const HONOURED_POD_FIELDS = [
   ...["spec.initContainers[*]", "spec.containers[*]"].flatMap((prefix) =>
     ["appArmorProfile", "seLinuxOptions", "procMount"].map((field) => `${prefix}.securityContext.${field}`),
   ),
-  // `up --wait` runs them (lib/readiness/wait-ready.ts).
+  // `up --wait` runs them (lib/pod/readiness/wait-ready.ts).
   "spec.containers[*].readinessProbe",
   "spec.containers[*].startupProbe",
-  // Probed only while `up --wait` waits (lib/readiness/liveness.ts): a Warning below says so.
+  // Probed only while `up --wait` waits (lib/pod/readiness/liveness.ts): a Warning below says so.
   "spec.containers[*].livenessProbe",
   // Native sidecars (`restartPolicy: Always`, the only value the API server allows): started in
   // init order and left running (lib/pod/start/start-pod.ts); the next init container waits for the
@@ -111,7 +111,7 @@ export const HONOURED_POD_FIELDS = [
   // (lib/pod/active-deadline.ts). `up` without --wait says so in a Warning of its own.
   "spec.activeDeadlineSeconds",
   // The pod's cgroup on podman (lib/runtime/pod-resource-args.ts); docker and nerdctl have none,
-  // which `up` says on them (lib/manifest/pod-resources-support.ts). hugepages stay warnings.
+  // which `up` says on them (lib/kinds/support/pod-resources-support.ts). hugepages stay warnings.
   "spec.resources.limits.cpu",
   "spec.resources.limits.memory",
   "spec.resources.requests.cpu",

@@ -25,7 +25,7 @@ import type { Clock } from "./wait-clock.js";
 //   containers, which `ps` adds to the engine's. An engine restart cannot stand in: docker and
 //   podman never restart a container that was stopped or killed through them.
 // With restartPolicy Never the killed container stays exited, and the wait fails as for any exit.
-// Nothing probes once podrun returns: the manifest's Warning says so (lib/manifest/support.ts).
+// Nothing probes once podrun returns: the manifest's Warning says so (lib/kinds/support/support.ts).
 
 /** Makes the container named `name` again, labelled with `restartCount`; resolves with its runtime ID. */
 export type RestartContainer = (name: string, restartCount: number) => Promise<string>;

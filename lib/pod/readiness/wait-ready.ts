@@ -38,7 +38,7 @@ export interface WaitForPodReadyOptions {
   untilStarted?: boolean;
   /** Aborting it ends the wait with an AbortError (the containers are left as they are). */
   signal?: AbortSignal | undefined;
-  /** Liveness probes and the restarts they cause (lib/readiness/liveness.ts); absent: not probed. */
+  /** Liveness probes and the restarts they cause (lib/pod/readiness/liveness.ts); absent: not probed. */
   liveness?: LivenessOptions;
   /** Called with every container's state whenever one changes. */
   onProgress?: (containers: readonly ContainerProgress[]) => void;

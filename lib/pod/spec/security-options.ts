@@ -1,7 +1,7 @@
 // The Linux security modules' options of one container: appArmorProfile and seLinuxOptions
 // (container value over pod value) and procMount, as the kubelet hands them to the runtime
 // (pkg/kubelet/kuberuntime/security_context_others.go, helpers.go). What the host or the engine
-// cannot do is named in a Warning (lib/manifest/security-warnings.ts).
+// cannot do is named in a Warning (lib/kinds/support/security-warnings.ts).
 import { existsSync, readFileSync } from "node:fs";
 import type { AppArmorProfile, Container, Pod, SELinuxOptions } from "kubernetes-types/core/v1.js";
 import type { SecurityArgs } from "../../runtime/specs.js";

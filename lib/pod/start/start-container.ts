@@ -78,7 +78,7 @@ export interface ContainerStepContext {
   runHooks: boolean;
   signal?: AbortSignal | undefined;
   undo: UndoLog;
-  /** A container made anew after a liveness failure: its restart count (lib/readiness/liveness.ts). */
+  /** A container made anew after a liveness failure: its restart count (lib/pod/readiness/liveness.ts). */
   restartCount?: number;
 }
 

@@ -70,7 +70,7 @@ export interface StartedPod {
   /** Sidecars started (and left running). */
   sidecars?: number;
   appContainers: number;
-  /** Makes one of its app containers or sidecars anew with a restart count (a liveness failure, lib/readiness/liveness.ts). */
+  /** Makes one of its app containers or sidecars anew with a restart count (a liveness failure, lib/pod/readiness/liveness.ts). */
   restartContainer?: RestartContainer;
 }
 

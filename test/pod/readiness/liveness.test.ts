@@ -9,7 +9,7 @@ import { LABEL_RESTART_COUNT, type ExecResult } from "../../../lib/runtime/types
 import { FakeRuntime } from "../../harness/fake-runtime.js";
 import { after, FakeClock } from "../../harness/fake-clock.js";
 
-// Liveness probes while `up --wait` waits (lib/readiness/liveness.ts), on a fake clock and the
+// Liveness probes while `up --wait` waits (lib/pod/readiness/liveness.ts), on a fake clock and the
 // fake engine: when each probe runs, the threshold, the kill (Killing, preStop, the grace period),
 // the new container with its restart count, and the events, in the kubelet's words. The real
 // engines: test/commands/liveness.e2e.test.ts.

@@ -5,7 +5,7 @@ import { createTracker, type ContainerTracker } from "../../../lib/pod/readiness
 import { Waker } from "../../../lib/pod/readiness/waker.js";
 import { FakeClock, T0 } from "../../harness/fake-clock.js";
 
-// A probe worker's schedule (lib/readiness/probe-worker.ts) as a table: which probe may run on
+// A probe worker's schedule (lib/pod/readiness/probe-worker.ts) as a table: which probe may run on
 // the container as it is, and when the next attempt is due. The loop itself runs in
 // wait-ready.test.ts and liveness.test.ts.
 

@@ -3,7 +3,7 @@ import type { Probe } from "kubernetes-types/core/v1.js";
 import type { ProbeResult } from "../../../lib/probes/probe-spec.js";
 import { createTracker, recordAttempt, type AttemptEffect } from "../../../lib/pod/readiness/readiness-tracker.js";
 
-// What each probe result means for the container (lib/readiness/readiness-tracker.ts
+// What each probe result means for the container (lib/pod/readiness/readiness-tracker.ts
 // recordAttempt), as timelines of results: readiness, the startup gate, and the liveness kill.
 
 const exec = (extra: Partial<Probe> = {}): Probe => ({ exec: { command: ["x"] }, ...extra });
