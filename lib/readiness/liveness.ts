@@ -130,6 +130,7 @@ async function replaceContainer(context: LivenessContext, state: ReplaceState): 
     const message = `Container ${t.name} failed liveness probe${restarts ? ", will be restarted" : ""}`;
     context.recorder.event(context.objectOf(t.name), "Normal", "Killing", message);
     await killContainer(context, oldId, context.specOf(t.name) ?? { name: t.name });
+    // Unread, the old state stands and the back-off counts from now; the status watcher's next read reports the engine.
     const final = (await runtime.inspectContainers([oldId]).catch(() => []))[0];
     if (final) t.state = final;
     if (!restarts || context.signal.aborted) return; // the wait sees it exited, and judges it
@@ -161,6 +162,7 @@ async function makeNewContainer(
   followNewContainer(t, newId);
   state.unseen.add(t);
   // Its probes start from its own start, not from the next status read.
+  // Unread, the probes start from the status watcher's next read, which reports an engine that keeps failing.
   const [started] = await runtime.inspectContainers([newId]).catch(() => []);
   if (started && !context.signal.aborted) observeState(t, started, context.clock.now());
 }

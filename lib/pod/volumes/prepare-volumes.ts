@@ -101,6 +101,7 @@ export async function prepareVolumes(
       }
     }
   } catch (error) {
+    // The volume's failure is the one reported; a directory left behind is removed by `down`.
     if (!options.kept) await removePodDirectory(podDir).catch(() => undefined);
     throw error;
   }
