@@ -9,6 +9,8 @@ import type { ContainerRuntime, ContainerState } from "../runtime/types.js";
 import { Backoff, CRASH_LOOP_BACKOFF } from "../state/backoff.js";
 import { followNewContainer, observeState, type ContainerTracker, type RestartPolicy } from "./readiness-tracker.js";
 import type { Clock } from "./wait-clock.js";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../manifest/defaults.js";
+import { MIN_GRACE_PERIOD_SECONDS } from "../pod/stop/stop-pod.js";
 
 // What a liveness failure does while `up --wait` waits, as SyncPod acts on it
 // (pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions, kuberuntime_container.go
@@ -71,10 +73,6 @@ export interface LivenessRestarter {
   /** Resolves once no kill or restart is under way (the wait ended meanwhile). */
   idle(): Promise<void>;
 }
-
-/** The kubelet's minimumGracePeriodInSeconds. */
-const MIN_GRACE_PERIOD_SECONDS = 2;
-const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
 export function createLivenessRestarter(context: LivenessContext): LivenessRestarter {
   const replacing = new Set<ContainerTracker>();
@@ -173,7 +171,7 @@ async function killContainer(context: LivenessContext, id: string, container: Co
   let grace =
     container.livenessProbe?.terminationGracePeriodSeconds ??
     context.pod.spec!.terminationGracePeriodSeconds ??
-    DEFAULT_GRACE_PERIOD_SECONDS;
+    DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   const preStop = container.lifecycle?.preStop;
   if (preStop && grace > 0) {
     const started = clock.now();
