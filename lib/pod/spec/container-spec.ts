@@ -56,7 +56,6 @@ export function buildContainerSpec(options: {
   // that `up` on an unchanged manifest keeps the container; everything else counts, secrets too.
   const hashEnv = resolveHashEnv({ pod, identity, container, objects: options.objects ?? NO_OBJECTS });
   const env = options.env ?? hashEnv;
-  const nonEmpty = (list?: string[]) => (list && list.length > 0 ? [...list] : undefined);
   const withEnv = (values: readonly EnvVarValue[]): Pick<ContainerSpec, "command" | "args" | "env"> => {
     const expanded = expandCommandAndArgs(container, values);
     return { command: nonEmpty(expanded.command), args: nonEmpty(expanded.args), env: values.map((e) => ({ ...e })) };
@@ -81,17 +80,29 @@ export function buildContainerSpec(options: {
     resources: planResources(container.resources),
     podSettings: buildContainerPodSettings(spec),
   };
-  const secretNames = new Set(options.secretNames ?? []);
-  if (secretNames.size > 0) {
-    const printed = expandCommandAndArgs(container, env, secretNames);
-    const shown = { command: nonEmpty(printed.command), args: nonEmpty(printed.args) };
-    if (canonicalJson(shown) !== canonicalJson({ command: built.command, args: built.args })) built.printed = shown;
-  }
+  const printed = printedCommand(built, container, env, options.secretNames);
+  if (printed) built.printed = printed;
   addMountsAndSecurity(built, { pod, identity, container, objects: options.objects ?? NO_OBJECTS });
   // The hash covers the spec as built, so it is computed last and stored beside the other labels.
   built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);
   if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;
   return built;
+}
+
+const nonEmpty = (list?: string[]) => (list && list.length > 0 ? [...list] : undefined);
+
+// The command and args as printed: `$(VAR)` of a Secret left unexpanded; undefined when that changes nothing.
+function printedCommand(
+  built: Pick<ContainerSpec, "command" | "args">,
+  container: Container,
+  env: readonly EnvVarValue[],
+  secretNames: readonly string[] | undefined,
+): ContainerSpec["printed"] {
+  const secrets = new Set(secretNames ?? []);
+  if (secrets.size === 0) return undefined;
+  const printed = expandCommandAndArgs(container, env, secrets);
+  const shown = { command: nonEmpty(printed.command), args: nonEmpty(printed.args) };
+  return canonicalJson(shown) !== canonicalJson({ command: built.command, args: built.args }) ? shown : undefined;
 }
 
 // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
