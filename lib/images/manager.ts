@@ -10,7 +10,7 @@ import type { ImageInfo } from "../runtime/types.js";
 import type { BackoffStore } from "../state/backoff-store.js";
 import { imagePullBackoffKey } from "../state/backoff.js";
 import { shouldPullImage, type PullPolicy } from "./policy.js";
-import { describePullFailure } from "./pull-failure.js";
+import { describePullFailure, type PullFailure } from "./pull-failure.js";
 import type { ImagePuller } from "./puller.js";
 
 // The kubelet's EnsureImageExists (pkg/kubelet/images/image_manager.go), step for step. Each branch records one event
@@ -50,157 +50,205 @@ export interface ImageManager {
 }
 
 export function createImageManager(deps: ImageManagerDeps): ImageManager {
-  const { recorder, backoff, puller, clock } = deps;
   // Images this run pulled: a later container with IfNotPresent finds them, as on a node.
   const pulled = new Map<string, ImageInfo>();
+  return { ensureImageExists: (request) => ensureImageExists(deps, pulled, request) };
+}
 
-  const ensureImageExists = async ({
-    object,
-    image,
-    pullPolicy,
-    present,
-    inspectError,
-    pullCredentials,
-  }: EnsureImageRequest): Promise<string> => {
-    const quoted = JSON.stringify(image);
-    const fail = (type: EventType, eventReason: string, reason: Reason, message: string, cause?: unknown): never => {
-      recorder.event(object, type, eventReason, message);
-      throw new PodrunError(reason, message, cause === undefined ? undefined : { cause });
-    };
+/** Records one event and throws one PodrunError: the shape of every failure branch below. */
+type Fail = (type: EventType, eventReason: string, reason: Reason, message: string, cause?: unknown) => never;
 
-    // 1. Default the tag; the error's message is already the kubelet's event text.
-    let ref: string;
-    try {
-      ref = applyDefaultImageTag(image);
-    } catch (error) {
-      if (!(error instanceof PodrunError)) throw error;
-      return fail(EventType.Warning, EventReason.InspectFailed, error.reason, error.message, error.cause);
-    }
+async function ensureImageExists(
+  deps: ImageManagerDeps,
+  pulled: Map<string, ImageInfo>,
+  { object, image, pullPolicy, present, inspectError, pullCredentials }: EnsureImageRequest,
+): Promise<string> {
+  const { recorder, clock } = deps;
+  const quoted = JSON.stringify(image);
+  const fail: Fail = (type, eventReason, reason, message, cause) => {
+    recorder.event(object, type, eventReason, message);
+    throw new PodrunError(reason, message, cause === undefined ? undefined : { cause });
+  };
 
-    // 3–5. Presence, unless Always (which pulls whatever is local).
-    if (pullPolicy !== "Always") {
-      if (inspectError !== undefined) {
-        const detail =
-          inspectError instanceof Error
-            ? errorFirstLine(inspectError)
-            : typeof inspectError === "string"
-              ? inspectError
-              : "unknown error";
+  // 1. Default the tag; the error's message is already the kubelet's event text.
+  const ref = defaultTag(image, fail);
+
+  // 3–5. Presence, unless Always (which pulls whatever is local).
+  if (pullPolicy !== "Always") {
+    if (inspectError !== undefined) failInspect(inspectError, quoted, fail);
+    const local = present.get(ref) ?? pulled.get(ref);
+    if (!shouldPullImage(pullPolicy, local !== undefined)) {
+      if (local === undefined) {
         return fail(
           EventType.Warning,
-          EventReason.InspectFailed,
-          "ImageInspectError",
-          `Failed to inspect image ${quoted}: ${detail}`,
-          inspectError,
+          EventReason.ErrImageNeverPull,
+          "ErrImageNeverPull",
+          `Container image ${quoted} is not present with pull policy of Never`,
         );
       }
-      const local = present.get(ref) ?? pulled.get(ref);
-      if (!shouldPullImage(pullPolicy, local !== undefined)) {
-        if (local === undefined) {
-          return fail(
-            EventType.Warning,
-            EventReason.ErrImageNeverPull,
-            "ErrImageNeverPull",
-            `Container image ${quoted} is not present with pull policy of Never`,
-          );
-        }
-        recorder.event(
-          object,
-          EventType.Normal,
-          EventReason.Pulled,
-          `Container image ${quoted} already present on machine`,
-        );
-        return ref;
-      }
-    }
-
-    // 7. Back-off first: while in it, the registry is not contacted.
-    const key = imagePullBackoffKey(object, image);
-    const attemptMs = clock();
-    // Without its back-off the registry is not contacted (a full disk): the pull step fails, and
-    // the state error (its path and why, in words) says what to mend.
-    const unchecked = (error: unknown): never => {
-      if (!(error instanceof StateAccessError)) throw error;
-      return fail(
-        EventType.Warning,
-        EventReason.Failed,
-        "ErrImagePull",
-        `Failed to pull image ${quoted}: pull back-off not checked: ${error.message}`,
-        error,
-      );
-    };
-    const check = await backoff
-      .update((state) => {
-        if (state.isInBackOffSinceUpdate(key, attemptMs))
-          return { inBackOff: true, previous: state.entries.get(key)?.lastError };
-        delete state.entries.get(key)?.lastError; // the kubelet forgets the previous error before pulling
-        return { inBackOff: false, previous: undefined };
-      })
-      .catch(unchecked);
-    if (check.inBackOff) {
-      const message = `Back-off pulling image ${quoted}`;
-      recorder.event(object, EventType.Normal, EventReason.BackOff, message);
-      // The event has no suffix; the error (the waiting message) carries the previous failure.
-      throw new PodrunError("ImagePullBackOff", check.previous ? `${message}: ${check.previous}` : message);
-    }
-
-    recorder.event(object, EventType.Normal, EventReason.Pulling, `Pulling image ${quoted}`);
-    const progress = deps.startProgress?.(`Pulling image ${quoted}`);
-    let credentials: readonly RegistryCredential[] = [];
-    try {
-      // 6. Credentials, once per pull and only for a pull.
-      credentials = pullCredentials?.() ?? [];
-      const result = await puller.pull(ref, credentials);
-      pulled.set(ref, result.imageInfo);
       recorder.event(
         object,
         EventType.Normal,
         EventReason.Pulled,
-        `Successfully pulled image ${quoted} in ${formatGoDuration(result.pullMs)} (${formatGoDuration(result.totalMs)} including waiting). Image size: ${result.imageInfo.size} bytes.`,
+        `Container image ${quoted} already present on machine`,
       );
-      // Success does not reset the key: the entry ages out. Dropping expired entries can wait for
-      // another run when the state cannot be written (a full disk): the image is there.
-      await backoff
-        .update((state) => void state.gc(clock()))
-        .catch((error: unknown) => {
-          if (!(error instanceof StateAccessError)) throw error;
-        });
       return ref;
-    } catch (error) {
-      if (isAbort(error)) throw error; // Ctrl-C is not a registry failure
-      // Events, the back-off file and the error all take this text: none may quote a credential.
-      const failure = describePullFailure(error, listSecretForms(credentials));
-      recorder.event(
-        object,
-        EventType.Warning,
-        EventReason.Failed,
-        `Failed to pull image ${quoted}: ${failure.message}`,
-      );
-      // A container engine that is down says nothing about the registry: no back-off for it.
-      let unrecorded = "";
-      if (failure.reason !== "RuntimeUnavailable") {
-        // The pull's failure is the one to report: a back-off that could not be saved (a full
-        // disk) is said after it, not in its place.
-        await backoff
-          .update((state) => {
-            // Containers sharing this image share the key and, pulling together, this one pull:
-            // advance once per failed attempt, not once per container.
-            const entry = state.entries.get(key);
-            const advanced =
-              entry && entry.lastUpdateMs >= attemptMs && !state.isExpired(entry, clock())
-                ? entry
-                : state.next(key, clock());
-            advanced.lastError = `${failure.reason}: ${failure.message}`;
-          })
-          .catch((stateError: unknown) => void (unrecorded = `; back-off not recorded: ${errorMessage(stateError)}`));
-      }
-      throw new PodrunError(failure.reason, `${failure.message}${unrecorded}`, { cause: error });
-    } finally {
-      progress?.stop();
     }
-  };
+  }
 
-  return { ensureImageExists };
+  // 7. Back-off first: while in it, the registry is not contacted.
+  const key = imagePullBackoffKey(object, image);
+  const attemptMs = clock();
+  await checkBackoff(deps.backoff, key, attemptMs, quoted, fail, (message) =>
+    recorder.event(object, EventType.Normal, EventReason.BackOff, message),
+  );
+
+  return pullImage(deps, pulled, { object, ref, quoted, key, attemptMs, pullCredentials });
+}
+
+/** One pull's inputs: the defaulted ref, the image as quoted in messages, and the back-off key and time it checked. */
+interface PullAttempt extends Pick<EnsureImageRequest, "object" | "pullCredentials"> {
+  ref: string;
+  quoted: string;
+  key: string;
+  attemptMs: number;
+}
+
+// The pull itself: Pulling, then Pulled or Failed; a failure advances the back-off (unless the engine is down).
+async function pullImage(
+  deps: ImageManagerDeps,
+  pulled: Map<string, ImageInfo>,
+  { object, ref, quoted, key, attemptMs, pullCredentials }: PullAttempt,
+): Promise<string> {
+  const { recorder, clock } = deps;
+  recorder.event(object, EventType.Normal, EventReason.Pulling, `Pulling image ${quoted}`);
+  const progress = deps.startProgress?.(`Pulling image ${quoted}`);
+  let credentials: readonly RegistryCredential[] = [];
+  try {
+    // 6. Credentials, once per pull and only for a pull.
+    credentials = pullCredentials?.() ?? [];
+    const result = await deps.puller.pull(ref, credentials);
+    pulled.set(ref, result.imageInfo);
+    recorder.event(
+      object,
+      EventType.Normal,
+      EventReason.Pulled,
+      `Successfully pulled image ${quoted} in ${formatGoDuration(result.pullMs)} (${formatGoDuration(result.totalMs)} including waiting). Image size: ${result.imageInfo.size} bytes.`,
+    );
+    await collectBackoff(deps.backoff, clock);
+    return ref;
+  } catch (error) {
+    if (isAbort(error)) throw error; // Ctrl-C is not a registry failure
+    // Events, the back-off file and the error all take this text: none may quote a credential.
+    const failure = describePullFailure(error, listSecretForms(credentials));
+    recorder.event(object, EventType.Warning, EventReason.Failed, `Failed to pull image ${quoted}: ${failure.message}`);
+    // A container engine that is down says nothing about the registry: no back-off for it.
+    const unrecorded =
+      failure.reason === "RuntimeUnavailable"
+        ? ""
+        : await recordPullFailure(deps.backoff, key, attemptMs, clock, failure);
+    throw new PodrunError(failure.reason, `${failure.message}${unrecorded}`, { cause: error });
+  } finally {
+    progress?.stop();
+  }
+}
+
+// Step 1: applyDefaultImageTag's PodrunError becomes the InspectFailed event; anything else is a bug.
+function defaultTag(image: string, fail: Fail): string {
+  try {
+    return applyDefaultImageTag(image);
+  } catch (error) {
+    if (!(error instanceof PodrunError)) throw error;
+    return fail(EventType.Warning, EventReason.InspectFailed, error.reason, error.message, error.cause);
+  }
+}
+
+// Steps 3–5 need the pod's one inspect: when it failed, a policy that asks for presence cannot answer.
+function failInspect(inspectError: unknown, quoted: string, fail: Fail): never {
+  const detail =
+    inspectError instanceof Error
+      ? errorFirstLine(inspectError)
+      : typeof inspectError === "string"
+        ? inspectError
+        : "unknown error";
+  return fail(
+    EventType.Warning,
+    EventReason.InspectFailed,
+    "ImageInspectError",
+    `Failed to inspect image ${quoted}: ${detail}`,
+    inspectError,
+  );
+}
+
+// Step 7: in back-off, one BackOff event and ImagePullBackOff; otherwise the previous error is forgotten.
+async function checkBackoff(
+  backoff: BackoffStore,
+  key: string,
+  attemptMs: number,
+  quoted: string,
+  fail: Fail,
+  recordBackOff: (message: string) => void,
+): Promise<void> {
+  // Without its back-off the registry is not contacted (a full disk): the pull step fails, and
+  // the state error (its path and why, in words) says what to mend.
+  const unchecked = (error: unknown): never => {
+    if (!(error instanceof StateAccessError)) throw error;
+    return fail(
+      EventType.Warning,
+      EventReason.Failed,
+      "ErrImagePull",
+      `Failed to pull image ${quoted}: pull back-off not checked: ${error.message}`,
+      error,
+    );
+  };
+  const check = await backoff
+    .update((state) => {
+      if (state.isInBackOffSinceUpdate(key, attemptMs))
+        return { inBackOff: true, previous: state.entries.get(key)?.lastError };
+      delete state.entries.get(key)?.lastError; // the kubelet forgets the previous error before pulling
+      return { inBackOff: false, previous: undefined };
+    })
+    .catch(unchecked);
+  if (check.inBackOff) {
+    const message = `Back-off pulling image ${quoted}`;
+    recordBackOff(message);
+    // The event has no suffix; the error (the waiting message) carries the previous failure.
+    throw new PodrunError("ImagePullBackOff", check.previous ? `${message}: ${check.previous}` : message);
+  }
+}
+
+// Success does not reset the key: the entry ages out. Dropping expired entries can wait for
+// another run when the state cannot be written (a full disk): the image is there.
+async function collectBackoff(backoff: BackoffStore, clock: () => number): Promise<void> {
+  await backoff
+    .update((state) => void state.gc(clock()))
+    .catch((error: unknown) => {
+      if (!(error instanceof StateAccessError)) throw error;
+    });
+}
+
+// Advances the image's back-off after a failed pull; returns the suffix saying it could not be saved.
+async function recordPullFailure(
+  backoff: BackoffStore,
+  key: string,
+  attemptMs: number,
+  clock: () => number,
+  failure: PullFailure,
+): Promise<string> {
+  // The pull's failure is the one to report: a back-off that could not be saved (a full
+  // disk) is said after it, not in its place.
+  let unrecorded = "";
+  await backoff
+    .update((state) => {
+      // Containers sharing this image share the key and, pulling together, this one pull:
+      // advance once per failed attempt, not once per container.
+      const entry = state.entries.get(key);
+      const advanced =
+        entry && entry.lastUpdateMs >= attemptMs && !state.isExpired(entry, clock()) ? entry : state.next(key, clock());
+      advanced.lastError = `${failure.reason}: ${failure.message}`;
+    })
+    .catch((stateError: unknown) => void (unrecorded = `; back-off not recorded: ${errorMessage(stateError)}`));
+  return unrecorded;
 }
 
 function isAbort(error: unknown): boolean {

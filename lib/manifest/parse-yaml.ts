@@ -11,7 +11,7 @@ import {
   type Tags,
   visit,
 } from "yaml";
-import { ManifestError } from "../errors.js";
+import { errorMessage, ManifestError } from "../errors.js";
 import {
   describeLessIndentedContinuation,
   findLessIndentedContinuation,
@@ -99,9 +99,9 @@ export function parseYamlDocuments(source: ManifestSource): YamlDocument[] {
       for (const node of dropped ?? []) if (isNode(node)) node.toJS(doc, { maxAliasCount: MAX_ALIAS_COUNT });
       plain = value !== undefined ? value.json : doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
-      const why = /excessive alias count/i.test((error as Error).message)
+      const why = /excessive alias count/i.test(errorMessage(error))
         ? `YAML aliases expand too much (over ${MAX_ALIAS_COUNT} nodes per alias): refusing a possible resource exhaustion attack`
-        : `YAML error: ${(error as Error).message}`;
+        : `YAML error: ${errorMessage(error)}`;
       throw new ManifestError([`${source.name}:${line}:1: ${why}`]);
     }
     return { value: plain ?? null, sourceMap: mapSource(doc.contents, at), line };
@@ -284,7 +284,7 @@ function parseJson(text: string, errors: Located[]): ParsedDocument[] {
     try {
       json = JSON.parse(chunk.text);
     } catch (error) {
-      const message = (error as Error).message;
+      const message = errorMessage(error);
       const at = /at position (\d+)/.exec(message);
       errors.push({
         offset: chunk.offset + (at ? Number(at[1]) : 0),

@@ -1,5 +1,5 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { PodrunError } from "../errors.js";
+import { errorFirstLine, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
 import type { StartedContainer } from "./readiness/prober-types.js";
@@ -123,13 +123,20 @@ export async function findActiveDeadline(
   pod: Pod,
   started: { sandboxId?: string | undefined; containers: readonly StartedContainer[] },
   now: () => number = Date.now,
+  onInspectError?: (message: string) => void,
 ): Promise<{ atMs: number; error: PodrunError } | undefined> {
   const seconds = pod.spec!.activeDeadlineSeconds;
   if (typeof seconds !== "number") return undefined;
-  const [sandbox] = started.sandboxId ? await runtime.inspectContainers([started.sandboxId]).catch(() => []) : [];
-  const containers = sandbox
-    ? []
-    : await runtime.inspectContainers(started.containers.map((c) => c.id)).catch(() => []);
+  // A start time that cannot be read puts the deadline later than the pod's: the caller is told (a Warning).
+  let told = false;
+  const unread = (error: unknown): ContainerState[] => {
+    if (!told)
+      onInspectError?.(`error determining status: ${errorFirstLine(error)}: activeDeadlineSeconds counted from now`);
+    told = true;
+    return [];
+  };
+  const [sandbox] = started.sandboxId ? await runtime.inspectContainers([started.sandboxId]).catch(unread) : [];
+  const containers = sandbox ? [] : await runtime.inspectContainers(started.containers.map((c) => c.id)).catch(unread);
   // An engine that gives no time: counted from now, which is later than the real start.
   const startMs = podStartMs(sandbox, containers) ?? now();
   return { atMs: deadlineAtMs(startMs, seconds), error: deadlineExceededError(pod) };

@@ -1,8 +1,9 @@
 import type { Container, LifecycleHandler } from "kubernetes-types/core/v1.js";
-import { EngineError } from "../errors.js";
+import { EngineError, errorMessage } from "../errors.js";
 import { resolveContainerPort } from "../probes/container-port.js";
 import { formatHandlerUrl, HttpGetError, httpGet } from "../probes/http-get.js";
 import type { ContainerRuntime } from "../runtime/types.js";
+import { systemClock } from "./readiness/wait-clock.js";
 
 // A lifecycle handler (postStart now, preStop later), run the way the kubelet runs it: exec
 // inside the container, an HTTP GET against the pod, or a sleep. The hook's own output is
@@ -57,7 +58,7 @@ export async function runLifecycleHandler(handler: LifecycleHandler, target: Hoo
     return;
   }
   if (handler.sleep) {
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, handler.sleep!.seconds) * 1000));
+    await systemClock.sleep(handler.sleep.seconds * 1000);
     return;
   }
   throw new HookError("the handler has no action (exec, httpGet or sleep)");
@@ -68,6 +69,6 @@ export function resolvePort(port: number | string, container: Container): number
   try {
     return resolveContainerPort(port, container);
   } catch (error) {
-    throw new HookError(`port ${JSON.stringify(port)} of container ${container.name}: ${(error as Error).message}`);
+    throw new HookError(`port ${JSON.stringify(port)} of container ${container.name}: ${errorMessage(error)}`);
   }
 }

@@ -2,6 +2,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import type { AuthFileCredentials } from "./pull-credentials.js";
 import { EngineError, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
+import { toInvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
 import { findPodIP } from "./readiness/pod-address.js";
 import type { ContainerProgress } from "./readiness/prober-types.js";
@@ -247,7 +248,9 @@ async function waitUntilReady(
     // A Ctrl-C while the pod was starting is answered now, before any wait.
     throwIfAborted(signal);
     const podIP = await findPodIP(runtime, started, pod.spec!.hostNetwork === true);
-    const activeDeadline = await findActiveDeadline(runtime, pod, started);
+    const activeDeadline = await findActiveDeadline(runtime, pod, started, Date.now, (message) =>
+      deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedSync", message),
+    );
     options.onProgress?.({ kind: "waiting", label, started, timeoutMs });
     const ready = await waitForPodReady({
       runtime,

@@ -7,6 +7,7 @@ import type { CreatedByRun } from "./start/undo-log.js";
 import { removePodDirectory } from "./volumes/pod-dir.js";
 import { planPodVolumes } from "./volumes/volume-plan.js";
 import { podDirectory } from "./volumes/pod-dir.js";
+import { errorFirstLine } from "../errors.js";
 
 // What `up` takes back when a pod does not come up: after a failed start, what this run created
 // (unless --keep-on-failure); after Ctrl-C while starting, the same, whatever the flags say;
@@ -40,7 +41,7 @@ export async function undoFailedStart(
         ]
       : [];
   } catch (error) {
-    return [`podrun: could not remove everything this run created for ${options.label}: ${firstLine(error)}`];
+    return [`podrun: could not remove everything this run created for ${options.label}: ${errorFirstLine(error)}`];
   }
 }
 
@@ -53,7 +54,7 @@ export async function undoInterruptedStart(runtime: ContainerRuntime, created: C
       ? "podrun: interrupted; this run had created no container"
       : `podrun: interrupted; removed the ${plural(count, "container")} this run created`;
   } catch (error) {
-    return `podrun: interrupted; could not remove everything this run created: ${firstLine(error)}`;
+    return `podrun: interrupted; could not remove everything this run created: ${errorFirstLine(error)}`;
   }
 }
 
@@ -77,10 +78,8 @@ export async function removeInterruptedPod(
     });
     return `podrun: interrupted; removed ${label} (--rm-on-interrupt)`;
   } catch (error) {
-    return `podrun: interrupted; could not remove everything of ${label}: ${firstLine(error)}`;
+    return `podrun: interrupted; could not remove everything of ${label}: ${errorFirstLine(error)}`;
   }
 }
 
 const countCreated = (created: CreatedByRun): number => created.containerIds.length + (created.sandbox ? 1 : 0);
-
-const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!;

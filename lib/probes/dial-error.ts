@@ -2,6 +2,8 @@
 // (`dial tcp 10.0.0.1:5432: connect: connection refused`), so that an Unhealthy event from
 // podrun reads like one from a cluster.
 
+import { errorMessage } from "../errors.js";
+
 /** `host:port`, with an IPv6 address in brackets (Go's net.JoinHostPort). */
 export function joinHostPort(host: string, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
@@ -23,7 +25,7 @@ export function describeDialError(error: unknown, host: string, address: string)
   if (code === "EAI_AGAIN") return `dial tcp: lookup ${host}: server misbehaving`;
   if (code === "ECONNRESET") return `read tcp ${address}: read: connection reset by peer`;
   if (code === "EPIPE") return `write tcp ${address}: write: broken pipe`;
-  return `dial tcp ${address}: ${error instanceof Error ? error.message : String(error)}`;
+  return `dial tcp ${address}: ${errorMessage(error)}`;
 }
 
 /** The time limit ran out while connecting. */

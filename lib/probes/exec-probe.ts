@@ -1,4 +1,4 @@
-import { EngineError } from "../errors.js";
+import { EngineError, errorMessage } from "../errors.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import type { ProbeResult } from "./probe-spec.js";
 
@@ -36,7 +36,7 @@ export async function runExecProbe(options: {
 
 function describeExecError(error: unknown): string {
   if (error instanceof EngineError) return error.detail;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 function limit(text: string): string {

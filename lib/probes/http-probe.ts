@@ -1,5 +1,6 @@
 import { formatHandlerUrl, HttpGetError, httpGet } from "./http-get.js";
 import type { ProbeResult } from "./probe-spec.js";
+import { errorMessage } from "../errors.js";
 
 // An httpGet probe: 200–399 is a success, as in the kubelet (pkg/probe/http); a 3xx that is left
 // (a redirect to another host) is a success with a warning; anything else fails with the
@@ -28,6 +29,6 @@ export async function runHttpProbe(options: {
     return { result: "failure", output: `HTTP probe failed with statuscode: ${response.status}` };
   } catch (error) {
     if (error instanceof HttpGetError) return { result: "failure", output: error.message };
-    return { result: "unknown", output: error instanceof Error ? error.message : String(error) };
+    return { result: "unknown", output: errorMessage(error) };
   }
 }

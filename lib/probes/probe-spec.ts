@@ -1,5 +1,6 @@
 import type { Container, Probe } from "kubernetes-types/core/v1.js";
 import { resolveContainerPort } from "./container-port.js";
+import { errorMessage } from "../errors.js";
 
 // A container's probe reduced to what running it needs: the timings in milliseconds, with the
 // API server's defaults (lib/manifest/defaults.ts applies them already; they are repeated here
@@ -76,7 +77,7 @@ function toAction(probe: Probe, container: Pick<Container, "ports">): ProbeActio
     }
     if (probe.grpc) return { kind: "grpc", port: probe.grpc.port, service: probe.grpc.service || undefined };
   } catch (error) {
-    return { kind: "invalid", error: (error as Error).message };
+    return { kind: "invalid", error: errorMessage(error) };
   }
   return { kind: "invalid", error: "missing probe handler" };
 }

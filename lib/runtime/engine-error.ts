@@ -1,4 +1,4 @@
-import { EngineError, PodrunError, type EngineFailure } from "../errors.js";
+import { EngineError, type EngineFailure, errorMessage, PodrunError } from "../errors.js";
 import { detectRuntime, type DetectedRuntime, type RuntimeName } from "./detect.js";
 import { isOnlyNotFound, type Dialect } from "./dialects.js";
 import { CommandError } from "./exec.js";
@@ -79,7 +79,7 @@ function firstLine(text: string): string {
 /** One line for an event or an error: the engine's own message when there is one. */
 export function describeError(error: unknown): string {
   if (error instanceof CommandError) return describeEngineError(error);
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** The engine's own first error line, else the command's one-line summary. */

@@ -4,6 +4,7 @@
 // each wrapped spawn cost more in the main thread than podrun's own work between them.
 import { spawn, type ChildProcess } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
+import type { Readable } from "node:stream";
 import { quoteArgument } from "./quote.js";
 
 export interface RunOptions {
@@ -272,9 +273,49 @@ export async function* streamCommand(
   // Started at once, so that an abort stops the command even while the consumer is not reading.
   const finished = started.finish({ signal: options.signal });
 
+  const lines = queueLines(child.stdout, child.stderr);
+
+  try {
+    for (;;) {
+      const line = lines.next();
+      if (line !== undefined) yield line;
+      else if (lines.ended()) break;
+      else await lines.arrival();
+    }
+    const result = await finished;
+    if (options.signal?.aborted) return;
+    const failure = describeFailure(result, {
+      binary,
+      args,
+      command,
+      stdout: "",
+      stderr: lines.stderrTail.join("\n"),
+      reject: true,
+    });
+    if (failure) throw failure;
+  } finally {
+    // The consumer left early (or threw): the command must not outlive the loop.
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+  }
+}
+
+/** A command's output lines, queued as read; reading pauses while the consumer is behind. */
+interface LineQueue {
+  /** The next line read, if one waits; reading resumes once the queue has drained to half. */
+  next(): OutputLine | undefined;
+  /** True once both streams have ended. */
+  ended(): boolean;
+  /** Resolves when a line arrives or a stream ends. */
+  arrival(): Promise<void>;
+  /** The last KEPT_STDERR_LINES lines of stderr, for the CommandError. */
+  readonly stderrTail: string[];
+}
+
+// Splits each stream into lines as its chunks come, and pauses both at MAX_QUEUED_LINES.
+function queueLines(stdout: Readable | null, stderr: Readable | null): LineQueue {
   const queue: OutputLine[] = [];
   const stderrTail: string[] = [];
-  const readables = [child.stdout, child.stderr];
+  const readables = [stdout, stderr];
   let open = 0;
   let paused = false;
   let wake: (() => void) | undefined;
@@ -313,36 +354,18 @@ export async function* streamCommand(
     readable.on("end", end);
     readable.on("close", end);
   };
-  if (child.stdout) listen(child.stdout, "stdout");
-  if (child.stderr) listen(child.stderr, "stderr");
+  if (stdout) listen(stdout, "stdout");
+  if (stderr) listen(stderr, "stderr");
 
-  try {
-    for (;;) {
-      const line = queue.shift();
-      if (line !== undefined) {
-        if (paused && queue.length <= MAX_QUEUED_LINES / 2) {
-          paused = false;
-          for (const r of readables) r?.resume();
-        }
-        yield line;
-      } else if (open === 0) break;
-      else await new Promise<void>((resolve) => (wake = resolve));
+  const next = () => {
+    const line = queue.shift();
+    if (line !== undefined && paused && queue.length <= MAX_QUEUED_LINES / 2) {
+      paused = false;
+      for (const r of readables) r?.resume();
     }
-    const result = await finished;
-    if (options.signal?.aborted) return;
-    const failure = describeFailure(result, {
-      binary,
-      args,
-      command,
-      stdout: "",
-      stderr: stderrTail.join("\n"),
-      reject: true,
-    });
-    if (failure) throw failure;
-  } finally {
-    // The consumer left early (or threw): the command must not outlive the loop.
-    if (child.exitCode === null && child.signalCode === null) child.kill();
-  }
+    return line;
+  };
+  return { next, ended: () => open === 0, arrival: () => new Promise<void>((resolve) => (wake = resolve)), stderrTail };
 }
 
 const MAX_ARG = 80;

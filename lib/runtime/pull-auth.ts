@@ -112,6 +112,7 @@ export async function readDockerClientSettings(env: NodeJS.ProcessEnv = process.
     // no config.json, or one the CLI would reject as well
   }
   const contexts = join(dir, "contexts");
+  // No contexts directory (or none readable): the CLI then uses its default context, as here.
   if ((await stat(contexts).catch(() => undefined))?.isDirectory()) settings.contextsDir = contexts;
   return settings;
 }

@@ -269,3 +269,30 @@ t.test("a container that cannot be stopped at the deadline is named before the e
   t.match(err.at(-3), /^podrun: could not stop app: .*device busy/);
   t.match(err.at(-1), /^Error: DeadlineExceeded: /);
 });
+
+t.test("a start time that cannot be read counts the deadline from now, and says so", async (t) => {
+  const pod = defaultPod({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "job" },
+    spec: { activeDeadlineSeconds: 2, containers: [{ name: "app", image: "busybox" }] },
+  });
+  const failing = {
+    inspectContainers: () => Promise.reject(new Error("engine gone\nits details")),
+  };
+  for (const started of [
+    { sandboxId: "id-sandbox", containers: [] },
+    { containers: [{ name: "app", id: "id-app", kind: "app" as const }] },
+  ]) {
+    const warnings: string[] = [];
+    const deadline = await findActiveDeadline(
+      failing,
+      pod,
+      started,
+      () => 5000,
+      (m) => warnings.push(m),
+    );
+    t.equal(deadline?.atMs, 7000, "from now");
+    t.same(warnings, ["error determining status: engine gone: activeDeadlineSeconds counted from now"], "told once");
+  }
+});

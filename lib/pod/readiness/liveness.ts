@@ -9,6 +9,8 @@ import type { ContainerRuntime, ContainerState } from "../../runtime/types.js";
 import { Backoff, CRASH_LOOP_BACKOFF } from "../../state/backoff.js";
 import { followNewContainer, observeState, type ContainerTracker, type RestartPolicy } from "./readiness-tracker.js";
 import type { Clock } from "./wait-clock.js";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../../manifest/defaults.js";
+import { MIN_GRACE_PERIOD_SECONDS } from "../stop/stop-pod.js";
 
 // What a liveness failure does while `up --wait` waits, as SyncPod acts on it
 // (pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions, kuberuntime_container.go
@@ -72,10 +74,6 @@ export interface LivenessRestarter {
   idle(): Promise<void>;
 }
 
-/** The kubelet's minimumGracePeriodInSeconds. */
-const MIN_GRACE_PERIOD_SECONDS = 2;
-const DEFAULT_GRACE_PERIOD_SECONDS = 30;
-
 export function createLivenessRestarter(context: LivenessContext): LivenessRestarter {
   const replacing = new Set<ContainerTracker>();
   // Replaced, and not yet seen by the engine under its new ID.
@@ -130,6 +128,7 @@ async function replaceContainer(context: LivenessContext, state: ReplaceState): 
     const message = `Container ${t.name} failed liveness probe${restarts ? ", will be restarted" : ""}`;
     context.recorder.event(context.objectOf(t.name), "Normal", "Killing", message);
     await killContainer(context, oldId, context.specOf(t.name) ?? { name: t.name });
+    // Unread, the old state stands and the back-off counts from now; the status watcher's next read reports the engine.
     const final = (await runtime.inspectContainers([oldId]).catch(() => []))[0];
     if (final) t.state = final;
     if (!restarts || context.signal.aborted) return; // the wait sees it exited, and judges it
@@ -161,6 +160,7 @@ async function makeNewContainer(
   followNewContainer(t, newId);
   state.unseen.add(t);
   // Its probes start from its own start, not from the next status read.
+  // Unread, the probes start from the status watcher's next read, which reports an engine that keeps failing.
   const [started] = await runtime.inspectContainers([newId]).catch(() => []);
   if (started && !context.signal.aborted) observeState(t, started, context.clock.now());
 }
@@ -171,7 +171,7 @@ async function killContainer(context: LivenessContext, id: string, container: Co
   let grace =
     container.livenessProbe?.terminationGracePeriodSeconds ??
     context.pod.spec!.terminationGracePeriodSeconds ??
-    DEFAULT_GRACE_PERIOD_SECONDS;
+    DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   const preStop = container.lifecycle?.preStop;
   if (preStop && grace > 0) {
     const started = clock.now();

@@ -16,6 +16,7 @@ export async function findPodIP(
     ...(started.sandboxId ? [started.sandboxId] : []),
     ...started.containers.filter((c) => c.kind !== "init").map((c) => c.id),
   ];
+  // No address (the inspect failed) is as none yet: resolveProbeAddress then uses a hostPort, or the probe errors.
   const states = await runtime.inspectContainers(ids).catch(() => []);
   return states.find((s) => s.ip)?.ip ?? "";
 }

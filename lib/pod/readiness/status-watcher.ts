@@ -1,4 +1,4 @@
-import { PodrunError } from "../../errors.js";
+import { errorFirstLine, PodrunError } from "../../errors.js";
 import type { ContainerRuntime, ContainerState } from "../../runtime/types.js";
 import { explainTermination, observeState, type ContainerTracker, type RestartPolicy } from "./readiness-tracker.js";
 import type { Outcome } from "./prober-types.js";
@@ -38,7 +38,7 @@ export async function watchStatus(context: StatusContext): Promise<void> {
       failures = 0;
     } catch (error) {
       if (++failures >= MAX_STATUS_FAILURES) {
-        const message = `cannot read the containers' states: ${(error as Error).message.split("\n")[0]}`;
+        const message = `cannot read the containers' states: ${errorFirstLine(error)}`;
         context.finish({ kind: "failed", error: new PodrunError("RuntimeUnavailable", message, { cause: error }) });
         return;
       }

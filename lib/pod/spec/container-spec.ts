@@ -56,7 +56,6 @@ export function buildContainerSpec(options: {
   // that `up` on an unchanged manifest keeps the container; everything else counts, secrets too.
   const hashEnv = resolveHashEnv({ pod, identity, container, objects: options.objects ?? NO_OBJECTS });
   const env = options.env ?? hashEnv;
-  const nonEmpty = (list?: string[]) => (list && list.length > 0 ? [...list] : undefined);
   const withEnv = (values: readonly EnvVarValue[]): Pick<ContainerSpec, "command" | "args" | "env"> => {
     const expanded = expandCommandAndArgs(container, values);
     return { command: nonEmpty(expanded.command), args: nonEmpty(expanded.args), env: values.map((e) => ({ ...e })) };
@@ -75,31 +74,53 @@ export function buildContainerSpec(options: {
     },
     sandbox: spec.hostNetwork ? undefined : sandboxRuntimeName(identity),
     hostNetwork: spec.hostNetwork === true,
-    // Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
-    // rule); app containers follow the pod's policy through the engine.
-    restartPolicy:
-      kind === "init"
-        ? "no"
-        : kind === "sidecar"
-          ? "always"
-          : RESTART_POLICIES[(spec.restartPolicy ?? "Always") as keyof typeof RESTART_POLICIES],
+    restartPolicy: engineRestartPolicy(kind, spec.restartPolicy),
     stopTimeoutSeconds: spec.terminationGracePeriodSeconds ?? 30,
     // The container's own resources, init containers included: each is its own cgroup.
     resources: planResources(container.resources),
     podSettings: buildContainerPodSettings(spec),
   };
-  const secretNames = new Set(options.secretNames ?? []);
-  if (secretNames.size > 0) {
-    const printed = expandCommandAndArgs(container, env, secretNames);
-    const shown = { command: nonEmpty(printed.command), args: nonEmpty(printed.args) };
-    if (canonicalJson(shown) !== canonicalJson({ command: built.command, args: built.args })) built.printed = shown;
-  }
+  const printed = printedCommand(built, container, env, options.secretNames);
+  if (printed) built.printed = printed;
+  addMountsAndSecurity(built, { pod, identity, container, objects: options.objects ?? NO_OBJECTS });
+  // The hash covers the spec as built, so it is computed last and stored beside the other labels.
+  built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);
+  if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;
+  return built;
+}
+
+const nonEmpty = (list?: string[]) => (list && list.length > 0 ? [...list] : undefined);
+
+// The command and args as printed: `$(VAR)` of a Secret left unexpanded; undefined when that changes nothing.
+function printedCommand(
+  built: Pick<ContainerSpec, "command" | "args">,
+  container: Container,
+  env: readonly EnvVarValue[],
+  secretNames: readonly string[] | undefined,
+): ContainerSpec["printed"] {
+  const secrets = new Set(secretNames ?? []);
+  if (secrets.size === 0) return undefined;
+  const printed = expandCommandAndArgs(container, env, secrets);
+  const shown = { command: nonEmpty(printed.command), args: nonEmpty(printed.args) };
+  return canonicalJson(shown) !== canonicalJson({ command: built.command, args: built.args }) ? shown : undefined;
+}
+
+// Init containers run once; sidecars always restart, whatever the pod's policy (the kubelet's
+// rule); app containers follow the pod's policy through the engine.
+function engineRestartPolicy(kind: ContainerKind, podPolicy: string | undefined): ContainerSpec["restartPolicy"] {
+  if (kind === "init") return "no";
+  if (kind === "sidecar") return "always";
+  return RESTART_POLICIES[(podPolicy ?? "Always") as keyof typeof RESTART_POLICIES];
+}
+
+// The parts planned elsewhere, each set only when the container asks for it.
+function addMountsAndSecurity(
+  built: ContainerSpec,
+  { pod, identity, container, objects }: { pod: Pod; identity: PodIdentity; container: Container; objects: PodObjects },
+): void {
+  const spec = pod.spec!;
   // A subPath of a file volume counts its content (volume-plan.ts): read from the same objects as the env.
-  const mounts = planContainerMounts(spec, identity, container, {
-    pod,
-    identity,
-    objects: options.objects ?? NO_OBJECTS,
-  });
+  const mounts = planContainerMounts(spec, identity, container, { pod, identity, objects });
   if (mounts.length > 0) built.mounts = mounts;
   const security = planSecurityContext(spec, container);
   if (security) built.security = security;
@@ -107,10 +128,6 @@ export function buildContainerSpec(options: {
   if (securityOptions) built.security = { ...built.security, ...securityOptions };
   const terminal = planTerminal(container);
   if (terminal) built.terminal = terminal;
-  // The hash covers the spec as built, so it is computed last and stored beside the other labels.
-  built.labels[LABEL_SPEC_HASH] = hashContainer(options.env ? { ...built, ...withEnv(hashEnv) } : built, container);
-  if (options.podHash !== undefined) built.labels[LABEL_POD_HASH] = options.podHash;
-  return built;
 }
 
 /** The pod sandbox: it owns the network namespace, so the published ports live on it. */

@@ -67,6 +67,7 @@ export async function ensureSandbox(
   // The kubelet writes the pod's line in /etc/hosts once the pod has its IP: before any container starts.
   const { etcFiles } = options;
   if (etcFiles && plan.completeHostsFile) {
+    // An IP the engine cannot tell leaves the pod's own line out of the file (hostsFileContent): the start goes on.
     started = started.then(async () =>
       completeHostsFile(etcFiles, options.pod, options.identity, await findIP().catch(() => undefined)),
     );
@@ -75,7 +76,7 @@ export async function ensureSandbox(
   let running = made === undefined;
   started.then(
     () => (running = true),
-    () => undefined,
+    () => undefined, // a failed start stays not running; each container's start awaits `started` and reports it
   );
   return { id, hostNetwork: plan.hostNetwork, started, running: () => running, ip: findIP };
 }
@@ -84,6 +85,7 @@ export async function ensureSandbox(
 export const resolvePodIP = (sandbox: SandboxHandle): Promise<string> => sandbox.ip().then((ip) => ip ?? "127.0.0.1");
 
 /** The pod's IP for a probe: the loopback with the host's network, else the sandbox's (empty when unknown). */
+// Unknown includes an inspect that failed: resolveProbeAddress then uses a hostPort, or the probe errors (Unhealthy).
 export const resolveProbeIP = async (sandbox: SandboxHandle): Promise<string> =>
   sandbox.hostNetwork ? "127.0.0.1" : ((await sandbox.ip().catch(() => undefined)) ?? "");
 

@@ -108,12 +108,29 @@ export function resolveGracePeriod(pod: PodRecord, manifest: Pod | undefined, ov
 }
 
 export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promise<StopPodResult> {
+  const plan = planStop(options.pod);
+  const failures: StopFailure[] = [];
+  const hookFailures: StopPodResult["hookFailures"] = [];
+  // Step 1: the kubelet's killPod: preStop hooks and stops, within the grace period.
+  await stopContainers(deps, options, plan, failures, hookFailures);
+  if (options.keepStopped) return { containers: 0, volumes: 0, failures, hookFailures };
+  // Step 2: what `down` removes besides: containers, sandbox, volumes, the pod's directory.
+  const { containers, volumes } = await removePod(deps.runtime, options, plan, failures);
+  return { containers, volumes, failures, hookFailures };
+}
+
+// Killing for each app container and sidecar, every preStop hook at once, then the app
+// containers' stops, then each sidecar's, newest first; the init containers last.
+async function stopContainers(
+  deps: StopPodDeps,
+  options: StopPodOptions,
+  plan: StopPlan,
+  failures: StopFailure[],
+  hookFailures: StopPodResult["hookFailures"],
+): Promise<void> {
   const { runtime } = deps;
   const clock = deps.clock ?? Date.now;
   const { pod } = options;
-  const plan = planStop(pod);
-  const failures: StopFailure[] = [];
-  const hookFailures: StopPodResult["hookFailures"] = [];
   const override = options.gracePeriodOverride;
   const grace = resolveGracePeriod(pod, options.manifest, override);
   const remainingSeconds = startGraceCountdown(grace, clock);
@@ -136,8 +153,6 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
     }
   };
 
-  // Killing for each app container and sidecar, every preStop hook at once, then the app
-  // containers' stops, then each sidecar's, newest first.
   for (const state of plan.apps) killing(state, false);
   for (const state of plan.sidecars) killing(state, true);
   const podIP = pod.infra?.ip || [...plan.apps, ...plan.sidecars].find((c) => c.ip)?.ip || "127.0.0.1";
@@ -166,12 +181,19 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
     killing(state, true);
     await stop(state);
   }
+}
 
-  if (options.keepStopped) return { containers: 0, volumes: 0, failures, hookFailures };
-  const removed = await removeContainers(runtime, plan.removal, failures);
-  if (pod.infra) {
+// Each removal's failure is collected, not thrown: the rest is still removed.
+async function removePod(
+  runtime: ContainerRuntime,
+  options: StopPodOptions,
+  plan: StopPlan,
+  failures: StopFailure[],
+): Promise<{ containers: number; volumes: number }> {
+  const containers = await removeContainers(runtime, plan.removal, failures);
+  if (options.pod.infra) {
     try {
-      await runtime.removeSandbox(sandboxRuntimeName(pod));
+      await runtime.removeSandbox(sandboxRuntimeName(options.pod));
     } catch (error) {
       failures.push({ object: "sandbox", step: "remove", message: describeError(error) });
     }
@@ -186,7 +208,7 @@ export async function stopPod(deps: StopPodDeps, options: StopPodOptions): Promi
       failures.push({ object: "pod directory", step: "remove", message: describeError(error) }),
     );
   }
-  return { containers: removed, volumes, failures, hookFailures };
+  return { containers, volumes };
 }
 
 /** The container's preStop handler: from the manifest when it has that container, else from its label. */

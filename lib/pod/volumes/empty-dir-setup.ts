@@ -12,6 +12,7 @@ import {
   OWNERSHIP_WARNING_REASON,
   setVolumeOwnership,
 } from "./volume-ownership.js";
+import { errorFirstLine } from "../../errors.js";
 
 // The kubelet's emptyDir SetUp (pkg/volume/emptydir/empty_dir.go) on the engine volume that
 // stands for it: the directory made 0777 (the engines make it 0755, which a container running as
@@ -56,7 +57,7 @@ export async function setUpEmptyDirs(options: EmptyDirSetupOptions): Promise<voi
     try {
       dir = await options.mountpoint(volume.name);
     } catch (error) {
-      cannot(`no directory found: ${(error as Error).message.split("\n")[0]}`);
+      cannot(`no directory found: ${errorFirstLine(error)}`);
       continue;
     }
     const info = await stat(dir).catch((error: NodeJS.ErrnoException) => error);

@@ -1,7 +1,7 @@
 import { chmod, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Pod, Volume } from "kubernetes-types/core/v1.js";
-import { PodrunError } from "../../errors.js";
+import { errorMessage, PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
 import { writeAtomically, type Payload } from "./atomic-writer.js";
@@ -51,7 +51,7 @@ export async function prepareVolumes(
   const volumes = pod.spec!.volumes ?? [];
   const fileVolumes = volumes.filter(isFileVolume);
   const failed = (volume: Volume, error: unknown): never => {
-    const message = `MountVolume.SetUp failed for volume "${volume.name}" : ${error instanceof Error ? error.message : String(error)}`;
+    const message = `MountVolume.SetUp failed for volume "${volume.name}" : ${errorMessage(error)}`;
     recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", message);
     throw new PodrunError("FailedMount", message, { cause: error });
   };
@@ -101,6 +101,7 @@ export async function prepareVolumes(
       }
     }
   } catch (error) {
+    // The volume's failure is the one reported; a directory left behind is removed by `down`.
     if (!options.kept) await removePodDirectory(podDir).catch(() => undefined);
     throw error;
   }

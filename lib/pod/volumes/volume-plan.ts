@@ -14,6 +14,7 @@ import type { PodIdentity } from "../identity.js";
 import { readNodeCapacity, readNodeName } from "../spec/field-ref.js";
 import { isFileVolume, planVolumeFiles, type VolumeFilesContext } from "./volume-files.js";
 import { claimVolumeName } from "./claim-volumes.js";
+import { errorMessage } from "../../errors.js";
 
 export { parseQuantityBytes };
 
@@ -209,7 +210,7 @@ function digestVolumeFiles(volume: Volume, content: SubPathContent): string {
       hash.update(`${path}\0${file.mode}\0${file.content.length}\0`).update(file.content);
     }
   } catch (error) {
-    hash.update(`error\0${(error as Error).message}`);
+    hash.update(`error\0${errorMessage(error)}`);
   }
   return hash.digest("hex");
 }
