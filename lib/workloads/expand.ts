@@ -39,40 +39,11 @@ export function expandWorkload(object: RawWorkload): Workload {
   const defaulted = defaultPod({ metadata: { ...template.metadata }, spec: template.spec ?? { containers: [] } });
   const hashed: PodTemplateSpec = { metadata: { ...template.metadata }, spec: defaulted.spec };
   const templateHash = kind === "Deployment" || kind === "StatefulSet" ? computeHash(canonicalJson(hashed)) : "";
-  const owner = `${kind}/${name}`;
+  const owner = { kind, name, namespace, templateHash };
   const pods: Pod[] = [];
   const claims: PersistentVolumeClaim[] = [];
   for (let i = 0; i < count; i++) {
-    const labels: Record<string, string> = { ...template.metadata?.labels };
-    let podName: string;
-    switch (kind) {
-      case "Deployment":
-        // The Deployment controller names its ReplicaSet `<name>-<hash>` and adds the label to it.
-        labels["pod-template-hash"] = templateHash;
-        podName = `${name}-${templateHash}-${stableSuffix(namespace, owner, templateHash, i)}`;
-        break;
-      case "StatefulSet":
-        podName = `${name}-${i}`;
-        labels["controller-revision-hash"] = `${name}-${templateHash}`;
-        labels["statefulset.kubernetes.io/pod-name"] = podName;
-        labels["apps.kubernetes.io/pod-index"] = String(i);
-        break;
-      case "Job": {
-        const uid = stableUid(namespace, owner);
-        podName = `${name}-${stableSuffix(namespace, owner, "", i)}`;
-        // The Job strategy adds both spellings of each label to the template.
-        Object.assign(labels, {
-          "batch.kubernetes.io/controller-uid": uid,
-          "batch.kubernetes.io/job-name": name,
-          "controller-uid": uid,
-          "job-name": name,
-        });
-        break;
-      }
-      default:
-        podName = `${name}-${stableSuffix(namespace, owner, "", i)}`;
-    }
-    labels[OWNER_LABEL] = owner;
+    const { podName, labels } = namePod(owner, template.metadata?.labels, i);
     const pod: Pod = {
       apiVersion: "v1",
       kind: "Pod",
@@ -82,27 +53,7 @@ export function expandWorkload(object: RawWorkload): Workload {
     if (kind === "StatefulSet") {
       // The StatefulSet controller gives each pod a stable hostname, under the governing service.
       pod.spec!.hostname = podName;
-      // …and its own claim per volumeClaimTemplate, labelled with the template's labels and the
-      // selector's, mounted through a volume of the template's name.
-      const podClaims = (spec.volumeClaimTemplates ?? []).map((template): PersistentVolumeClaim => ({
-        apiVersion: "v1",
-        kind: "PersistentVolumeClaim",
-        metadata: {
-          name: `${template.metadata?.name}-${name}-${i}`,
-          namespace,
-          labels: { ...template.metadata?.labels, ...spec.selector?.matchLabels },
-        },
-        spec: structuredClone(template.spec),
-      }));
-      if (podClaims.length > 0) {
-        const volumes: Volume[] = podClaims.map((claim, t) => ({
-          name: spec.volumeClaimTemplates![t]!.metadata!.name!,
-          persistentVolumeClaim: { claimName: claim.metadata!.name! },
-        }));
-        const taken = new Set(volumes.map((v) => v.name));
-        pod.spec!.volumes = [...(pod.spec!.volumes ?? []).filter((v) => !taken.has(v.name)), ...volumes];
-        claims.push(...podClaims);
-      }
+      claims.push(...addClaimVolumes(pod, owner, spec, i));
     }
     pods.push(pod);
   }
@@ -117,6 +68,84 @@ export function expandWorkload(object: RawWorkload): Workload {
     claims,
     object: { ...written, metadata: { ...object.metadata, namespace } },
   };
+}
+
+interface PodOwnerOf {
+  kind: WorkloadKind;
+  name: string;
+  namespace: string;
+  templateHash: string;
+}
+
+/** The name and labels the workload's controller gives its pod number `i`. */
+function namePod(
+  { kind, name, namespace, templateHash }: PodOwnerOf,
+  templateLabels: Record<string, string> | undefined,
+  i: number,
+): { podName: string; labels: Record<string, string> } {
+  const owner = `${kind}/${name}`;
+  const labels: Record<string, string> = { ...templateLabels };
+  let podName: string;
+  switch (kind) {
+    case "Deployment":
+      // The Deployment controller names its ReplicaSet `<name>-<hash>` and adds the label to it.
+      labels["pod-template-hash"] = templateHash;
+      podName = `${name}-${templateHash}-${stableSuffix(namespace, owner, templateHash, i)}`;
+      break;
+    case "StatefulSet":
+      podName = `${name}-${i}`;
+      labels["controller-revision-hash"] = `${name}-${templateHash}`;
+      labels["statefulset.kubernetes.io/pod-name"] = podName;
+      labels["apps.kubernetes.io/pod-index"] = String(i);
+      break;
+    case "Job": {
+      const uid = stableUid(namespace, owner);
+      podName = `${name}-${stableSuffix(namespace, owner, "", i)}`;
+      // The Job strategy adds both spellings of each label to the template.
+      Object.assign(labels, {
+        "batch.kubernetes.io/controller-uid": uid,
+        "batch.kubernetes.io/job-name": name,
+        "controller-uid": uid,
+        "job-name": name,
+      });
+      break;
+    }
+    default:
+      podName = `${name}-${stableSuffix(namespace, owner, "", i)}`;
+  }
+  labels[OWNER_LABEL] = owner;
+  return { podName, labels };
+}
+
+/**
+ * A StatefulSet pod's own claim per volumeClaimTemplate, labelled with the template's labels and
+ * the selector's, mounted through a volume of the template's name (which replaces a pod volume of
+ * that name); returns the claims.
+ */
+function addClaimVolumes(
+  pod: Pod,
+  { name, namespace }: PodOwnerOf,
+  spec: RawWorkload["spec"] & object,
+  i: number,
+): PersistentVolumeClaim[] {
+  const podClaims = (spec.volumeClaimTemplates ?? []).map((template): PersistentVolumeClaim => ({
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: {
+      name: `${template.metadata?.name}-${name}-${i}`,
+      namespace,
+      labels: { ...template.metadata?.labels, ...spec.selector?.matchLabels },
+    },
+    spec: structuredClone(template.spec),
+  }));
+  if (podClaims.length === 0) return [];
+  const volumes: Volume[] = podClaims.map((claim, t) => ({
+    name: spec.volumeClaimTemplates![t]!.metadata!.name!,
+    persistentVolumeClaim: { claimName: claim.metadata!.name! },
+  }));
+  const taken = new Set(volumes.map((v) => v.name));
+  pod.spec!.volumes = [...(pod.spec!.volumes ?? []).filter((v) => !taken.has(v.name)), ...volumes];
+  return podClaims;
 }
 
 function podCount(kind: WorkloadKind, spec: RawWorkload["spec"] & object): number {
