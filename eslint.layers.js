@@ -30,6 +30,7 @@ export const layerRules = [
     settings: {
       "boundaries/elements": LAYERS.flat().map((name) => ({
         type: name,
+        // Two layers are one file each; the plugin says once that it sees a file pattern, and matches it.
         pattern: FILES.has(name) ? `lib/${name}.ts` : `lib/${name}`,
       })),
       "import/resolver": { typescript: { alwaysTryTypes: true } },
