@@ -30,9 +30,11 @@ export const layerRules = [
     settings: {
       "boundaries/elements": LAYERS.flat().map((name) => ({
         type: name,
-        // Two layers are one file each; the plugin says once that it sees a file pattern, and matches it.
-        pattern: FILES.has(name) ? `lib/${name}.ts` : `lib/${name}`,
+        // Two layers are one file each: `mode: "file"` (v7 still honours it, and warns of a
+        // deprecation that legacy-warnings below keeps quiet; the plugin is pinned).
+        ...(FILES.has(name) ? { pattern: `lib/${name}.ts`, mode: "file" } : { pattern: `lib/${name}` }),
       })),
+      "boundaries/legacy-warnings": false,
       "import/resolver": { typescript: { alwaysTryTypes: true } },
     },
     rules: {
