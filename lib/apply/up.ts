@@ -3,7 +3,7 @@ import { toInvolvedObject } from "../events/types.js";
 import { identifyPod } from "../pod/identity.js";
 import { runPod, type PodOutcome, type PodProgress, type RunPodDeps } from "../pod/run-pod.js";
 import { findUnschedulable, NO_FREE_PORTS_MESSAGE, type HostPort } from "../workloads/host-ports.js";
-import { runJobs, type RunJobsOptions } from "../workloads/run-jobs.js";
+import { runJobs, type JobOutcome, type RunJobsOptions } from "../workloads/run-jobs.js";
 import type { ObjectPlan, PodRun } from "./plan-objects.js";
 import { removeStaleWorkloadPods, type StalePodOutcome } from "./stale-workload-pods.js";
 
@@ -11,7 +11,7 @@ import { removeStaleWorkloadPods, type StalePodOutcome } from "./stale-workload-
 // pods the workloads' specs no longer name are removed, (2) each pod of the plan is brought up
 // (pod/run-pod.ts) one after the other, or left Pending when an earlier pod has its host port,
 // (3) the Jobs are handed to the Job controller (workloads/run-jobs.ts). Each step is told as it
-// ends (an UpStep, worded by output/pod-outcome.ts and output/up-lines.ts); the run returns how
+// ends (an UpStep, worded by output/pod-outcome.ts, output/job-outcome.ts and output/up-lines.ts); the run returns how
 // it ended. Ctrl-C has one path: the signal's AbortError, the pod's 'interrupted' outcome, then
 // this run's 'interrupted' result (exit 130 in the command).
 
@@ -27,7 +27,9 @@ export type UpStep =
   /** Step 2: an earlier pod of the set has this pod's host port: it stays Pending (FailedScheduling). */
   | { kind: "unschedulable"; run: PodRun; port: HostPort }
   /** Step 2: how the pod went; `last` when it is the plan's last pod. */
-  | { kind: "pod"; run: PodRun; outcome: PodOutcome; last: boolean };
+  | { kind: "pod"; run: PodRun; outcome: PodOutcome; last: boolean }
+  /** Step 3: a step of a Job's run (worded by output/job-outcome.ts). */
+  | { kind: "job"; outcome: JobOutcome };
 
 /** How the run ended. */
 export type UpResult =
@@ -46,8 +48,6 @@ export interface UpRunOptions {
   keepOnFailure: boolean;
   /** `--wait`: `timeoutMs` only when --timeout was given. */
   wait?: { timeoutMs?: number | undefined; rmOnInterrupt: boolean } | undefined;
-  /** The Jobs' own lines (workloads/run-jobs.ts). */
-  jobLines: Pick<RunJobsOptions, "say" | "warn" | "paint">;
   report: (step: UpStep) => void;
   onProgress?: (run: PodRun, progress: PodProgress) => void;
 }
@@ -131,7 +131,7 @@ async function runTheJobs(deps: RunPodDeps, options: UpRunOptions, state: UpStat
     keepOnFailure: options.keepOnFailure,
     wait: options.wait,
     signal: options.podOptions.signal,
-    ...options.jobLines,
+    report: (outcome) => options.report({ kind: "job", outcome }),
   });
   if (jobRuns.interrupted) return { status: "interrupted", done: state.done };
   if (jobRuns.failed.length > 0 && state.failed.length === 0) return { status: "failed" };

@@ -16,6 +16,7 @@ import { plural } from "../output/plural.js";
 import { createLiveStatus, type LiveStatus } from "../output/live-status.js";
 import { createLiveStatusSink, showPodProgress } from "../output/live-status-sink.js";
 import { formatPodOutcome, formatPodProgress } from "../output/pod-outcome.js";
+import { formatJobOutcome } from "../output/job-outcome.js";
 import type { PodProgress } from "../pod/run-pod.js";
 import { formatDeadlineWarnings } from "../pod/active-deadline.js";
 import { watchInterrupt } from "../process/interrupt.js";
@@ -131,12 +132,6 @@ export async function up(options: UpOptions): Promise<void> {
         wait: options.wait
           ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true }
           : undefined,
-        // --json: standard output carries events only.
-        jobLines: {
-          say: options.json ? (line) => stderr.write(`${line}\n`) : output.say,
-          warn: (line) => stderr.write(`${line}\n`),
-          paint: color,
-        },
         report: print.step,
         onProgress: print.progress,
       },
@@ -300,6 +295,7 @@ function createStepPrinter(
   const { stderr, color, output, dry } = io;
   const { live, say } = output;
   const format = { color, json: options.json };
+  const writeErr = (line: string) => stderr.write(`${line}\n`);
   const mark = (line: string) => dry.marks.push({ at: dry.commands.length, line });
   const step = (step: UpStep) => {
     if (step.kind === "stale") {
@@ -312,6 +308,11 @@ function createStepPrinter(
       const line = formatUnschedulable(step.run, step.port);
       if (options.dryRun) mark(`# ${line}`);
       else stderr.write(`${color[options.wait ? "red" : "yellow"](line)}\n`);
+    } else if (step.kind === "job") {
+      const lines = formatJobOutcome(step.outcome, format);
+      // --json: standard output carries events only.
+      for (const line of lines.stdout) (options.json ? writeErr : say)(line);
+      for (const line of lines.stderr) stderr.write(`${line}\n`);
     } else {
       const { outcome } = step;
       // Ready: the summary goes below the live block's final frame. Failed or interrupted: as for
