@@ -1,6 +1,6 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
-import { selectPods, type WorkloadRef } from "../pod/status/workload-ref.js";
+import { selectPods, type WorkloadRef } from "../kinds/workload-ref.js";
 
 // `podrun down deploy/web`, and the workloads of the manifests given to `down`: every pod the
 // workload's controller made, as `kubectl delete` cascades to them. They are found by their owner

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { UsageError } from "../errors.js";
-import { ACCEPTED_TYPES, parseResourceRef, resourceKindOf, type ResourceRef } from "../pod/status/workload-ref.js";
+import { ACCEPTED_TYPES, parseResourceRef, resourceKindOf, type ResourceRef } from "../kinds/workload-ref.js";
 
 // `podrun down deploy/web`: a `TYPE/NAME` argument read. The workload's pods are found by
 // apply/down-workloads.ts, and a workload with none left is worded by output/down-lines.ts.

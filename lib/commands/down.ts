@@ -23,7 +23,7 @@ import { kubeContainerName } from "../pod/status/find-pods.js";
 import { identifyPod } from "../pod/identity.js";
 import { removeClaimsOf, type Claim } from "./down-claims.js";
 import { readResourceArgument } from "./down-workloads.js";
-import { isWorkloadRef } from "../pod/status/workload-ref.js";
+import { isWorkloadRef } from "../kinds/workload-ref.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";

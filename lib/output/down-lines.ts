@@ -2,7 +2,7 @@ import type { ChalkInstance } from "chalk";
 import type { DownOutcome, DownTarget } from "../apply/down.js";
 import type { WorkloadToDown } from "../apply/down-workloads.js";
 import type { StopPodResult } from "../pod/stop/stop-pod.js";
-import { formatRef } from "../pod/status/workload-ref.js";
+import { formatRef } from "../kinds/workload-ref.js";
 import { formatErrorLine } from "./error-line.js";
 import { plural } from "./plural.js";
 
