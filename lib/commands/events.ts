@@ -14,8 +14,8 @@ import { StateAccessError } from "../errors.js";
 import { describeFsError } from "../state/state-error.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { watchOutputClosed } from "../output/output-closed.js";
-import { createWorkloadEventFilter } from "../events/workload-event-filter.js";
-import { isWorkloadRef, parseResourceRef } from "../pod/status/workload-ref.js";
+import { createWorkloadEventFilter } from "../kinds/workload-event-filter.js";
+import { isWorkloadRef, parseResourceRef } from "../kinds/workload-ref.js";
 
 // `podrun events`: the event log, rotated files included (oldest first), read line by line into
 // folded rows (fold.ts), events past the retention left out, filtered, sorted by last seen,

@@ -10,7 +10,7 @@ import type { RuntimeName } from "../runtime/detect.js";
 import type { ContainerRuntime, LogLine } from "../runtime/types.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { watchOutputClosed } from "../output/output-closed.js";
-import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../pod/status/workload-ref.js";
+import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../kinds/workload-ref.js";
 
 // `podrun logs POD`: the containers found by label, their engine's `logs` piped through line by
 // line as they come (never held whole), like `kubectl logs`: stdout and stderr of the container

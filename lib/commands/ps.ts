@@ -22,7 +22,7 @@ import {
   selectByRefs,
   withOwner,
   type WorkloadRef,
-} from "../pod/status/workload-ref.js";
+} from "../kinds/workload-ref.js";
 import { listClaimVolumes } from "./ps-volumes.js";
 
 // `podrun ps`: the pods podrun runs, read from the engine by label on every call (no cache, so

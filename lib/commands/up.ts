@@ -1,24 +1,23 @@
-import { EngineError, ExitCode, ExitError, UsageError } from "../errors.js";
-import { createConsoleSink, isInteractive } from "../output/console-sink.js";
+import type { ChalkInstance } from "chalk";
+import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { createConsoleSink, isInteractive, type ConsoleSink } from "../output/console-sink.js";
 import { openEventLog, type EventLog } from "../events/event-log.js";
 import { createJsonSink } from "../output/json-sink.js";
 import { parseDurationOption } from "../events/parse-duration.js";
-import { createRecorder, type EventSink } from "../events/recorder.js";
+import { createRecorder, type EventRecorder, type EventSink } from "../events/recorder.js";
 import { readAuthFile } from "../pod/pull-credentials.js";
-import { createImageManager } from "../images/manager.js";
+import { createImageManager, type ImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
 import { loadManifests } from "../kinds/read-manifests.js";
-import { planObjects } from "../apply/plan-objects.js";
-import { toInvolvedObject } from "../events/types.js";
-import { identifyPod } from "../pod/identity.js";
-import { findUnschedulable, formatHostPort, NO_FREE_PORTS_MESSAGE } from "../workloads/host-ports.js";
+import { planObjects, type PodRun } from "../apply/plan-objects.js";
+import { applyUp, type UpResult, type UpRunOptions, type UpStep } from "../apply/up.js";
 import { configureColor } from "../output/color.js";
 import { plural } from "../text/plural.js";
-import { createLiveStatus } from "../output/live-status.js";
+import { createLiveStatus, type LiveStatus } from "../output/live-status.js";
 import { createLiveStatusSink, showPodProgress } from "../output/live-status-sink.js";
 import { formatPodOutcome, formatPodProgress } from "../output/pod-outcome.js";
-import { runPod, type PodOutcome } from "../pod/run-pod.js";
-import { runJobs } from "../workloads/run-jobs.js";
+import { formatJobOutcome } from "../output/job-outcome.js";
+import type { PodProgress } from "../pod/run-pod.js";
 import { formatDeadlineWarnings } from "../pod/active-deadline.js";
 import { watchInterrupt } from "../process/interrupt.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
@@ -26,9 +25,14 @@ import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { parseImagePullProgressDeadline } from "../runtime/pull-progress.js";
-import { formatDryRun, formatLeftRunning, formatStalePodOutcome } from "../output/up-lines.js";
-import { removeStaleWorkloadPods } from "../apply/stale-workload-pods.js";
-import type { RuntimeCommand } from "../runtime/types.js";
+import {
+  formatDryRun,
+  formatLeftRunning,
+  formatPodMark,
+  formatStalePodOutcome,
+  formatUnschedulable,
+} from "../output/up-lines.js";
+import type { ContainerRuntime, RuntimeCommand } from "../runtime/types.js";
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
 import { resolveStateDir } from "../state/paths.js";
 
@@ -69,8 +73,7 @@ export interface UpOptions {
   stderr?: NodeJS.WritableStream;
 }
 
-/** How long `up --wait` waits for readiness unless --timeout says otherwise. */
-export const DEFAULT_WAIT_TIMEOUT_MS = 5 * 60_000;
+export { DEFAULT_WAIT_TIMEOUT_MS } from "../apply/up.js";
 
 /** `--timeout` as Go durations read (`90s`, `5m`, `1m30s`); anything else is a usage error. */
 export function parseWaitTimeout(value: string): number {
@@ -78,19 +81,110 @@ export function parseWaitTimeout(value: string): number {
 }
 
 /**
- * `podrun up`: picks the output, the engine and the state, then brings each pod of the files up
- * (pod/run-pod.ts), one after the other in file order (with `--wait`, each is waited for before
- * the next starts), and prints how each went (output/pod-outcome.ts). A pod that fails does not
- * stop those after it: the exit code is 1 if any failed. Ctrl-C stops the whole run (exit 130).
+ * `podrun up`: reads the files and the flags, picks the output, the engine and the state, then
+ * hands the plan to the run (apply/up.ts: each pod one after the other in file order, then the
+ * Jobs) and prints each step as it ends (output/pod-outcome.ts, output/up-lines.ts). A pod that
+ * fails does not stop those after it: the exit code is 1 if any failed. Ctrl-C stops the whole
+ * run (exit 130).
  */
 export async function up(options: UpOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr } = options;
   const color = configureColor(env);
+  const warn = (warning: string) => stderr.write(`${color.yellow(warning)}\n`);
+  const input = await readUpInput(options, env, warn);
+  const { manifest, plan } = input;
+  const detected = await chooseRuntime(options.runtime, env);
+  for (const warning of manifest.engineWarnings?.[detected.name] ?? []) warn(warning);
+  // A dry run's commands; with several pods, where each pod's commands begin.
+  const dry = { commands: [] as RuntimeCommand[], marks: [] as { at: number; line: string }[] };
+  const runtime = (options.createRuntime ?? createRuntime)(
+    detected,
+    options.dryRun
+      ? { dryRun: { record: (command: RuntimeCommand) => dry.commands.push(command) } }
+      : { requestTimeoutMs: input.requestTimeoutMs, pullProgressDeadlineMs: input.pullProgressDeadlineMs },
+  );
+  const stateDir = options.stateDir ?? resolveStateDir(env);
+  const output = openUpOutput(options, plan.runs, { stdout, env, color });
+  // A dry run changes nothing on disk: no event log, and back-off kept in memory.
+  const log: EventLog | undefined = options.dryRun ? undefined : await openEventLog(stateDir);
+  const recorder = createRecorder({ sinks: output.sinks, log });
+  const warnOnce = (message: string) => warn(`Warning: ${message}`);
+  // Ctrl-C or SIGTERM: while starting, what this run made is removed (exit 130); during `--wait`,
+  // the wait answers it. One watcher for the whole run; pulls under way are aborted through it.
+  const interrupt = options.dryRun ? undefined : watchInterrupt();
+  const images = createUpImages(options, { runtime, recorder, stateDir, warnOnce, output, signal: interrupt?.signal });
+  const print = createStepPrinter(options, {
+    stderr,
+    color,
+    output,
+    dry,
+    several: plan.runs.length + plan.jobs.length > 1,
+  });
+  let result: UpResult;
+  try {
+    result = await applyUp(
+      { runtime, recorder, images },
+      {
+        plan,
+        podOptions: podOptionsOf(options, { env, input, stateDir, signal: interrupt?.signal }),
+        replace: options.replace === true,
+        keepOnFailure: options.keepOnFailure,
+        wait: options.wait
+          ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true }
+          : undefined,
+        report: print.step,
+        onProgress: print.progress,
+      },
+    );
+    // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
+    // stay, and the user is told which.
+    if (result.status === "interrupted") {
+      if (result.done.length > 0) stderr.write(`${formatLeftRunning(result.done)}\n`);
+      throw new ExitError(ExitCode.Interrupted);
+    }
+    if (result.status === "failed") throw new ExitError(ExitCode.Failed);
+  } finally {
+    output.live?.stop();
+    interrupt?.dispose();
+    await recorder.flush().catch((error: unknown) => warnOnce(`event log not written: ${(error as Error).message}`));
+    await log?.close();
+    if (options.dryRun)
+      for (const line of formatDryRun(detected.name, dry.commands, dry.marks)) stdout.write(`${line}\n`);
+  }
+  if (result.status === "done" && result.failed.length > 0) {
+    stderr.write(
+      `${color.red(`podrun: ${result.failed.length} of ${plural(plan.runs.length, "pod")} failed: ${result.failed.join(", ")}`)}\n`,
+    );
+    throw new ExitError(ExitCode.Failed);
+  }
+}
+
+/** What every pod of the run, bare or a Job's, is brought up with. */
+function podOptionsOf(
+  options: UpOptions,
+  io: { env: NodeJS.ProcessEnv; input: UpInput; stateDir: string; signal: AbortSignal | undefined },
+): UpRunOptions["podOptions"] {
+  return {
+    objects: io.input.manifest,
+    authFile: io.input.authFile,
+    infraImage: options.infraImage || io.env.PODRUN_INFRA_IMAGE || DEFAULT_INFRA_IMAGE,
+    stateDir: io.stateDir,
+    publishAll: options.publishAll,
+    dryRun: options.dryRun,
+    signal: io.signal,
+  };
+}
+
+type UpInput = Awaited<ReturnType<typeof readUpInput>>;
+
+/** What `up` reads before anything is created: a missing or broken file, or a wrong flag, is a usage error. */
+async function readUpInput(options: UpOptions, env: NodeJS.ProcessEnv, warn: (warning: string) => void) {
   if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt))
     throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
-  for (const warning of manifest.warnings) stderr.write(`${color.yellow(warning)}\n`);
+  for (const warning of manifest.warnings) warn(warning);
+  // The bare pods, then the pods of each workload in file order, as their controllers would make them.
   const plan = planObjects(manifest.items);
   if (!options.wait)
     for (const warning of formatDeadlineWarnings({
@@ -98,15 +192,12 @@ export async function up(options: UpOptions): Promise<void> {
       podSources: new Map(plan.pods.map(({ pod, source }) => [pod, source])),
       source: manifest.source,
     }))
-      stderr.write(`${color.yellow(warning)}\n`);
-  // The bare pods, then the pods of each workload in file order, as their controllers would make them.
-  const { runs, jobs } = plan;
+      warn(warning);
   if (!plan.runsAnything) {
     throw new UsageError(
       `${manifest.source}: no Pod to run (${manifest.sources.length === 1 ? "the file holds" : "the files hold"} only ConfigMaps or Secrets)`,
     );
   }
-  // Read once, before anything is created: a missing or broken file is a usage error.
   const authFilePath = options.authFile || env["REGISTRY_AUTH_FILE"];
   const authFile = authFilePath ? await readAuthFile(authFilePath) : undefined;
   const pullProgressDeadlineMs =
@@ -116,20 +207,24 @@ export async function up(options: UpOptions): Promise<void> {
           env["PODRUN_IMAGE_PULL_PROGRESS_DEADLINE"],
           "PODRUN_IMAGE_PULL_PROGRESS_DEADLINE",
         );
+  return { manifest, plan, authFile, requestTimeoutMs, pullProgressDeadlineMs };
+}
 
-  const detected = await chooseRuntime(options.runtime, env);
-  for (const warning of manifest.engineWarnings?.[detected.name] ?? []) stderr.write(`${color.yellow(warning)}\n`);
-  const commands: RuntimeCommand[] = [];
-  // With several pods, the dry run says where each pod's commands begin.
-  const podMarks: { at: number; line: string }[] = [];
-  const runtime = (options.createRuntime ?? createRuntime)(
-    detected,
-    options.dryRun
-      ? { dryRun: { record: (command: RuntimeCommand) => commands.push(command) } }
-      : { requestTimeoutMs, pullProgressDeadlineMs },
-  );
-  const stateDir = options.stateDir ?? resolveStateDir(env);
+/** Where `up` writes: the event sinks, the live block of `--wait` on a terminal, and its lines. */
+interface UpOutput {
+  sinks: EventSink[];
+  live: LiveStatus | undefined;
+  consoleSink: ConsoleSink | undefined;
+  /** A line on standard output, above the live block when there is one. */
+  say: (line: string) => void;
+}
 
+function openUpOutput(
+  options: UpOptions,
+  runs: readonly PodRun[],
+  io: { stdout: NodeJS.WritableStream & { isTTY?: boolean }; env: NodeJS.ProcessEnv; color: ChalkInstance },
+): UpOutput {
+  const { stdout, env, color } = io;
   // Every object label known up front keeps the event columns aligned from the first line.
   const objects = runs.flatMap(({ pod }) => [
     `pod/${pod.metadata!.name}`,
@@ -157,154 +252,83 @@ export async function up(options: UpOptions): Promise<void> {
           : []),
         consoleSink ?? createJsonSink(stdout),
       ];
-  // A dry run changes nothing on disk: no event log, and back-off kept in memory.
-  const log: EventLog | undefined = options.dryRun ? undefined : await openEventLog(stateDir);
-  const recorder = createRecorder({ sinks, log });
-  const warnOnce = (message: string) => stderr.write(`${color.yellow(`Warning: ${message}`)}\n`);
+  const say = (line: string) => (live ? live.print(line) : stdout.write(`${line}\n`));
+  return { sinks, live, consoleSink, say };
+}
+
+function createUpImages(
+  options: UpOptions,
+  io: {
+    runtime: ContainerRuntime;
+    recorder: EventRecorder;
+    stateDir: string;
+    warnOnce: (message: string) => void;
+    output: UpOutput;
+    signal: AbortSignal | undefined;
+  },
+): ImageManager {
+  const { consoleSink } = io.output;
   const backoff = options.dryRun
     ? createMemoryBackoffStore()
-    : createFileBackoffStore(stateDir, { onWarning: warnOnce });
-  // Ctrl-C or SIGTERM: while starting, what this run made is removed (exit 130); during `--wait`,
-  // the wait answers it. One watcher for the whole run; pulls under way are aborted through it.
-  const interrupt = options.dryRun ? undefined : watchInterrupt();
-  const images = createImageManager({
-    recorder,
+    : createFileBackoffStore(io.stateDir, { onWarning: io.warnOnce });
+  return createImageManager({
+    recorder: io.recorder,
     backoff,
-    puller: createImagePuller({ runtime, maxParallel: options.parallelPulls, signal: interrupt?.signal }),
+    puller: createImagePuller({ runtime: io.runtime, maxParallel: options.parallelPulls, signal: io.signal }),
     clock: Date.now,
     // The console sink's spinner while a pull runs (none with --json).
     startProgress: consoleSink && ((text: string) => consoleSink.startProgress(text)),
   });
-  const infraImage = options.infraImage || env.PODRUN_INFRA_IMAGE || DEFAULT_INFRA_IMAGE;
+}
 
-  const several = runs.length + jobs.length > 1;
-  // The scheduler's verdict on one node: a pod whose host port an earlier pod has stays Pending.
-  const unschedulable = findUnschedulable(runs.map((run) => run.pod));
-  // A line on standard output, above the live block when there is one.
-  const say = (line: string) => (live ? live.print(line) : stdout.write(`${line}\n`));
-  const printOutcome = (outcome: PodOutcome, lastPod: boolean) => {
-    // Ready: the summary goes below the live block's final frame. Failed or interrupted: as for
-    // "ending" (a pod whose reconciliation failed is told by its outcome alone).
-    if (outcome.status === "ready" ? lastPod : outcome.status === "failed" || outcome.status === "interrupted")
-      live?.stop();
-    const lines = formatPodOutcome(outcome, { color, json: options.json });
-    for (const line of lines.stdout) say(line);
-    for (const line of lines.stderr) stderr.write(`${line}\n`);
+/** Prints each step of the run as it ends, and each pod's progress. */
+function createStepPrinter(
+  options: UpOptions,
+  io: {
+    stderr: NodeJS.WritableStream;
+    color: ChalkInstance;
+    output: UpOutput;
+    dry: { commands: readonly RuntimeCommand[]; marks: { at: number; line: string }[] };
+    several: boolean;
+  },
+): { step: (step: UpStep) => void; progress: (run: PodRun, progress: PodProgress) => void } {
+  const { stderr, color, output, dry } = io;
+  const { live, say } = output;
+  const format = { color, json: options.json };
+  const writeErr = (line: string) => stderr.write(`${line}\n`);
+  const mark = (line: string) => dry.marks.push({ at: dry.commands.length, line });
+  const step = (step: UpStep) => {
+    if (step.kind === "stale") {
+      const lines = formatStalePodOutcome(step.outcome, format);
+      for (const line of lines.stderr) stderr.write(`${line}\n`);
+      for (const line of lines.stdout) say(line);
+    } else if (step.kind === "begin") {
+      if (io.several) mark(formatPodMark(step.run));
+    } else if (step.kind === "unschedulable") {
+      const line = formatUnschedulable(step.run, step.port);
+      if (options.dryRun) mark(`# ${line}`);
+      else stderr.write(`${color[options.wait ? "red" : "yellow"](line)}\n`);
+    } else if (step.kind === "job") {
+      const lines = formatJobOutcome(step.outcome, format);
+      // --json: standard output carries events only.
+      for (const line of lines.stdout) (options.json ? writeErr : say)(line);
+      for (const line of lines.stderr) stderr.write(`${line}\n`);
+    } else {
+      const { outcome } = step;
+      // Ready: the summary goes below the live block's final frame. Failed or interrupted: as for
+      // "ending" (a pod whose reconciliation failed is told by its outcome alone).
+      if (outcome.status === "ready" ? step.last : outcome.status === "failed" || outcome.status === "interrupted")
+        live?.stop();
+      const lines = formatPodOutcome(outcome, format);
+      for (const line of lines.stdout) say(line);
+      for (const line of lines.stderr) stderr.write(`${line}\n`);
+    }
   };
-  const failed: string[] = [];
-  const done: { name: string; source: string }[] = [];
-  try {
-    // First, the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a
-    // template changed, fewer replicas. A cluster's controllers would delete them.
-    if (!options.dryRun) {
-      for (const owner of plan.controllers) {
-        for (const outcome of await removeStaleWorkloadPods({ runtime, recorder }, owner, { stateDir })) {
-          const lines = formatStalePodOutcome(outcome, { color, json: options.json });
-          for (const line of lines.stderr) stderr.write(`${line}\n`);
-          if (outcome.failures.length > 0) failed.push(`pod/${outcome.name}`);
-          for (const line of lines.stdout) say(line);
-        }
-      }
-    }
-    for (const { pod, source, owner } of runs) {
-      const label = `pod/${pod.metadata!.name}`;
-      // A Ctrl-C between two pods: the next one is not started.
-      if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
-      if (several)
-        podMarks.push({
-          at: commands.length,
-          line: `# ${label} (${source}${owner ? `, ${owner.kind.toLowerCase()}/${owner.name}` : ""})`,
-        });
-      const port = unschedulable.get(pod);
-      if (port) {
-        const identity = identifyPod(pod);
-        recorder.event(toInvolvedObject(identity), "Warning", "FailedScheduling", NO_FREE_PORTS_MESSAGE);
-        const line = `${label} Pending: hostPort ${formatHostPort(port)} is taken by an earlier pod of the set (FailedScheduling)`;
-        if (options.dryRun) podMarks.push({ at: commands.length, line: `# ${line}` });
-        else stderr.write(`${color[options.wait ? "red" : "yellow"](line)}\n`);
-        // With --wait the pod never becomes Ready: a failure. Without, it is left Pending, as a cluster leaves it.
-        if (options.wait) failed.push(label);
-        continue;
-      }
-      const outcome = await runPod(
-        { runtime, recorder, images },
-        {
-          pod,
-          source,
-          objects: manifest,
-          authFile,
-          infraImage,
-          stateDir,
-          publishAll: options.publishAll,
-          replace: options.replace === true,
-          keepOnFailure: options.keepOnFailure,
-          dryRun: options.dryRun,
-          wait: options.wait
-            ? { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS, rmOnInterrupt: options.rmOnInterrupt === true }
-            : undefined,
-          signal: interrupt?.signal,
-          onProgress: (progress) => {
-            for (const line of formatPodProgress(progress, { color, json: options.json, live: live !== undefined }))
-              say(line);
-            // Ending: standard error from here on, and the live block must not be redrawn over it.
-            if (progress.kind === "ending") live?.stop();
-            else if (live) showPodProgress(live, pod, progress);
-          },
-        },
-      );
-      // One pod: an engine command that failed is reported as any command's (lib/cli.ts).
-      if (outcome.status === "failed" && outcome.error instanceof EngineError && !several) throw outcome.error;
-      printOutcome(outcome, pod === runs.at(-1)!.pod);
-      if (outcome.status === "interrupted") throw new ExitError(ExitCode.Interrupted);
-      if (outcome.status !== "failed") done.push({ name: pod.metadata!.name!, source });
-      else if (several) failed.push(label);
-      else throw new ExitError(ExitCode.Failed);
-    }
-    // Jobs, after the bare pods: each run as the Job controller would (lib/workloads/run-jobs.ts).
-    const jobRuns = await runJobs(
-      { runtime, recorder, images },
-      {
-        jobs,
-        podOptions: {
-          objects: manifest,
-          authFile,
-          infraImage,
-          stateDir,
-          publishAll: options.publishAll,
-          dryRun: options.dryRun,
-          signal: interrupt?.signal,
-        },
-        keepOnFailure: options.keepOnFailure,
-        wait: options.wait
-          ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true }
-          : undefined,
-        signal: interrupt?.signal,
-        // --json: standard output carries events only.
-        say: options.json ? (line) => stderr.write(`${line}\n`) : say,
-        warn: (line) => stderr.write(`${line}\n`),
-        paint: color,
-      },
-    );
-    if (jobRuns.interrupted) throw new ExitError(ExitCode.Interrupted);
-    if (jobRuns.failed.length > 0 && failed.length === 0) throw new ExitError(ExitCode.Failed);
-    failed.push(...jobRuns.failed);
-  } catch (error) {
-    // Ctrl-C answered the pod under way (undone, or as --rm-on-interrupt says); those already up
-    // stay, and the user is told which.
-    if (error instanceof ExitError && error.code === ExitCode.Interrupted && done.length > 0)
-      stderr.write(`${formatLeftRunning(done)}\n`);
-    throw error;
-  } finally {
-    live?.stop();
-    interrupt?.dispose();
-    await recorder.flush().catch((error: unknown) => warnOnce(`event log not written: ${(error as Error).message}`));
-    await log?.close();
-    if (options.dryRun) for (const line of formatDryRun(detected.name, commands, podMarks)) stdout.write(`${line}\n`);
-  }
-  if (failed.length > 0) {
-    stderr.write(
-      `${color.red(`podrun: ${failed.length} of ${plural(runs.length, "pod")} failed: ${failed.join(", ")}`)}\n`,
-    );
-    throw new ExitError(ExitCode.Failed);
-  }
+  const progress = (run: PodRun, progress: PodProgress) => {
+    for (const line of formatPodProgress(progress, { ...format, live: live !== undefined })) say(line);
+    // Ending: standard error from here on, and the live block must not be redrawn over it.
+    if (progress.kind === "ending") live?.stop();
+    else if (live) showPodProgress(live, run.pod, progress);
+  };
+  return { step, progress };
 }

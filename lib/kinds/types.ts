@@ -27,6 +27,13 @@ export interface KindEntry extends ManifestKind {
   resource?: ResourceNames;
   /** Its pods are a controller's, found by the owner label (`Deployment/web`); false: the object is the pod. */
   ownsPods: boolean;
+  /**
+   * With `ownsPods`: the names its controller gives its pods, after `<name>-` (a regular
+   * expression's source), as `events` tells a pod long gone by its name alone.
+   */
+  podNameSuffix?: string;
+  /** With `ownsPods`: the kind its pods' ownerReference names, `<name>-<hash>` (a Deployment's ReplicaSet); none: the object itself. */
+  podsOwnedVia?: string;
   /** Where its objects come in a run, lowest first; `validate` lists objects in the same order. */
   order: number;
   run: KindRun;

@@ -21,9 +21,20 @@ const REPLICA_NOUN: Record<WorkloadKind, string> = {
   Job: "parallel pod",
 };
 
-function workloadKind(kind: WorkloadKind, resource: ResourceNames, run: KindRun = "pods"): KindEntry {
+// The controllers' random suffix alphabet (rand.SafeEncodeString), as expand.ts draws from it.
+const SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]";
+
+function workloadKind(
+  kind: WorkloadKind,
+  resource: ResourceNames,
+  pods: Pick<KindEntry, "podNameSuffix" | "podsOwnedVia"> = {},
+  run: KindRun = "pods",
+): KindEntry {
   return {
     kind,
+    // A ReplicaSet's and a DaemonSet's pods: `web-<5>`.
+    podNameSuffix: `${SUFFIX}{5}`,
+    ...pods,
     apiVersion: KIND_API_VERSIONS[kind],
     referable: true,
     resource,
@@ -43,28 +54,34 @@ function workloadKind(kind: WorkloadKind, resource: ResourceNames, run: KindRun 
   };
 }
 
-export const DEPLOYMENT_KIND = workloadKind("Deployment", {
-  plural: "deployments",
-  singular: "deployment",
-  short: "deploy",
-  group: "apps",
-});
+export const DEPLOYMENT_KIND = workloadKind(
+  "Deployment",
+  { plural: "deployments", singular: "deployment", short: "deploy", group: "apps" },
+  // Its ReplicaSet's pods: `web-<pod-template-hash>-<5>`, owned by that ReplicaSet.
+  { podNameSuffix: `${SUFFIX}{1,10}-${SUFFIX}{5}`, podsOwnedVia: "ReplicaSet" },
+);
 export const REPLICA_SET_KIND = workloadKind("ReplicaSet", {
   plural: "replicasets",
   singular: "replicaset",
   short: "rs",
   group: "apps",
 });
-export const STATEFUL_SET_KIND = workloadKind("StatefulSet", {
-  plural: "statefulsets",
-  singular: "statefulset",
-  short: "sts",
-  group: "apps",
-});
+export const STATEFUL_SET_KIND = workloadKind(
+  "StatefulSet",
+  { plural: "statefulsets", singular: "statefulset", short: "sts", group: "apps" },
+  // `web-<ordinal>`.
+  { podNameSuffix: String.raw`0|[1-9]\d*` },
+);
 export const DAEMON_SET_KIND = workloadKind("DaemonSet", {
   plural: "daemonsets",
   singular: "daemonset",
   short: "ds",
   group: "apps",
 });
-export const JOB_KIND = workloadKind("Job", { plural: "jobs", singular: "job", group: "batch" }, "job");
+export const JOB_KIND = workloadKind(
+  "Job",
+  { plural: "jobs", singular: "job", group: "batch" },
+  // An Indexed Job's pods carry their completion index: `<job>-<index>-<5>`.
+  { podNameSuffix: String.raw`(?:\d+-)?` + `${SUFFIX}{5}` },
+  "job",
+);

@@ -1,11 +1,13 @@
 import type { ChalkInstance } from "chalk";
+import type { PodRun } from "../apply/plan-objects.js";
 import type { StalePodOutcome } from "../apply/stale-workload-pods.js";
+import { formatHostPort, type HostPort } from "../workloads/host-ports.js";
 import { quoteCommand } from "../runtime/quote.js";
 import type { RuntimeCommand } from "../runtime/types.js";
 import { formatErrorLine } from "./error-line.js";
 
 // What `podrun up` prints beside each pod's outcome (pure): the stale workload pods removed, the
-// pods left running by a Ctrl-C, and the commands of a dry run.
+// pods left Pending for a host port, the pods left running by a Ctrl-C, and the commands of a dry run.
 
 /** A workload pod its spec no longer names: `pod/x deleted (…)` on standard output, or why it was not. */
 export function formatStalePodOutcome(
@@ -26,6 +28,17 @@ export function formatStalePodOutcome(
       ? []
       : [`pod/${name} deleted (${owner.kind.toLowerCase()}/${owner.name} no longer has it)`];
   return { stdout, stderr };
+}
+
+/** A pod whose host port an earlier pod of the set has: left Pending (FailedScheduling). */
+export function formatUnschedulable(run: PodRun, port: HostPort): string {
+  return `pod/${run.pod.metadata!.name} Pending: hostPort ${formatHostPort(port)} is taken by an earlier pod of the set (FailedScheduling)`;
+}
+
+/** With several pods, the dry run's line where a pod's commands begin: its file, and its owner if any. */
+export function formatPodMark(run: PodRun): string {
+  const { pod, source, owner } = run;
+  return `# pod/${pod.metadata!.name} (${source}${owner ? `, ${owner.kind.toLowerCase()}/${owner.name}` : ""})`;
 }
 
 /** After a Ctrl-C: the pods already up, and the `podrun down` that removes them. */

@@ -10,7 +10,7 @@ import type { ContainerPort, Pod } from "kubernetes-types/core/v1.js";
 export const NO_FREE_PORTS_MESSAGE =
   "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.";
 
-interface HostPort {
+export interface HostPort {
   ip: string;
   protocol: string;
   port: number;

@@ -2,7 +2,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
 import { isSidecarState, kubeContainerName } from "../pod/status/find-pods.js";
 import type { ContainerState } from "../runtime/types.js";
-import { isPodNameOf, ownerOf } from "../pod/status/workload-ref.js";
+import { isPodNameOf, ownerOf } from "../kinds/workload-ref.js";
 import { stableSuffix, type Workload } from "./expand.js";
 import type { JobObservation, PodToCreate } from "./job-controller.js";
 import type { ContainerExit } from "./pod-failure-policy.js";

@@ -1,7 +1,6 @@
-import type { Job } from "kubernetes-types/batch/v1.js";
+import type { Job, JobStatus } from "kubernetes-types/batch/v1.js";
 import type { EventRecorder } from "../events/recorder.js";
-import { formatErrorLine } from "../output/error-line.js";
-import type { RunPodDeps, RunPodOptions } from "../pod/run-pod.js";
+import type { PodOutcome, RunPodDeps, RunPodOptions } from "../pod/run-pod.js";
 import { systemClock, type Clock } from "../pod/readiness/wait-clock.js";
 import type { InvolvedObject } from "../events/types.js";
 import { stableUid, type Workload } from "./expand.js";
@@ -30,6 +29,7 @@ import {
 //   job-state.ts; the pods are read back from the engine.
 // - ttlSecondsAfterFinished: the pods of a Job whose TTL has passed are removed by the next `up`,
 //   whatever manifests it is given (the TTL-after-finished controller's job, run when podrun runs).
+// Each step is told as a JobOutcome, worded by lib/output/job-outcome.ts.
 
 export interface RunJobsOptions {
   /** The manifests' Jobs, in file order, each with its file. */
@@ -42,12 +42,38 @@ export interface RunJobsOptions {
   /** Ctrl-C. */
   signal?: AbortSignal | undefined;
   clock?: Clock;
-  /** A line on standard output; on standard error. */
-  say: (line: string) => void;
-  warn: (line: string) => void;
-  /** Colours of the failure lines. */
-  paint?: { red: (s: string) => string; yellow: (s: string) => string; green: (s: string) => string };
+  /** Each step, as it ends. */
+  report: (outcome: JobOutcome) => void;
 }
+
+type Finished = NonNullable<JobRecord["finished"]>;
+
+/** What `up` tells of its Jobs, in order (lib/output/job-outcome.ts words them). */
+export type JobOutcome =
+  /** ttlSecondsAfterFinished passed since the last `up`: the Job's pods removed. */
+  | { kind: "expired"; label: string; removed: number }
+  | { kind: "spec-warning"; label: string; source: string; warning: string }
+  /** A finished Job is not run again; `failed`: it Failed and `--wait` counts it. */
+  | { kind: "already-finished"; label: string; source: string; finished: Finished; failed: boolean }
+  /** Without --wait: one sync done; `nextPodAt` when the next pod waits for the back-off. */
+  | { kind: "synced"; label: string; source: string; status: JobStatus; nextPodAt?: number | undefined }
+  | {
+      kind: "finished";
+      label: string;
+      finished: Finished;
+      status: JobStatus;
+      seconds: number;
+      completions?: number | undefined;
+      /** Failed: the failed pod's last log lines. */
+      logs?: FailedPodLogs | undefined;
+    }
+  /** ttlSecondsAfterFinished 0: the pods removed at once. */
+  | { kind: "ttl-removed"; label: string; removed: number }
+  /** Ctrl-C during `--wait`; `removed` (the pods) with --rm-on-interrupt. */
+  | { kind: "interrupted"; label: string; source: string; removed?: number | undefined }
+  | { kind: "timeout"; label: string; source: string }
+  /** A pod of the Job could not be started, or Ctrl-C came while it started. */
+  | { kind: "pod-failed"; label: string; outcome: Extract<PodOutcome, { status: "failed" | "interrupted" }> };
 
 export interface RunJobsResult {
   /** `job/<name>` of each Job that failed (or could not be run). */
@@ -67,179 +93,164 @@ export function jobInvolvedObject(job: { name: string; namespace: string }): Inv
   };
 }
 
+/** How one Job's run ended, for the run of all. */
+type JobEnd = "done" | "failed" | "interrupted";
+
 export async function runJobs(
   deps: RunPodDeps & { recorder: Pick<EventRecorder, "event"> },
   options: RunJobsOptions,
 ): Promise<RunJobsResult> {
   const clock = options.clock ?? systemClock;
-  const { stateDir, dryRun } = options.podOptions;
-  const engine = deps.runtime.name;
-  const plain = (s: string) => s;
-  const paint = options.paint ?? { red: plain, yellow: plain, green: plain };
   const result: RunJobsResult = { failed: [], interrupted: false };
-  if (!dryRun) await removeExpiredJobs(deps, options, clock);
-
-  for (const { workload, source } of options.jobs) {
+  if (!options.podOptions.dryRun) await removeExpiredJobs(deps, options, clock);
+  for (const job of options.jobs) {
     if (options.signal?.aborted) return { ...result, interrupted: true };
-    const label = `job/${workload.name}`;
-    const job = workload.object as Job;
-    for (const warning of jobSpecWarnings(job.spec!))
-      options.warn(paint.yellow(`${source}: Warning: ${label}: ${warning}`));
-
-    const pods = new EngineJobPods(deps, {
-      workload,
-      podOptions: { ...options.podOptions, source },
-      keepOnFailure: options.keepOnFailure,
-      clock,
-    });
-    const existing = dryRun ? { records: [] } : await pods.findExisting();
-    // The record stands for the Job object: it goes with `down` (or the TTL), not with the pods,
-    // which the controller itself may have deleted (activeDeadlineSeconds).
-    const record = dryRun ? undefined : await readJobRecord(stateDir, engine, workload);
-    if (record?.finished) {
-      const { type, reason, message } = record.finished;
-      const note = `a finished Job is not run again (podrun down ${source} removes it and its pods, then up runs it anew)`;
-      if (type === "Failed" && options.wait) {
-        options.warn(paint.red(formatErrorLine({ reason, message: `${message} (already Failed; ${note})` }, label)));
-        result.failed.push(label);
-      } else options.say(`${label}: already ${type} (${reason}); ${note}`);
-      continue;
-    }
-    const startTime = record?.startTime ?? existing.earliest ?? clock.now();
-    const controller = new JobController({
-      job,
-      startTime,
-      podName: ({ index }) => nextJobPodName(workload, pods.names, index),
-    });
-    await pods.adopt(controller, existing.records);
-    const object = jobInvolvedObject(workload);
-    const onEvent = (event: JobEvent) => deps.recorder.event(object, event.type, event.reason, event.message);
-    const save = async () => {
-      if (dryRun) return;
-      const finished = controller.finished;
-      const next: JobRecord = { namespace: workload.namespace, name: workload.name, startTime };
-      if (finished) next.finished = finished;
-      if (controller.spec.ttlSecondsAfterFinished !== undefined)
-        next.ttlSecondsAfterFinished = controller.spec.ttlSecondsAfterFinished;
-      await writeJobRecord(stateDir, engine, next);
-    };
-
-    try {
-      // A dry run plans the first sync's pods: nothing runs, so there is nothing to wait for.
-      if (!options.wait || dryRun) {
-        const decision = controller.sync(clock.now());
-        for (const event of decision.events) onEvent(event);
-        for (const name of decision.delete) await pods.delete(name);
-        for (const pod of decision.create) await pods.create(pod);
-        await save();
-        if (controller.finished) await report(controller, pods, label, options, result, paint, startTime);
-        else if (!dryRun) {
-          const status = controller.status();
-          const next =
-            decision.wakeAt !== undefined && decision.create.length === 0
-              ? `; the next pod after the back-off, at ${new Date(decision.wakeAt).toISOString()}`
-              : "";
-          options.say(
-            `${label}: ${status.active ?? 0} active, ${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed${next} (podrun up --wait ${source} follows the Job to its end: retries need it)`,
-          );
-        }
-        continue;
-      }
-      const stop = new AbortController();
-      const abort = () => stop.abort();
-      options.signal?.addEventListener("abort", abort, { once: true });
-      const timer = options.wait.timeoutMs !== undefined ? setTimeout(abort, options.wait.timeoutMs) : undefined;
-      let outcome;
-      try {
-        outcome = await runJob(controller, pods, { clock, signal: stop.signal, onEvent });
-      } finally {
-        if (timer) clearTimeout(timer);
-        options.signal?.removeEventListener("abort", abort);
-        pods.close();
-      }
-      await save();
-      if (outcome.outcome !== "interrupted") {
-        await report(controller, pods, label, options, result, paint, startTime);
-        continue;
-      }
-      if (options.signal?.aborted) {
-        if (options.wait.rmOnInterrupt) {
-          const removed = await pods.removeAll();
-          await removeJobRecord(stateDir, engine, workload);
-          options.warn(`podrun: interrupted; ${label} and its ${removed === 1 ? "pod" : `${removed} pods`} removed`);
-        } else
-          options.warn(
-            `podrun: interrupted; ${label} left with its pods (podrun up --wait ${source} takes it up again; podrun down ${source} removes them)`,
-          );
-        return { ...result, interrupted: true };
-      }
-      options.warn(
-        paint.red(
-          formatErrorLine(
-            {
-              reason: "Timeout",
-              message: `not finished within --timeout; its pods are left as they are (podrun up --wait ${source} takes it up again)`,
-            },
-            label,
-          ),
-        ),
-      );
-      result.failed.push(label);
-    } catch (error) {
-      if (!(error instanceof JobPodStartError)) throw error;
-      await save();
-      const { outcome } = error;
-      if (outcome.status === "interrupted") {
-        for (const note of outcome.notes) options.warn(note);
-        return { ...result, interrupted: true };
-      }
-      for (const note of outcome.notes) options.warn(note);
-      options.warn(paint.red(formatErrorLine(outcome.error, `${outcome.label} of ${label}`)));
-      result.failed.push(label);
-    } finally {
-      // Nothing is watched once `up` is done with the Job: the pods run on, the engine keeps them.
-      pods.close();
-    }
+    const end = await runOneJob(deps, options, job, clock);
+    if (end === "interrupted") return { ...result, interrupted: true };
+    if (end === "failed") result.failed.push(`job/${job.workload.name}`);
   }
   return result;
 }
 
-/** The Job's end: Complete on standard output; Failed as the failed pod's last log lines, then the error line. */
-async function report(
-  controller: JobController,
-  pods: EngineJobPods,
-  label: string,
+/** One Job: a finished one is not run again; else its controller, once (no --wait) or to its end. */
+async function runOneJob(
+  deps: RunPodDeps & { recorder: Pick<EventRecorder, "event"> },
   options: RunJobsOptions,
-  result: RunJobsResult,
-  paint: NonNullable<RunJobsOptions["paint"]>,
-  startTime: number,
-): Promise<void> {
-  const finished = controller.finished!;
-  const status = controller.status();
-  const seconds = Math.max(0, Math.round((finished.at - startTime) / 1000));
-  if (finished.type === "Complete") {
-    const wanted = controller.spec.completions;
-    const failures = status.failed ? `, ${status.failed} failed` : "";
-    options.say(
-      paint.green(
-        `${label}: Complete: ${status.succeeded ?? 0}${wanted === undefined ? "" : ` of ${wanted}`} succeeded${failures}, in ${seconds}s`,
-      ),
-    );
-  } else {
-    for (const line of formatFailedPodLogs(pods.lastFailure)) options.warn(line);
-    options.warn(
-      paint.red(
-        formatErrorLine(
-          {
-            reason: finished.reason,
-            message: `${finished.message} (${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed, in ${seconds}s)`,
-          },
-          label,
-        ),
-      ),
-    );
-    if (options.wait) result.failed.push(label);
+  { workload, source }: { workload: Workload; source: string },
+  clock: Clock,
+): Promise<JobEnd> {
+  const { stateDir, dryRun } = options.podOptions;
+  const label = `job/${workload.name}`;
+  const job = workload.object as Job;
+  for (const warning of jobSpecWarnings(job.spec!)) options.report({ kind: "spec-warning", label, source, warning });
+  const pods = new EngineJobPods(deps, {
+    workload,
+    podOptions: { ...options.podOptions, source },
+    keepOnFailure: options.keepOnFailure,
+    clock,
+  });
+  const existing = dryRun ? { records: [] } : await pods.findExisting();
+  // The record stands for the Job object: it goes with `down` (or the TTL), not with the pods,
+  // which the controller itself may have deleted (activeDeadlineSeconds).
+  const record = dryRun ? undefined : await readJobRecord(stateDir, deps.runtime.name, workload);
+  if (record?.finished) {
+    const failed = record.finished.type === "Failed" && options.wait !== undefined;
+    options.report({ kind: "already-finished", label, source, finished: record.finished, failed });
+    return failed ? "failed" : "done";
   }
+  const startTime = record?.startTime ?? existing.earliest ?? clock.now();
+  const controller = new JobController({
+    job,
+    startTime,
+    podName: ({ index }) => nextJobPodName(workload, pods.names, index),
+  });
+  await pods.adopt(controller, existing.records);
+  const run: JobRun = { deps, options, workload, source, label, controller, pods, startTime, clock };
+  try {
+    // A dry run plans the first sync's pods: nothing runs, so there is nothing to wait for.
+    return !options.wait || dryRun ? await syncOnce(run) : await followToEnd(run, options.wait);
+  } catch (error) {
+    if (!(error instanceof JobPodStartError)) throw error;
+    await saveRecord(run);
+    options.report({ kind: "pod-failed", label, outcome: error.outcome });
+    return error.outcome.status === "interrupted" ? "interrupted" : "failed";
+  } finally {
+    // Nothing is watched once `up` is done with the Job: the pods run on, the engine keeps them.
+    pods.close();
+  }
+}
+
+/** One Job under way. */
+interface JobRun {
+  deps: RunPodDeps & { recorder: Pick<EventRecorder, "event"> };
+  options: RunJobsOptions;
+  workload: Workload;
+  source: string;
+  label: string;
+  controller: JobController;
+  pods: EngineJobPods;
+  startTime: number;
+  clock: Clock;
+}
+
+const onEventOf = (run: JobRun) => {
+  const object = jobInvolvedObject(run.workload);
+  return (event: JobEvent) => run.deps.recorder.event(object, event.type, event.reason, event.message);
+};
+
+/** The Job's record, as its controller left it (none on a dry run). */
+async function saveRecord(run: JobRun): Promise<void> {
+  const { controller, workload, options } = run;
+  if (options.podOptions.dryRun) return;
+  const finished = controller.finished;
+  const next: JobRecord = { namespace: workload.namespace, name: workload.name, startTime: run.startTime };
+  if (finished) next.finished = finished;
+  if (controller.spec.ttlSecondsAfterFinished !== undefined)
+    next.ttlSecondsAfterFinished = controller.spec.ttlSecondsAfterFinished;
+  await writeJobRecord(options.podOptions.stateDir, run.deps.runtime.name, next);
+}
+
+/** Without --wait (or on a dry run): what one sync of the controller does, as `kubectl apply` returns once the Job exists. */
+async function syncOnce(run: JobRun): Promise<JobEnd> {
+  const { controller, pods, options } = run;
+  const decision = controller.sync(run.clock.now());
+  const onEvent = onEventOf(run);
+  for (const event of decision.events) onEvent(event);
+  for (const name of decision.delete) await pods.delete(name);
+  for (const pod of decision.create) await pods.create(pod);
+  await saveRecord(run);
+  if (controller.finished) return finish(run);
+  if (!options.podOptions.dryRun) {
+    const nextPodAt = decision.wakeAt !== undefined && decision.create.length === 0 ? decision.wakeAt : undefined;
+    options.report({ kind: "synced", label: run.label, source: run.source, status: controller.status(), nextPodAt });
+  }
+  return "done";
+}
+
+/** `--wait`: the controller runs until the Job is Complete or Failed, the time limit, or Ctrl-C. */
+async function followToEnd(run: JobRun, wait: NonNullable<RunJobsOptions["wait"]>): Promise<JobEnd> {
+  const { options, pods, label, source } = run;
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  options.signal?.addEventListener("abort", abort, { once: true });
+  const timer = wait.timeoutMs !== undefined ? setTimeout(abort, wait.timeoutMs) : undefined;
+  let outcome;
+  try {
+    outcome = await runJob(run.controller, pods, { clock: run.clock, signal: stop.signal, onEvent: onEventOf(run) });
+  } finally {
+    if (timer) clearTimeout(timer);
+    options.signal?.removeEventListener("abort", abort);
+    pods.close();
+  }
+  await saveRecord(run);
+  if (outcome.outcome !== "interrupted") return finish(run);
+  if (options.signal?.aborted) {
+    let removed: number | undefined;
+    if (wait.rmOnInterrupt) {
+      removed = await pods.removeAll();
+      await removeJobRecord(options.podOptions.stateDir, run.deps.runtime.name, run.workload);
+    }
+    options.report({ kind: "interrupted", label, source, removed });
+    return "interrupted";
+  }
+  options.report({ kind: "timeout", label, source });
+  return "failed";
+}
+
+/** The Job's end, told; ttlSecondsAfterFinished 0 removes its pods at once. */
+async function finish(run: JobRun): Promise<JobEnd> {
+  const { controller, pods, options, label } = run;
+  const finished = controller.finished!;
+  const failedPod = finished.type === "Complete" ? undefined : pods.lastFailure;
+  options.report({
+    kind: "finished",
+    label,
+    finished,
+    status: controller.status(),
+    seconds: Math.max(0, Math.round((finished.at - run.startTime) / 1000)),
+    completions: controller.spec.completions,
+    logs: failedPod,
+  });
   // The TTL-after-finished controller deletes at once when the TTL is 0; a later one is for the next `up`.
   if (controller.spec.ttlSecondsAfterFinished === 0 && !options.podOptions.dryRun) {
     const removed = await pods.removeAll();
@@ -247,18 +258,9 @@ async function report(
       namespace: controller.namespace,
       name: controller.name,
     });
-    options.say(`${label}: ttlSecondsAfterFinished 0: ${removed === 1 ? "its pod" : `its ${removed} pods`} removed`);
+    options.report({ kind: "ttl-removed", label, removed });
   }
-}
-
-/** `last log lines of pod/x[main]:` and the lines, indented. */
-export function formatFailedPodLogs(logs: FailedPodLogs | undefined): string[] {
-  if (!logs) return [];
-  return logs.containers.flatMap((c) =>
-    c.lines.length === 0
-      ? [`pod/${logs.pod}[${c.name}]: no log lines`]
-      : [`last log lines of pod/${logs.pod}[${c.name}]:`, ...c.lines.map((line) => `  ${line}`)],
-  );
+  return finished.type === "Failed" && options.wait ? "failed" : "done";
 }
 
 /** ttlSecondsAfterFinished: the pods of every Job whose TTL has passed, removed with its record. */
@@ -270,9 +272,7 @@ async function removeExpiredJobs(deps: RunPodDeps, options: RunJobsOptions, cloc
     if (expiry === undefined || expiry > clock.now()) continue;
     const removed = await removeJobPods(deps, record, stateDir);
     await removeJobRecord(stateDir, engine, record);
-    if (removed > 0)
-      options.say(
-        `job/${record.name}${record.namespace === "default" ? "" : ` (namespace ${record.namespace})`}: ttlSecondsAfterFinished passed; ${removed === 1 ? "its pod" : `its ${removed} pods`} removed`,
-      );
+    const label = `job/${record.name}${record.namespace === "default" ? "" : ` (namespace ${record.namespace})`}`;
+    if (removed > 0) options.report({ kind: "expired", label, removed });
   }
 }

@@ -9,7 +9,7 @@ import { OWNER_LABEL } from "../../lib/workloads/expand.js";
 import { createCommandWorld, type CommandWorld } from "../harness/command-io.js";
 
 // ps, logs, events and down given a workload (`deploy/web`), against the shared fake engine after
-// `up` of a Deployment, beside a bare pod whose name could be a pod of theirs. The pure parts: test/pod/status/workload-ref.test.ts; the engines:
+// `up` of a Deployment, beside a bare pod whose name could be a pod of theirs. The pure parts: test/kinds/workload-ref.test.ts; the engines:
 // workload-ref.e2e.test.ts.
 
 const DEPLOYMENT = `apiVersion: apps/v1

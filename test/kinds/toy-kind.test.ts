@@ -7,7 +7,7 @@ import type { KindEntry, KindTable } from "../../lib/kinds/types.js";
 import { checkManifests } from "../../lib/manifest/load-manifest.js";
 import { FieldPath } from "../../lib/manifest/field-path.js";
 import { ManifestError } from "../../lib/errors.js";
-import { formatNotFound, parseRefs, selectByRefs } from "../../lib/pod/status/workload-ref.js";
+import { formatNotFound, parseRefs, selectByRefs } from "../../lib/kinds/workload-ref.js";
 import { LABEL_OWNER } from "../../lib/runtime/types.js";
 
 // Adding a kind is an entry of the kind table plus the kind's own module: this toy kind, a

@@ -1,17 +1,18 @@
-import { UsageError } from "../../errors.js";
-import { findObjectNameErrors } from "../../manifest/rules/names.js";
-import { OWNER_LABEL, stableUid } from "../../workloads/expand.js";
-import { acceptedTypes, entryOfKind, entryOfType } from "../../kinds/resource-names.js";
-import { KINDS } from "../../kinds/table.js";
-import type { KindTable } from "../../kinds/types.js";
-import type { PodRecord } from "./find-pods.js";
+import { UsageError } from "../errors.js";
+import { findObjectNameErrors } from "../manifest/rules/names.js";
+import { OWNER_LABEL, stableUid } from "../workloads/expand.js";
+import type { PodRecord } from "../pod/status/find-pods.js";
+import { acceptedTypes, entryOfKind, entryOfType } from "./resource-names.js";
+import { KINDS } from "./table.js";
+import type { KindTable } from "./types.js";
 
 // `TYPE/NAME` arguments, as kubectl takes them (`deploy/web`, `jobs/migrate`, `pod/web`), and the
 // pods they stand for (pure). A workload's pods are found by the owner label every container of
 // theirs carries (expand.ts OWNER_LABEL, `Deployment/web`), in the namespace asked for: the
 // engine is asked, never the manifest, so a template changed since `up` (a Deployment's new
 // pod-template-hash) or a Job's replacement pods are found all the same. The types, their
-// spellings and whether a kind's pods carry the owner label are the kind table's (lib/kinds/).
+// spellings, whether a kind's pods carry the owner label, the names its controller gives them and
+// who owns them are the kind table's (types.ts KindEntry).
 
 /** A `TYPE/NAME` argument: a pod (`pod/web` is the pod web) or a workload (a kind of the table). */
 export interface ResourceRef {
@@ -104,48 +105,36 @@ export function selectPods<T extends Pick<PodRecord, "name" | "infra" | "initCon
   });
 }
 
-// The controllers' random suffix alphabet (rand.SafeEncodeString), as expand.ts draws from it.
-const SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]";
-
 /**
- * Whether `podName` has the form the workload's controller gives its pods: `web-<hash>-<5>`
- * (Deployment: its ReplicaSet's pods), `web-<5>` (ReplicaSet, DaemonSet, Job; an Indexed Job's
- * `web-<index>-<5>`), `web-<i>` (StatefulSet). For the event log, which keeps the events of pods long gone and knows nothing of
- * their labels.
+ * Whether `podName` has the form the workload's controller gives its pods (the kind's
+ * `podNameSuffix`: `web-<hash>-<5>` for a Deployment's, `web-<i>` for a StatefulSet's…). For the
+ * event log, which keeps the events of pods long gone and knows nothing of their labels.
  */
-export function isPodNameOf(ref: WorkloadRef, podName: string): boolean {
+export function isPodNameOf(ref: WorkloadRef, podName: string, table: KindTable = KINDS): boolean {
   if (!podName.startsWith(`${ref.name}-`)) return false;
-  const rest = podName.slice(ref.name.length + 1);
-  switch (ref.kind) {
-    case "Deployment":
-      return new RegExp(`^${SUFFIX}{1,10}-${SUFFIX}{5}$`).test(rest);
-    case "StatefulSet":
-      return /^(?:0|[1-9]\d*)$/.test(rest);
-    case "Job":
-      // An Indexed Job's pods carry their completion index: `<job>-<index>-<5>`.
-      return new RegExp(`^(?:\\d+-)?${SUFFIX}{5}$`).test(rest);
-    default:
-      return new RegExp(`^${SUFFIX}{5}$`).test(rest);
-  }
+  const suffix = entryOfKind(ref.kind, table)?.podNameSuffix;
+  return suffix !== undefined && new RegExp(`^(?:${suffix})$`).test(podName.slice(ref.name.length + 1));
 }
 
 /**
  * The pod's metadata.ownerReferences as the controller sets them: a Deployment's pods are owned by
- * its ReplicaSet `<deployment>-<pod-template-hash>` (the hash read back from the pod's name), the
- * others by the workload itself. No API server assigns UIDs here: each is stable per object, as
- * the Job's controller-uid label is (expand.ts stableUid).
+ * its ReplicaSet `<deployment>-<pod-template-hash>` (the kind's `podsOwnedVia`, the hash read back
+ * from the pod's name), the others by the workload itself. No API server assigns UIDs here: each
+ * is stable per object, as the Job's controller-uid label is (expand.ts stableUid).
  */
 export function ownerReferencesOf(
   pod: { name: string; namespace: string },
   owner: WorkloadRef,
+  table: KindTable = KINDS,
 ): { apiVersion: string; kind: string; name: string; uid: string; controller: true; blockOwnerDeletion: true }[] {
   let kind: string = owner.kind;
   let name = owner.name;
-  if (owner.kind === "Deployment") {
+  const via = entryOfKind(owner.kind, table)?.podsOwnedVia;
+  if (via !== undefined) {
     const hash = /^(.+)-[^-]+$/.exec(pod.name.slice(owner.name.length + 1))?.[1];
-    if (hash !== undefined) [kind, name] = ["ReplicaSet", `${owner.name}-${hash}`];
+    if (hash !== undefined) [kind, name] = [via, `${owner.name}-${hash}`];
   }
-  const apiVersion = entryOfKind(kind)?.apiVersion ?? "apps/v1";
+  const apiVersion = entryOfKind(kind, table)?.apiVersion ?? "apps/v1";
   return [
     {
       apiVersion,

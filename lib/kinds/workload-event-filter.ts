@@ -1,7 +1,7 @@
-import { fieldText } from "./event-key.js";
-import { createEventFilter, type EventFilter, type EventFilterOptions } from "./event-filter.js";
-import { isPodNameOf, type WorkloadRef } from "../pod/status/workload-ref.js";
-import type { KubeEvent } from "./types.js";
+import { fieldText } from "../events/event-key.js";
+import { createEventFilter, type EventFilter, type EventFilterOptions } from "../events/event-filter.js";
+import type { KubeEvent } from "../events/types.js";
+import { isPodNameOf, type WorkloadRef } from "./workload-ref.js";
 
 // `podrun events deploy/web`: the events of the workload itself (involvedObject `Deployment web`,
 // a controller's SuccessfulCreate…) and those of its pods. The log keeps events of pods long gone,

@@ -1,8 +1,8 @@
 import t from "tap";
-import { UsageError } from "../../../lib/errors.js";
-import { createWorkloadEventFilter } from "../../../lib/events/workload-event-filter.js";
-import type { KubeEvent } from "../../../lib/events/types.js";
-import type { PodRecord } from "../../../lib/pod/status/find-pods.js";
+import { UsageError } from "../../lib/errors.js";
+import { createWorkloadEventFilter } from "../../lib/kinds/workload-event-filter.js";
+import type { KubeEvent } from "../../lib/events/types.js";
+import type { PodRecord } from "../../lib/pod/status/find-pods.js";
 import {
   formatNotFound,
   formatRef,
@@ -14,14 +14,14 @@ import {
   selectByRefs,
   withOwner,
   type WorkloadRef,
-} from "../../../lib/pod/status/workload-ref.js";
-import { expandWorkload, OWNER_LABEL } from "../../../lib/workloads/expand.js";
-import type { ContainerState } from "../../../lib/runtime/types.js";
-import { claimVolumeRows, formatClaimTable } from "../../../lib/commands/ps-volumes.js";
-import { LABEL_CLAIM } from "../../../lib/pod/volumes/claim-volumes.js";
-import { buildContainerSpec, buildSandboxSpec } from "../../../lib/pod/spec/container-spec.js";
-import { buildCreateArgs, buildSandboxArgs } from "../../../lib/runtime/create-args.js";
-import { DIALECTS } from "../../../lib/runtime/dialects.js";
+} from "../../lib/kinds/workload-ref.js";
+import { expandWorkload, OWNER_LABEL } from "../../lib/workloads/expand.js";
+import type { ContainerState } from "../../lib/runtime/types.js";
+import { claimVolumeRows, formatClaimTable } from "../../lib/commands/ps-volumes.js";
+import { LABEL_CLAIM } from "../../lib/pod/volumes/claim-volumes.js";
+import { buildContainerSpec, buildSandboxSpec } from "../../lib/pod/spec/container-spec.js";
+import { buildCreateArgs, buildSandboxArgs } from "../../lib/runtime/create-args.js";
+import { DIALECTS } from "../../lib/runtime/dialects.js";
 
 // Workload references (`deploy/web`), the pods they stand for, the names and owners a pod of a
 // workload has, and the `ps --volumes` rows (pure). The commands: test/commands/workload-ref.test.ts.
