@@ -4,7 +4,8 @@ import { findInTemplate, validateWorkload } from "../manifest/rules/workloads.js
 import type { RawObject } from "../manifest/rules/raw.js";
 import { validatePod } from "../manifest/validate-objects.js";
 import { plural } from "../text/plural.js";
-import { expandWorkload } from "../workloads/expand.js";
+import { expandWorkload, SUFFIX_CHARACTER } from "../workloads/expand.js";
+import { JOB_POD_NAME_SUFFIX } from "../workloads/job-pods.js";
 import { describePod } from "./describe.js";
 import type { KindEntry, KindRun, ResourceNames } from "./types.js";
 
@@ -22,7 +23,7 @@ const REPLICA_NOUN: Record<WorkloadKind, string> = {
 };
 
 // The controllers' random suffix alphabet (rand.SafeEncodeString), as expand.ts draws from it.
-const SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]";
+const SUFFIX = SUFFIX_CHARACTER;
 
 function workloadKind(
   kind: WorkloadKind,
@@ -82,6 +83,6 @@ export const JOB_KIND = workloadKind(
   "Job",
   { plural: "jobs", singular: "job", group: "batch" },
   // An Indexed Job's pods carry their completion index: `<job>-<index>-<5>`.
-  { podNameSuffix: String.raw`(?:\d+-)?` + `${SUFFIX}{5}` },
+  { podNameSuffix: JOB_POD_NAME_SUFFIX },
   "job",
 );

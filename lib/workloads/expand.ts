@@ -159,6 +159,9 @@ function podCount(kind: WorkloadKind, spec: RawWorkload["spec"] & object): numbe
 // and no characters that look alike.
 const ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
 
+/** One character of the controllers' alphabet, as a regular expression. */
+export const SUFFIX_CHARACTER = `[${ALPHANUMS}]`;
+
 /** FNV-32a (hash/fnv) of the UTF-8 bytes of `text`. */
 export function fnv32a(bytes: Uint8Array, hash = 0x811c9dc5): number {
   for (const byte of bytes) {

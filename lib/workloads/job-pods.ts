@@ -2,8 +2,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
 import { isSidecarState, kubeContainerName } from "../pod/status/find-pods.js";
 import type { ContainerState } from "../runtime/types.js";
-import { isPodNameOf, ownerOf } from "../kinds/workload-ref.js";
-import { stableSuffix, type Workload } from "./expand.js";
+import { OWNER_LABEL, stableSuffix, SUFFIX_CHARACTER, type Workload } from "./expand.js";
 import type { JobObservation, PodToCreate } from "./job-controller.js";
 import type { ContainerExit } from "./pod-failure-policy.js";
 
@@ -67,10 +66,19 @@ export function nextJobPodName(workload: Workload, taken: ReadonlySet<string>, i
  */
 export function isJobPod(record: PodRecord, workload: Pick<Workload, "name" | "namespace">): boolean {
   if (record.namespace !== workload.namespace) return false;
-  const owner = ownerOf(record);
-  if (owner) return owner.kind === "Job" && owner.name === workload.name;
-  return !record.infra && isPodNameOf({ kind: "Job", name: workload.name }, record.name);
+  const owners = [...(record.infra ? [record.infra] : []), ...record.appContainers, ...record.initContainers]
+    .map((state) => state.labels[OWNER_LABEL])
+    .filter((value) => value !== undefined);
+  if (owners.length > 0) return owners[0] === `Job/${workload.name}`;
+  return (
+    !record.infra &&
+    record.name.startsWith(`${workload.name}-`) &&
+    new RegExp(`^(?:${JOB_POD_NAME_SUFFIX})$`).test(record.name.slice(workload.name.length + 1))
+  );
 }
+
+/** What follows `<job>-` in the name of a Job's pod: `<5 chars>`, or `<index>-<5 chars>` when Indexed. */
+export const JOB_POD_NAME_SUFFIX = String.raw`(?:\d+-)?` + `${SUFFIX_CHARACTER}{5}`;
 
 /** The completion index of a pod of an Indexed Job, from its sandbox's label or its name. */
 export function podIndexOf(record: PodRecord, workload: Pick<Workload, "name">): number | undefined {
