@@ -77,6 +77,7 @@ export async function findDownTargets(runtime: ContainerRuntime, request: DownRe
     pods,
     async (pod) =>
       volumes.has(keyOf(pod)) ||
+      // No pod directory (or none readable): nothing of the pod's is on disk.
       (await stat(podDirectory(stateDir, runtime.name, pod)).catch(() => undefined)) !== undefined,
   );
   for (const target of ofWorkloads.targets) add(target);

@@ -12,6 +12,7 @@ import { ACCEPTED_TYPES, parseResourceRef, resourceKindOf, type ResourceRef } fr
  */
 export async function readResourceArgument(arg: string): Promise<ResourceRef | undefined> {
   if (!/^[A-Za-z][A-Za-z.]*\/[^/]+$/.test(arg) || /\.(?:ya?ml|json)$/i.test(arg)) return undefined;
+  // Not on disk: read as TYPE/NAME; a file of that name is read as a file, as kubectl does.
   if ((await stat(arg).catch(() => undefined)) !== undefined) return undefined;
   const type = arg.slice(0, arg.indexOf("/"));
   if (!resourceKindOf(type))

@@ -196,6 +196,7 @@ async function resolveTargets(input: {
     const problems = findObjectNameErrors(arg);
     if (problems.length > 0)
       throw new UsageError(`"${arg}" is neither a manifest file nor a valid pod name: ${problems[0]}`);
+    // Not on disk: a pod name only.
     const isDirectory = (await stat(arg).catch(() => undefined))?.isDirectory() === true;
     names.push({ name: arg, namespace: namespace ?? "default", alsoDirectory: isDirectory });
   }
@@ -239,6 +240,7 @@ async function resolveTargets(input: {
 
 async function isManifestArgument(arg: string): Promise<boolean> {
   if (arg === "-") return true;
+  // Not on disk: judged by its spelling alone.
   const info = await stat(arg).catch(() => undefined);
   if (info) return !info.isDirectory() || arg.includes("/");
   return arg.includes("/") || /\.(?:ya?ml|json)$/i.test(arg);

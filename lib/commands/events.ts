@@ -77,6 +77,7 @@ export async function events(options: EventsOptions): Promise<void> {
     }
   };
 
+  // Best effort: a checkpoint a killed run left behind; none is the usual case.
   await rm(join(dir, LEFTOVER_CHECKPOINT), { force: true }).catch(() => undefined);
   const { kept: current, seenInos } = await readLog(dir, addLines, options.watch);
   const isRecent = (row: FoldedRow) => sinceMs === undefined || row.lastMs >= startMs - sinceMs;

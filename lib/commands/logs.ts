@@ -158,6 +158,7 @@ function openOutput(stream: NodeJS.WritableStream): {
     return text === "" || closed.aborted || stream.write(text);
   };
   const flush = async () => {
+    // The output closed while waiting for it to drain: there is nothing more to write.
     if (!writePending()) await Promise.race([once(stream, "drain"), once(closed, "abort")]).catch(() => undefined);
   };
   return {

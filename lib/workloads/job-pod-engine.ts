@@ -141,6 +141,7 @@ export class EngineJobPods implements JobPodEngine {
       outcome.status === "failed" &&
       !(outcome.error instanceof PodrunError && outcome.error.reason === "InitContainerFailed")
     ) {
+      // Best effort: the start's failure is what the Job reports; `down` removes what stays.
       if (!this.options.keepOnFailure && !podOptions.dryRun) await this.remove(request.name).catch(() => undefined);
       throw new JobPodStartError(outcome);
     }
@@ -247,6 +248,7 @@ export class EngineJobPods implements JobPodEngine {
       const step = new AbortController();
       const abort = () => step.abort();
       signal.addEventListener("abort", abort, { once: true });
+      // A wait that fails (the container gone) only ends the wait early: the pod is read again below.
       const waits = running.map((c) => runtime.waitContainer(c.id, { signal: step.signal }).catch(() => undefined));
       const reread =
         restarting || waits.length === 0
@@ -270,6 +272,7 @@ export class EngineJobPods implements JobPodEngine {
       await stopPod(
         { runtime, recorder },
         { pod: record, volumes: [], keepStopped: true, manifest: jobPod(this.options.workload, { name: record.name }) },
+        // Best effort: the ended Job pod's sidecars and sandbox are stopped; `down` removes what stays.
       ).catch(() => undefined);
     }
     if (record.infra?.running) await runtime.stopContainer(record.infra.id, 0).catch(() => undefined);
@@ -283,6 +286,7 @@ export class EngineJobPods implements JobPodEngine {
     if (failed.length === 0 || (this.failure && this.failure.at > at)) return;
     const containers = await Promise.all(
       failed.map(async (c) => {
+        // No log to read (the container gone): the failure is reported without its last lines.
         const text = await this.deps.runtime.logs(c.id, { tail: FAILED_POD_LOG_LINES }).catch(() => "");
         return { name: kubeContainerName(c), lines: text.split("\n").filter((line) => line !== "") };
       }),

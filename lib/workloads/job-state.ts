@@ -34,6 +34,7 @@ export async function readJobRecord(
   engine: string,
   job: { namespace: string; name: string },
 ): Promise<JobRecord | undefined> {
+  // No record: the Job has not run here, or its record was removed.
   return parseJobRecord(await readFile(jobFile(stateDir, engine, job), "utf8").catch(() => undefined));
 }
 
@@ -47,6 +48,7 @@ export async function removeJobRecord(
   engine: string,
   job: { namespace: string; name: string },
 ): Promise<void> {
+  // Already gone: removing a record is idempotent.
   await unlink(jobFile(stateDir, engine, job)).catch(() => undefined);
 }
 
@@ -57,6 +59,7 @@ export async function listJobRecords(stateDir: string, engine: string): Promise<
     names
       .filter((n) => n.endsWith(".json"))
       .map(async (n) =>
+        // A record removed meanwhile reads as none.
         parseJobRecord(await readFile(join(jobsDirectory(stateDir, engine), n), "utf8").catch(() => undefined)),
       ),
   );
@@ -69,6 +72,7 @@ export function parseJobRecord(text: string | undefined): JobRecord | undefined 
   let value: unknown;
   try {
     value = JSON.parse(text);
+    // A record cut short by a crash reads as none: the Job is picked up from its pods.
   } catch {
     return undefined;
   }
