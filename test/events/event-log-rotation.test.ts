@@ -1,6 +1,6 @@
 import t, { type Test } from "tap";
 import { execFile } from "node:child_process";
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -234,7 +234,10 @@ t.test("pruning happens under the lock: a rotation waits for the holder, then pr
     ["events.ndjson", "events.ndjson.1", "events.ndjson.2"],
     "nothing moved or deleted while the lock is held",
   );
-  await rm(logLockPath(dir), { recursive: true });
+  // Released in one step (a rename out of the directory): a recursive rm empties the lock before
+  // it removes it, and the waiting rotation may take the emptied lock in between.
+  await rename(logLockPath(dir), `${dir}-released.lock`);
+  await rm(`${dir}-released.lock`, { recursive: true });
   t.equal(await rotating, true);
   t.same(
     await contentsOf(dir),
