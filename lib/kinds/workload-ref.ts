@@ -1,6 +1,6 @@
 import { UsageError } from "../errors.js";
 import { findObjectNameErrors } from "../manifest/rules/names.js";
-import { OWNER_LABEL, stableUid } from "../workloads/expand.js";
+import { OWNER_LABEL, ownerLabelsOf, stableUid } from "../workloads/expand.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
 import { acceptedTypes, entryOfKind, entryOfType } from "./resource-names.js";
 import { KINDS } from "./table.js";
@@ -82,9 +82,7 @@ export function ownerOf(
   record: Pick<PodRecord, "infra" | "initContainers" | "appContainers">,
   table: KindTable = KINDS,
 ): WorkloadRef | undefined {
-  for (const state of [...(record.infra ? [record.infra] : []), ...record.appContainers, ...record.initContainers]) {
-    const value = state.labels[OWNER_LABEL];
-    if (value === undefined) continue;
+  for (const value of ownerLabelsOf(record)) {
     const slash = value.indexOf("/");
     const kind = value.slice(0, slash);
     if (slash > 0 && entryOfKind(kind, table)?.ownsPods) return { kind, name: value.slice(slash + 1) };

@@ -5,6 +5,7 @@ import type { Workload } from "../manifest/kind-hooks.js";
 
 export type { Workload };
 import { LABEL_OWNER } from "../runtime/types.js";
+import type { PodRecord } from "../pod/status/find-pods.js";
 
 // The pods a workload's controller would create from its template, as a pure function of the
 // validated manifest: named and labelled as the controllers do, so `ps`, `logs` and `down` can find
@@ -13,6 +14,13 @@ import { LABEL_OWNER } from "../runtime/types.js";
 
 /** podrun's own label on every pod of a workload, and on its containers: `Deployment/web`. */
 export const OWNER_LABEL = LABEL_OWNER;
+
+/** The owner label values (`Deployment/web`) of a pod's containers on the engine, sandbox first. */
+export function ownerLabelsOf(record: Pick<PodRecord, "infra" | "initContainers" | "appContainers">): string[] {
+  return [...(record.infra ? [record.infra] : []), ...record.appContainers, ...record.initContainers]
+    .map((state) => state.labels[OWNER_LABEL])
+    .filter((value) => value !== undefined);
+}
 
 interface RawWorkload {
   kind: WorkloadKind;

@@ -2,7 +2,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
 import { isSidecarState, kubeContainerName } from "../pod/status/find-pods.js";
 import type { ContainerState } from "../runtime/types.js";
-import { OWNER_LABEL, stableSuffix, SUFFIX_CHARACTER, type Workload } from "./expand.js";
+import { ownerLabelsOf, stableSuffix, SUFFIX_CHARACTER, type Workload } from "./expand.js";
 import type { JobObservation, PodToCreate } from "./job-controller.js";
 import type { ContainerExit } from "./pod-failure-policy.js";
 
@@ -66,9 +66,7 @@ export function nextJobPodName(workload: Workload, taken: ReadonlySet<string>, i
  */
 export function isJobPod(record: PodRecord, workload: Pick<Workload, "name" | "namespace">): boolean {
   if (record.namespace !== workload.namespace) return false;
-  const owners = [...(record.infra ? [record.infra] : []), ...record.appContainers, ...record.initContainers]
-    .map((state) => state.labels[OWNER_LABEL])
-    .filter((value) => value !== undefined);
+  const owners = ownerLabelsOf(record);
   if (owners.length > 0) return owners[0] === `Job/${workload.name}`;
   return (
     !record.infra &&

@@ -31,9 +31,12 @@ import { Waker } from "./waker.js";
 export interface ProberOptions {
   runtime: Pick<ContainerRuntime, "inspectContainers" | "execInContainer" | "logs">;
   recorder: Pick<EventRecorder, "event">;
+  /** The validated, defaulted pod. */
   pod: Pod;
   identity: PodIdentity;
+  /** As the start made them; init containers have completed and are skipped. */
   containers: readonly StartedContainer[];
+  /** The pod's IP address; "" when the engine gives none; 127.0.0.1 with hostNetwork. */
   podIP: string;
   /** Only until each container has started: readiness and liveness are not probed, and an exit fails. */
   untilStarted: boolean;

@@ -1,14 +1,11 @@
-import type { Pod } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../../errors.js";
-import type { EventRecorder } from "../../events/recorder.js";
 import { escapeControlCharacters } from "../../text/terminal-text.js";
-import type { PodIdentity } from "../identity.js";
 import { describeTerminationMessage } from "../termination-message.js";
 import { abortError } from "../../process/abort.js";
 import type { ContainerRuntime } from "../../runtime/types.js";
 import type { LivenessOptions } from "./liveness.js";
-import { Prober } from "./prober.js";
-import type { ContainerProgress, Outcome, StartedContainer } from "./prober-types.js";
+import { Prober, type ProberOptions } from "./prober.js";
+import type { ContainerProgress, Outcome } from "./prober-types.js";
 import { describeProgress, explainNotReady, formatWaitDuration, type ContainerTracker } from "./readiness-tracker.js";
 import { systemClock, type Clock } from "./wait-clock.js";
 
@@ -19,16 +16,10 @@ import { systemClock, type Clock } from "./wait-clock.js";
 // lib/process/abort.ts). Its failures are worded here: each container that is not ready, why,
 // and its last log lines.
 
-export interface WaitForPodReadyOptions {
-  runtime: Pick<ContainerRuntime, "inspectContainers" | "execInContainer" | "logs">;
-  recorder: Pick<EventRecorder, "event">;
-  /** The validated, defaulted pod. */
-  pod: Pod;
-  identity: PodIdentity;
-  /** As the start made them; init containers have completed and are skipped. */
-  containers: readonly StartedContainer[];
-  /** The pod's IP address; "" when the engine gives none; 127.0.0.1 with hostNetwork. */
-  podIP: string;
+export interface WaitForPodReadyOptions extends Pick<
+  ProberOptions,
+  "runtime" | "recorder" | "pod" | "identity" | "containers" | "podIP"
+> {
   /** The time limit; Infinity for none (the probes' own thresholds end the wait). */
   timeoutMs: number;
   /**
