@@ -27,11 +27,11 @@ import { listStateLeftovers, readBackoffFile, readEventLines } from "./state-fil
 // The kill tests' cases, for one engine (test/state/robustness/kill-points.<engine>.e2e.test.ts):
 // `podrun up` of a pod that goes through many steps is SIGKILLed at seeded points (kill-shim.ts).
 // Once every engine call the dead run left under way has ended, the state directory must parse;
-// then, in the order drawn for the point, either `podrun down FILE` must leave nothing of the pod
-// (by label and by name: containers, podman pods and storage-only containers, volumes, its
-// directory) before `up` brings it up whole and `down` removes it again, or `up` must bring it up
-// whole over what the kill left, and `down` leave nothing. Each case has a pod and a state
-// directory of its own, so two run at once.
+// then, as drawn for the point, either `podrun down FILE` must leave nothing of the pod (by label
+// and by name: containers, podman pods and storage-only containers, volumes, its directory), or
+// `up` must bring it up whole over what the kill left, and `down` leave nothing. (An `up` after a
+// `down` that left nothing would be an up from scratch, which every other test runs: it is not
+// run again here.) Each case has a pod and a state directory of its own, so two run at once.
 
 const SECRET_VALUE = "kill-test-token";
 // Exits at once on SIGTERM, so that `down` does not wait out the grace period.
@@ -192,10 +192,8 @@ interface CaseResult {
   /** down-first: the `down` right after the kill, and what it left. */
   down?: CliResult;
   remainsAfterDown?: string[];
-  up: CliResult;
-  podProblems: string[];
-  secondDown: CliResult;
-  remainsAtEnd: string[];
+  /** up-first: the `up` over what the kill left, what is wrong with the pod, the `down` after it and what that left. */
+  up?: { up: CliResult; podProblems: string[]; down: CliResult; remains: string[] };
   stateLeftovers: string[];
   eventLogBroken: number[];
 }
@@ -246,18 +244,20 @@ async function runCase(
   lap("wait+state");
   // down-first: `down` must clear what the kill left; up-first: `up` must make the pod over it.
   let first: { down: CliResult; remains: string[] } | undefined;
+  let again: CaseResult["up"];
   if (point.recovery === "down-first") {
     first = { down: await runCli(["down", file], { env }), remains: await findPodRemains(runtime, name, stateDir) };
     lap("down");
+  } else {
+    const up = await runCli(["up", file], { env });
+    lap("up");
+    const podProblems =
+      up.exitCode === 0 ? await checkPodRuns(runtime, name, up.stdout.includes("Created container: app")) : ["not up"];
+    lap("check");
+    const down = await runCli(["down", file], { env });
+    again = { up, podProblems, down, remains: await findPodRemains(runtime, name, stateDir) };
+    lap("down");
   }
-  const up = await runCli(["up", file], { env });
-  lap("up");
-  const podProblems =
-    up.exitCode === 0 ? await checkPodRuns(runtime, name, up.stdout.includes("Created container: app")) : ["not up"];
-  lap("check");
-  const secondDown = await runCli(["down", file], { env });
-  const remainsAtEnd = await findPodRemains(runtime, name, stateDir);
-  lap("down");
   const log = await readEventLines(stateDir);
   return {
     name,
@@ -269,10 +269,7 @@ async function runCase(
       stillRunning,
       stateProblems,
       ...(first ? { down: first.down, remainsAfterDown: first.remains } : {}),
-      up,
-      podProblems,
-      secondDown,
-      remainsAtEnd,
+      ...(again ? { up: again } : {}),
       // The lock a dead writer was preparing (`.tmp`) stays for a while by design (state.md).
       stateLeftovers: (await listStateLeftovers(stateDir)).filter(
         (f) => !/^backoff\.json\.lock\.\d+-[0-9a-f]+\.tmp$/.test(f),
@@ -358,7 +355,7 @@ export async function runKillSuite(
 
   for (const { point, index } of chosen) {
     await t.test(
-      `${runtime}: case ${index}: SIGKILL ${describeKillPoint(point)}, then ${point.recovery === "down-first" ? "down, up, down" : "up, down"} (PODRUN_KILL_SEED=${KILL_SEED} PODRUN_KILL_CASE=${index})`,
+      `${runtime}: case ${index}: SIGKILL ${describeKillPoint(point)}, then ${point.recovery === "down-first" ? "down" : "up, down"} (PODRUN_KILL_SEED=${KILL_SEED} PODRUN_KILL_CASE=${index})`,
       async (t) => {
         const { name, result: r } = await results.get(index)!;
         names.push(name);
@@ -372,10 +369,12 @@ export async function runKillSuite(
           t.equal(r.down.exitCode, 0, `down: exit 0 ${r.down.stderr}`);
           t.same(r.remainsAfterDown, [], "down left nothing of the pod");
         }
-        t.equal(r.up.exitCode, 0, `up again: exit 0 ${r.up.stderr}`);
-        t.same(r.podProblems, [], "the pod runs whole");
-        t.equal(r.secondDown.exitCode, 0, `down after up: exit 0 ${r.secondDown.stderr}`);
-        t.same(r.remainsAtEnd, [], "nothing is left at the end");
+        if (r.up) {
+          t.equal(r.up.up.exitCode, 0, `up again: exit 0 ${r.up.up.stderr}`);
+          t.same(r.up.podProblems, [], "the pod runs whole");
+          t.equal(r.up.down.exitCode, 0, `down after up: exit 0 ${r.up.down.stderr}`);
+          t.same(r.up.remains, [], "nothing is left at the end");
+        }
         t.same(r.stateLeftovers, [], "no lock or temp file left in the state directory");
         t.same(r.eventLogBroken, [], "the event log has no broken line but one torn by the kill");
       },

@@ -23,7 +23,7 @@ export interface KillPoint {
   phase: "before" | "after" | "during";
   /** `during`: seconds between the command's start and the kill. */
   delaySeconds?: number;
-  /** What comes after the kill: `down` then `up` then `down`, or `up` (over what the kill left) then `down`. */
+  /** What comes after the kill: `down`, or `up` (over what the kill left) then `down`. */
   recovery: "down-first" | "up-first";
 }
 
@@ -163,7 +163,7 @@ export const KILL_ONLY = process.env.PODRUN_KILL_CASE === undefined ? undefined 
  * `count` distinct calls (all of them when there are no more), each in a phase drawn for it (a
  * `during` kill with a delay of up to `maxDelaySeconds`), then `timed` kills at delays up to
  * `upMs`, and, when `pull`, a kill during the first pull and one after it. Each point's recovery
- * order is drawn too.
+ * is drawn too, but a pull's, which is `up`.
  */
 export function drawKillPoints(options: {
   seed: number;
@@ -189,10 +189,12 @@ export function drawKillPoints(options: {
   });
   for (let i = 0; i < options.timed; i++)
     points.push({ at: { afterMs: Math.round(random.next() * options.upMs) }, phase: "during", recovery: recovery() });
+  // A kill at a pull is followed by `up`: the place where what the dead run recorded (a pull's
+  // back-off, a half-pulled image) could keep the next run from coming up.
   if (options.pull)
     points.push(
-      { at: "pull", phase: "during", delaySeconds: delay(), recovery: recovery() },
-      { at: "pull", phase: "after", recovery: recovery() },
+      { at: "pull", phase: "during", delaySeconds: delay(), recovery: "up-first" },
+      { at: "pull", phase: "after", recovery: "up-first" },
     );
   return points;
 }
