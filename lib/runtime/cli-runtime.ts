@@ -10,6 +10,9 @@ import {
   asRunArgs,
   buildCreateArgs,
   buildSandboxArgs,
+  buildNetworkCreateArgs,
+  buildNetworkListArgs,
+  buildNetworkRemoveArgs,
   buildVolumeCreateArgs,
   buildVolumeInspectArgs,
   buildVolumeListArgs,
@@ -22,6 +25,7 @@ import { explainCommandError } from "./engine-error.js";
 import { planEnv } from "./env-plan.js";
 import { isCliFailure, lastLine, splitLines, toCommandError } from "./cli-results.js";
 import { CommandError, runCommand, streamCommand, type CommandResult, type RunOptions } from "./exec.js";
+import { clusterDnsServer, parseNetworkIds, parseNetworkInspect } from "./network.js";
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
 import {
   buildLogsArgs,
@@ -49,6 +53,7 @@ import {
   type ImageInfo,
   type LogLine,
   type LogStreamOptions,
+  type NetworkInfo,
   type PodInfo,
   type PullOptions,
   type RuntimeCapabilities,
@@ -470,6 +475,52 @@ export class CliRuntime implements ContainerRuntime {
         throw toCommandError(this.binary, args, result, `${this.name} volume inspect gave no Mountpoint for ${name}`);
       return mountpoint;
     });
+  }
+
+  async ensureNetwork(name: string, labels: Record<string, string>): Promise<NetworkInfo> {
+    return this.explained(async () => {
+      const create = buildNetworkCreateArgs(name, labels);
+      // A dry run runs nothing: the plan shows the create, and the DNS address the engine would give.
+      if (this.record(create)) return this.withDns({ id: "", name, labels, subnets: [], dns: true });
+      const list = async () => parseNetworkIds((await this.run(buildNetworkListArgs())).stdout, name);
+      let ids = await list();
+      if (ids.length === 0) {
+        const made = await this.run(create, { reject: false });
+        // Another run may have made it meanwhile: its `create` then fails, and the network is there.
+        ids = await list();
+        if (ids.length === 0) throw toCommandError(this.binary, create, made);
+      }
+      const [network, ...others] = parseNetworkInspect(
+        this.dialect,
+        (await this.runTolerant(["network", "inspect", ...ids])).stdout,
+      );
+      if (!network) throw new EngineError("not-found", `network ${name} not found`);
+      // Two made at once (network.ts): the oldest stays; one a container already joined stays too.
+      await Promise.all(others.map((other) => this.run(buildNetworkRemoveArgs(other.id), { reject: false })));
+      return this.withDns(network);
+    });
+  }
+
+  async removeNetwork(name: string): Promise<boolean> {
+    return this.explained(async () => {
+      const args = buildNetworkRemoveArgs(name);
+      if (this.record(args)) return true;
+      const result = await this.run(args, { reject: false });
+      // docker's CLI adds an `exit status 1` line of its own after the daemon's "not found".
+      if (result.exitCode === 0 || this.dialect.notFound.test(result.stderr)) return true;
+      // docker: "has active endpoints"; podman: "network is being used"; nerdctl: "is in use".
+      if (/active endpoints|is being used|in use/i.test(result.stderr)) return false;
+      throw toCommandError(this.binary, args, result);
+    });
+  }
+
+  private withDns(network: NetworkInfo): NetworkInfo {
+    const dnsServer = this.dryRun
+      ? this.dialect.clusterDns === "embedded"
+        ? "127.0.0.11"
+        : `<gateway of ${network.name}>`
+      : clusterDnsServer(this.dialect, network);
+    return { ...network, ...(dnsServer !== undefined ? { dnsServer } : {}) };
   }
 
   /** `work`'s result; an engine command's failure in it thrown explained, as an EngineError (engine-error.ts). */

@@ -4,6 +4,7 @@ import { PodrunError } from "../errors.js";
 import type { Dialect } from "./dialects.js";
 import { formatInfraName } from "./dialects.js";
 import { formatEnvArgs, type EnvPlan } from "./env-plan.js";
+import { formatSandboxNetworkArgs } from "./network.js";
 import { formatResourceArgs } from "./resource-args.js";
 import { formatContainerPodSettingsArgs, formatSandboxSettingsArgs } from "./sandbox-settings-args.js";
 import { formatSecurityArgs } from "./security-args.js";
@@ -87,7 +88,7 @@ export function buildSandboxArgs(dialect: Dialect, spec: SandboxSpec): string[] 
     // Kubernetes hostNetwork pods see the node's hostname: share the host's UTS namespace too.
     if (spec.hostNetwork) args.push("--network", "host", "--uts", "host");
     else if (spec.hostname) args.push("--hostname", spec.hostname);
-    if (!spec.hostNetwork) args.push(...formatPortArgs(spec.ports));
+    if (!spec.hostNetwork) args.push(...formatSandboxNetworkArgs(spec.network), ...formatPortArgs(spec.ports));
     args.push(...formatSandboxSettingsArgs(dialect, spec.settings));
     args.push(...formatLabelArgs(spec.labels));
     return args;
@@ -97,7 +98,7 @@ export function buildSandboxArgs(dialect: Dialect, spec: SandboxSpec): string[] 
   if (spec.hostNetwork) args.push("--network", "host");
   else {
     if (spec.hostname) args.push("--hostname", spec.hostname);
-    args.push(...formatPortArgs(spec.ports));
+    args.push(...formatSandboxNetworkArgs(spec.network), ...formatPortArgs(spec.ports));
   }
   args.push(...formatSandboxSettingsArgs(dialect, spec.settings));
   args.push(...formatLabelArgs(spec.labels));
@@ -209,4 +210,18 @@ export function buildVolumeListArgs(labels: Record<string, string>): string[] {
 /** `volume inspect NAME`: a JSON array on all three CLIs, each volume with its `Mountpoint`. */
 export function buildVolumeInspectArgs(name: string): string[] {
   return ["volume", "inspect", name];
+}
+
+/** `network create --label … NAME`: a bridge with the engine's DNS (docker's embedded server, podman's aardvark-dns). */
+export function buildNetworkCreateArgs(name: string, labels: Record<string, string>): string[] {
+  return ["network", "create", ...formatLabelArgs(labels), name];
+}
+
+/** Every network, `ID<TAB>NAME` a line: names are matched exactly by the reader (a `name` filter matches substrings). */
+export function buildNetworkListArgs(): string[] {
+  return ["network", "ls", "--no-trunc", "--format", "{{.ID}}\t{{.Name}}"];
+}
+
+export function buildNetworkRemoveArgs(name: string): string[] {
+  return ["network", "rm", name];
 }

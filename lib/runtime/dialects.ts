@@ -85,13 +85,21 @@ export interface Dialect {
    * docker's config package) legacy index address; podman normalises keys to `docker.io`.
    */
   readonly dockerHubAuthKey: string;
+  /**
+   * Where a user-defined network's DNS answers (network.ts clusterDnsServer): docker's embedded
+   * server at 127.0.0.11 in every container; podman's aardvark-dns on the network's gateway, when
+   * `network inspect` says `dns_enabled`; nerdctl has no DNS server (it writes the names of a
+   * network's containers into their /etc/hosts), so Service names cannot resolve there.
+   */
+  readonly clusterDns: "embedded" | "gateway" | "none";
 }
 
 // docker: "No such container|image|object", "get <volume>: no such volume"; podman: "no such
 // container", "no container with name or ID", "image not known", "no such pod", "no such volume";
-// nerdctl: "no such container|image", containerd "not found" (`volume "x" not found: not found`).
+// nerdctl: "no such container|image", containerd "not found" (`volume "x" not found: not found`);
+// networks: docker "network x not found", podman "unable to find network with name or ID x: network not found".
 const NOT_FOUND =
-  /no such (?:container|image|object|pod|volume)|no container with (?:name or )?id|no pod with name or id|image not known|: not found\b/i;
+  /no such (?:container|image|object|pod|volume|network)|no container with (?:name or )?id|no pod with name or id|image not known|network (?:\S+ )?not found|: not found\b/i;
 
 /** docker (CLI opts/file.go) and podman 4.3 (pkg/env): only line breaks break a value. */
 const keepsLinesOnly = (value: string): boolean => !/[\r\n]/.test(value);
@@ -124,6 +132,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeGroupOption: false,
     pullCredentials: "docker-config",
     dockerHubAuthKey: "https://index.docker.io/v1/",
+    clusterDns: "embedded",
   },
   podman: {
     name: "podman",
@@ -140,6 +149,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeGroupOption: true,
     pullCredentials: "authfile",
     dockerHubAuthKey: "docker.io",
+    clusterDns: "gateway",
   },
   nerdctl: {
     name: "nerdctl",
@@ -158,6 +168,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     volumeGroupOption: false,
     pullCredentials: "docker-config",
     dockerHubAuthKey: "https://index.docker.io/v1/",
+    clusterDns: "none",
   },
 };
 

@@ -25,8 +25,31 @@ export interface SandboxSpec {
   /** Ports published on the sandbox: with a shared network namespace, that is where they live. */
   ports: PortMapping[];
   hostNetwork: boolean;
+  /** The network the sandbox joins, with its DNS names; absent: the engine's default network (or the host's). */
+  network?: SandboxNetwork;
   /** Pod-level settings (shared PID namespace, host IPC, sysctls); absent when the pod sets none. */
   settings?: SandboxSettings;
+}
+
+/** A network a sandbox joins, and the names the engine's DNS gives it there. */
+export interface SandboxNetwork {
+  name: string;
+  /** The network's ID, which the create joins by (a name may be ambiguous: network.ts); absent in a plan. */
+  id?: string;
+  aliases: string[];
+}
+
+/** An engine network, as ensureNetwork finds or makes it. */
+export interface NetworkInfo {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+  /** Its subnets, with their gateways when the engine says. */
+  subnets: { subnet: string; gateway?: string }[];
+  /** Whether the engine's DNS answers containers' names and aliases on it. */
+  dns: boolean;
+  /** Where a container on it sends DNS queries; undefined when the engine has no DNS there. */
+  dnsServer?: string;
 }
 
 /** What `create` needs for one container of a pod, with Kubernetes semantics. */

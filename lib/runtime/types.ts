@@ -1,6 +1,6 @@
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
-import type { ContainerSpec, SandboxSpec } from "./specs.js";
+import type { ContainerSpec, NetworkInfo, SandboxSpec } from "./specs.js";
 
 export type * from "./specs.js";
 
@@ -198,6 +198,13 @@ export interface ContainerRuntime {
   removeVolumes(names: readonly string[]): Promise<void>;
   /** Volumes carrying every one of `labels`. */
   listVolumes(labels: Record<string, string>): Promise<VolumeInfo[]>;
+  /**
+   * The network `name`, made (a bridge with the engine's DNS, carrying `labels`) when it is not
+   * there; two runs making it at once both get it. Its `dnsServer` is where containers on it ask.
+   */
+  ensureNetwork(name: string, labels: Record<string, string>): Promise<NetworkInfo>;
+  /** Removes the network; a missing one is success; false when containers still use it (it stays). */
+  removeNetwork(name: string): Promise<boolean>;
   /** The directory on the host that holds the volume's files (its Mountpoint); throws when the volume is missing. */
   inspectVolumeMountpoint(name: string): Promise<string>;
   /**

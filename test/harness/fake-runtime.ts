@@ -20,6 +20,7 @@ import {
   type PullOptions,
   type RuntimeCapabilities,
   type SandboxSpec,
+  type NetworkInfo,
   type VolumeInfo,
 } from "../../lib/runtime/types.js";
 
@@ -136,6 +137,7 @@ export class FakeRuntime implements ContainerRuntime {
   readonly callLog: FakeCall[] = [];
   readonly images = new Map<string, ImageInfo>();
   readonly volumes = new Map<string, VolumeInfo>();
+  readonly networks = new Map<string, NetworkInfo>();
   /** What a pull does; replace it to script pulls. */
   pull: PullScript;
   private readonly containers = new Map<string, FakeContainer>();
@@ -515,6 +517,29 @@ export class FakeRuntime implements ContainerRuntime {
         ? fake.logs
         : fake.logs.slice(fake.logs.length - Math.min(options.tail, fake.logs.length));
     return lines.map((l) => `${l.text}\n`).join("");
+  }
+
+  async ensureNetwork(name: string, labels: Record<string, string>): Promise<NetworkInfo> {
+    await this.enter("ensureNetwork", [name, labels], name);
+    if (!this.networks.has(name))
+      this.networks.set(name, {
+        id: `network-${name}`,
+        name,
+        labels: { ...labels },
+        subnets: [{ subnet: "10.99.0.0/24", gateway: "10.99.0.1" }],
+        dns: true,
+      });
+    const network = this.networks.get(name)!;
+    // As the engine it stands for answers: docker's embedded server, podman's on the gateway.
+    return { ...network, dnsServer: this.name === "podman" ? "10.99.0.1" : "127.0.0.11" };
+  }
+
+  async removeNetwork(name: string): Promise<boolean> {
+    await this.enter("removeNetwork", [name], name);
+    const inUse = [...this.containers.values()].some((c) => (c.spec as SandboxSpec).network?.name === name);
+    if (inUse) return false;
+    this.networks.delete(name);
+    return true;
   }
 
   async createVolume(name: string, labels: Record<string, string>): Promise<void> {

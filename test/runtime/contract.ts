@@ -191,6 +191,33 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       t.same(await runtime.listVolumes(labels), [], "removed");
     },
   },
+  {
+    name: "networks: made once (a second ensure finds it), a sandbox joins it with aliases, in use it stays, then removed",
+    async run(t, s) {
+      const { runtime } = s;
+      const name = `${s.pod}-net`;
+      const labels = { [LABEL_MANAGED]: "true", [LABEL_POD_NAME]: s.pod };
+      t.teardown(async () => {
+        await runtime.removeSandbox(`default_${s.pod}`);
+        await runtime.removeNetwork(name);
+      });
+      const [first, second] = await Promise.all([
+        runtime.ensureNetwork(name, labels),
+        runtime.ensureNetwork(name, labels),
+      ]);
+      t.equal(first.name, name, "made");
+      t.equal(second.name, name, "the second run at once finds it");
+      t.equal(first.labels[LABEL_POD_NAME], s.pod, "with its labels");
+      t.ok(first.dns, "with the engine's DNS");
+      t.match(first.dnsServer, /^\d+\.\d+\.\d+\.\d+$/, "and an address to ask it at");
+      await runtime.createSandbox({ ...sandboxSpec(s), network: { name, aliases: [`${s.pod}.ns.svc.cluster.local`] } });
+      await runtime.startSandbox(`default_${s.pod}`);
+      t.equal(await runtime.removeNetwork(name), false, "in use: kept");
+      await runtime.removeSandbox(`default_${s.pod}`);
+      t.equal(await runtime.removeNetwork(name), true, "unused: removed");
+      t.equal(await runtime.removeNetwork(name), true, "missing: success");
+    },
+  },
 ];
 
 /** Runs every case as a subtest of `t`, each with a subject of its own from `subject` (undefined: skipped). */
