@@ -27,8 +27,8 @@ PAUSE_REMOTE=$OPEN/podrun-test/pause:3.10
 # Local name of the imported busybox image; the registry names are tags of it.
 BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
-PACKAGES=(docker.io docker-registry podman catatonit busybox-static apache2-utils curl gcc libc6-dev
-  golang-go golang-k8s-sigs-yaml-dev)
+PACKAGES=(docker.io docker-registry podman catatonit netavark aardvark-dns busybox-static apache2-utils curl gcc
+  libc6-dev golang-go golang-k8s-sigs-yaml-dev)
 # Built from scripts/k8s-yaml-reader for the YAML differential test.
 YAML_READER=$STATE/k8s-yaml-reader
 
@@ -104,6 +104,8 @@ configure_podman() {
     log "set default_ulimits = [] in $conf"
   fi
 
+  configure_podman_network
+
   local dropin=/etc/containers/registries.conf.d/50-podrun-test.conf
   cat >"$TMP/registries.conf" <<EOF
 # podrun test registries (scripts/test-env.sh): plain HTTP on loopback.
@@ -122,6 +124,25 @@ EOF
   if ! cmp -s "$TMP/registries.conf" "$dropin"; then
     cp "$TMP/registries.conf" "$dropin"
     log "wrote $dropin"
+  fi
+}
+
+# Services and cluster DNS need a network whose DNS answers names and aliases: podman's netavark
+# backend with aardvark-dns (installed above). Without a setting podman 4.3 keeps CNI once CNI
+# networks exist, so the backend is set in a drop-in. A backend switch strands what the old one
+# made: the containers, pods and networks podman has (the tests' leftovers) are removed then.
+configure_podman_network() {
+  local dropin=/etc/containers/containers.conf.d/50-podrun-test.conf
+  mkdir -p /etc/containers/containers.conf.d
+  printf '# podrun tests (scripts/test-env.sh)\n[network]\nnetwork_backend = "netavark"\n' >"$TMP/network.conf"
+  cmp -s "$TMP/network.conf" "$dropin" || cp "$TMP/network.conf" "$dropin"
+  if [[ $(podman info --format '{{.Host.NetworkBackend}}' 2>/dev/null) != netavark ]]; then
+    podman pod rm -af -t 0 >/dev/null 2>&1 || true
+    podman rm -af -t 0 >/dev/null 2>&1 || true
+    podman network prune -f >/dev/null 2>&1 || true
+    podman system reset --force >/dev/null 2>&1 || die "podman system reset failed (switching to netavark)"
+    [[ $(podman info --format '{{.Host.NetworkBackend}}') == netavark ]] || die "podman does not use netavark ($dropin)"
+    log "podman switched to netavark + aardvark-dns"
   fi
 }
 

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
+import { removeClusterNetworkIfUnused } from "../pod/cluster-network.js";
 import { findPods, type PodRecord } from "../pod/status/find-pods.js";
 import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
@@ -21,8 +22,9 @@ import { findWorkloadPods, type WorkloadToDown } from "./down-workloads.js";
 // are read back from the engine by label (never from a cache), with the workloads' pods by their
 // owner label and, with --all, what a killed run left; (2) the Jobs' records are removed; (3) the
 // pods go down concurrently, as a node kills them (pod/stop/stop-pod.ts does one pod), each told
-// as it ends (a DownOutcome, worded by output/down-lines.ts). A pod that is not there is
-// "NotFound": running `down` twice, or after a failed `up`, is fine.
+// as it ends (a DownOutcome, worded by output/down-lines.ts); (4) the cluster network goes when
+// nothing is left on it. A pod that is not there is "NotFound": running `down` twice, or after a
+// failed `up`, is fine.
 
 /** A pod to bring down: its name, and its manifest when it came from a file. */
 export interface DownTarget {
@@ -127,7 +129,16 @@ export async function bringAllDown(
       if (outcome.status === "Failed") ok = false;
     }),
   );
+  await releaseClusterNetwork(deps.runtime);
   return ok;
+}
+
+/**
+ * Step 4: the cluster network goes once no container is on it (pods of other runs and namespaces
+ * keep it). One the engine would not remove stays: the next `down` tries again.
+ */
+export async function releaseClusterNetwork(runtime: ContainerRuntime): Promise<void> {
+  await removeClusterNetworkIfUnused(runtime).catch(() => false);
 }
 
 /** Stops and removes one pod (stop-pod.ts); FailedKillPod when something could not be removed. */

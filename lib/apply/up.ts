@@ -4,6 +4,7 @@ import { identifyPod } from "../pod/identity.js";
 import { runPod, type PodOutcome, type PodProgress, type RunPodDeps } from "../pod/run-pod.js";
 import { findUnschedulable, NO_FREE_PORTS_MESSAGE, type HostPort } from "../workloads/host-ports.js";
 import { runJobs, type JobOutcome, type RunJobsOptions } from "../workloads/run-jobs.js";
+import { ensureClusterNetwork, needsClusterNetwork } from "../pod/cluster-network.js";
 import type { ObjectPlan, PodRun } from "./plan-objects.js";
 import { removeStaleWorkloadPods, type StalePodOutcome } from "./stale-workload-pods.js";
 
@@ -61,9 +62,18 @@ interface UpState {
 export async function applyUp(deps: RunPodDeps, options: UpRunOptions): Promise<UpResult> {
   const state: UpState = { failed: [], done: [] };
   if (!options.podOptions.dryRun) await removeStalePods(deps, options, state);
-  const podsEnd = await runPods(deps, options, state);
+  const run = await joinClusterNetwork(deps, options);
+  const podsEnd = await runPods(deps, run, state);
   if (podsEnd) return podsEnd;
-  return runTheJobs(deps, options, state);
+  return runTheJobs(deps, run, state);
+}
+
+/** Step 2, first: the cluster network (lib/pod/cluster-network.ts), made before any pod that joins it. */
+async function joinClusterNetwork(deps: RunPodDeps, options: UpRunOptions): Promise<UpRunOptions> {
+  const pods = [...options.plan.runs.map((run) => run.pod), ...options.plan.jobs.flatMap((job) => job.workload.pods)];
+  if (!needsClusterNetwork(pods)) return options;
+  const cluster = await ensureClusterNetwork(deps.runtime);
+  return { ...options, podOptions: { ...options.podOptions, cluster } };
 }
 
 /** Step 1: the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a template changed, fewer replicas. */

@@ -9,6 +9,7 @@ import {
   bringAllDown,
   findDownTargets,
   keyOf,
+  releaseClusterNetwork,
   removeJobRecords,
   type DownFound,
   type DownOutcome,
@@ -93,6 +94,7 @@ export async function down(options: DownOptions): Promise<void> {
   for (const gone of found.gone) stdout.write(`${formatWorkloadGone(gone, { json: options.json })}\n`);
   await removeJobRecords(runtime.name, request);
   if (options.all && found.wanted.length === 0 && !options.volumes) {
+    await releaseClusterNetwork(runtime);
     if (options.json) return;
     stdout.write(`no podrun pods${options.namespace ? ` in namespace ${options.namespace}` : ""} (${runtime.name})\n`);
     return;

@@ -1,3 +1,4 @@
+import type { ClusterNetwork } from "./cluster-network.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { errorFirstLine, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
@@ -172,6 +173,7 @@ export async function failExpiredPod(
     identity: PodIdentity;
     infraImage: string;
     publishAll: boolean;
+    cluster?: ClusterNetwork | undefined;
     objects?: PodObjects;
     replace: boolean;
     now?: () => number;

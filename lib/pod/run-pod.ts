@@ -1,3 +1,4 @@
+import type { ClusterNetwork } from "./cluster-network.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { AuthFileCredentials } from "./pull-credentials.js";
 import { EngineError, PodrunError } from "../errors.js";
@@ -41,6 +42,8 @@ export interface RunPodOptions {
   /** `--authfile` / `$REGISTRY_AUTH_FILE`, read once per run. */
   authFile?: AuthFileCredentials | undefined;
   infraImage: string;
+  /** The cluster network the pod joins (lib/pod/spec/cluster-network.ts); undefined: the engine's default network. */
+  cluster?: ClusterNetwork | undefined;
   /** podrun's state directory: volume files go in its pod directory. */
   stateDir: string;
   publishAll: boolean;
@@ -126,6 +129,7 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
           identity,
           infraImage: options.infraImage,
           publishAll: options.publishAll,
+          cluster: options.cluster,
           replace: options.replace,
           onPlan: (plan) => {
             if (plan.action === "keep") options.onProgress?.({ kind: "kept", label, unchanged: plan.keep });
@@ -181,6 +185,7 @@ async function startPlanned(
       identity,
       infraImage: options.infraImage,
       publishAll: options.publishAll,
+      cluster: options.cluster,
       stateDir: options.stateDir,
       presentImages: options.presentImages,
       signal: options.signal,

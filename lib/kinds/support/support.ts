@@ -93,8 +93,9 @@ export const HONOURED_POD_FIELDS = [
   "spec.initContainers[*].livenessProbe",
   // Pod-level settings carried by the sandbox (lib/pod/spec/pod-settings.ts): the hostname, one PID
   // namespace; /etc/hosts (hostAliases, subdomain) and resolv.conf are the pod's own files
-  // (lib/pod/etc/etc-files.ts), a hostNetwork pod's too. dnsPolicy ClusterFirst and a hostNetwork
-  // pod sharing its process namespace are warned about below. enableServiceLinks: no Services.
+  // (lib/pod/etc/etc-files.ts), a hostNetwork pod's too; ClusterFirst's server is the engine's DNS
+  // on the cluster network. ClusterFirstWithHostNet and a hostNetwork pod sharing its process
+  // namespace are warned about below. enableServiceLinks: no Services.
   "spec.hostAliases",
   "spec.hostname",
   "spec.subdomain",
@@ -294,12 +295,14 @@ function findApproximatedFields(pod: unknown, report: (warning: FieldError) => v
 function findApproximatedPodSettings(spec: Record<string, unknown>, report: (warning: FieldError) => void): void {
   const specPath = FieldPath.root().child("spec");
   const policy = spec.dnsPolicy;
-  // A node gives a hostNetwork pod under ClusterFirst its own resolv.conf too: that one is exact.
-  if ((policy === "ClusterFirst" && spec.hostNetwork !== true) || policy === "ClusterFirstWithHostNet") {
+  // The cluster DNS is the engine's, on podrun's cluster network, which a hostNetwork pod does not
+  // join (lib/pod/spec/cluster-network.ts). A node gives a hostNetwork pod under ClusterFirst the
+  // host's resolv.conf too: that one is exact.
+  if (policy === "ClusterFirstWithHostNet" && spec.hostNetwork === true) {
     report({
       type: "Forbidden",
       path: specPath.child("dnsPolicy"),
-      detail: `no cluster DNS on this machine: ${policy} acts as Default (the host's resolv.conf, with dnsConfig)`,
+      detail: `podrun's cluster DNS answers on its own network, which a hostNetwork pod does not join: ${policy} acts as Default (the host's resolv.conf, with dnsConfig)`,
       atKey: true,
     });
   }

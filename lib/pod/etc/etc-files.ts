@@ -8,6 +8,7 @@ import { toInvolvedObject } from "../../events/types.js";
 import type { VolumeMount } from "../../runtime/types.js";
 import { describeFsError } from "../../state/state-error.js";
 import type { PodIdentity } from "../identity.js";
+import type { ClusterNetwork } from "../cluster-network.js";
 import { resolvePodHostname } from "../spec/pod-settings.js";
 import { ensurePodDirectory, podDirectory } from "../volumes/pod-dir.js";
 import {
@@ -53,13 +54,13 @@ export interface PodEtcFiles {
   resolv?: string;
 }
 
-export function planPodEtcFiles(spec: PodSpec, namespace: string): PodEtcPlan | undefined {
+export function planPodEtcFiles(spec: PodSpec, namespace: string, cluster?: ClusterNetwork): PodEtcPlan | undefined {
   const plan: PodEtcPlan = {};
   const aliases = planHostAliases(spec.hostAliases);
   if (aliases.length > 0) plan.hostAliases = aliases;
   const domain = spec.hostNetwork ? undefined : resolvePodHostDomain(spec, namespace);
   if (domain) plan.hostDomain = domain;
-  const dns = planPodDns(spec);
+  const dns = planPodDns(spec, cluster && { server: cluster.dnsServer, namespace });
   if (dns) plan.dns = dns;
   return Object.keys(plan).length > 0 ? plan : undefined;
 }
@@ -71,12 +72,20 @@ export function planPodEtcFiles(spec: PodSpec, namespace: string): PodEtcPlan | 
  */
 export async function preparePodEtcFiles(
   recorder: Pick<EventRecorder, "event">,
-  options: { pod: Pod; identity: PodIdentity; stateDir: string; engine: string; kept: boolean; dryRun: boolean },
+  options: {
+    pod: Pod;
+    identity: PodIdentity;
+    stateDir: string;
+    engine: string;
+    kept: boolean;
+    dryRun: boolean;
+    cluster?: ClusterNetwork | undefined;
+  },
 ): Promise<PodEtcFiles> {
   const { pod, identity } = options;
   const spec = pod.spec!;
   const dir = podDirectory(options.stateDir, options.engine, identity);
-  const plan = planPodEtcFiles(spec, identity.namespace);
+  const plan = planPodEtcFiles(spec, identity.namespace, options.cluster);
   const files: PodEtcFiles = { hosts: join(dir, HOSTS_FILE), ...(plan?.dns ? { resolv: join(dir, RESOLV_FILE) } : {}) };
   if (options.dryRun) return files;
   try {

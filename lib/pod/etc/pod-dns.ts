@@ -1,11 +1,15 @@
 import type { PodDNSConfigOption, PodSpec } from "kubernetes-types/core/v1.js";
+import { CLUSTER_DOMAIN } from "./hosts-file.js";
 
 // The pod's resolv.conf as the kubelet computes it (pkg/kubelet/network/dns/dns.go GetPodDNS:
 // https://github.com/kubernetes/kubernetes/blob/v1.34.0/pkg/kubelet/network/dns/dns.go) and the
 // runtime writes it. Pure: the host's resolv.conf comes in as text.
 // - dnsPolicy None starts from nothing; Default from the host's nameservers, search list and
-//   options; ClusterFirst and ClusterFirstWithHostNet need a cluster DNS server, which this machine
-//   has not: the kubelet then falls back to Default, and so does podrun (validation warns).
+//   options; ClusterFirst (and ClusterFirstWithHostNet) from the cluster's DNS server, here the
+//   engine's DNS on the cluster network (lib/pod/spec/cluster-network.ts), the search list
+//   `<namespace>.svc.cluster.local svc.cluster.local cluster.local` followed by the host's, and
+//   `options ndots:5` alone. Without a cluster DNS server (a hostNetwork pod under ClusterFirst, an
+//   engine without DNS) the kubelet falls back to Default, and so does podrun.
 // - dnsConfig is appended: nameservers and searches after the base ones, duplicates dropped;
 //   an option of the same name replaces the base's (`ndots:2` over the host's `ndots:5`).
 // - The result is cut to the resolver's limits: 3 nameservers, 32 search domains of at most 253
@@ -23,7 +27,9 @@ export interface DnsConfig {
 
 /** What the pod's DNS is built from: the effective policy and the pod's dnsConfig (hashed: it is the same on every run). */
 export interface PodDnsPlan {
-  policy: "Default" | "None";
+  policy: "Default" | "None" | "ClusterFirst";
+  /** ClusterFirst: the cluster DNS server and the pod's namespace, which heads the search list. */
+  cluster?: { server: string; namespace: string };
   nameservers?: string[];
   searches?: string[];
   options?: { name: string; value?: string }[];
@@ -37,12 +43,21 @@ export const MAX_DNS_SEARCH_LIST_CHARS = 2048;
 const MAX_SEARCH_LENGTH = 253;
 
 /**
- * The plan of a pod whose resolv.conf podrun writes: dnsPolicy None, or a dnsConfig to merge.
- * Undefined otherwise: the engine's resolv.conf is then the host's, which is what Default gives.
+ * The plan of a pod whose resolv.conf podrun writes: every pod on the cluster network (`cluster`:
+ * there the engine would give its own server, not the host's file), dnsPolicy None, or a dnsConfig
+ * to merge. Undefined otherwise: the engine's resolv.conf is then the host's, which is what Default gives.
  */
-export function planPodDns(spec: Pick<PodSpec, "dnsPolicy" | "dnsConfig">): PodDnsPlan | undefined {
+export function planPodDns(
+  spec: Pick<PodSpec, "dnsPolicy" | "dnsConfig" | "hostNetwork">,
+  cluster?: { server: string | undefined; namespace: string },
+): PodDnsPlan | undefined {
   const config = spec.dnsConfig;
-  const policy = spec.dnsPolicy === "None" ? "None" : "Default";
+  const onCluster = cluster !== undefined && spec.hostNetwork !== true;
+  const clusterFirst =
+    onCluster &&
+    cluster.server !== undefined &&
+    (spec.dnsPolicy === undefined || spec.dnsPolicy === "ClusterFirst" || spec.dnsPolicy === "ClusterFirstWithHostNet");
+  const policy = clusterFirst ? "ClusterFirst" : spec.dnsPolicy === "None" ? "None" : "Default";
   const nameservers = config?.nameservers ?? [];
   const searches = config?.searches ?? [];
   const options = (config?.options ?? [])
@@ -50,10 +65,11 @@ export function planPodDns(spec: Pick<PodSpec, "dnsPolicy" | "dnsConfig">): PodD
     .map((option) =>
       option.value !== undefined ? { name: option.name!, value: option.value } : { name: option.name! },
     );
-  if (policy === "Default" && nameservers.length === 0 && searches.length === 0 && options.length === 0)
+  if (!onCluster && policy === "Default" && nameservers.length === 0 && searches.length === 0 && options.length === 0)
     return undefined;
   return {
     policy,
+    ...(clusterFirst ? { cluster: { server: cluster.server!, namespace: cluster.namespace } } : {}),
     ...(nameservers.length > 0 ? { nameservers: [...nameservers] } : {}),
     ...(searches.length > 0 ? { searches: [...searches] } : {}),
     ...(options.length > 0 ? { options } : {}),
@@ -101,6 +117,13 @@ export function buildPodDns(
   report: (message: string) => void = () => undefined,
 ): DnsConfig {
   const base = plan.policy === "None" ? { servers: [], searches: [], options: [] } : parseResolvConf(hostResolvConf);
+  if (plan.cluster) {
+    // GetPodDNS's podDNSCluster: the cluster's server, its domains before the host's, ndots:5 alone.
+    const domain = CLUSTER_DOMAIN;
+    base.servers = [plan.cluster.server];
+    base.searches = [`${plan.cluster.namespace}.svc.${domain}`, `svc.${domain}`, domain, ...base.searches];
+    base.options = ["ndots:5"];
+  }
   const config: DnsConfig = {
     servers: unique([...base.servers, ...(plan.nameservers ?? [])]),
     searches: unique([...base.searches, ...(plan.searches ?? [])]),

@@ -1,3 +1,4 @@
+import type { ClusterNetwork } from "../cluster-network.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
@@ -35,6 +36,7 @@ export async function reconcilePod(
     identity: PodIdentity;
     infraImage: string;
     publishAll: boolean;
+    cluster?: ClusterNetwork | undefined;
     replace: boolean;
     /** Told the plan once it is certain to be carried out, before anything is removed. */
     onPlan?: (plan: PodPlan) => void;

@@ -1,3 +1,4 @@
+import type { ClusterNetwork } from "../cluster-network.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import {
   INFRA_CONTAINER_NAME,
@@ -67,6 +68,7 @@ export function describeDesiredPod(options: {
   identity: PodIdentity;
   infraImage: string;
   publishAll: boolean;
+  cluster?: ClusterNetwork | undefined;
   objects?: PodObjects;
 }): DesiredPod {
   const { pod, identity, objects } = options;

@@ -14,6 +14,7 @@ import { planSecurityContext } from "./security-context.js";
 import { planTerminal } from "../../runtime/terminal-args.js";
 import { terminationMessageLabels } from "../termination-message.js";
 import { planPodEtcFiles } from "../etc/etc-files.js";
+import { planSandboxNetwork, type ClusterNetwork } from "../cluster-network.js";
 
 /** "sidecar": an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.33). */
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -136,9 +137,11 @@ export function buildSandboxSpec(options: {
   identity: PodIdentity;
   infraImage: string;
   publishAll: boolean;
+  cluster?: ClusterNetwork | undefined;
   podHash?: string;
 }): SandboxSpec {
   const { pod, identity, infraImage, publishAll, podHash } = options;
+  const network = planSandboxNetwork(pod, identity, options.cluster);
   const spec = pod.spec!;
   const hostNetwork = spec.hostNetwork === true;
   return {
@@ -153,6 +156,7 @@ export function buildSandboxSpec(options: {
     hostname: hostNetwork ? undefined : resolvePodHostname(pod, identity.name),
     ports: hostNetwork ? [] : collectPublishedPorts(pod, publishAll),
     hostNetwork,
+    ...(network ? { network } : {}),
     settings: buildSandboxSettings(spec),
   };
 }
@@ -166,6 +170,7 @@ export function computePodHash(options: {
   identity: PodIdentity;
   infraImage: string;
   publishAll: boolean;
+  cluster?: ClusterNetwork | undefined;
   objects?: PodObjects;
 }): string {
   const { pod, identity, objects } = options;
@@ -185,7 +190,7 @@ export function computePodHash(options: {
     sandbox: buildSandboxSpec(options),
     infraImage: options.infraImage,
     initContainerHashes,
-    etcFiles: planPodEtcFiles(pod.spec!, identity.namespace),
+    etcFiles: planPodEtcFiles(pod.spec!, identity.namespace, options.cluster),
   });
 }
 

@@ -6,6 +6,7 @@ import { describeError } from "../../runtime/engine-error.js";
 import type { ContainerRuntime } from "../../runtime/types.js";
 import { preparePodEtcFiles } from "../etc/etc-files.js";
 import type { PodIdentity } from "../identity.js";
+import type { ClusterNetwork } from "../cluster-network.js";
 import type { PodObjects } from "../../manifest/pod-objects.js";
 import { ensureClaimVolumes } from "../volumes/claim-volumes.js";
 import { setUpEmptyDirs } from "../volumes/empty-dir-setup.js";
@@ -29,6 +30,8 @@ export interface DiskOptions {
   objects: PodObjects;
   /** podrun's state directory: the files of configMap, secret, downwardAPI and projected volumes go under it. */
   stateDir?: string | undefined;
+  /** The network the pod joins: its DNS is the pod's (resolv.conf). */
+  cluster?: ClusterNetwork | undefined;
 }
 
 /** hostPath checks and the volumes' files: a failure here leaves nothing behind. */
@@ -52,7 +55,15 @@ export async function prepareDisk(
   const etcFiles =
     stateDir === undefined
       ? undefined
-      : await preparePodEtcFiles(deps.recorder, { pod, identity, stateDir, engine, kept, dryRun });
+      : await preparePodEtcFiles(deps.recorder, {
+          pod,
+          identity,
+          stateDir,
+          engine,
+          kept,
+          dryRun,
+          cluster: options.cluster,
+        });
   const mountpoints = new Map<string, Promise<string>>();
   const sources: MountSourceContext = {
     podDir,

@@ -1,6 +1,6 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { findPullCredentials, type AuthFileCredentials } from "../pull-credentials.js";
-import { PodrunError } from "../../errors.js";
+import { EngineError, PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
 import type { ImageManager } from "../../images/manager.js";
@@ -8,6 +8,7 @@ import { isAbortError, throwIfAborted } from "../../process/abort.js";
 import { describeError } from "../../runtime/engine-error.js";
 import { isRequestTimeout } from "../../runtime/request-timeout.js";
 import type { ContainerRuntime } from "../../runtime/types.js";
+import { ensureClusterNetwork, type ClusterNetwork } from "../cluster-network.js";
 import { completeHostsFile, type PodEtcFiles } from "../etc/etc-files.js";
 import type { PodIdentity } from "../identity.js";
 import { describeNameClashes, findPodNameClash } from "../reconcile/name-clash.js";
@@ -39,6 +40,7 @@ export interface SandboxOptions {
   identity: PodIdentity;
   infraImage: string;
   publishAll: boolean;
+  cluster?: ClusterNetwork | undefined;
   podHash: string;
   authFile?: AuthFileCredentials | undefined;
   images: PodImages;
@@ -118,7 +120,13 @@ async function makeSandbox(
     deps.recorder.event(podObject, "Warning", "FailedCreatePodSandBox", message);
     throw new PodrunError("FailedCreatePodSandBox", message, { cause: error });
   };
-  const create = () => runtime.createSandbox({ ...sandbox, image: infraRef });
+  let { cluster } = options;
+  const create = () =>
+    runtime.createSandbox({
+      ...sandbox,
+      image: infraRef,
+      ...(sandbox.network && cluster?.id ? { network: { ...sandbox.network, id: cluster.id } } : {}),
+    });
   const id = await create()
     .catch(async (error: unknown) => {
       // The pod's own, half made by a killed run (half-made-sandbox.ts): removed, and made anew.
@@ -127,6 +135,17 @@ async function makeSandbox(
         (await removeHalfMadeSandbox(runtime, options.identity))
       )
         return create();
+      // The cluster network, removed by another run's `down` since this run found it: made anew.
+      if (
+        cluster &&
+        sandbox.network &&
+        error instanceof EngineError &&
+        error.kind === "not-found" &&
+        /network/i.test(error.message)
+      ) {
+        cluster = await ensureClusterNetwork(runtime);
+        return create();
+      }
       throw error;
     })
     .catch(sandboxFailed);

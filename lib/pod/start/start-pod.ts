@@ -1,3 +1,4 @@
+import type { ClusterNetwork } from "../cluster-network.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { AuthFileCredentials } from "../pull-credentials.js";
 import { isProgrammingError, PodrunError } from "../../errors.js";
@@ -42,6 +43,8 @@ export interface StartPodOptions {
   identity: PodIdentity;
   infraImage: string;
   publishAll: boolean;
+  /** The cluster network the pod joins (lib/pod/spec/cluster-network.ts); undefined: the engine's default network. */
+  cluster?: ClusterNetwork | undefined;
   /** Lines of an init container's log shown when it fails. */
   logTail?: number;
   /** The pod's images as `inspectPodImages` found them, when the caller already asked. */
@@ -101,7 +104,12 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
     // Step 1: every image of the pod, inspected in one engine call; if it fails, each policy that needs it reports it.
     const images = await findPresentImages(deps.runtime, options);
     // Step 2: claims, the volumes' files, the pod directory and /etc files; a failure here leaves nothing behind.
-    const disk = await prepareDisk(deps, plan, { pod, identity, objects, stateDir: options.stateDir }, undo);
+    const disk = await prepareDisk(
+      deps,
+      plan,
+      { pod, identity, objects, stateDir: options.stateDir, cluster: options.cluster },
+      undo,
+    );
     // Step 3: emptyDir volumes, made while the sandbox starts (a kept pod's stay); every create waits for them.
     const ready =
       plan.volumes === "keep"

@@ -322,16 +322,23 @@ t.test(
       "None and Default are made as written",
     );
     t.same(ignored({ spec: { ...settings, dnsPolicy: "Default", containers } }), []);
-    t.same(ignored({ spec: { dnsPolicy: "ClusterFirst", containers } }), [
-      "spec.dnsPolicy: no cluster DNS on this machine: ClusterFirst acts as Default (the host's resolv.conf, with dnsConfig)",
-    ]);
+    t.same(
+      ignored({ spec: { dnsPolicy: "ClusterFirst", containers } }),
+      [],
+      "ClusterFirst is the engine's DNS on the cluster network",
+    );
+    t.same(
+      ignored({ spec: { dnsPolicy: "ClusterFirstWithHostNet", containers } }),
+      [],
+      "and so is WithHostNet off the host",
+    );
     t.same(
       ignored({ spec: { dnsPolicy: "ClusterFirst", hostNetwork: true, containers } }),
       [],
       "a node falls back to Default for a hostNetwork pod too",
     );
     t.same(ignored({ spec: { dnsPolicy: "ClusterFirstWithHostNet", hostNetwork: true, containers } }), [
-      "spec.dnsPolicy: no cluster DNS on this machine: ClusterFirstWithHostNet acts as Default (the host's resolv.conf, with dnsConfig)",
+      "spec.dnsPolicy: podrun's cluster DNS answers on its own network, which a hostNetwork pod does not join: ClusterFirstWithHostNet acts as Default (the host's resolv.conf, with dnsConfig)",
     ]);
     t.same(
       ignored({ spec: { ...settings, hostNetwork: true, shareProcessNamespace: false, containers } }),

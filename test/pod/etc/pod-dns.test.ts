@@ -10,6 +10,7 @@ import {
   mergeDnsOptions,
   parseResolvConf,
   planPodDns,
+  type DnsConfig,
 } from "../../../lib/pod/etc/pod-dns.js";
 
 t.test("parseResolvConf", async (t) => {
@@ -247,3 +248,54 @@ t.test("the file as the runtimes write it: search, nameservers, options", async 
     "no search or options line when there are none",
   );
 });
+
+t.test(
+  "GetPodDNS on the cluster network (TestGetPodDNSCustom's ClusterFirst cases): the engine's DNS as the cluster's",
+  async (t) => {
+    const host = "nameserver 8.8.8.8\nsearch host.domain\noptions edns0\n";
+    const cluster = { server: "127.0.0.11", namespace: "ci" };
+    const config = { nameservers: ["10.0.0.11"], searches: ["my.domain"], options: [{ name: "ndots", value: "3" }] };
+    const cases: [string, Parameters<typeof planPodDns>[0], DnsConfig][] = [
+      [
+        "ClusterFirst (the default): the cluster's server, its domains before the host's, ndots:5 alone",
+        {},
+        {
+          servers: ["127.0.0.11"],
+          searches: ["ci.svc.cluster.local", "svc.cluster.local", "cluster.local", "host.domain"],
+          options: ["ndots:5"],
+        },
+      ],
+      [
+        "ClusterFirstWithHostNet off the host's network: the same",
+        { dnsPolicy: "ClusterFirstWithHostNet" },
+        {
+          servers: ["127.0.0.11"],
+          searches: ["ci.svc.cluster.local", "svc.cluster.local", "cluster.local", "host.domain"],
+          options: ["ndots:5"],
+        },
+      ],
+      [
+        "ClusterFirst with a dnsConfig: appended, its options over ndots:5",
+        { dnsPolicy: "ClusterFirst", dnsConfig: config },
+        {
+          servers: ["127.0.0.11", "10.0.0.11"],
+          searches: ["ci.svc.cluster.local", "svc.cluster.local", "cluster.local", "host.domain", "my.domain"],
+          options: ["ndots:3"],
+        },
+      ],
+      [
+        "Default on the cluster network: the host's file, written (the engine would give its own server)",
+        { dnsPolicy: "Default" },
+        { servers: ["8.8.8.8"], searches: ["host.domain"], options: ["edns0"] },
+      ],
+    ];
+    for (const [name, spec, want] of cases) t.same(buildPodDns(planPodDns(spec, cluster)!, host), want, name);
+    t.equal(planPodDns({ hostNetwork: true }, cluster), undefined, "a hostNetwork pod: the host's file, as before");
+    t.same(
+      planPodDns({}, { server: undefined, namespace: "ci" }),
+      { policy: "Default" },
+      "an engine without DNS on the network: ClusterFirst falls back to Default, written",
+    );
+    t.equal(planPodDns({}), undefined, "off the cluster network: the engine's copy of the host's file");
+  },
+);

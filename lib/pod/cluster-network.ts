@@ -1,0 +1,68 @@
+import type { Pod } from "kubernetes-types/core/v1.js";
+import type { ContainerRuntime, SandboxNetwork } from "../runtime/types.js";
+import { LABEL_MANAGED } from "../runtime/types.js";
+import { resolvePodHostDomain } from "./etc/hosts-file.js";
+import type { PodIdentity } from "./identity.js";
+import { resolvePodHostname } from "./spec/pod-settings.js";
+
+// The cluster network: one engine network named `podrun` that every podrun pod of the engine
+// joins, whatever its namespace and whichever run made it, as a cluster's pods share one flat
+// network. It is a bridge with the engine's own DNS (docker's embedded server, podman's
+// aardvark-dns), which gives the names a cluster's DNS gives. `up` makes it on demand, before the
+// pods; `down` removes it once no container uses it; made by podrun, it carries io.podrun.managed. The
+// engine's DNS answers the network aliases a sandbox is made with, so a pod's names are aliases:
+// `<hostname>.<subdomain>.<namespace>.svc.cluster.local` for a pod with a subdomain (a
+// StatefulSet's pods under its serviceName), as CoreDNS answers it for the pod's headless
+// Service (https://github.com/kubernetes/dns/blob/master/docs/specification.md, 2.4.1).
+// A hostNetwork pod stays on the host's network, with no names of its own.
+
+/** The network a run's pods join, and where its DNS answers. */
+export interface ClusterNetwork {
+  name: string;
+  /** The engine's ID of it (what a sandbox joins by); empty in a dry run. */
+  id: string;
+  /** The address of the engine's DNS on it; undefined when the engine has none (nerdctl, podman under CNI without dnsname). */
+  dnsServer?: string | undefined;
+}
+
+/**
+ * How the pod's sandbox joins the network: its DNS names, in a stable order (the pod hash covers
+ * them). Not the network's ID, which makeSandbox adds: a network made anew is the same network.
+ */
+export function planSandboxNetwork(
+  pod: Pod,
+  identity: PodIdentity,
+  cluster: ClusterNetwork | undefined,
+): SandboxNetwork | undefined {
+  const spec = pod.spec!;
+  if (!cluster || spec.hostNetwork === true) return undefined;
+  const aliases: string[] = [];
+  const domain = resolvePodHostDomain(spec, identity.namespace);
+  if (domain) aliases.push(`${resolvePodHostname(pod, identity.name)}.${domain}`);
+  return { name: cluster.name, aliases };
+}
+
+export const CLUSTER_NETWORK_NAME = "podrun";
+/** On the cluster network: what it is for. */
+export const LABEL_NETWORK = "io.podrun.network";
+
+const CLUSTER_NETWORK_LABELS = { [LABEL_MANAGED]: "true", [LABEL_NETWORK]: "cluster" };
+
+/** Whether a run of these pods needs the network: any pod off the host's network does. */
+export function needsClusterNetwork(pods: readonly { spec?: { hostNetwork?: boolean } }[]): boolean {
+  return pods.some((pod) => pod.spec?.hostNetwork !== true);
+}
+
+/** The cluster network, found or made (ensureNetwork: two runs at once get the same one). */
+export async function ensureClusterNetwork(runtime: ContainerRuntime): Promise<ClusterNetwork> {
+  const network = await runtime.ensureNetwork(CLUSTER_NETWORK_NAME, CLUSTER_NETWORK_LABELS);
+  return { name: network.name, id: network.id, dnsServer: network.dnsServer };
+}
+
+/**
+ * Removes the cluster network when nothing is on it any more; kept (false) while a container of
+ * any run uses it. A run that is about to join it finds it gone and makes it anew (sandbox.ts).
+ */
+export function removeClusterNetworkIfUnused(runtime: ContainerRuntime): Promise<boolean> {
+  return runtime.removeNetwork(CLUSTER_NETWORK_NAME);
+}
