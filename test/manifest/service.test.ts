@@ -346,6 +346,19 @@ t.test("values of the wrong type are the structural checker's, and never throw",
   const schema = collect((report) => checkSchema(value, "Service", report));
   t.ok(schema.length > 0);
   t.same(errorsOf(value), []);
+  t.same(errorsOf(service({ ports: "80" })), []);
+  // Values outside the schema's enums are the structural checker's too: reported once, by it.
+  const enums = service({
+    type: "NodePort",
+    sessionAffinity: "Cookie",
+    externalTrafficPolicy: "Nearest",
+    internalTrafficPolicy: "Nearest",
+    ipFamilyPolicy: "Dual",
+    ports: [{ port: 80, protocol: "ICMP" }],
+  });
+  t.equal(collect((report) => checkSchema(enums, "Service", report)).length, 5);
+  t.same(errorsOf(enums), []);
+  t.same(errorsOf(service({ type: "Internal" })), []);
   for (const junk of [null, 5, "svc", [], { spec: 5 }, { spec: { ports: "x" } }]) {
     t.doesNotThrow(() => errorsOf(junk));
     t.doesNotThrow(() => warningsOf(junk));

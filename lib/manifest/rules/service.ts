@@ -90,8 +90,9 @@ export function validateService(value: unknown, report: Reporter): void {
   const v = view(object);
   const { spec, type } = v;
 
-  if ((asArray(spec.ports)?.length ?? 0) === 0 && !v.headless && type !== "ExternalName")
-    report({ type: "Required", path: PORTS });
+  // Ports of the wrong type are the structural checker's.
+  const noPorts = !isSet(spec.ports) || asArray(spec.ports)?.length === 0;
+  if (noPorts && !v.headless && type !== "ExternalName") report({ type: "Required", path: PORTS });
   validateTypeFields(v, report);
 
   const names = new Set<string>();
