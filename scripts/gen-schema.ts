@@ -1,7 +1,8 @@
 // Generates lib/manifest/schema.generated.ts: the compact structural schema of the core/v1 Pod,
 // ConfigMap, Secret and PersistentVolumeClaim, and of the workloads (apps/v1 Deployment,
-// ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job), that lib/manifest/schema.ts checks manifests
-// against. The workloads share the core/v1 types of their pod template, so they add little.
+// ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job) and of the core/v1 Service, that
+// lib/manifest/schema.ts checks manifests against. The workloads share the core/v1 types of their
+// pod template, so they add little.
 //
 // Source: the `kubernetes-models` package (pinned in devDependencies), which is generated from
 // the Kubernetes OpenAPI spec. It ships no raw JSON schema, so two of its faces are read:
@@ -16,11 +17,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 import type { CompactSchema, SchemaKind, StructSchema, TypeExpr } from "../lib/manifest/schema.js";
-import { KIND_API_VERSIONS } from "../lib/manifest/kinds.js";
+import { KIND_API_VERSIONS, SCHEMA_ONLY_KIND_API_VERSIONS } from "../lib/manifest/kinds.js";
 
 export const OUTPUT_FILE = fileURLToPath(new URL("../lib/manifest/schema.generated.ts", import.meta.url));
-// Each kind's kubernetes-models directory is its apiVersion (`v1`, `apps/v1`, `batch/v1`).
-const KIND_DIRS: Record<SchemaKind, string> = KIND_API_VERSIONS;
+// Each kind's kubernetes-models directory is its apiVersion (`v1`, `apps/v1`, `batch/v1`): the
+// kinds podrun reads, and those whose schema comes ahead of their kind table entry (a Service).
+const KIND_DIRS: Record<SchemaKind, string> = { ...KIND_API_VERSIONS, ...SCHEMA_ONLY_KIND_API_VERSIONS };
 const KINDS = Object.keys(KIND_DIRS) as SchemaKind[];
 const kindFile = (modelsDir: string, kind: SchemaKind) => join(modelsDir, KIND_DIRS[kind], `${kind}.d.ts`);
 /** `io.k8s.api.apps.v1.Deployment` for a kind. */

@@ -16,7 +16,8 @@ export type SchemaKind =
   | "ReplicaSet"
   | "StatefulSet"
   | "DaemonSet"
-  | "Job";
+  | "Job"
+  | "Service";
 
 /**
  * A field's type in the generated schema:

@@ -406,6 +406,48 @@ const cases: Case[] = [
     ],
   },
 
+  // Service (its schema comes ahead of its kind table entry).
+  {
+    name: "valid Service",
+    kind: "Service",
+    value: {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "api" },
+      spec: {
+        type: "NodePort",
+        selector: { app: "api" },
+        ports: [{ name: "http", port: 80, targetPort: "http", nodePort: 30080, protocol: "TCP" }],
+        sessionAffinity: "ClientIP",
+        sessionAffinityConfig: { clientIP: { timeoutSeconds: 600 } },
+        ipFamilies: ["IPv4"],
+        externalTrafficPolicy: "Cluster",
+      },
+    },
+    want: [],
+  },
+  {
+    name: "invalid Service",
+    kind: "Service",
+    value: {
+      spec: {
+        type: "Internal",
+        ports: [{ name: "http", targetPort: 8080.5, protocol: "ICMP", nodePorts: 1 }],
+        sessionAffinity: "Cookie",
+        publishNotReadyAddresses: "yes",
+      },
+    },
+    want: [
+      'spec.type: Unsupported value: "Internal": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+      "spec.ports[0].targetPort: Invalid value: 8080.5: must be a string or an integer",
+      'spec.ports[0].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
+      'spec.ports[0]: unknown field "nodePorts"',
+      "spec.ports[0].port: Required value",
+      'spec.sessionAffinity: Unsupported value: "Cookie": supported values: "ClientIP", "None"',
+      'spec.publishNotReadyAddresses: Invalid value: "yes": must be a boolean',
+    ],
+  },
+
   // Roots.
   { name: "apiVersion and kind are accepted as strings", value: { apiVersion: "v1", kind: "Pod" }, want: [] },
   {
@@ -519,6 +561,8 @@ t.test("isKnownField", async (t) => {
     ["ConfigMap", ["binaryData", "x"]],
     ["Secret", ["stringData", "x"]],
     ["Secret", ["type"]],
+    ["Service", ["spec", "ports", 0, "targetPort"]],
+    ["Service", ["spec", "sessionAffinityConfig", "clientIP", "timeoutSeconds"]],
   ];
   for (const [kind, path] of known) t.ok(isKnownField(kind, path), `${kind} ${path.join(".")}`);
   const unknown: [SchemaKind, (string | number)[]][] = [

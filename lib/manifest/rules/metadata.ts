@@ -14,12 +14,17 @@ const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
 /**
  * ValidateObjectMeta for a namespaced object whose name is a DNS subdomain (Pod, ConfigMap,
- * Secret). Returns the namespace the object lives in.
+ * Secret), or passes `nameErrors` (a Service's name is a DNS-1035 label). Returns the namespace
+ * the object lives in.
  */
-export function validateObjectMeta(object: Record<string, unknown>, report: Reporter): string {
+export function validateObjectMeta(
+  object: Record<string, unknown>,
+  report: Reporter,
+  nameErrors: (name: string) => string[] = findObjectNameErrors,
+): string {
   const path = FieldPath.root().child("metadata");
   const meta = asObject(object.metadata) ?? {};
-  validateName(meta, path, report);
+  validateName(meta, path, report, nameErrors);
 
   const namespace = asString(meta.namespace);
   if (namespace) reportInvalid(report, path.child("namespace"), namespace, findDns1123LabelErrors(namespace));
@@ -48,12 +53,17 @@ export function validateObjectMeta(object: Record<string, unknown>, report: Repo
   return namespace || DEFAULT_NAMESPACE;
 }
 
-function validateName(meta: Record<string, unknown>, path: FieldPath, report: Reporter): void {
+function validateName(
+  meta: Record<string, unknown>,
+  path: FieldPath,
+  report: Reporter,
+  nameErrors: (name: string) => string[],
+): void {
   // A name of the wrong type is the structural checker's to report.
   if (isSet(meta.name) && typeof meta.name !== "string") return;
   const name = asString(meta.name);
   if (name) {
-    reportInvalid(report, path.child("name"), name, findObjectNameErrors(name));
+    reportInvalid(report, path.child("name"), name, nameErrors(name));
     return;
   }
   const generateName = asString(meta.generateName);

@@ -51,6 +51,25 @@ export function findDns1123LabelErrors(value: string): string[] {
   return errors;
 }
 
+const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+
+/** IsDNS1035Label: a Service's name, which must start with a letter (it is a DNS name of its own). */
+export function findDns1035LabelErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (countBytes(value) > 63) errors.push(formatMaxLength(63));
+  if (!DNS1035_LABEL_RE.test(value))
+    errors.push(
+      formatRegexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        "my-name",
+        "abc-123",
+      ),
+    );
+  return errors;
+}
+
 export function findDns1123SubdomainErrors(value: string): string[] {
   const errors: string[] = [];
   if (countBytes(value) > 253) errors.push(formatMaxLength(253));
