@@ -6,6 +6,8 @@ import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/e
 
 // hostPID, hostIPC and pod-level sysctls seen from inside an app container, on docker and
 // podman. The host's namespaces are the test process's own (it runs on the engine's host).
+// hostPID and hostIPC on a hostNetwork pod (no sandbox to join) are checked on the hostNetwork
+// pod of pod-settings.e2e.test.ts.
 
 async function setup(t: Test, runtime: RuntimeName) {
   const env = await setupEnginePod(t, runtime);
@@ -65,47 +67,14 @@ for (const runtime of ["docker", "podman"] as const) {
   );
 
   t.test(
-    `${runtime}: hostPID and hostIPC on a hostNetwork pod; up again changes nothing`,
+    `${runtime}: pod sysctls are set in the pod's namespaces; without hostPID/hostIPC those are the pod's own`,
     { buffered: true },
     async (t) => {
       const env = await setup(t, runtime);
       if (!env) return;
-      const name = uniqueName("hostall");
+      const name = uniqueName("sysctl");
       t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-      const yaml = podYaml(
-        name,
-        `  hostNetwork: true\n  hostPID: true\n  hostIPC: true\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`,
-      );
-      const r = await env.up(name, yaml);
-      t.equal(r.exitCode, 0, r.stderr);
-      t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
-      t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
-      const again = await env.up(name, yaml);
-      t.equal(again.exitCode, 0, again.stderr);
-      t.match(again.stdout + again.stderr, /1 container unchanged/);
-    },
-  );
-
-  t.test(`${runtime}: without hostPID/hostIPC the namespaces are the pod's own`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("ownns");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const r = await env.up(
-      name,
-      podYaml(name, `  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`),
-    );
-    t.equal(r.exitCode, 0, r.stderr);
-    t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
-    t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
-  });
-
-  t.test(`${runtime}: pod sysctls are set in the pod's namespaces`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("sysctl");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const spec = `  securityContext:
+      const spec = `  securityContext:
     sysctls:
       - name: net.core.somaxconn
         value: "1000"
@@ -116,15 +85,18 @@ for (const runtime of ["docker", "podman"] as const) {
       image: ${BUSYBOX}
       command: ["sleep", "600"]
 `;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    t.match(
-      r.stderr,
-      /Warning: spec\.securityContext\.sysctls\[0\]: "net\.core\.somaxconn" is not in the kubelet's safe set/,
-      "set, and named as outside the kubelet's safe set",
-    );
-    t.notMatch(r.stderr, /sysctls\[1\]/, "a safe sysctl is acted on without a warning");
-    t.equal(await env.exec(name, "app", ["cat", "/proc/sys/net/core/somaxconn"]), "1000");
-    t.equal(await env.exec(name, "app", ["cat", "/proc/sys/net/ipv4/ip_unprivileged_port_start"]), "80");
-  });
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      t.match(
+        r.stderr,
+        /Warning: spec\.securityContext\.sysctls\[0\]: "net\.core\.somaxconn" is not in the kubelet's safe set/,
+        "set, and named as outside the kubelet's safe set",
+      );
+      t.notMatch(r.stderr, /sysctls\[1\]/, "a safe sysctl is acted on without a warning");
+      t.equal(await env.exec(name, "app", ["cat", "/proc/sys/net/core/somaxconn"]), "1000");
+      t.equal(await env.exec(name, "app", ["cat", "/proc/sys/net/ipv4/ip_unprivileged_port_start"]), "80");
+      t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
+      t.not(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
+    },
+  );
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { readlink } from "node:fs/promises";
 import { hostname as hostName } from "node:os";
 import t, { type Test } from "tap";
 import { runCommand } from "../../lib/runtime/exec.js";
@@ -7,8 +8,11 @@ import { removeManagedContainers } from "../harness/cleanup.js";
 import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
 
 // Pod-level settings seen from inside the containers, on docker and podman: /etc/hosts as the
-// kubelet writes it (hostname, subdomain, hostAliases; a hostNetwork pod's too), resolv.conf with
-// dnsConfig merged as the kubelet merges it, the hostname, shareProcessNamespace.
+// kubelet writes it (hostname, subdomain, hostAliases; a hostNetwork pod's too, with hostPID and
+// hostIPC: the host's namespaces are the test process's own), resolv.conf with
+// dnsConfig merged as the kubelet merges it, the hostname, shareProcessNamespace. Settings that
+// cannot disturb one another share a pod (dnsPolicy Default with the hosts file, None with
+// shareProcessNamespace): each pod brought up costs seconds of engine time.
 
 async function setup(t: Test, runtime: RuntimeName) {
   const env = await setupEnginePod(t, runtime);
@@ -59,13 +63,15 @@ function hostResolvConf(): { servers: string[]; searches: string[]; options: str
 t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
   t.test(
-    `${runtime}: hostname, subdomain and hostAliases: /etc/hosts as the kubelet writes it, in every container`,
+    `${runtime}: hostname, subdomain and hostAliases: /etc/hosts as the kubelet writes it, in every container; dnsConfig under Default: merged into the host's resolv.conf`,
     { buffered: true },
     async (t) => {
       const env = await setup(t, runtime);
       if (!env) return;
       const name = uniqueName("hosts");
       t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const host = hostResolvConf();
+      // The host's first nameserver again: written once. ndots replaces the host's own, if it has one.
       const spec = `  hostname: shop
   subdomain: sub
   hostAliases:
@@ -74,6 +80,14 @@ for (const runtime of ["docker", "podman"] as const) {
     - ip: 10.1.2.4
       hostnames: [baz.local]
   enableServiceLinks: false
+  dnsPolicy: Default
+  dnsConfig:
+    nameservers: [${[...host.servers.slice(0, 1), "10.9.8.7"].join(", ")}]
+    searches: [ns1.svc.example]
+    options:
+      - name: ndots
+        value: "2"
+      - name: edns0
   initContainers:
     - name: init
       image: ${BUSYBOX}
@@ -88,7 +102,7 @@ for (const runtime of ["docker", "podman"] as const) {
 `;
       const r = await env.up(name, podYaml(name, spec));
       t.equal(r.exitCode, 0, r.stderr);
-      t.notMatch(r.stderr, /Warning/, "every field written is acted on, subdomain included");
+      t.notMatch(r.stderr, /Warning/, "every field written is acted on, subdomain and dnsConfig included");
       const ip = await env.ipOf(name, "app");
       t.ok(ip, "the pod has an address");
       const expected = `# Kubernetes-managed hosts file.\n${LOCALHOST}${ip}\tshop.sub.default.svc.cluster.local\tshop\n\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n10.1.2.4\tbaz.local\n`;
@@ -106,6 +120,29 @@ for (const runtime of ["docker", "podman"] as const) {
         expected,
         "the init container saw the same file, the pod's IP already in it",
       );
+      const servers = [...new Set([...host.servers, "10.9.8.7"])];
+      const searches = [...new Set([...host.searches, "ns1.svc.example"])];
+      const options = new Map(host.options.map((option) => [option.split(":")[0]!, option] as const));
+      options.set("ndots", "ndots:2").set("edns0", "edns0");
+      const resolv = await env.cat(name, "app", "/etc/resolv.conf");
+      t.same(
+        resolv.match(/^nameserver .*$/gm),
+        servers.slice(0, 3).map((server) => `nameserver ${server}`),
+        "the host's nameservers, then the pod's, once each",
+      );
+      t.match(
+        resolv,
+        new RegExp(`^search ${searches.join(" ").replace(/\./g, "\\.")}$`, "m"),
+        "the host's search list, then the pod's",
+      );
+      t.same(
+        resolv
+          .match(/^options (.*)$/m)?.[1]
+          ?.split(" ")
+          .sort(),
+        [...options.values()].sort(),
+        "the host's options, the pod's over them",
+      );
       // The settings hash the same on every run: `up` again keeps the pod, and its file.
       const before = await env.ids(name);
       const again = await env.up(name, podYaml(name, spec));
@@ -115,95 +152,8 @@ for (const runtime of ["docker", "podman"] as const) {
     },
   );
 
-  t.test(`${runtime}: dnsConfig under Default: merged into the host's resolv.conf`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("dns");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const host = hostResolvConf();
-    // The host's first nameserver again: written once. ndots replaces the host's own, if it has one.
-    const spec = `  dnsPolicy: Default
-  dnsConfig:
-    nameservers: [${[...host.servers.slice(0, 1), "10.9.8.7"].join(", ")}]
-    searches: [ns1.svc.example]
-    options:
-      - name: ndots
-        value: "2"
-      - name: edns0
-  containers:
-    - name: app
-      image: ${BUSYBOX}
-      command: ["sleep", "600"]
-`;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    t.notMatch(r.stderr, /Warning/);
-    const servers = [...new Set([...host.servers, "10.9.8.7"])];
-    const searches = [...new Set([...host.searches, "ns1.svc.example"])];
-    const options = new Map(host.options.map((option) => [option.split(":")[0]!, option] as const));
-    options.set("ndots", "ndots:2").set("edns0", "edns0");
-    const resolv = await env.cat(name, "app", "/etc/resolv.conf");
-    t.same(
-      resolv.match(/^nameserver .*$/gm),
-      servers.slice(0, 3).map((server) => `nameserver ${server}`),
-      "the host's nameservers, then the pod's, once each",
-    );
-    t.match(
-      resolv,
-      new RegExp(`^search ${searches.join(" ").replace(/\./g, "\\.")}$`, "m"),
-      "the host's search list, then the pod's",
-    );
-    t.same(
-      resolv
-        .match(/^options (.*)$/m)?.[1]
-        ?.split(" ")
-        .sort(),
-      [...options.values()].sort(),
-      "the host's options, the pod's over them",
-    );
-    t.equal((await env.exec(name, "app", ["hostname"])).trim(), name);
-    t.match(
-      await env.cat(name, "app", "/etc/hosts"),
-      new RegExp(`^${(await env.ipOf(name, "app"))!.replace(/\./g, "\\.")}\\t${name}$`, "m"),
-      "no subdomain: the hostname alone on the pod's line",
-    );
-  });
-
-  t.test(`${runtime}: dnsPolicy None: dnsConfig alone`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("none");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    // The nameserver answers nothing: the test only reads the file, it looks nothing up.
-    const spec = `  dnsPolicy: None
-  dnsConfig:
-    nameservers: [10.9.8.7]
-    searches: [ns1.svc.example, example]
-    options:
-      - name: ndots
-        value: "2"
-  containers:
-    - name: app
-      image: ${BUSYBOX}
-      command: ["sleep", "600"]
-    - name: other
-      image: ${BUSYBOX}
-      command: ["sleep", "600"]
-`;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    t.notMatch(r.stderr, /Warning/);
-    for (const container of ["app", "other"]) {
-      t.equal(
-        await env.cat(name, container, "/etc/resolv.conf"),
-        "search ns1.svc.example example\nnameserver 10.9.8.7\noptions ndots:2\n",
-        `${container}: nothing of the host's`,
-      );
-    }
-  });
-
   t.test(
-    `${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged`,
+    `${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged; hostPID and hostIPC; up again changes nothing`,
     { buffered: true },
     async (t) => {
       const env = await setup(t, runtime);
@@ -211,6 +161,8 @@ for (const runtime of ["docker", "podman"] as const) {
       const name = uniqueName("hostnet");
       t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
       const spec = `  hostNetwork: true
+  hostPID: true
+  hostIPC: true
   hostAliases:
     - ip: 10.1.2.3
       hostnames: [foo.local, bar.local]
@@ -241,6 +193,12 @@ for (const runtime of ["docker", "podman"] as const) {
         host.servers.slice(0, 3).map((server) => `nameserver ${server}`),
         "the host's nameservers",
       );
+      // No sandbox to join: the container itself is put in the host's PID and IPC namespaces.
+      t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/pid"]), await readlink("/proc/self/ns/pid"));
+      t.equal(await env.exec(name, "app", ["readlink", "/proc/self/ns/ipc"]), await readlink("/proc/self/ns/ipc"));
+      const again = await env.up(name, podYaml(name, spec));
+      t.equal(again.exitCode, 0, again.stderr);
+      t.match(again.stdout + again.stderr, /1 container unchanged/);
     },
   );
 
@@ -275,12 +233,23 @@ for (const runtime of ["docker", "podman"] as const) {
     },
   );
 
-  t.test(`${runtime}: shareProcessNamespace: one container sees another's processes`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = uniqueName("pid");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const spec = `  shareProcessNamespace: true
+  t.test(
+    `${runtime}: shareProcessNamespace: one container sees another's processes; dnsPolicy None: dnsConfig alone`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = uniqueName("pid");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      // The nameserver answers nothing: the test only reads the file, it looks nothing up.
+      const spec = `  shareProcessNamespace: true
+  dnsPolicy: None
+  dnsConfig:
+    nameservers: [10.9.8.7]
+    searches: [ns1.svc.example, example]
+    options:
+      - name: ndots
+        value: "2"
   containers:
     - name: sleeper
       image: ${BUSYBOX}
@@ -289,10 +258,19 @@ for (const runtime of ["docker", "podman"] as const) {
       image: ${BUSYBOX}
       command: ["sleep", "600"]
 `;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    const ps = await env.exec(name, "looker", ["ps", "-o", "pid,args"]);
-    t.match(ps, /^\s*1 \/pause$/m, "PID 1 is the sandbox's pause, as on a node");
-    t.match(ps, /sleep 601/, "the sleeper's process is seen from the looker");
-  });
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      const ps = await env.exec(name, "looker", ["ps", "-o", "pid,args"]);
+      t.match(ps, /^\s*1 \/pause$/m, "PID 1 is the sandbox's pause, as on a node");
+      t.match(ps, /sleep 601/, "the sleeper's process is seen from the looker");
+      t.notMatch(r.stderr, /Warning/);
+      for (const container of ["sleeper", "looker"]) {
+        t.equal(
+          await env.cat(name, container, "/etc/resolv.conf"),
+          "search ns1.svc.example example\nnameserver 10.9.8.7\noptions ndots:2\n",
+          `${container}: nothing of the host's`,
+        );
+      }
+    },
+  );
 }

@@ -60,12 +60,22 @@ async function setup(t: Test, runtime: RuntimeName) {
 // Each case has its own state directory and uniquely named pods and images: two run at once.
 t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: containers of a pod share localhost; labels; events in order`, { buffered: true }, async (t) => {
-    const env = await setup(t, runtime);
-    if (!env) return;
-    const name = unique("net");
-    t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-    const spec = `  containers:
+  t.test(
+    `${runtime}: init containers run in order, each to completion, before the app; containers of a pod share localhost; labels; events in order`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = unique("net");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const spec = `  initContainers:
+    - name: first
+      image: ${BUSYBOX}
+      command: ["sh", "-c", "sleep 1"]
+    - name: second
+      image: ${BUSYBOX}
+      command: ["true"]
+  containers:
     - name: server
       image: ${BUSYBOX}
       command: ["sh", "-c", "mkdir -p /www && echo pong > /www/ping && exec httpd -f -p 8080 -h /www"]
@@ -74,46 +84,67 @@ for (const runtime of ["docker", "podman"] as const) {
       command: ["sh", "-c"]
       args: ["for i in $(seq 1 50); do if wget -q -O- http://127.0.0.1:8080/ping; then exec sleep 600; fi; sleep 0.2; done; exit 1"]
 `;
-    const r = await env.up(name, podYaml(name, spec));
-    t.equal(r.exitCode, 0, r.stderr);
-    const list = events(r.stdout);
-    t.same(reasons(list, "spec.containers{server}"), ["Pulled", "Created", "Started"]);
-    t.same(reasons(list, "spec.containers{client}"), ["Pulled", "Created", "Started"]);
-    t.equal(
-      list.find((e) => e.reason === "Pulled" && e.involvedObject.fieldPath === "spec.containers{server}")!.message,
-      `Container image "${BUSYBOX}" already present on machine`,
-    );
-    t.ok(
-      list.every(
-        (e) =>
-          e.involvedObject.kind === "Pod" && e.involvedObject.name === name && e.involvedObject.namespace === "default",
-      ),
-    );
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      const list = events(r.stdout);
+      t.same(reasons(list, "spec.containers{server}"), ["Pulled", "Created", "Started"]);
+      t.same(reasons(list, "spec.containers{client}"), ["Pulled", "Created", "Started"]);
+      t.equal(
+        list.find((e) => e.reason === "Pulled" && e.involvedObject.fieldPath === "spec.containers{server}")!.message,
+        `Container image "${BUSYBOX}" already present on machine`,
+      );
+      t.ok(
+        list.every(
+          (e) =>
+            e.involvedObject.kind === "Pod" &&
+            e.involvedObject.name === name &&
+            e.involvedObject.namespace === "default",
+        ),
+      );
+      const order = list.filter((e) => e.reason === "Started").map((e) => e.involvedObject.fieldPath);
+      t.same(
+        order.slice(0, 2),
+        ["spec.initContainers{first}", "spec.initContainers{second}"],
+        "each init container started after the one before had finished",
+      );
+      t.same(
+        order.slice(2).sort(),
+        ["spec.containers{client}", "spec.containers{server}"],
+        "the app containers after them (together: in either order)",
+      );
+      const state = (
+        JSON.parse((await runCommand(runtime, ["inspect", `default_${name}_first`])).stdout) as [
+          { State: { ExitCode: number; Status: string } },
+        ]
+      )[0].State;
+      t.equal(state.ExitCode, 0);
+      t.not(state.Status, "running", "the first init container had finished");
 
-    // The client found the server on 127.0.0.1: the pod's containers share one network namespace.
-    let logs = "";
-    for (let i = 0; i < 50 && !logs.includes("pong"); i++) {
-      logs = (await runCommand(runtime, ["logs", `default_${name}_client`], { reject: false })).stdout;
-      if (!logs.includes("pong")) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    t.match(logs, "pong", "client reached the server over localhost");
+      // The client found the server on 127.0.0.1: the pod's containers share one network namespace.
+      let logs = "";
+      for (let i = 0; i < 50 && !logs.includes("pong"); i++) {
+        logs = (await runCommand(runtime, ["logs", `default_${name}_client`], { reject: false })).stdout;
+        if (!logs.includes("pong")) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      t.match(logs, "pong", "client reached the server over localhost");
 
-    const ids = await env.containersOf(name);
-    t.ok(ids.length >= 3, "infra + two containers");
-    const inspected = JSON.parse((await runCommand(runtime, ["inspect", ...ids])).stdout) as {
-      Config: { Labels: Record<string, string> };
-    }[];
-    const names = inspected.map((c) => c.Config.Labels["io.kubernetes.container.name"]).sort();
-    t.same(names.filter((n) => n !== undefined).sort(), ["POD", "client", "server"]);
-    for (const c of inspected.filter((c) => c.Config.Labels["io.kubernetes.container.name"])) {
-      t.match(c.Config.Labels, {
-        "io.kubernetes.pod.name": name,
-        "io.kubernetes.pod.namespace": "default",
-        "io.podrun.managed": "true",
-      });
-      t.match(c.Config.Labels["io.kubernetes.pod.uid"], /^[0-9a-f-]{36}$/);
-    }
-  });
+      const ids = await env.containersOf(name);
+      t.ok(ids.length >= 5, "infra + two init containers, exited, + two containers");
+      const inspected = JSON.parse((await runCommand(runtime, ["inspect", ...ids])).stdout) as {
+        Config: { Labels: Record<string, string> };
+      }[];
+      const names = inspected.map((c) => c.Config.Labels["io.kubernetes.container.name"]).sort();
+      t.same(names.filter((n) => n !== undefined).sort(), ["POD", "client", "first", "second", "server"]);
+      for (const c of inspected.filter((c) => c.Config.Labels["io.kubernetes.container.name"])) {
+        t.match(c.Config.Labels, {
+          "io.kubernetes.pod.name": name,
+          "io.kubernetes.pod.namespace": "default",
+          "io.podrun.managed": "true",
+        });
+        t.match(c.Config.Labels["io.kubernetes.pod.uid"], /^[0-9a-f-]{36}$/);
+      }
+    },
+  );
 
   t.test(`${runtime}: pull from the loopback registry, then reuse with IfNotPresent`, { buffered: true }, async (t) => {
     const env = await setup(t, runtime);
@@ -236,42 +267,6 @@ for (const runtime of ["docker", "podman"] as const) {
       t.notMatch(r.stdout + r.stderr, "secret-token", "hook output never reaches events or messages");
       t.match(r.stderr, /PostStartHookError/);
       t.same(await env.containersOf(name), [], "nothing running, nothing left");
-    },
-  );
-
-  t.test(
-    `${runtime}: init containers run in order, each to completion, before the app`,
-    { buffered: true },
-    async (t) => {
-      const env = await setup(t, runtime);
-      if (!env) return;
-      const name = unique("init");
-      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
-      const spec = `  initContainers:
-    - name: first
-      image: ${BUSYBOX}
-      command: ["sh", "-c", "sleep 1"]
-    - name: second
-      image: ${BUSYBOX}
-      command: ["true"]
-  containers:
-    - name: app
-      image: ${BUSYBOX}
-      command: ["sleep", "600"]
-`;
-      const r = await env.up(name, podYaml(name, spec));
-      t.equal(r.exitCode, 0, r.stderr);
-      const order = events(r.stdout)
-        .filter((e) => e.reason === "Started")
-        .map((e) => e.involvedObject.fieldPath);
-      t.same(order, ["spec.initContainers{first}", "spec.initContainers{second}", "spec.containers{app}"]);
-      const state = (
-        JSON.parse((await runCommand(runtime, ["inspect", `default_${name}_first`])).stdout) as [
-          { State: { ExitCode: number; Status: string } },
-        ]
-      )[0].State;
-      t.equal(state.ExitCode, 0);
-      t.not(state.Status, "running", "the first init container had finished");
     },
   );
 
