@@ -41,16 +41,23 @@ export function buildCreateArgs(dialect: Dialect, spec: ContainerSpec, env: EnvP
   return args;
 }
 
+/** A container in no sandbox: the network it joins and the ports it publishes (a Service's proxy). */
+function formatOwnNetworkArgs(spec: ContainerSpec): string[] {
+  return [...formatSandboxNetworkArgs(spec.network), ...formatPortArgs(spec.ports ?? [])];
+}
+
 /** How a container joins its sandbox's namespaces (or the host network). */
 function formatJoinArgs(dialect: Dialect, spec: ContainerSpec): string[] {
   if (dialect.sandbox === "pod") {
     // The pod already holds the network (host or not), IPC and UTS namespaces; podman refuses
     // a network option on a container that shares the pod's.
-    return spec.sandbox ? ["--pod", spec.sandbox] : spec.hostNetwork ? ["--network", "host"] : [];
+    if (spec.sandbox) return ["--pod", spec.sandbox];
+    return spec.hostNetwork ? ["--network", "host"] : formatOwnNetworkArgs(spec);
   }
   const args: string[] = [];
   if (spec.hostNetwork) args.push("--network", "host");
   else if (spec.sandbox) args.push("--network", `container:${formatInfraName(spec.sandbox)}`);
+  else args.push(...formatOwnNetworkArgs(spec));
   // No --hostname here: docker and nerdctl refuse it with `--network container:`, and the
   // container sees the sandbox's hostname anyway (the UTS namespace follows the network one).
   // hostIPC: the container takes `--ipc host` instead (sandbox-settings-args.ts).

@@ -74,6 +74,10 @@ export interface ContainerSpec {
   /** The sandbox to join (its SandboxSpec.name), or undefined to run without one. */
   sandbox?: string;
   hostNetwork: boolean;
+  /** A container of its own, in no sandbox (a Service's proxy): the network it joins, with its names. */
+  network?: SandboxNetwork;
+  /** A container of its own: the ports it publishes on the host. */
+  ports?: PortMapping[];
   /** Engine restart policy; init containers and podrun-managed restarts use "no". */
   restartPolicy: "no" | "always" | "on-failure";
   /** Seconds between the stop signal and SIGKILL (terminationGracePeriodSeconds). */
