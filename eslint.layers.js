@@ -14,6 +14,7 @@ export const LAYERS = [
   ["manifest"], // manifests read as kubectl reads them, validated as the API server does
   ["pod"], // the kubelet's part: reconcile, volumes, start, the prober (readiness/), stop, status
   ["workloads"], // the controllers: pods from templates, the Job controller
+  ["services"], // Services: the proxy's config, (next) the cluster network, DNS names, service env
   ["kinds"], // the one table of kinds
   ["apply"], // the run of up and down: order, outcomes
   ["output"], // what reaches the terminal
