@@ -14,7 +14,7 @@ export const LAYERS = [
   ["manifest"], // manifests read as kubectl reads them, validated as the API server does
   ["pod"], // the kubelet's part: reconcile, volumes, start, the prober (readiness/), stop, status
   ["workloads"], // the controllers: pods from templates, the Job controller
-  ["services"], // Services: their endpoints and the env vars they give pods
+  ["services"], // Services: their endpoints, the env vars they give pods, their proxy's config and containers
   ["kinds"], // the one table of kinds
   ["apply"], // the run of up and down: order, outcomes
   ["output"], // what reaches the terminal

@@ -2,7 +2,8 @@
 # Brings up everything podrun's tests need on one machine, offline, as root:
 #   dockerd, podman, an open registry on 127.0.0.1:5100, an htpasswd registry on 127.0.0.1:5101,
 #   127.0.0.1:5102 made plain HTTP for podman too (the fault registry of the tests listens there),
-#   a busybox test image and the kubelet's default pause image (both built locally), and
+#   a busybox test image and the kubelet's default pause image (both built locally), podrun's
+#   Service proxy image (built from images/service-proxy), and
 #   kubectl's YAML reader built from Debian's Go packages (scripts/k8s-yaml-reader), and
 #   $PODRUN_TEST_HOME/env.json describing all of it for test/harness/env.ts.
 # Safe to run again: each step checks first and only does what is missing.
@@ -24,6 +25,10 @@ BUSYBOX_LATEST=$OPEN/podrun-test/busybox:latest
 PRIVATE_BUSYBOX=$AUTH/podrun-test/private-busybox:1.36
 PAUSE=registry.k8s.io/pause:3.10
 PAUSE_REMOTE=$OPEN/podrun-test/pause:3.10
+# podrun's default Service proxy image, built from images/service-proxy, and its copy in the open registry.
+SERVICE_PROXY=ghcr.io/podrun/service-proxy:0.1.0
+SERVICE_PROXY_REMOTE=$OPEN/podrun-test/service-proxy:0.1.0
+SERVICE_PROXY_BUILD=$ROOT/images/service-proxy/build.sh
 # Local name of the imported busybox image; the registry names are tags of it.
 BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
@@ -370,6 +375,42 @@ push_with_login() {
   rm -rf "$cfg"
 }
 
+# The Service proxy image carries the hash of its sources (label io.podrun.source-hash): a tag
+# whose label differs is out of date. $1 engine, $2 image; prints nothing when it is absent.
+source_hash_of() {
+  "$1" image inspect --format '{{index .Config.Labels "io.podrun.source-hash"}}' "$2" 2>/dev/null || true
+}
+
+build_service_proxy() {
+  GOCACHE=$STATE/go-cache bash "$SERVICE_PROXY_BUILD" docker "$SERVICE_PROXY" >/dev/null ||
+    die "building images/service-proxy failed"
+  log "built $SERVICE_PROXY from images/service-proxy"
+}
+
+# As ensure_image, and rebuilt when the sources changed: the open registry's copy is used when it
+# is current, else the image is built and pushed over it.
+ensure_service_proxy() {
+  local hash
+  hash=$(bash "$SERVICE_PROXY_BUILD" --hash)
+  if [[ $(source_hash_of docker "$SERVICE_PROXY") != "$hash" ]]; then
+    if in_registry "$SERVICE_PROXY_REMOTE" open && docker pull -q "$SERVICE_PROXY_REMOTE" >/dev/null 2>&1 &&
+      [[ $(source_hash_of docker "$SERVICE_PROXY_REMOTE") == "$hash" ]]; then
+      docker tag "$SERVICE_PROXY_REMOTE" "$SERVICE_PROXY"
+      log "pulled $SERVICE_PROXY from $SERVICE_PROXY_REMOTE"
+    else
+      build_service_proxy
+    fi
+  fi
+  if [[ $(docker image inspect --format '{{.Id}}' "$SERVICE_PROXY_REMOTE" 2>/dev/null || true) != \
+    "$(docker image inspect --format '{{.Id}}' "$SERVICE_PROXY")" ]] || ! in_registry "$SERVICE_PROXY_REMOTE" open; then
+    docker tag "$SERVICE_PROXY" "$SERVICE_PROXY_REMOTE"
+    docker push -q "$SERVICE_PROXY_REMOTE" >/dev/null
+    log "pushed $SERVICE_PROXY_REMOTE"
+    PUSHED=1
+  fi
+  log "$SERVICE_PROXY up to date (source $hash)"
+}
+
 # ---------------------------------------------------------------------------------------------
 podman_images() {
   local t=$(date +%s.%N) ref
@@ -382,6 +423,11 @@ podman_images() {
   done
   if ((PUSHED)) || ! podman image exists "$PAUSE"; then
     podman tag "$PAUSE_REMOTE" "$PAUSE"
+  fi
+  if ((PUSHED)) || [[ $(source_hash_of podman "$SERVICE_PROXY") != "$(source_hash_of docker "$SERVICE_PROXY")" ]]; then
+    podman pull -q --tls-verify=false "$SERVICE_PROXY_REMOTE" >/dev/null
+    podman tag "$SERVICE_PROXY_REMOTE" "$SERVICE_PROXY"
+    log "podman pulled $SERVICE_PROXY_REMOTE"
   fi
   podman run --rm "$BUSYBOX" true || die "podman cannot run a container (podman run --rm $BUSYBOX true)"
   log "podman ready ($(podman version --format '{{.Client.Version}}'), images present, run ok) ($(since "$t"))"
@@ -412,7 +458,9 @@ write_env_json() {
     "busyboxLatest": "$BUSYBOX_LATEST",
     "privateBusybox": "$PRIVATE_BUSYBOX",
     "pause": "$PAUSE",
-    "pauseRemote": "$PAUSE_REMOTE"
+    "pauseRemote": "$PAUSE_REMOTE",
+    "serviceProxy": "$SERVICE_PROXY",
+    "serviceProxyRemote": "$SERVICE_PROXY_REMOTE"
   },
   "runtimes": ["docker", "podman"],
   "logs": {"open": "$STATE/registry-open.log", "auth": "$STATE/registry-auth.log"},
@@ -448,6 +496,7 @@ start_registry open "$OPEN"
 start_registry auth "$AUTH"
 ensure_image "$BUSYBOX_LOCAL" build_busybox "$BUSYBOX" "$BUSYBOX_LATEST" "$PRIVATE_BUSYBOX"
 ensure_image "$PAUSE" build_pause "$PAUSE_REMOTE"
+ensure_service_proxy
 log "images in registries and docker"
 podman_images
 build_yaml_reader

@@ -20,6 +20,10 @@ export interface TestEnv {
     pause: string;
     /** The same pause image in the open registry. */
     pauseRemote: string;
+    /** podrun's Service proxy image, built from images/service-proxy into docker and podman; absent in an older env.json. */
+    serviceProxy?: string;
+    /** The same Service proxy image in the open registry. */
+    serviceProxyRemote?: string;
   };
   runtimes: string[];
   /** The registries' logs: one access-log line per HTTP request, among app-log lines. */

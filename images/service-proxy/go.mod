@@ -1,0 +1,3 @@
+module podrun.dev/service-proxy
+
+go 1.19

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"log"
+	"net"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Proxy keeps one listener per Service port that has endpoints, and none for a port without:
+// a client then gets "connection refused" at once (for UDP, an ICMP port unreachable), as
+// kube-proxy's REJECT rule for a Service with no endpoints gives, rather than a connection
+// that is accepted and then hangs or drops:
+// https://github.com/kubernetes/kubernetes/blob/master/pkg/proxy/iptables/proxier.go
+// (the "has no endpoints" rules in the filter table).
+type Proxy struct {
+	host        string // listen address, 0.0.0.0 in a container
+	logger      *log.Logger
+	verbose     bool
+	dialTimeout time.Duration
+	udpIdle     time.Duration
+
+	mu        sync.Mutex
+	service   string
+	listeners map[portKey]portListener
+}
+
+// portListener is one open port: TCP or UDP.
+type portListener interface {
+	// update hands the listener the port's new endpoints; connections already relayed continue.
+	update(endpoints []Endpoint, affinity time.Duration)
+	// close stops listening. TCP connections already accepted continue; UDP sessions end.
+	close()
+}
+
+func newProxy(host string, logger *log.Logger) *Proxy {
+	return &Proxy{
+		host:        host,
+		logger:      logger,
+		dialTimeout: 3 * time.Second,
+		udpIdle:     30 * time.Second,
+		listeners:   map[portKey]portListener{},
+	}
+}
+
+// Apply makes the listeners match cfg: it opens the ports that gained endpoints, closes those
+// that lost them or left the config, and hands the others their new endpoints.
+// A port that cannot be opened is logged and tried again at the next Apply.
+func (p *Proxy) Apply(cfg *Config) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.service = cfg.Service
+	wanted := map[portKey]Port{}
+	for _, port := range cfg.Ports {
+		if len(port.Endpoints) > 0 {
+			wanted[port.key()] = port
+		}
+	}
+	for key, l := range p.listeners {
+		if _, ok := wanted[key]; !ok {
+			l.close()
+			delete(p.listeners, key)
+			reason := "no endpoints"
+			if !cfg.hasPort(key) {
+				reason = "port removed"
+			}
+			p.logf("%s: closed (%s)", key, reason)
+		}
+	}
+	affinity := cfg.affinity()
+	for _, key := range sortedKeys(wanted) {
+		port := wanted[key]
+		if l, ok := p.listeners[key]; ok {
+			l.update(port.Endpoints, affinity)
+			continue
+		}
+		l, err := p.listen(key)
+		if err != nil {
+			p.logf("%s: cannot listen: %v", key, err)
+			continue
+		}
+		l.update(port.Endpoints, affinity)
+		p.listeners[key] = l
+		p.logf("%s: listening on %s (%d endpoints)", key, p.address(key.port), len(port.Endpoints))
+	}
+}
+
+func (p *Proxy) listen(key portKey) (portListener, error) {
+	switch key.protocol {
+	case "TCP":
+		return listenTCP(p, p.address(key.port))
+	case "UDP":
+		return listenUDP(p, p.address(key.port))
+	}
+	return nil, fmt.Errorf("protocol %s is not relayed", key.protocol)
+}
+
+func (p *Proxy) address(port int) string { return net.JoinHostPort(p.host, strconv.Itoa(port)) }
+
+// Close closes every listener (for tests: the binary exits instead).
+func (p *Proxy) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for key, l := range p.listeners {
+		l.close()
+		delete(p.listeners, key)
+	}
+}
+
+func (p *Proxy) logf(format string, args ...any) {
+	p.logger.Printf("%s: "+format, append([]any{p.service}, args...)...)
+}
+
+// debugf logs one connection's events, with -v only.
+func (p *Proxy) debugf(format string, args ...any) {
+	if p.verbose {
+		p.logger.Printf(format, args...)
+	}
+}
+
+func (c *Config) hasPort(key portKey) bool {
+	for _, port := range c.Ports {
+		if port.key() == key {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[portKey]Port) []portKey {
+	keys := make([]portKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].port != keys[j].port {
+			return keys[i].port < keys[j].port
+		}
+		return keys[i].protocol < keys[j].protocol
+	})
+	return keys
+}
