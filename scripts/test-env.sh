@@ -149,6 +149,12 @@ configure_podman_network() {
     [[ $(podman info --format '{{.Host.NetworkBackend}}') == netavark ]] || die "podman does not use netavark ($dropin)"
     log "podman switched to netavark + aardvark-dns"
   fi
+  # CNI's bridge outlives the switch, with the route of the same default subnet (10.88.0.0/16)
+  # that netavark's podman0 takes: the host would send the pods' traffic into the dead bridge.
+  local link
+  for link in $(ip -o link show | awk -F': ' '$2 ~ /^cni-podman[0-9]+$/ { print $2 }'); do
+    ip link delete "$link" && log "removed CNI's leftover bridge $link"
+  done
 }
 
 # ---------------------------------------------------------------------------------------------
