@@ -121,6 +121,8 @@ interface UpFlags extends ManifestFlags {
   runtime?: RuntimeName;
   runtimeRequestTimeout?: string;
   infraImage?: string;
+  serviceProxyImage?: string;
+  address?: string;
   authfile?: string;
   publishAll?: true;
   parallelPulls?: number;
@@ -224,6 +226,14 @@ function declareUp(program: Command): void {
       "pod sandbox image (default: $PODRUN_INFRA_IMAGE, else registry.k8s.io/pause:3.10)",
     )
     .option(
+      "--service-proxy-image <image>",
+      "the image of a Service's proxy (default: $PODRUN_SERVICE_PROXY_IMAGE, else ghcr.io/podrun/service-proxy:0.1.0)",
+    )
+    .option(
+      "--address <ip>",
+      "where NodePort and LoadBalancer Services are published (default: $PODRUN_ADDRESS, else 127.0.0.1)",
+    )
+    .option(
       "--authfile <path>",
       "registry credentials (docker config.json or podman auth.json), tried after imagePullSecrets (default: $REGISTRY_AUTH_FILE)",
     )
@@ -272,6 +282,8 @@ function toUpOptions(files: string[], flags: UpFlags, parseWaitTimeout: (value: 
     runtime: flags.runtime,
     runtimeRequestTimeout: flags.runtimeRequestTimeout,
     infraImage: flags.infraImage,
+    serviceProxyImage: flags.serviceProxyImage,
+    address: flags.address,
     authFile: flags.authfile,
     publishAll: flags.publishAll === true,
     parallelPulls: flags.parallelPulls ?? 1,

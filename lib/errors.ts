@@ -58,7 +58,9 @@ export type Reason =
   | "DeadlineExceeded"
   | "FailedMount"
   /** `down`: a container, the sandbox or a volume of the pod could not be stopped or removed. */
-  | "FailedKillPod";
+  | "FailedKillPod"
+  /** `up`: a Service's proxy could not be made or started (a node port taken on this machine…). */
+  | "FailedServiceProxy";
 
 /** An operation on a pod failed: exit 1. The message is one line, ready to print. */
 export class PodrunError extends Error {

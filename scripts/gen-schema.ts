@@ -17,12 +17,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 import type { CompactSchema, SchemaKind, StructSchema, TypeExpr } from "../lib/manifest/schema.js";
-import { KIND_API_VERSIONS, SCHEMA_ONLY_KIND_API_VERSIONS } from "../lib/manifest/kinds.js";
+import { KIND_API_VERSIONS } from "../lib/manifest/kinds.js";
 
 export const OUTPUT_FILE = fileURLToPath(new URL("../lib/manifest/schema.generated.ts", import.meta.url));
 // Each kind's kubernetes-models directory is its apiVersion (`v1`, `apps/v1`, `batch/v1`): the
 // kinds podrun reads, and those whose schema comes ahead of their kind table entry (a Service).
-const KIND_DIRS: Record<SchemaKind, string> = { ...KIND_API_VERSIONS, ...SCHEMA_ONLY_KIND_API_VERSIONS };
+const KIND_DIRS: Record<SchemaKind, string> = KIND_API_VERSIONS;
 const KINDS = Object.keys(KIND_DIRS) as SchemaKind[];
 const kindFile = (modelsDir: string, kind: SchemaKind) => join(modelsDir, KIND_DIRS[kind], `${kind}.d.ts`);
 /** `io.k8s.api.apps.v1.Deployment` for a kind. */

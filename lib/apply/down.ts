@@ -129,13 +129,13 @@ export async function bringAllDown(
       if (outcome.status === "Failed") ok = false;
     }),
   );
-  await releaseClusterNetwork(deps.runtime);
   return ok;
 }
 
 /**
- * Step 4: the cluster network goes once no container is on it (pods of other runs and namespaces
- * keep it). One the engine would not remove stays: the next `down` tries again.
+ * Step 4, after the Services (lib/services/remove-services.ts): the cluster network goes once no
+ * container is on it (pods and Services of other runs keep it). One the engine would not remove
+ * stays: the next `down` tries again.
  */
 export async function releaseClusterNetwork(runtime: ContainerRuntime): Promise<void> {
   await removeClusterNetworkIfUnused(runtime).catch(() => false);

@@ -1,4 +1,4 @@
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod, Service } from "kubernetes-types/core/v1.js";
 import { inRunOrder, kindEntry, KINDS } from "../kinds/table.js";
 import type { KindTable } from "../kinds/types.js";
 import type { ManifestItem } from "../manifest/kind-hooks.js";
@@ -24,6 +24,8 @@ export interface ObjectPlan {
   controllers: ManifestItem[];
   /** The Jobs, run by the Job controller after every pod. */
   jobs: { workload: Workload; source: string }[];
+  /** The Services, made before every pod (lib/services/). */
+  services: { service: Service; source: string }[];
   /** The bare pods, each with its file. */
   pods: { pod: Pod; source: string }[];
   /** Whether anything runs: false when the files hold only ConfigMaps, Secrets or claims. */
@@ -31,12 +33,24 @@ export interface ObjectPlan {
 }
 
 export function planObjects(items: readonly ManifestItem[], table: KindTable = KINDS): ObjectPlan {
-  const plan: ObjectPlan = { runs: [], owners: [], controllers: [], jobs: [], pods: [], runsAnything: false };
+  const plan: ObjectPlan = {
+    runs: [],
+    owners: [],
+    controllers: [],
+    jobs: [],
+    services: [],
+    pods: [],
+    runsAnything: false,
+  };
   for (const item of inRunOrder(items, table)) {
     const entry = kindEntry(table, item.kind);
     if (entry.run === "none") continue;
     plan.runsAnything = true;
     if (entry.ownsPods) plan.owners.push(item);
+    if (entry.run === "service") {
+      plan.services.push({ service: item.object as Service, source: item.source });
+      continue;
+    }
     if (entry.run === "job") {
       plan.jobs.push({ workload: item.workload!, source: item.source });
       continue;

@@ -5,6 +5,9 @@ import { runPod, type PodOutcome, type PodProgress, type RunPodDeps } from "../p
 import { findUnschedulable, NO_FREE_PORTS_MESSAGE, type HostPort } from "../workloads/host-ports.js";
 import { runJobs, type JobOutcome, type RunJobsOptions } from "../workloads/run-jobs.js";
 import { ensureClusterNetwork, needsClusterNetwork } from "../pod/cluster-network.js";
+import { applyServices, serviceAddressesOf, type ServiceOutcome } from "../services/apply-services.js";
+import { syncServiceEndpoints } from "../services/endpoint-sync.js";
+import { serviceEnvVars } from "../services/service-env.js";
 import type { ObjectPlan, PodRun } from "./plan-objects.js";
 import { removeStaleWorkloadPods, type StalePodOutcome } from "./stale-workload-pods.js";
 
@@ -30,7 +33,9 @@ export type UpStep =
   /** Step 2: how the pod went; `last` when it is the plan's last pod. */
   | { kind: "pod"; run: PodRun; outcome: PodOutcome; last: boolean }
   /** Step 3: a step of a Job's run (worded by output/job-outcome.ts). */
-  | { kind: "job"; outcome: JobOutcome };
+  | { kind: "job"; outcome: JobOutcome }
+  /** Step 2, first: a Service made or kept (worded by output/service-lines.ts). */
+  | { kind: "service"; outcome: ServiceOutcome };
 
 /** How the run ended. */
 export type UpResult =
@@ -43,6 +48,8 @@ export type UpResult =
 
 export interface UpRunOptions {
   plan: ObjectPlan;
+  /** How the run's Services are made: their proxy image, and where their node ports are published. */
+  services: { image: string; address: string };
   /** What every pod, bare or a Job's, is run with. */
   podOptions: RunJobsOptions["podOptions"];
   replace: boolean;
@@ -62,18 +69,60 @@ interface UpState {
 export async function applyUp(deps: RunPodDeps, options: UpRunOptions): Promise<UpResult> {
   const state: UpState = { failed: [], done: [] };
   if (!options.podOptions.dryRun) await removeStalePods(deps, options, state);
-  const run = await joinClusterNetwork(deps, options);
+  const run = await makeServices(deps, await joinClusterNetwork(deps, options));
   const podsEnd = await runPods(deps, run, state);
   if (podsEnd) return podsEnd;
   return runTheJobs(deps, run, state);
 }
 
-/** Step 2, first: the cluster network (lib/pod/cluster-network.ts), made before any pod that joins it. */
+/** Step 2, first: the cluster network (lib/pod/cluster-network.ts), made before any pod or Service that joins it. */
 async function joinClusterNetwork(deps: RunPodDeps, options: UpRunOptions): Promise<UpRunOptions> {
   const pods = [...options.plan.runs.map((run) => run.pod), ...options.plan.jobs.flatMap((job) => job.workload.pods)];
-  if (!needsClusterNetwork(pods)) return options;
+  if (!needsClusterNetwork(pods) && options.plan.services.length === 0) return options;
   const cluster = await ensureClusterNetwork(deps.runtime);
   return { ...options, podOptions: { ...options.podOptions, cluster } };
+}
+
+/**
+ * Step 2, next: the Services (lib/services/apply-services.ts), before the pods: a pod starts with
+ * the Service variables of its namespace, and a headless Service's pods are named by it.
+ */
+async function makeServices(deps: RunPodDeps, options: UpRunOptions): Promise<UpRunOptions> {
+  const { cluster } = options.podOptions;
+  if (options.plan.services.length === 0 || !cluster) return options;
+  const outcomes = await applyServices(deps, {
+    services: options.plan.services,
+    cluster,
+    image: options.services.image,
+    address: options.services.address,
+    stateDir: options.podOptions.stateDir,
+    dryRun: options.podOptions.dryRun,
+  });
+  for (const outcome of outcomes) options.report({ kind: "service", outcome });
+  const addresses = serviceAddressesOf(outcomes);
+  const namespaces = new Set(options.plan.runs.map((run) => run.pod.metadata?.namespace ?? "default"));
+  for (const job of options.plan.jobs) namespaces.add(job.workload.namespace);
+  const serviceEnv = Object.fromEntries(
+    [...namespaces].map((ns) => [
+      ns,
+      serviceEnvVars(addresses, ns).map((v) => ({ name: v.name, value: v.value ?? "" })),
+    ]),
+  );
+  const headless = outcomes
+    .filter((o) => o.action === "headless")
+    .map(({ service }) => ({
+      namespace: service.metadata?.namespace ?? "default",
+      name: service.metadata?.name ?? "",
+      selector: service.spec?.selector ?? {},
+    }));
+  return {
+    ...options,
+    podOptions: {
+      ...options.podOptions,
+      cluster: { ...cluster, headless },
+      objects: { ...options.podOptions.objects, serviceEnv },
+    },
+  };
 }
 
 /** Step 1: the pods the workloads' specs no longer name (lib/workloads/stale-pods.ts): a template changed, fewer replicas. */
@@ -107,6 +156,8 @@ async function runPods(deps: RunPodDeps, options: UpRunOptions, state: UpState):
       continue;
     }
     const outcome = await runOnePod(deps, options, run);
+    // The Services' endpoints follow the pods: the next pod of the run may already call this one.
+    if (!options.podOptions.dryRun && options.podOptions.cluster) await syncServiceEndpoints(deps.runtime);
     // One pod: an engine command that failed is reported as any command's (lib/cli.ts).
     if (outcome.status === "failed" && outcome.error instanceof EngineError && !several) throw outcome.error;
     options.report({ kind: "pod", run, outcome, last: run === runs.at(-1) });

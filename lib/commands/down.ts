@@ -20,9 +20,12 @@ import type { WorkloadToDown } from "../apply/down-workloads.js";
 import { findDns1123LabelErrors, findObjectNameErrors } from "../manifest/rules/names.js";
 import { configureColor } from "../output/color.js";
 import { formatDownOutcome, formatWorkloadGone } from "../output/down-lines.js";
+import { formatServiceRemoved } from "../output/service-lines.js";
 import { kubeContainerName } from "../pod/status/find-pods.js";
 import { identifyPod } from "../pod/identity.js";
 import { removeClaimsOf, type Claim } from "./down-claims.js";
+import { removeServices, type ServiceToRemove } from "../services/remove-services.js";
+import { syncServiceEndpoints } from "../services/endpoint-sync.js";
 import { readResourceArgument } from "./down-workloads.js";
 import { isWorkloadRef } from "../kinds/workload-ref.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -72,6 +75,7 @@ export async function down(options: DownOptions): Promise<void> {
   const claims: Claim[] = [];
   const workloads: WorkloadToDown[] = [];
   const jobs: { name: string; namespace: string }[] = [];
+  const services: ServiceToRemove[] = [];
   const targets = options.all
     ? []
     : await resolveTargets({
@@ -82,6 +86,7 @@ export async function down(options: DownOptions): Promise<void> {
         claims: options.volumes ? claims : undefined,
         jobs,
         workloads,
+        services,
       });
 
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
@@ -93,9 +98,18 @@ export async function down(options: DownOptions): Promise<void> {
   const found = await findDownTargets(runtime, request);
   for (const gone of found.gone) stdout.write(`${formatWorkloadGone(gone, { json: options.json })}\n`);
   await removeJobRecords(runtime.name, request);
-  if (options.all && found.wanted.length === 0 && !options.volumes) {
+  // After the pods: the Services of the files (or all, with --all); then the endpoints of the
+  // Services that stay, and the cluster network once nothing is on it.
+  const downServices = async () => {
+    const request = { services, all: options.all, namespace: options.namespace, stateDir };
+    const removed = await removeServices(runtime, request);
+    for (const service of removed) if (!options.json) stdout.write(`${formatServiceRemoved(service)}\n`);
+    await syncServiceEndpoints(runtime);
     await releaseClusterNetwork(runtime);
-    if (options.json) return;
+    return removed.length;
+  };
+  if (options.all && found.wanted.length === 0 && !options.volumes) {
+    if ((await downServices()) > 0 || options.json) return;
     stdout.write(`no podrun pods${options.namespace ? ` in namespace ${options.namespace}` : ""} (${runtime.name})\n`);
     return;
   }
@@ -128,6 +142,7 @@ export async function down(options: DownOptions): Promise<void> {
       }))
     )
       failed = true;
+    await downServices();
   } finally {
     await recorder
       .flush()
@@ -178,6 +193,7 @@ async function resolveTargets(input: {
   claims?: Claim[];
   jobs?: { name: string; namespace: string }[];
   workloads: WorkloadToDown[];
+  services: ServiceToRemove[];
 }): Promise<DownTarget[]> {
   const { namespace } = input;
   const targets = new Map<string, DownTarget>();
@@ -187,6 +203,10 @@ async function resolveTargets(input: {
     const ref = await readResourceArgument(arg);
     if (ref && isWorkloadRef(ref)) input.workloads.push({ ref, namespace: namespace ?? "default" });
     if (ref?.kind === "Job") input.jobs?.push({ name: ref.name, namespace: namespace ?? "default" });
+    if (ref?.kind === "Service") {
+      input.services.push({ name: ref.name, namespace: namespace ?? "default" });
+      continue;
+    }
     if (ref) {
       if (!isWorkloadRef(ref)) names.push({ name: ref.name, namespace: namespace ?? "default" });
       continue;
@@ -209,6 +229,8 @@ async function resolveTargets(input: {
     for (const claim of manifest.persistentVolumeClaims ?? [])
       input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
     for (const { workload } of plan.jobs) input.jobs?.push({ name: workload.name, namespace: workload.namespace });
+    for (const { service } of plan.services)
+      input.services.push({ name: service.metadata!.name!, namespace: service.metadata!.namespace || "default" });
     for (const owner of plan.owners) {
       if (namespace !== undefined && namespace !== owner.namespace) {
         throw new UsageError(
@@ -221,7 +243,12 @@ async function resolveTargets(input: {
         pods: owner.pods,
       });
     }
-    if (plan.pods.length === 0 && (input.claims ?? []).length === 0 && plan.owners.length === 0) {
+    if (
+      plan.pods.length === 0 &&
+      (input.claims ?? []).length === 0 &&
+      plan.owners.length === 0 &&
+      plan.services.length === 0
+    ) {
       const what = manifest.sources.length === 1 ? "this file" : "these files";
       throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
     }

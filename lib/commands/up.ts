@@ -10,6 +10,8 @@ import { createImageManager, type ImageManager } from "../images/manager.js";
 import { createImagePuller } from "../images/puller.js";
 import { loadManifests } from "../kinds/read-manifests.js";
 import { planObjects, type PodRun } from "../apply/plan-objects.js";
+import { formatServiceOutcome } from "../output/service-lines.js";
+import { SERVICE_PROXY_IMAGE } from "../services/proxy-config.js";
 import { applyUp, type UpResult, type UpRunOptions, type UpStep } from "../apply/up.js";
 import { configureColor } from "../output/color.js";
 import { plural } from "../text/plural.js";
@@ -50,6 +52,10 @@ export interface UpOptions {
   /** `--runtime-request-timeout`: each engine command's deadline (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
   runtimeRequestTimeout?: string;
   infraImage?: string;
+  /** `--service-proxy-image`: the Services' proxy (default $PODRUN_SERVICE_PROXY_IMAGE, else SERVICE_PROXY_IMAGE). */
+  serviceProxyImage?: string;
+  /** `--address`: where NodePort and LoadBalancer Services are published (default $PODRUN_ADDRESS, else 127.0.0.1). */
+  address?: string;
   /** `--authfile`: registry credentials tried after the pod's imagePullSecrets (default: $REGISTRY_AUTH_FILE). */
   authFile?: string;
   publishAll: boolean;
@@ -127,6 +133,11 @@ export async function up(options: UpOptions): Promise<void> {
       {
         plan,
         podOptions: podOptionsOf(options, { env, input, stateDir, signal: interrupt?.signal }),
+        services: {
+          image: options.serviceProxyImage || env.PODRUN_SERVICE_PROXY_IMAGE || SERVICE_PROXY_IMAGE,
+          // Loopback unless asked: a CI machine's test database must not be reachable from the network by accident.
+          address: options.address || env.PODRUN_ADDRESS || "127.0.0.1",
+        },
         replace: options.replace === true,
         keepOnFailure: options.keepOnFailure,
         wait: options.wait
@@ -308,6 +319,10 @@ function createStepPrinter(
       const line = formatUnschedulable(step.run, step.port);
       if (options.dryRun) mark(`# ${line}`);
       else stderr.write(`${color[options.wait ? "red" : "yellow"](line)}\n`);
+    } else if (step.kind === "service") {
+      const line = formatServiceOutcome(step.outcome);
+      if (options.dryRun) mark(`# ${line}`);
+      else (options.json ? writeErr : say)(line);
     } else if (step.kind === "job") {
       const lines = formatJobOutcome(step.outcome, format);
       // --json: standard output carries events only.

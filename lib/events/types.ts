@@ -4,7 +4,7 @@ import type { EventType } from "./reasons.js";
 /** What an event is about: a pod (`fieldPath` names the container, if any), or a Job (lib/workloads/run-jobs.ts). */
 export interface InvolvedObject {
   apiVersion: "v1" | "batch/v1";
-  kind: "Pod" | "Job";
+  kind: "Pod" | "Job" | "Service";
   name: string;
   namespace: string;
   uid: string;

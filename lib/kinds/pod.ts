@@ -16,7 +16,7 @@ export const POD_KIND: KindEntry = {
   referable: false,
   resource: { plural: "pods", singular: "pod", short: "po" },
   ownsPods: false,
-  order: 3,
+  order: 4,
   run: "pods",
   validate: (value, { index, report }) => validatePod(value, index, report),
   admit(value, { warn, warnOn, claimKeys, checkReferences }) {

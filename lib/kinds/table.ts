@@ -1,6 +1,7 @@
 import { NOT_RUN_KINDS } from "../manifest/kinds.js";
 import { CONFIG_MAP_KIND, PERSISTENT_VOLUME_CLAIM_KIND, SECRET_KIND } from "./config-objects.js";
 import { POD_KIND } from "./pod.js";
+import { SERVICE_KIND } from "./service.js";
 import type { KindEntry, KindTable } from "./types.js";
 import { DAEMON_SET_KIND, DEPLOYMENT_KIND, JOB_KIND, REPLICA_SET_KIND, STATEFUL_SET_KIND } from "./workloads.js";
 
@@ -16,6 +17,7 @@ export const KINDS: KindTable = {
     CONFIG_MAP_KIND,
     SECRET_KIND,
     PERSISTENT_VOLUME_CLAIM_KIND,
+    SERVICE_KIND,
     DEPLOYMENT_KIND,
     REPLICA_SET_KIND,
     STATEFUL_SET_KIND,

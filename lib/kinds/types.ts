@@ -20,7 +20,9 @@ export type KindRun =
   /** Its pods, started one after the other (lib/pod/run-pod.ts) and stopped by `down`. */
   | "pods"
   /** Run by the Job controller (lib/workloads/run-jobs.ts), after every pod; `down` also removes its record. */
-  | "job";
+  | "job"
+  /** Made before every pod (lib/services/): its address, its names on the cluster network, its proxy; removed by `down`. */
+  | "service";
 
 export interface KindEntry extends ManifestKind {
   /** `TYPE/NAME` spellings; undefined: not a type the commands take. */

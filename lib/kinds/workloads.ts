@@ -40,7 +40,7 @@ function workloadKind(
     referable: true,
     resource,
     ownsPods: true,
-    order: 4,
+    order: 5,
     run,
     validate: (value, { index, report }) => validateWorkload(kind, value as RawObject, index, report, validatePod),
     admit(value, { warn }) {

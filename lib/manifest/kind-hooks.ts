@@ -34,6 +34,8 @@ export interface ManifestKind {
   referable: boolean;
   /** The API server's semantic rules (the structure is the generated schema's, when it has the kind). */
   validate(value: unknown, context: ValidateContext): void;
+  /** Rules across every object of the kind in the set (a Service's nodePort, unique among all of them). */
+  validateSet?(objects: readonly { value: unknown; report: Reporter }[]): void;
   /** A valid object, defaulted, with its warnings: what the manifest keeps of it. */
   admit(value: Record<string, unknown>, context: AdmitContext): ManifestItem;
 }

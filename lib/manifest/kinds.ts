@@ -9,21 +9,12 @@ export const KIND_API_VERSIONS = {
   ConfigMap: "v1",
   Secret: "v1",
   PersistentVolumeClaim: "v1",
+  Service: "v1",
   Deployment: "apps/v1",
   ReplicaSet: "apps/v1",
   StatefulSet: "apps/v1",
   DaemonSet: "apps/v1",
   Job: "batch/v1",
-} as const;
-
-/**
- * Kinds whose structural schema is generated ahead of the kind's entry in the kind table
- * (lib/kinds/table.ts): the reader still warns of them (NOT_RUN_KINDS), so the schema changes
- * nothing it does until the entry lands. The entry moves its kind from here to KIND_API_VERSIONS
- * and out of NOT_RUN_KINDS.
- */
-export const SCHEMA_ONLY_KIND_API_VERSIONS = {
-  Service: "v1",
 } as const;
 
 /** The kinds whose pod template podrun runs as pods, the way their controller would. */
@@ -41,7 +32,6 @@ export function isWorkloadKind(kind: string): kind is WorkloadKind {
  */
 export const NOT_RUN_KINDS: ReadonlySet<string> = new Set([
   // core/v1
-  "Service",
   "ServiceAccount",
   "Namespace",
   "Endpoints",

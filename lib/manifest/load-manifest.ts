@@ -137,6 +137,12 @@ export function checkManifests(sources: readonly ManifestSource[], options: Chec
   for (const check of checks)
     for (const object of check.objects)
       byKind.get(object.kind)!.validate(object.value, { index, report: collect(check, object) });
+  for (const kind of kinds.kinds)
+    kind.validateSet?.(
+      checks.flatMap((check) =>
+        check.objects.filter((o) => o.kind === kind.kind).map((o) => ({ value: o.value, report: collect(check, o) })),
+      ),
+    );
   const errorLines = [...earlier, ...checks.flatMap((check) => formatErrors(check.source.name, check.errors))];
   if (errorLines.length > 0) throw new ManifestError(errorLines);
   return admitAll(checks, byKind, checkReferences);

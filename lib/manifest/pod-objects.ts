@@ -9,6 +9,11 @@ export interface PodObjects {
   secrets: readonly Secret[];
   /** The claims the pod's persistentVolumeClaim volumes name (lib/pod/volumes/claim-volumes.ts). */
   persistentVolumeClaims?: readonly PersistentVolumeClaim[];
+  /**
+   * The Service variables of each namespace (lib/services/service-env.ts), once the run's Services
+   * have their addresses: a container starts with them unless its pod sets enableServiceLinks: false.
+   */
+  serviceEnv?: Readonly<Record<string, readonly { name: string; value: string }[]>>;
 }
 
 export const NO_OBJECTS: PodObjects = { configMaps: [], secrets: [] };

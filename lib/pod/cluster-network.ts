@@ -23,6 +23,12 @@ export interface ClusterNetwork {
   id: string;
   /** The address of the engine's DNS on it; undefined when the engine has none (nerdctl, podman under CNI without dnsname). */
   dnsServer?: string | undefined;
+  /**
+   * The run's headless Services: a pod one of them selects is named by it too, as CoreDNS answers a
+   * headless Service's name with its endpoints' addresses (the engine's DNS gives every container
+   * holding an alias).
+   */
+  headless?: readonly { namespace: string; name: string; selector: Readonly<Record<string, string>> }[];
 }
 
 /**
@@ -39,6 +45,13 @@ export function planSandboxNetwork(
   const aliases: string[] = [];
   const domain = resolvePodHostDomain(spec, identity.namespace);
   if (domain) aliases.push(`${resolvePodHostname(pod, identity.name)}.${domain}`);
+  const labels = pod.metadata?.labels ?? {};
+  for (const service of cluster.headless ?? []) {
+    const selector = Object.entries(service.selector);
+    if (service.namespace !== identity.namespace || selector.length === 0) continue;
+    if (selector.every(([key, value]) => labels[key] === value))
+      aliases.push(`${service.name}.${service.namespace}.svc.cluster.local`);
+  }
   return { name: cluster.name, aliases };
 }
 
@@ -60,9 +73,12 @@ export async function ensureClusterNetwork(runtime: ContainerRuntime): Promise<C
 }
 
 /**
- * Removes the cluster network when nothing is on it any more; kept (false) while a container of
- * any run uses it. A run that is about to join it finds it gone and makes it anew (sandbox.ts).
+ * Removes the cluster network when podrun has no container left on this engine, in any state:
+ * docker holds a network only for started containers, and another run may have just created a
+ * sandbox that will join it. Kept (false) otherwise, or while the engine says it is in use. A run
+ * that finds it gone between its ensure and its sandbox's create makes it anew (sandbox.ts).
  */
-export function removeClusterNetworkIfUnused(runtime: ContainerRuntime): Promise<boolean> {
+export async function removeClusterNetworkIfUnused(runtime: ContainerRuntime): Promise<boolean> {
+  if ((await runtime.listContainers({ [LABEL_MANAGED]: "true" })).length > 0) return false;
   return runtime.removeNetwork(CLUSTER_NETWORK_NAME);
 }

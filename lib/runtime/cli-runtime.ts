@@ -484,11 +484,12 @@ export class CliRuntime implements ContainerRuntime {
       if (this.record(create)) return this.withDns({ id: "", name, labels, subnets: [], dns: true });
       const list = async () => parseNetworkIds((await this.run(buildNetworkListArgs())).stdout, name);
       let ids = await list();
-      if (ids.length === 0) {
+      // Another run may make it meanwhile (this `create` then fails, and the network is there), or
+      // remove it as unused right after this one made it (its `down`): asked again, a few times.
+      for (let attempt = 0; ids.length === 0 && attempt < 3; attempt++) {
         const made = await this.run(create, { reject: false });
-        // Another run may have made it meanwhile: its `create` then fails, and the network is there.
         ids = await list();
-        if (ids.length === 0) throw toCommandError(this.binary, create, made);
+        if (ids.length === 0 && attempt === 2) throw toCommandError(this.binary, create, made);
       }
       const [network, ...others] = parseNetworkInspect(
         this.dialect,

@@ -43,6 +43,18 @@ const LOCALHOST =
   "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n";
 
 // The host's resolv.conf as the kubelet parses it: every nameserver, the last search and options lines.
+/** Where aardvark-dns answers on podman's cluster network: its gateway. */
+async function podrunNetworkGateway(): Promise<string> {
+  const inspected = await runCommand("podman", [
+    "network",
+    "inspect",
+    "podrun",
+    "--format",
+    "{{range .Subnets}}{{.Gateway}}{{end}}",
+  ]);
+  return inspected.stdout.trim();
+}
+
 function hostResolvConf(): { servers: string[]; searches: string[]; options: string[] } {
   const lines = readFileSync("/etc/resolv.conf", "utf8")
     .split("\n")
@@ -203,7 +215,7 @@ for (const runtime of ["docker", "podman"] as const) {
   );
 
   t.test(
-    `${runtime}: a pod without these fields: named after itself, the kubelet's /etc/hosts, the host's resolv.conf; ClusterFirst written is a Warning`,
+    `${runtime}: a pod without these fields: named after itself, the kubelet's /etc/hosts; ClusterFirst: the engine's DNS on the cluster network, the kubelet's search list, ndots:5`,
     { buffered: true },
     async (t) => {
       const env = await setup(t, runtime);
@@ -218,16 +230,33 @@ for (const runtime of ["docker", "podman"] as const) {
 `;
       const r = await env.up(name, podYaml(name, spec));
       t.equal(r.exitCode, 0, r.stderr);
-      t.match(r.stderr, "Warning: spec.dnsPolicy: no cluster DNS on this machine: ClusterFirst acts as Default");
-      t.equal(r.stderr.match(/Warning/g)?.length, 1, "said once");
+      t.notMatch(r.stderr, /Warning/, "ClusterFirst is made as written: no Warning");
       t.equal((await env.exec(name, "app", ["hostname"])).trim(), name);
       t.equal(
         await env.cat(name, "app", "/etc/hosts"),
         `# Kubernetes-managed hosts file.\n${LOCALHOST}${await env.ipOf(name, "app")}\t${name}\n`,
       );
       const resolv = await env.cat(name, "app", "/etc/resolv.conf");
-      for (const server of hostResolvConf().servers.filter((s) => !s.startsWith("127.")))
-        t.match(resolv, `nameserver ${server}`, "the engine's copy of the host's");
+      const dns = runtime === "docker" ? "127.0.0.11" : await podrunNetworkGateway();
+      const lines = resolv.split("\n").filter((line) => line && !line.startsWith("#"));
+      t.same(
+        lines.filter((l) => l.startsWith("nameserver")),
+        [`nameserver ${dns}`],
+        "the engine's DNS, alone",
+      );
+      t.same(
+        lines
+          .find((l) => l.startsWith("search"))
+          ?.split(/\s+/)
+          .slice(1),
+        ["default.svc.cluster.local", "svc.cluster.local", "cluster.local", ...hostResolvConf().searches],
+        "the cluster's domains, then the host's",
+      );
+      t.same(
+        lines.filter((l) => l.startsWith("options")),
+        ["options ndots:5"],
+        "ndots:5 alone",
+      );
       const ps = await env.exec(name, "app", ["ps"]);
       t.notMatch(ps, /pause/, "without shareProcessNamespace the container sees only its own processes");
     },

@@ -25,7 +25,10 @@ import { findConfigMap, findSecret, readSecretData, type PodObjects } from "../.
 // 2. env, in order: `value` with `$(VAR)` expanded over what is defined so far, or `valueFrom`;
 // later definitions replace earlier ones. A missing object or key that is not `optional` fails
 // the container with CreateContainerConfigError before it is created; an optional one defines
-// nothing. Service links (`<SVC>_SERVICE_HOST`…) have no services to come from.
+// nothing;
+// 3. the Service variables of the pod's namespace (`<SVC>_SERVICE_HOST`…, PodObjects.serviceEnv)
+//    that the container did not define, unless enableServiceLinks is false. A `$(VAR)` may name
+//    one of them even before: the kubelet's mapping looks in the Service variables last.
 
 export interface EnvVarValue {
   name: string;
@@ -104,11 +107,14 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
     }
   }
 
+  const serviceEnv =
+    options.pod.spec?.enableServiceLinks === false ? [] : (objects.serviceEnv?.[namespace] ?? []);
+  const serviceValue = (name: string) => serviceEnv.find((v) => v.name === name)?.value;
   for (const variable of container.env ?? []) {
     let readSecret = variable.valueFrom?.secretKeyRef !== undefined;
     const lookup = (name: string) => {
       if (secret.has(name) && env.has(name)) readSecret = true;
-      return env.get(name);
+      return env.get(name) ?? serviceValue(name);
     };
     const value = variable.value
       ? expandVars(variable.value, lookup)
@@ -117,6 +123,7 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
         : "";
     if (value !== undefined) define(variable.name, value, readSecret);
   }
+  for (const { name, value } of serviceEnv) if (!env.has(name)) define(name, value, false);
   return { env: [...env].map(([name, value]) => ({ name, value })), skipped, secretNames: [...secret] };
 }
 

@@ -5,7 +5,14 @@ import { INFRA_CONTAINER_NAME, LABEL_OWNER } from "../../runtime/types.js";
 import { activeDeadlineLabels, buildStopLabels } from "./stop-labels.js";
 import { planSecurityOptions } from "./security-options.js";
 import { planContainerMounts } from "../volumes/volume-plan.js";
-import { canonicalJson, hashContainer, hashPod, LABEL_POD_HASH, LABEL_SPEC_HASH } from "./spec-hash.js";
+import {
+  canonicalJson,
+  hashContainer,
+  hashPod,
+  LABEL_POD_HASH,
+  LABEL_POD_PORTS,
+  LABEL_SPEC_HASH,
+} from "./spec-hash.js";
 import { expandCommandAndArgs, resolveHashEnv, type EnvVarValue } from "./container-env.js";
 import { NO_OBJECTS, type PodObjects } from "../../manifest/pod-objects.js";
 import { planResources } from "../../runtime/resource-args.js";
@@ -131,6 +138,23 @@ function addMountsAndSecurity(
   if (terminal) built.terminal = terminal;
 }
 
+/**
+ * The pod's container ports (app containers and sidecars), as a Service's named targetPort is
+ * looked up in them by any later run (lib/services/endpoint-sync.ts): none when no container has one.
+ */
+function podPortsLabel(pod: Pod): Record<string, string> {
+  const spec = pod.spec!;
+  const containers = [...(spec.initContainers ?? []).filter(isSidecar), ...spec.containers];
+  const ports = containers.flatMap((c) =>
+    (c.ports ?? []).map((p) => ({
+      ...(p.name ? { name: p.name } : {}),
+      containerPort: p.containerPort,
+      protocol: p.protocol ?? "TCP",
+    })),
+  );
+  return ports.length > 0 ? { [LABEL_POD_PORTS]: JSON.stringify(ports) } : {};
+}
+
 /** The pod sandbox: it owns the network namespace, so the published ports live on it. */
 export function buildSandboxSpec(options: {
   pod: Pod;
@@ -152,6 +176,7 @@ export function buildSandboxSpec(options: {
       ...(pod.metadata?.labels ?? {}),
       ...containerLabels(identity, INFRA_CONTAINER_NAME, "infra"),
       ...(podHash !== undefined ? { [LABEL_POD_HASH]: podHash } : {}),
+      ...podPortsLabel(pod),
     },
     hostname: hostNetwork ? undefined : resolvePodHostname(pod, identity.name),
     ports: hostNetwork ? [] : collectPublishedPorts(pod, publishAll),

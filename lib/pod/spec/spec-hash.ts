@@ -15,6 +15,8 @@ import { terminationMessageHashPart } from "../termination-message.js";
 export const LABEL_SPEC_HASH = "io.podrun.spec-hash";
 /** Hash of the pod-level fields (spec-hash.ts hashPod): a change recreates the whole pod. */
 export const LABEL_POD_HASH = "io.podrun.pod-hash";
+/** On the sandbox: the pod's container ports (JSON), for a Service's named targetPort. */
+export const LABEL_POD_PORTS = "io.podrun.pod.ports";
 
 // Bumped when what is hashed changes: every pod made by an older podrun is then recreated once,
 // which is better than keeping a container whose label no longer says what it is.

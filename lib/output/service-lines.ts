@@ -1,0 +1,29 @@
+import type { ServiceOutcome } from "../services/apply-services.js";
+import type { RemovedService } from "../services/remove-services.js";
+
+// What `up` prints of each Service it made or kept (pure), in kubectl's words where it has them:
+// `service/api created (ClusterIP 10.89.0.3, 80/TCP)`, `service/web unchanged (NodePort
+// 10.89.0.4, 80:30080/TCP on 127.0.0.1)`, `service/db created (headless)`.
+
+export function formatServiceOutcome(outcome: ServiceOutcome): string {
+  const { service, action } = outcome;
+  const name = `service/${service.metadata?.name}`;
+  if (action === "headless") return `${name} created (headless: its name is its pods')`;
+  if (action === "none") return `${name} skipped (ExternalName: podrun does not resolve it yet)`;
+  const type = service.spec?.type ?? "ClusterIP";
+  const ports = (service.spec?.ports ?? []).map((port) => {
+    const protocol = port.protocol ?? "TCP";
+    const nodePort = outcome.nodePorts.get(`${port.port}/${protocol}`);
+    return nodePort ? `${port.port}:${nodePort}/${protocol}` : `${port.port}/${protocol}`;
+  });
+  const published = outcome.nodePorts.size > 0 ? ` on ${outcome.address ?? "127.0.0.1"}` : "";
+  const verb = action === "kept" ? "unchanged" : "created";
+  return `${name} ${verb} (${type} ${outcome.clusterIP ?? "<none>"}, ${ports.join(",")}${published})`;
+}
+
+/** `down`: `service/api deleted`, or kubectl's NotFound words for one that is not there. */
+export function formatServiceRemoved(service: RemovedService): string {
+  return service.found
+    ? `service/${service.name} deleted`
+    : `service/${service.name} not found (no Service "${service.name}" in namespace "${service.namespace}")`;
+}

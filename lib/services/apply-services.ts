@@ -1,0 +1,201 @@
+import type { Service } from "kubernetes-types/core/v1.js";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { errorMessage, PodrunError } from "../errors.js";
+import type { EventRecorder } from "../events/recorder.js";
+import type { InvolvedObject } from "../events/types.js";
+import type { ImageManager } from "../images/manager.js";
+import type { ClusterNetwork } from "../pod/cluster-network.js";
+import { shortHash } from "../pod/spec/spec-hash.js";
+import type { ContainerRuntime, ContainerState } from "../runtime/types.js";
+import { SERVICE_NODE_PORT_RANGE } from "../manifest/rules/service.js";
+import { candidatePods, proxyConfigText, writeProxyConfigText } from "./endpoint-sync.js";
+import { LABEL_MANAGED } from "../runtime/types.js";
+import {
+  buildProxySpec,
+  hasProxy,
+  LABEL_SERVICE_HASH,
+  LABEL_SERVICE_NODE_PORTS,
+  portKey,
+  proxyContainerName,
+  routingOf,
+  serviceDirectory,
+} from "./service-proxy.js";
+import type { ServiceAddress } from "./service-env.js";
+
+// The Services of an `up`, made before its pods (service-proxy.ts says what a Service is here):
+// (1) a proxy whose Service is unchanged is kept, with its address, node ports and connections;
+// (2) otherwise the old one goes, the node ports are kept or taken, the image is ensured as any
+// pod's (events, back-off, credentials), the config is written from the pods there now, and the
+// proxy is started; (3) its address is read back: the Service's cluster IP, for the pods' env
+// and `ps`. A headless Service has no proxy (its name is its pods'), an ExternalName none either.
+
+export interface ServicesOptions {
+  services: readonly { service: Service; source: string }[];
+  cluster: ClusterNetwork;
+  image: string;
+  /** Where node ports and load balancer ports are published (127.0.0.1 unless widened). */
+  address: string;
+  stateDir: string;
+  dryRun: boolean;
+}
+
+/** How one Service came up. */
+export interface ServiceOutcome {
+  service: Service;
+  source: string;
+  action: "created" | "kept" | "headless" | "none";
+  clusterIP?: string | undefined;
+  nodePorts: ReadonlyMap<string, number>;
+  /** Where its node ports are published. */
+  address?: string;
+}
+
+type ServiceDeps = { runtime: ContainerRuntime; recorder: Pick<EventRecorder, "event">; images: ImageManager };
+
+export async function applyServices(deps: ServiceDeps, options: ServicesOptions): Promise<ServiceOutcome[]> {
+  const outcomes: ServiceOutcome[] = [];
+  for (const { service, source } of options.services) {
+    if (!hasProxy(service)) {
+      outcomes.push({
+        service,
+        source,
+        action: service.spec?.type === "ExternalName" ? "none" : "headless",
+        nodePorts: new Map(),
+      });
+      continue;
+    }
+    outcomes.push({ ...(await applyService(deps, service, options)), source });
+  }
+  return outcomes;
+}
+
+/** The run's Services with their addresses, for the pods' environment (service-env.ts). */
+export const serviceAddressesOf = (outcomes: readonly ServiceOutcome[]): ServiceAddress[] =>
+  outcomes.map(({ service, clusterIP }) => ({ service, clusterIP }));
+
+async function applyService(
+  deps: ServiceDeps,
+  service: Service,
+  options: ServicesOptions,
+): Promise<Omit<ServiceOutcome, "source">> {
+  const { runtime } = deps;
+  const routing = routingOf(service);
+  const name = proxyContainerName(routing.namespace, routing.name);
+  const hash = shortHash({
+    spec: service.spec,
+    image: options.image,
+    address: options.address,
+    network: options.cluster.name,
+  });
+  // 1. Kept: the same Service, its proxy running.
+  const existing = options.dryRun ? undefined : (await runtime.inspectContainers([name]))[0];
+  const kept = readNodePorts(existing);
+  if (existing && existing.running && existing.labels[LABEL_SERVICE_HASH] === hash)
+    return { service, action: "kept", clusterIP: existing.ip, nodePorts: kept, address: options.address };
+  // 2. Made anew: the old proxy goes first (its node ports are freed, and taken back below).
+  if (existing) await runtime.removeContainers([existing.id]);
+  const nodePorts = await allocateNodePorts(service, kept, options);
+  const object = serviceObject(service);
+  const image = await deps.images.ensureImageExists({
+    object,
+    image: options.image,
+    pullPolicy: "IfNotPresent",
+    present: options.dryRun ? new Map() : await runtime.inspectImages([options.image]),
+  });
+  const configDir = join(serviceDirectory(options.stateDir, runtime.name, routing.namespace, routing.name), "proxy");
+  if (!options.dryRun) {
+    const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
+    await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
+  }
+  const spec = buildProxySpec({
+    service,
+    image,
+    cluster: options.cluster,
+    configDir,
+    hash,
+    nodePorts,
+    address: options.address,
+  });
+  const id = await runtime.createContainer(spec, { start: true }).catch(async (error: unknown) => {
+    // Nothing half-made: a proxy made but not started (its port taken) goes.
+    await runtime.removeContainers([spec.name]).catch(() => undefined); // the error below says what failed
+    throw new PodrunError("FailedServiceProxy", `service/${routing.name}: ${describeProxyFailure(error, nodePorts)}`, {
+      cause: error,
+    });
+  });
+  // 3. Its address on the cluster network: the cluster IP.
+  const clusterIP = options.dryRun ? `<address of ${name}>` : (await runtime.inspectContainers([id]))[0]?.ip;
+  return { service, action: "created", clusterIP, nodePorts, address: options.address };
+}
+
+function serviceObject(service: Service): InvolvedObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    name: service.metadata?.name ?? "",
+    namespace: service.metadata?.namespace ?? "default",
+    uid: service.metadata?.uid ?? "",
+  };
+}
+
+function readNodePorts(proxy: ContainerState | undefined): Map<string, number> {
+  const label = proxy?.labels[LABEL_SERVICE_NODE_PORTS];
+  if (!label) return new Map();
+  try {
+    return new Map(Object.entries(JSON.parse(label) as Record<string, number>));
+  } catch {
+    return new Map(); // a label changed by hand: node ports are taken anew
+  }
+}
+
+/**
+ * The node port of each port of a NodePort or LoadBalancer Service: the one written, else the one
+ * its proxy had, else a free one of 30000–32767, as the API server's allocator gives one when none
+ * is set (and the line `up` prints shows it).
+ */
+async function allocateNodePorts(
+  service: Service,
+  kept: ReadonlyMap<string, number>,
+  options: Pick<ServicesOptions, "address" | "dryRun">,
+): Promise<Map<string, number>> {
+  const type = service.spec?.type;
+  const ports = new Map<string, number>();
+  if (type !== "NodePort" && type !== "LoadBalancer") return ports;
+  for (const port of service.spec?.ports ?? []) {
+    if (port.protocol === "SCTP") continue;
+    const key = portKey(port);
+    const chosen = port.nodePort ?? kept.get(key) ?? (options.dryRun ? 0 : await findFreePort(options.address, ports));
+    ports.set(key, chosen);
+  }
+  return ports;
+}
+
+async function findFreePort(address: string, taken: ReadonlyMap<string, number>): Promise<number> {
+  const { min, max } = SERVICE_NODE_PORT_RANGE;
+  const size = max - min + 1;
+  const start = Math.floor(Math.random() * size);
+  for (let i = 0; i < size; i++) {
+    const port = min + ((start + i) % size);
+    if ([...taken.values()].includes(port)) continue;
+    if (await isFree(address, port)) return port;
+  }
+  throw new PodrunError("FailedServiceProxy", `no free node port in ${min}-${max} on ${address}`);
+}
+
+function isFree(address: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ host: address, port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** The engine's words, or, for a port taken on this machine, which one. */
+function describeProxyFailure(error: unknown, nodePorts: ReadonlyMap<string, number>): string {
+  const message = errorMessage(error);
+  const taken = /address already in use|port is already allocated|bind.*in use/i.test(message);
+  if (!taken) return `its proxy did not start: ${message}`;
+  const ports = [...nodePorts.values()].join(", ");
+  return `a port it publishes on this machine is taken (${ports || "its ports"}): ${message}`;
+}

@@ -1,0 +1,44 @@
+import { rm } from "node:fs/promises";
+import { LABEL_MANAGED, type ContainerRuntime } from "../runtime/types.js";
+import { LABEL_SERVICE_NAME, LABEL_SERVICE_NAMESPACE, proxyContainerName, serviceDirectory } from "./service-proxy.js";
+
+// `down` of Services: those of the files, `svc/NAME`, or with --all every one podrun made (of a
+// namespace). A Service's proxy and its directory go; a headless Service has neither (its names
+// go with its pods). Read back from the engine, as `down` reads pods: one that is not there is
+// "not found", which is no failure.
+
+export interface ServiceToRemove {
+  name: string;
+  namespace: string;
+}
+
+export interface RemovedService extends ServiceToRemove {
+  found: boolean;
+}
+
+export async function removeServices(
+  runtime: ContainerRuntime,
+  request: { services: readonly ServiceToRemove[]; all: boolean; namespace?: string | undefined; stateDir: string },
+): Promise<RemovedService[]> {
+  const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
+  const proxies = new Map(
+    containers
+      .filter((c) => c.labels[LABEL_SERVICE_NAME] && c.labels[LABEL_SERVICE_NAMESPACE])
+      .map((c) => [`${c.labels[LABEL_SERVICE_NAMESPACE]}/${c.labels[LABEL_SERVICE_NAME]}`, c]),
+  );
+  const wanted = request.all
+    ? [...proxies.values()]
+        .map((c) => ({ name: c.labels[LABEL_SERVICE_NAME]!, namespace: c.labels[LABEL_SERVICE_NAMESPACE]! }))
+        .filter((s) => request.namespace === undefined || s.namespace === request.namespace)
+    : request.services;
+  const removed: RemovedService[] = [];
+  for (const service of wanted) {
+    const proxy = proxies.get(`${service.namespace}/${service.name}`);
+    if (proxy) await runtime.removeContainers([proxy.id]);
+    else await runtime.removeContainers([proxyContainerName(service.namespace, service.name)]);
+    const dir = serviceDirectory(request.stateDir, runtime.name, service.namespace, service.name);
+    await rm(dir, { recursive: true, force: true });
+    removed.push({ ...service, found: proxy !== undefined });
+  }
+  return removed;
+}
