@@ -102,7 +102,7 @@ func (p *Proxy) apply(cfg *Config) {
 			l.update(port.Endpoints, affinity)
 			continue
 		}
-		l, err := p.listen(key)
+		l, err := p.listen(key, port.Endpoints, affinity)
 		if err != nil {
 			if p.failed[key] != err.Error() {
 				p.logf("%s: cannot listen: %v", key, err)
@@ -111,18 +111,20 @@ func (p *Proxy) apply(cfg *Config) {
 			continue
 		}
 		delete(p.failed, key)
-		l.update(port.Endpoints, affinity)
 		p.listeners[key] = l
 		p.logf("%s: listening on %s (%d endpoints)", key, p.address(key.port), len(port.Endpoints))
 	}
 }
 
-func (p *Proxy) listen(key portKey) (portListener, error) {
+// listen opens the port with its endpoints already set: its first client must not find it empty.
+func (p *Proxy) listen(key portKey, endpoints []Endpoint, affinity time.Duration) (portListener, error) {
+	c := newChooser()
+	c.update(endpoints, affinity)
 	switch key.protocol {
 	case "TCP":
-		return listenTCP(p, p.address(key.port))
+		return listenTCP(p, p.address(key.port), c)
 	case "UDP":
-		return listenUDP(p, p.address(key.port))
+		return listenUDP(p, p.address(key.port), c)
 	}
 	return nil, fmt.Errorf("protocol %s is not relayed", key.protocol)
 }
