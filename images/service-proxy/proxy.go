@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,9 +24,12 @@ type Proxy struct {
 	dialTimeout time.Duration
 	udpIdle     time.Duration
 
+	service atomic.Pointer[string] // for the log lines, read by connections' goroutines
+
 	mu        sync.Mutex
-	service   string
+	last      *Config
 	listeners map[portKey]portListener
+	failed    map[portKey]string // ports that could not be opened: the error last logged
 }
 
 // portListener is one open port: TCP or UDP.
@@ -43,20 +47,41 @@ func newProxy(host string, logger *log.Logger) *Proxy {
 		dialTimeout: 3 * time.Second,
 		udpIdle:     30 * time.Second,
 		listeners:   map[portKey]portListener{},
+		failed:      map[portKey]string{},
 	}
 }
 
 // Apply makes the listeners match cfg: it opens the ports that gained endpoints, closes those
 // that lost them or left the config, and hands the others their new endpoints.
-// A port that cannot be opened is logged and tried again at the next Apply.
+// A port that cannot be opened is logged, and tried again by Retry.
 func (p *Proxy) Apply(cfg *Config) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.service = cfg.Service
+	p.apply(cfg)
+}
+
+// Retry opens again the ports the last Apply could not open (one already in use, say), so that
+// they do not wait for the next change of the file. It logs only an error that changed.
+func (p *Proxy) Retry() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.failed) > 0 {
+		p.apply(p.last)
+	}
+}
+
+func (p *Proxy) apply(cfg *Config) {
+	p.last = cfg
+	p.service.Store(&cfg.Service)
 	wanted := map[portKey]Port{}
 	for _, port := range cfg.Ports {
 		if len(port.Endpoints) > 0 {
 			wanted[port.key()] = port
+		}
+	}
+	for key := range p.failed {
+		if _, ok := wanted[key]; !ok {
+			delete(p.failed, key)
 		}
 	}
 	for key, l := range p.listeners {
@@ -77,23 +102,29 @@ func (p *Proxy) Apply(cfg *Config) {
 			l.update(port.Endpoints, affinity)
 			continue
 		}
-		l, err := p.listen(key)
+		l, err := p.listen(key, port.Endpoints, affinity)
 		if err != nil {
-			p.logf("%s: cannot listen: %v", key, err)
+			if p.failed[key] != err.Error() {
+				p.logf("%s: cannot listen: %v", key, err)
+			}
+			p.failed[key] = err.Error()
 			continue
 		}
-		l.update(port.Endpoints, affinity)
+		delete(p.failed, key)
 		p.listeners[key] = l
 		p.logf("%s: listening on %s (%d endpoints)", key, p.address(key.port), len(port.Endpoints))
 	}
 }
 
-func (p *Proxy) listen(key portKey) (portListener, error) {
+// listen opens the port with its endpoints already set: its first client must not find it empty.
+func (p *Proxy) listen(key portKey, endpoints []Endpoint, affinity time.Duration) (portListener, error) {
+	c := newChooser()
+	c.update(endpoints, affinity)
 	switch key.protocol {
 	case "TCP":
-		return listenTCP(p, p.address(key.port))
+		return listenTCP(p, p.address(key.port), c)
 	case "UDP":
-		return listenUDP(p, p.address(key.port))
+		return listenUDP(p, p.address(key.port), c)
 	}
 	return nil, fmt.Errorf("protocol %s is not relayed", key.protocol)
 }
@@ -111,7 +142,11 @@ func (p *Proxy) Close() {
 }
 
 func (p *Proxy) logf(format string, args ...any) {
-	p.logger.Printf("%s: "+format, append([]any{p.service}, args...)...)
+	service := ""
+	if s := p.service.Load(); s != nil {
+		service = *s
+	}
+	p.logger.Printf("%s: "+format, append([]any{service}, args...)...)
 }
 
 // debugf logs one connection's events, with -v only.

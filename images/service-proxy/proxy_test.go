@@ -225,6 +225,32 @@ func TestListenerFollowsEndpoints(t *testing.T) {
 	answers(other, "a:x")
 }
 
+// A port that cannot be opened (in use here) is retried until it opens, with one log line.
+func TestListenRetried(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	p := newProxy("127.0.0.1", log.New(lockedWriter{&mu, &logs}, "", 0))
+	t.Cleanup(p.Close)
+	port := freePort(t)
+	taken, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Apply(config("", Port{Protocol: "TCP", Port: port, Endpoints: []Endpoint{tcpEndpoint(t, "a")}}))
+	p.Retry()
+	p.Retry()
+	taken.Close()
+	p.Retry()
+	if answer, err := ask(t, port, "x"); answer != "a:x" {
+		t.Fatalf("%q %v after the port was freed", answer, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(logs.String(), "cannot listen"); n != 1 {
+		t.Fatalf("%d lines for the failure, want 1:\n%s", n, logs.String())
+	}
+}
+
 // A dial that fails resets the client: it sees a reset, not a hang and not an empty answer.
 func TestTCPDialFailureResets(t *testing.T) {
 	p := testProxy(t)

@@ -14,12 +14,12 @@ type tcpListener struct {
 	chooser *chooser
 }
 
-func listenTCP(p *Proxy, address string) (*tcpListener, error) {
+func listenTCP(p *Proxy, address string, c *chooser) (*tcpListener, error) {
 	ln, err := net.Listen("tcp", address)
 	if err != nil {
 		return nil, err
 	}
-	l := &tcpListener{proxy: p, ln: ln.(*net.TCPListener), chooser: newChooser()}
+	l := &tcpListener{proxy: p, ln: ln.(*net.TCPListener), chooser: c}
 	go l.serve()
 	return l, nil
 }

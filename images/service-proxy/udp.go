@@ -34,7 +34,7 @@ type udpSession struct {
 	last     atomic.Int64 // UnixNano of the last datagram either way
 }
 
-func listenUDP(p *Proxy, address string) (*udpListener, error) {
+func listenUDP(p *Proxy, address string, c *chooser) (*udpListener, error) {
 	addr, err := net.ResolveUDPAddr("udp", address)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func listenUDP(p *Proxy, address string) (*udpListener, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &udpListener{proxy: p, conn: conn, chooser: newChooser(), sessions: map[netip.AddrPort]*udpSession{}}
+	l := &udpListener{proxy: p, conn: conn, chooser: c, sessions: map[netip.AddrPort]*udpSession{}}
 	go l.serve()
 	return l, nil
 }

@@ -98,6 +98,7 @@ func (w *watcher) run(interval time.Duration, hup <-chan os.Signal, stop <-chan 
 			return
 		case <-ticker.C:
 			w.check(false)
+			w.proxy.Retry()
 		case <-hup:
 			w.check(true)
 		}

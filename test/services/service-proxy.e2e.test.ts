@@ -10,10 +10,11 @@ import {
   renderProxyConfig,
   SERVICE_PROXY_CONFIG_DIR,
   SERVICE_PROXY_CONFIG_FILE,
+  SERVICE_PROXY_IMAGE,
   type ProxyConfig,
   type ProxyEndpoint,
 } from "../../lib/services/proxy-config.js";
-import { BUSYBOX, missing, requireImage, requirePodEngine, requireTestEnv } from "../harness/engine.js";
+import { BUSYBOX, requireImage, requirePodEngine, requireTestEnv } from "../harness/engine.js";
 
 // The Service proxy image (images/service-proxy) on the real engines, without podrun's Service
 // kind: a network, two busybox endpoints, the proxy with its config directory bind-mounted, and a
@@ -44,8 +45,8 @@ interface Fixture {
 async function setup(t: Test, runtime: RuntimeName): Promise<Fixture | undefined> {
   const env = requireTestEnv(t);
   if (!env || !(await requirePodEngine(t, runtime))) return undefined;
-  const image = env.images.serviceProxy;
-  if (!image) return missing(t, "images.serviceProxy in env.json");
+  // An env.json written before test-env.sh built the proxy lacks the field: the default name.
+  const image = env.images.serviceProxy ?? SERVICE_PROXY_IMAGE;
   if (!(await requireImage(t, runtime, image))) return undefined;
 
   const run = async (args: string[]) => (await runCommand(runtime, args)).stdout.trim();
