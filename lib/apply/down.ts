@@ -137,8 +137,8 @@ export async function bringAllDown(
  * container is on it (pods and Services of other runs keep it). One the engine would not remove
  * stays: the next `down` tries again.
  */
-export async function releaseClusterNetwork(runtime: ContainerRuntime): Promise<void> {
-  await removeClusterNetworkIfUnused(runtime).catch(() => false);
+export async function releaseClusterNetwork(runtime: ContainerRuntime, listed?: readonly unknown[]): Promise<void> {
+  await removeClusterNetworkIfUnused(runtime, listed).catch(() => false);
 }
 
 /** Stops and removes one pod (stop-pod.ts); FailedKillPod when something could not be removed. */

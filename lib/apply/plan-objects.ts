@@ -48,7 +48,7 @@ export function planObjects(items: readonly ManifestItem[], table: KindTable = K
     plan.runsAnything = true;
     if (entry.ownsPods) plan.owners.push(item);
     if (entry.run === "service") {
-      plan.services.push({ service: item.object as Service, source: item.source });
+      plan.services.push({ service: item.object, source: item.source });
       continue;
     }
     if (entry.run === "job") {

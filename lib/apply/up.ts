@@ -7,6 +7,7 @@ import { runJobs, type JobOutcome, type RunJobsOptions } from "../workloads/run-
 import { ensureClusterNetwork, needsClusterNetwork } from "../pod/cluster-network.js";
 import { applyServices, serviceAddressesOf, type ServiceOutcome } from "../services/apply-services.js";
 import { syncServiceEndpoints } from "../services/endpoint-sync.js";
+import { hasProxy } from "../services/service-proxy.js";
 import { serviceEnvVars } from "../services/service-env.js";
 import type { ObjectPlan, PodRun } from "./plan-objects.js";
 import { removeStaleWorkloadPods, type StalePodOutcome } from "./stale-workload-pods.js";
@@ -142,6 +143,8 @@ async function runPods(deps: RunPodDeps, options: UpRunOptions, state: UpState):
   const several = runs.length + jobs.length > 1;
   // The scheduler's verdict on one node: a pod whose host port an earlier pod has stays Pending.
   const unschedulable = findUnschedulable(runs.map((run) => run.pod));
+  // The run's Services' proxies (other runs' get theirs at their next `up` or any `down`).
+  const syncs = !options.podOptions.dryRun && options.plan.services.some(({ service }) => hasProxy(service));
   for (const run of runs) {
     const label = `pod/${run.pod.metadata!.name}`;
     // A Ctrl-C between two pods: the next one is not started.
@@ -157,7 +160,7 @@ async function runPods(deps: RunPodDeps, options: UpRunOptions, state: UpState):
     }
     const outcome = await runOnePod(deps, options, run);
     // The Services' endpoints follow the pods: the next pod of the run may already call this one.
-    if (!options.podOptions.dryRun && options.podOptions.cluster) await syncServiceEndpoints(deps.runtime);
+    if (syncs) await syncServiceEndpoints(deps.runtime);
     // One pod: an engine command that failed is reported as any command's (lib/cli.ts).
     if (outcome.status === "failed" && outcome.error instanceof EngineError && !several) throw outcome.error;
     options.report({ kind: "pod", run, outcome, last: run === runs.at(-1) });

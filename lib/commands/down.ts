@@ -25,7 +25,6 @@ import { kubeContainerName } from "../pod/status/find-pods.js";
 import { identifyPod } from "../pod/identity.js";
 import { removeClaimsOf, type Claim } from "./down-claims.js";
 import { removeServices, type ServiceToRemove } from "../services/remove-services.js";
-import { syncServiceEndpoints } from "../services/endpoint-sync.js";
 import { readResourceArgument } from "./down-workloads.js";
 import { isWorkloadRef } from "../kinds/workload-ref.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -102,10 +101,9 @@ export async function down(options: DownOptions): Promise<void> {
   // Services that stay, and the cluster network once nothing is on it.
   const downServices = async () => {
     const request = { services, all: options.all, namespace: options.namespace, stateDir };
-    const removed = await removeServices(runtime, request);
+    const { removed, left } = await removeServices(runtime, request);
     for (const service of removed) if (!options.json) stdout.write(`${formatServiceRemoved(service)}\n`);
-    await syncServiceEndpoints(runtime);
-    await releaseClusterNetwork(runtime);
+    await releaseClusterNetwork(runtime, left);
     return removed.length;
   };
   if (options.all && found.wanted.length === 0 && !options.volumes) {

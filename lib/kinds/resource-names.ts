@@ -9,9 +9,18 @@ export function namedKinds(table: KindTable = KINDS): (KindEntry & { resource: N
   return table.kinds.filter((k): k is KindEntry & { resource: NonNullable<KindEntry["resource"]> } => !!k.resource);
 }
 
-/** What each kind is written as, for usage lines: `pod (po), deployment (deploy), …, job`. */
-export function acceptedTypes(table: KindTable = KINDS): string {
+/**
+ * Whether `command` takes the kind as `TYPE/NAME`: every command takes pods and workloads; a
+ * Service (no pods of its own) only `down`.
+ */
+export function takesKind(entry: KindEntry, command: string): boolean {
+  return entry.run !== "service" || command === "down";
+}
+
+/** What each kind `command` takes is written as, for usage lines: `pod (po), deployment (deploy), …, job`. */
+export function acceptedTypes(table: KindTable = KINDS, command = ""): string {
   return namedKinds(table)
+    .filter((entry) => takesKind(entry, command))
     .map(({ resource: r }) => (r.short ? `${r.singular} (${r.short})` : r.singular))
     .join(", ");
 }

@@ -23,7 +23,7 @@ export const SERVICE_KIND: KindEntry = {
     const service = defaultService(value);
     return { kind: "Service", ...metaOf(service), object: service as Record<string, unknown>, pods: [], source: "" };
   },
-  describe: (item) => describeService(item.object as Service),
+  describe: (item) => describeService(item.object),
 };
 
 /** `Service api (ClusterIP, 80→http)`. */

@@ -2,7 +2,7 @@ import { UsageError } from "../errors.js";
 import { findObjectNameErrors } from "../manifest/rules/names.js";
 import { OWNER_LABEL, ownerLabelsOf, stableUid } from "../workloads/expand.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
-import { acceptedTypes, entryOfKind, entryOfType } from "./resource-names.js";
+import { acceptedTypes, entryOfKind, entryOfType, takesKind } from "./resource-names.js";
 import { KINDS } from "./table.js";
 import type { KindTable } from "./types.js";
 
@@ -24,7 +24,7 @@ export interface ResourceRef {
 export type WorkloadRef = ResourceRef;
 
 /** What each kind is written as, for usage lines: `deployment (deploy)`, … */
-export const ACCEPTED_TYPES = acceptedTypes();
+export const ACCEPTED_TYPES = acceptedTypes(KINDS, "down");
 
 /** The kind `type` names (any case), or undefined. */
 export function resourceKindOf(type: string, table: KindTable = KINDS): string | undefined {
@@ -41,9 +41,9 @@ export function parseResourceRef(arg: string, command: string, table: KindTable 
   const type = arg.slice(0, slash);
   const name = arg.slice(slash + 1);
   const entry = entryOfType(type, table);
-  if (!entry)
+  if (!entry || !takesKind(entry, command))
     throw new UsageError(
-      `"${arg}": podrun ${command} takes pods and workloads, not "${type}": the types are ${acceptedTypes(table)}`,
+      `"${arg}": podrun ${command} takes pods and workloads, not "${type}": the types are ${acceptedTypes(table, command)}`,
     );
   const problems = findObjectNameErrors(name);
   if (problems.length > 0) throw new UsageError(`"${arg}": invalid ${entry.resource!.singular} name: ${problems[0]}`);

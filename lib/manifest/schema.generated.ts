@@ -3,7 +3,7 @@
 import type { CompactSchema } from "./schema.js";
 
 export const SCHEMA = JSON.parse(`{"source":"kubernetes-models@5.1.0 + @kubernetes-models/apimachinery@3.0.2",
-"roots":{"Pod":"io.k8s.api.core.v1.Pod","ConfigMap":"io.k8s.api.core.v1.ConfigMap","Secret":"io.k8s.api.core.v1.Secret","PersistentVolumeClaim":"io.k8s.api.core.v1.PersistentVolumeClaim","Deployment":"io.k8s.api.apps.v1.Deployment","ReplicaSet":"io.k8s.api.apps.v1.ReplicaSet","StatefulSet":"io.k8s.api.apps.v1.StatefulSet","DaemonSet":"io.k8s.api.apps.v1.DaemonSet","Job":"io.k8s.api.batch.v1.Job","Service":"io.k8s.api.core.v1.Service"},
+"roots":{"Pod":"io.k8s.api.core.v1.Pod","ConfigMap":"io.k8s.api.core.v1.ConfigMap","Secret":"io.k8s.api.core.v1.Secret","PersistentVolumeClaim":"io.k8s.api.core.v1.PersistentVolumeClaim","Service":"io.k8s.api.core.v1.Service","Deployment":"io.k8s.api.apps.v1.Deployment","ReplicaSet":"io.k8s.api.apps.v1.ReplicaSet","StatefulSet":"io.k8s.api.apps.v1.StatefulSet","DaemonSet":"io.k8s.api.apps.v1.DaemonSet","Job":"io.k8s.api.batch.v1.Job"},
 "types":{
 "io.k8s.api.apps.v1.DaemonSet":{"f":{"apiVersion":"string","kind":"string","metadata":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","spec":"io.k8s.api.apps.v1.DaemonSetSpec","status":"io.k8s.api.apps.v1.DaemonSetStatus"}},
 "io.k8s.api.apps.v1.DaemonSetCondition":{"f":{"lastTransitionTime":"time","message":"string","reason":"string","status":"string","type":"string"},"r":["status","type"]},

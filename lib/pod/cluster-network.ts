@@ -78,7 +78,10 @@ export async function ensureClusterNetwork(runtime: ContainerRuntime): Promise<C
  * sandbox that will join it. Kept (false) otherwise, or while the engine says it is in use. A run
  * that finds it gone between its ensure and its sandbox's create makes it anew (sandbox.ts).
  */
-export async function removeClusterNetworkIfUnused(runtime: ContainerRuntime): Promise<boolean> {
-  if ((await runtime.listContainers({ [LABEL_MANAGED]: "true" })).length > 0) return false;
+export async function removeClusterNetworkIfUnused(
+  runtime: ContainerRuntime,
+  listed?: readonly unknown[],
+): Promise<boolean> {
+  if ((listed ?? (await runtime.listContainers({ [LABEL_MANAGED]: "true" }))).length > 0) return false;
   return runtime.removeNetwork(CLUSTER_NETWORK_NAME);
 }

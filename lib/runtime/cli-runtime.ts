@@ -483,22 +483,27 @@ export class CliRuntime implements ContainerRuntime {
       // A dry run runs nothing: the plan shows the create, and the DNS address the engine would give.
       if (this.record(create)) return this.withDns({ id: "", name, labels, subnets: [], dns: true });
       const list = async () => parseNetworkIds((await this.run(buildNetworkListArgs())).stdout, name);
-      let ids = await list();
+      const inspect = async (ids: string[]) =>
+        ids.length === 0
+          ? []
+          : parseNetworkInspect(this.dialect, (await this.runTolerant(["network", "inspect", ...ids])).stdout);
       // Another run may make it meanwhile (this `create` then fails, and the network is there), or
-      // remove it as unused right after this one made it (its `down`): asked again, a few times.
-      for (let attempt = 0; ids.length === 0 && attempt < 3; attempt++) {
-        const made = await this.run(create, { reject: false });
-        ids = await list();
-        if (ids.length === 0 && attempt === 2) throw toCommandError(this.binary, create, made);
+      // remove it as unused between two of these calls (its `down`): asked again, a few times.
+      for (let attempt = 1; ; attempt++) {
+        let ids = await list();
+        const made = ids.length === 0 ? await this.run(create, { reject: false }) : undefined;
+        if (made) ids = await list();
+        const [network, ...others] = await inspect(ids);
+        if (network) {
+          // Two made at once (network.ts): the oldest stays; one a container already joined stays too.
+          await Promise.all(others.map((other) => this.run(buildNetworkRemoveArgs(other.id), { reject: false })));
+          return this.withDns(network);
+        }
+        if (attempt === 3) {
+          if (made && made.exitCode !== 0) throw toCommandError(this.binary, create, made);
+          throw new EngineError("not-found", `network ${name} not found`);
+        }
       }
-      const [network, ...others] = parseNetworkInspect(
-        this.dialect,
-        (await this.runTolerant(["network", "inspect", ...ids])).stdout,
-      );
-      if (!network) throw new EngineError("not-found", `network ${name} not found`);
-      // Two made at once (network.ts): the oldest stays; one a container already joined stays too.
-      await Promise.all(others.map((other) => this.run(buildNetworkRemoveArgs(other.id), { reject: false })));
-      return this.withDns(network);
     });
   }
 

@@ -17,9 +17,15 @@ import { LABEL_SERVICE_CONFIG_DIR, LABEL_SERVICE_ROUTING, type ServiceRouting } 
 // an endpoint while its sandbox and all its app containers run: podrun is no kubelet left running
 // to probe it after `up` ends (docs/services.md). A config that did not change is not rewritten.
 
-/** Rewrites the config of every Service proxy whose endpoints changed; the number rewritten. */
-export async function syncServiceEndpoints(runtime: ContainerRuntime): Promise<number> {
-  const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
+/**
+ * Rewrites the config of every Service proxy whose endpoints changed; the number rewritten.
+ * `containers`: podrun's containers as just listed, when the caller has them.
+ */
+export async function syncServiceEndpoints(
+  runtime: ContainerRuntime,
+  listed?: readonly ContainerState[],
+): Promise<number> {
+  const containers = listed ?? (await runtime.listContainers({ [LABEL_MANAGED]: "true" }));
   const proxies = containers.filter((c) => c.labels[LABEL_SERVICE_ROUTING] && c.labels[LABEL_SERVICE_CONFIG_DIR]);
   if (proxies.length === 0) return 0;
   const pods = candidatePods(containers);

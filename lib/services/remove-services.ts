@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
-import { LABEL_MANAGED, type ContainerRuntime } from "../runtime/types.js";
+import { LABEL_MANAGED, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
+import { syncServiceEndpoints } from "./endpoint-sync.js";
 import { LABEL_SERVICE_NAME, LABEL_SERVICE_NAMESPACE, proxyContainerName, serviceDirectory } from "./service-proxy.js";
 
 // `down` of Services: those of the files, `svc/NAME`, or with --all every one podrun made (of a
@@ -16,10 +17,14 @@ export interface RemovedService extends ServiceToRemove {
   found: boolean;
 }
 
+/**
+ * Removes the Services asked for, then brings the others' endpoints up to date (the pods `down`
+ * removed are gone from them); returns what was removed and the podrun containers left.
+ */
 export async function removeServices(
   runtime: ContainerRuntime,
   request: { services: readonly ServiceToRemove[]; all: boolean; namespace?: string | undefined; stateDir: string },
-): Promise<RemovedService[]> {
+): Promise<{ removed: RemovedService[]; left: ContainerState[] }> {
   const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
   const proxies = new Map(
     containers
@@ -40,5 +45,10 @@ export async function removeServices(
     await rm(dir, { recursive: true, force: true });
     removed.push({ ...service, found: proxy !== undefined });
   }
-  return removed;
+  const gone = new Set(removed.map((s) => `${s.namespace}/${s.name}`));
+  const left = containers.filter(
+    (c) => !gone.has(`${c.labels[LABEL_SERVICE_NAMESPACE]}/${c.labels[LABEL_SERVICE_NAME]}`),
+  );
+  if (left.some((c) => c.labels[LABEL_SERVICE_NAME])) await syncServiceEndpoints(runtime, left);
+  return { removed, left };
 }

@@ -79,9 +79,10 @@ t.test(
       "the manifest's grace period",
     );
     t.ok(calls.indexOf("execInContainer app drain") < calls.indexOf("stopContainer app 5"), "the hook before the stop");
-    t.same(calls.slice(-2), ["removeSandbox default_web", "removeVolumes default_web_data"]);
+    // Last, the cluster network: nothing of podrun's is on it any more.
+    t.same(calls.slice(-3), ["removeSandbox default_web", "removeVolumes default_web_data", "removeNetwork podrun"]);
     t.match(
-      calls.at(-3),
+      calls.at(-4),
       /^removeContainers (app,log|log,app),init$/,
       "app containers newest first, then init containers, in one call",
     );
@@ -106,9 +107,9 @@ t.test("down again: not found, exit 0; by name and --all find nothing either", a
   await run({ targets: [], all: true });
   t.same(world.stdout.lines(), ["no podrun pods (docker)"]);
   t.same(
-    world.runtime.calls.filter((c) => !c.startsWith("list")),
+    world.runtime.calls.filter((c) => !c.startsWith("list") && c !== "removeNetwork podrun"),
     [],
-    "nothing but listings",
+    "nothing but listings, and the cluster network's removal (nothing uses it)",
   );
 });
 

@@ -152,9 +152,9 @@ t.test(
       UsageError,
     );
     await t.rejects(events({ pod: "cm/web", wide: false, json: false, watch: false, ...world.io }), UsageError);
-    await t.rejects(down({ targets: ["svc/web"], all: false, json: false, ...world.io }), {
+    await t.rejects(down({ targets: ["ingress/web"], all: false, json: false, ...world.io }), {
       message:
-        /"svc\/web" is no file or directory, and "svc" is not a type podrun down takes: pod \(po\), deployment \(deploy\)/,
+        /"ingress\/web" is no file or directory, and "ingress" is not a type podrun down takes: pod \(po\), service \(svc\), deployment \(deploy\)/,
     });
     t.same(world.runtime.calls, [], "nothing asked of the engine");
   },

@@ -12,6 +12,11 @@ t.test("the table holds every kind of the generated schema, at its apiVersion, a
 
 t.test("TYPE/NAME spellings", async (t) => {
   t.equal(acceptedTypes(), "pod (po), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job");
+  t.equal(
+    acceptedTypes(KINDS, "down"),
+    "pod (po), service (svc), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job",
+    "a Service is down's",
+  );
   const cases: [string, string | undefined][] = [
     ["po", "Pod"],
     ["deployments.apps", "Deployment"],
@@ -20,7 +25,8 @@ t.test("TYPE/NAME spellings", async (t) => {
     ["daemonsets", "DaemonSet"],
     ["jobs.batch", "Job"],
     ["configmap", undefined],
-    ["svc", undefined],
+    ["svc", "Service"],
+    ["services", "Service"],
   ];
   for (const [type, kind] of cases) t.equal(entryOfType(type)?.kind, kind, type);
 });

@@ -50,6 +50,13 @@ t.test("an unknown type is a usage error naming the accepted types; a bad name t
     new UsageError(
       '"svc/web": podrun logs takes pods and workloads, not "svc": the types are pod (po), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job',
     ),
+    "a Service is down's only",
+  );
+  t.throws(
+    () => parseResourceRef("ingress/web", "logs"),
+    new UsageError(
+      '"ingress/web": podrun logs takes pods and workloads, not "ingress": the types are pod (po), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job',
+    ),
   );
   t.throws(() => parseResourceRef("cronjob/nightly", "ps"), UsageError);
   t.throws(() => parseResourceRef("deploy/Web_1", "ps"), { message: /^"deploy\/Web_1": invalid deployment name: / });

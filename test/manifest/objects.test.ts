@@ -28,7 +28,7 @@ t.test("kind: List is expanded, its items keep their own positions", async (t) =
   t.same(collect(text), {
     kinds: ["items[0] Pod/p"],
     errors: [
-      '8:11: items[1].kind: Unsupported value: "Widget": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"',
+      '8:11: items[1].kind: Unsupported value: "Widget": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Service", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"',
     ],
   });
 });
@@ -37,12 +37,12 @@ const rejected: [string, string, string][] = [
   [
     "a kind Kubernetes does not have is an error, never skipped",
     "apiVersion: v1\nkind: Servise\nmetadata: {name: s}\n",
-    '2:7: kind: Unsupported value: "Servise": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "List"',
+    '2:7: kind: Unsupported value: "Servise": supported values: "Pod", "ConfigMap", "Secret", "PersistentVolumeClaim", "Service", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "List"',
   ],
   [
     "a missing kind",
     "apiVersion: v1\nmetadata: {name: s}\n",
-    "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, PersistentVolumeClaim, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, List",
+    "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, PersistentVolumeClaim, Service, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, List",
   ],
   [
     "a workload at another apiVersion",
@@ -79,12 +79,12 @@ t.test("a built-in kind podrun does not run is one warning, not an object nor an
   const { objects, errors, warnings } = collectObjects(
     parseYamlDocuments({
       name: "m.yaml",
-      text: "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n",
+      text: "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n",
     }),
   );
   t.same([objects.length, errors.length], [0, 0]);
   t.same(
     warnings.map((w) => w.error.detail),
-    ["Service/web: not run by podrun", "Role/<unnamed>: not run by podrun"],
+    ["ServiceAccount/web: not run by podrun", "Role/<unnamed>: not run by podrun"],
   );
 });

@@ -121,11 +121,11 @@ for (const [name, text, expected] of cases) {
 }
 
 t.test("other Kubernetes kinds are one Warning each, never an error; unknown kinds are errors", async (t) => {
-  const text = `${deployment(`  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`)}---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n`;
+  const text = `${deployment(`  selector:\n    matchLabels: {app: web}\n${TEMPLATE}`)}---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n`;
   const { errors, manifest } = check(text);
   t.same(errors, []);
   t.same(manifest!.warnings, [
-    "w.yaml:17:7: Warning: kind: Service/web: not run by podrun",
+    "w.yaml:17:7: Warning: kind: ServiceAccount/web: not run by podrun",
     "w.yaml:21:7: Warning: kind: Ingress/web: not run by podrun",
   ]);
   const unknown = check("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n").errors;

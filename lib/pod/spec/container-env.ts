@@ -107,8 +107,7 @@ export function resolveContainerEnv(options: ContainerEnvOptions): ContainerEnv 
     }
   }
 
-  const serviceEnv =
-    options.pod.spec?.enableServiceLinks === false ? [] : (objects.serviceEnv?.[namespace] ?? []);
+  const serviceEnv = options.pod.spec?.enableServiceLinks === false ? [] : (objects.serviceEnv?.[namespace] ?? []);
   const serviceValue = (name: string) => serviceEnv.find((v) => v.name === name)?.value;
   for (const variable of container.env ?? []) {
     let readSecret = variable.valueFrom?.secretKeyRef !== undefined;

@@ -115,7 +115,15 @@ t.test("sandbox: the pod's labels, hostPort ports only unless --publish-all", as
   t.same(sandbox, {
     name: "ci_web",
     image: "pause:3.10",
-    labels: { app: "web", ...containerLabels(identity, "POD", "infra") },
+    labels: {
+      app: "web",
+      ...containerLabels(identity, "POD", "infra"),
+      // The app containers' and sidecars' ports, for a Service's named targetPort (not the plain init container's).
+      "io.podrun.pod.ports": JSON.stringify([
+        { containerPort: 80, protocol: "TCP" },
+        { containerPort: 53, protocol: "UDP" },
+      ]),
+    },
     hostname: "web",
     ports: [
       { containerPort: 9000, hostPort: 19000, protocol: "TCP" },

@@ -1,0 +1,290 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import t, { type Test } from "tap";
+import type { RuntimeName } from "../../lib/runtime/detect.js";
+import { runCommand } from "../../lib/runtime/exec.js";
+import { runCli, type CliResult } from "../harness/cli.js";
+import { removeManagedContainers } from "../harness/cleanup.js";
+import { BUSYBOX, requirePodEngine } from "../harness/engine.js";
+import { uniqueName } from "../harness/engine-pod.js";
+
+// Services and cluster DNS end to end, on docker and podman, checked from inside the pods: an API
+// Deployment of two behind a ClusterIP Service (80 → the container port named http, 8080) and a
+// NodePort one, a StatefulSet behind its headless Service, a Service of the same name in a second
+// namespace, and a client that is Ready only once the names answer. Then a template change of the
+// API (its pods replaced, the Service and the client kept), a scale to 0 (refused at once), and
+// `down` (nothing left). One directory per engine, brought up once.
+
+const SERVE = (port: number) =>
+  `["sh", "-c", "mkdir -p /www && hostname > /www/index.html && exec httpd -f -p ${port} -h /www"]`;
+
+function app(ns: string, other: string, options: { replicas?: number; version?: string } = {}): string {
+  const api = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: ${ns}}
+spec:
+  replicas: ${options.replicas ?? 2}
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: web
+          image: ${BUSYBOX}
+          command: ${SERVE(8080)}
+          env: [{name: VERSION, value: "${options.version ?? "1"}"}]
+          ports: [{name: http, containerPort: 8080}]
+`;
+  const services = `apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: ${ns}}
+spec:
+  selector: {app: api}
+  ports: [{port: 80, targetPort: http}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ${ns}}
+spec:
+  type: NodePort
+  selector: {app: api}
+  ports: [{port: 80, targetPort: http}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: ${ns}}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{port: 5432}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: ${ns}}
+spec:
+  serviceName: db
+  replicas: 1
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers: [{name: db, image: ${BUSYBOX}, command: ${SERVE(5432)}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: ${other}}
+spec:
+  selector: {app: other}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: other, namespace: ${other}, labels: {app: other}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers: [{name: web, image: ${BUSYBOX}, command: ${SERVE(8080)}}]
+`;
+  // Ready only once the names answer: the Service by its short and its full name, the StatefulSet's pod by `<pod>.<service>`.
+  const client = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: client, namespace: ${ns}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: client}}
+  template:
+    metadata: {labels: {app: client}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: client
+          image: ${BUSYBOX}
+          command: ["sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait"]
+          readinessProbe:
+            exec:
+              command: ["sh", "-c", "timeout 2 wget -qO- http://api/ && timeout 2 wget -qO- http://api.${ns}.svc.cluster.local:80/ && timeout 2 wget -qO- http://db-0.db:5432/"]
+            periodSeconds: 1
+`;
+  return [api, services, client].join("---\n");
+}
+
+async function setup(t: Test, runtime: RuntimeName) {
+  if (!(await requirePodEngine(t, runtime))) return undefined;
+  const ns = uniqueName("svc");
+  const other = uniqueName("svc-other");
+  const dir = await mkdtemp(join(tmpdir(), "podrun-services-"));
+  const stateDir = join(dir, "state");
+  const file = join(dir, "app.yaml");
+  const env = { PODRUN_STATE_DIR: stateDir };
+  t.teardown(async () => {
+    await runCli(["down", "--runtime", runtime, file], { env });
+    for (const namespace of [ns, other])
+      await removeManagedContainers(runtime, { "io.kubernetes.pod.namespace": namespace });
+    for (const namespace of [ns, other])
+      await removeManagedContainers(runtime, { "io.podrun.service.namespace": namespace });
+    await rm(dir, { recursive: true, force: true });
+  });
+  const up = async (yaml: string, extra: string[] = []): Promise<CliResult> => {
+    await writeFile(file, yaml);
+    return runCli(["up", "--runtime", runtime, file, ...extra], { env, timeoutMs: 180_000 });
+  };
+  const podsOf = async (namespace: string, prefix: string) =>
+    (
+      await runCommand(runtime, [
+        "ps",
+        "--filter",
+        `label=io.kubernetes.pod.namespace=${namespace}`,
+        "--filter",
+        "label=io.kubernetes.container.name=POD",
+        "--format",
+        "{{.Names}}",
+      ])
+    ).stdout
+      .split("\n")
+      .filter((n) => n.startsWith(`${namespace}_${prefix}`))
+      .map((n) => n.slice(namespace.length + 1, -"_POD".length));
+  const containerOf = async (namespace: string, prefix: string, container: string) =>
+    `${namespace}_${(await podsOf(namespace, prefix))[0]}_${container}`;
+  const sh = async (container: string, script: string) =>
+    runCommand(runtime, ["exec", container, "sh", "-c", script], { reject: false });
+  return { ns, other, file, env, up, podsOf, containerOf, sh };
+}
+
+/** The distinct answers of `count` requests. */
+async function answers(ask: () => Promise<string>, count: number): Promise<string[]> {
+  const seen = new Set<string>();
+  for (let i = 0; i < count; i++) seen.add((await ask()).trim());
+  return [...seen].sort();
+}
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(
+    `${runtime}: Services by name, port mapping, NodePort, headless, namespaces, env, follow the pods`,
+    async (t) => {
+      t.setTimeout(400_000);
+      const s = await setup(t, runtime);
+      if (!s) return;
+      const { ns, other } = s;
+
+      const first = await s.up(app(ns, other), ["--wait", "--timeout", "90s"]);
+      t.equal(first.exitCode, 0, `up --wait: ${first.stderr}`);
+      t.match(first.stdout, /service\/api created \(ClusterIP \d+\.\d+\.\d+\.\d+, 80\/TCP\)/);
+      t.match(first.stdout, /service\/db created \(headless/);
+      const nodePort = Number(
+        /service\/web created \(NodePort [\d.]+, 80:(\d+)\/TCP on 127\.0\.0\.1\)/.exec(first.stdout)?.[1],
+      );
+      t.ok(nodePort >= 30000 && nodePort <= 32767, `a node port was taken from 30000-32767: ${nodePort}`);
+
+      const client = await s.containerOf(ns, "client", "client");
+      const apiPods = (await s.podsOf(ns, "api-")).sort();
+      t.equal(apiPods.length, 2, "two API pods");
+      t.same(
+        await answers(async () => (await s.sh(client, "timeout 2 wget -qO- http://api/")).stdout, 12),
+        apiPods,
+        "http://api/ reaches both replicas (80 → the port named http)",
+      );
+      t.same(
+        await answers(async () => (await s.sh(client, `timeout 2 wget -qO- http://api.${ns}.svc:80/`)).stdout, 1).then(
+          (a) => a.length,
+        ),
+        1,
+        "api.<ns>.svc answers too",
+      );
+      t.equal(
+        (await s.sh(client, "timeout 2 wget -qO- http://db-0.db:5432/")).stdout.trim(),
+        "db-0",
+        "db-0.db is the StatefulSet's pod",
+      );
+      t.equal(
+        (await s.sh(client, `timeout 2 wget -qO- http://db-0.db.${ns}.svc.cluster.local:5432/`)).stdout.trim(),
+        "db-0",
+        "and so is its full name",
+      );
+      t.equal(
+        (await s.sh(client, "timeout 2 wget -qO- http://db:5432/")).stdout.trim(),
+        "db-0",
+        "the headless name answers with its pod",
+      );
+      t.equal(
+        (await s.sh(client, `timeout 2 wget -qO- http://api.${other}/`)).stdout.trim(),
+        "other",
+        "api.<other namespace> is the other namespace's api",
+      );
+      const otherPod = `${other}_other_web`;
+      t.equal(
+        (await s.sh(otherPod, "timeout 2 wget -qO- http://api/")).stdout.trim(),
+        "other",
+        "there, api is its own namespace's",
+      );
+
+      const env = (await s.sh(client, "env")).stdout;
+      const host = /^API_SERVICE_HOST=(.+)$/m.exec(env)?.[1];
+      t.match(host, /^\d+\.\d+\.\d+\.\d+$/, "API_SERVICE_HOST");
+      t.match(env, /^API_SERVICE_PORT=80$/m, "API_SERVICE_PORT");
+      t.match(
+        env,
+        new RegExp(`^API_PORT_80_TCP=tcp://${host?.replaceAll(".", "\\.")}:80$`, "m"),
+        "the docker-links form",
+      );
+      t.match(env, /^WEB_SERVICE_PORT=80$/m, "every Service of the namespace");
+      t.notMatch(env, /^DB_SERVICE_HOST=/m, "not the headless one");
+      t.notMatch(env, /^KUBERNETES_SERVICE_HOST=/m, "no API server");
+
+      const fromHost = async () => {
+        const r = await runCommand("curl", ["-s", "--max-time", "3", `http://127.0.0.1:${nodePort}/`], {
+          reject: false,
+        });
+        return r.stdout;
+      };
+      t.same(await answers(fromHost, 12), apiPods, "the NodePort reaches both replicas from this machine");
+
+      // A template change: the API's pods are replaced; the Service and the client are kept.
+      const clientId = (await runCommand(runtime, ["inspect", "--format", "{{.Id}}", client])).stdout.trim();
+      const changed = await s.up(app(ns, other, { version: "2" }), ["--wait", "--timeout", "90s"]);
+      t.equal(changed.exitCode, 0, changed.stderr);
+      t.match(changed.stdout, /service\/api unchanged \(ClusterIP /, "the Service is kept");
+      const newPods = (await s.podsOf(ns, "api-")).sort();
+      t.equal(newPods.filter((p) => apiPods.includes(p)).length, 0, "the API's pods were replaced");
+      t.same(
+        await answers(async () => (await s.sh(client, "timeout 2 wget -qO- http://api/")).stdout, 12),
+        newPods,
+        "the Service answers from the new pods",
+      );
+      const clientAfter = (await runCommand(runtime, ["inspect", "--format", "{{.Id}}", client])).stdout.trim();
+      t.equal(clientAfter, clientId, "the client was not restarted");
+      t.match((await s.sh(client, "env")).stdout, `API_SERVICE_HOST=${host}\n`, "its Service address is the same");
+
+      // Scaled to 0: the Service refuses at once.
+      const none = await s.up(app(ns, other, { replicas: 0, version: "2" }));
+      t.equal(none.exitCode, 0, none.stderr);
+      const started = Date.now();
+      const refused = await s.sh(client, "timeout 5 wget -qO- http://api/ 2>&1; echo exit=$?");
+      t.ok(Date.now() - started < 3000, `refused at once (${Date.now() - started} ms)`);
+      t.match(refused.stdout, /refused/i, `connection refused: ${refused.stdout.trim()}`);
+
+      const down = await runCli(["down", "--runtime", runtime, s.file], { env: s.env });
+      t.equal(down.exitCode, 0, down.stderr);
+      t.match(down.stdout, "service/api deleted");
+      for (const namespace of [ns, other]) {
+        const left = await runCommand(runtime, [
+          "ps",
+          "-a",
+          "-q",
+          "--filter",
+          `label=io.kubernetes.pod.namespace=${namespace}`,
+        ]);
+        t.equal(left.stdout.trim(), "", `no pod container of ${namespace} is left`);
+        const proxies = await runCommand(runtime, [
+          "ps",
+          "-a",
+          "-q",
+          "--filter",
+          `label=io.podrun.service.namespace=${namespace}`,
+        ]);
+        t.equal(proxies.stdout.trim(), "", `no Service proxy of ${namespace} is left`);
+      }
+    },
+  );
+}
