@@ -59,8 +59,11 @@ export function expandWorkload(object: RawWorkload): Workload {
       spec: structuredClone(defaulted.spec!),
     };
     if (kind === "StatefulSet") {
-      // The StatefulSet controller gives each pod a stable hostname, under the governing service.
+      // The StatefulSet controller gives each pod a stable hostname, under the governing service
+      // (updateIdentity, pkg/controller/statefulset/stateful_set_utils.go): `db-0.db` resolves.
       pod.spec!.hostname = podName;
+      const serviceName = (spec as { serviceName?: string }).serviceName;
+      if (serviceName) pod.spec!.subdomain = serviceName;
       claims.push(...addClaimVolumes(pod, owner, spec, i));
     }
     pods.push(pod);

@@ -168,7 +168,7 @@ for (const runtime of ["docker", "podman"] as const) {
       if (!s) return;
       const { ns, other } = s;
 
-      const first = await s.up(app(ns, other), ["--wait", "--timeout", "90s"]);
+      const first = await s.up(app(ns, other), ["--wait", "--timeout", "60s"]);
       t.equal(first.exitCode, 0, `up --wait: ${first.stderr}`);
       t.match(first.stdout, /service\/api created \(ClusterIP \d+\.\d+\.\d+\.\d+, 80\/TCP\)/);
       t.match(first.stdout, /service\/db created \(headless/);
@@ -242,7 +242,7 @@ for (const runtime of ["docker", "podman"] as const) {
 
       // A template change: the API's pods are replaced; the Service and the client are kept.
       const clientId = (await runCommand(runtime, ["inspect", "--format", "{{.Id}}", client])).stdout.trim();
-      const changed = await s.up(app(ns, other, { version: "2" }), ["--wait", "--timeout", "90s"]);
+      const changed = await s.up(app(ns, other, { version: "2" }), ["--wait", "--timeout", "60s"]);
       t.equal(changed.exitCode, 0, changed.stderr);
       t.match(changed.stdout, /service\/api unchanged \(ClusterIP /, "the Service is kept");
       const newPods = (await s.podsOf(ns, "api-")).sort();
