@@ -1,4 +1,4 @@
-import { EngineError } from "../errors.js";
+import { EngineError, PodrunError } from "../errors.js";
 import { toInvolvedObject } from "../events/types.js";
 import { identifyPod } from "../pod/identity.js";
 import { runPod, type PodOutcome, type PodProgress, type RunPodDeps } from "../pod/run-pod.js";
@@ -91,6 +91,12 @@ async function joinClusterNetwork(deps: RunPodDeps, options: UpRunOptions): Prom
 async function makeServices(deps: RunPodDeps, options: UpRunOptions): Promise<UpRunOptions> {
   const { cluster } = options.podOptions;
   if (options.plan.services.length === 0 || !cluster) return options;
+  // Without the engine's DNS on the network no Service name resolves: said before anything is made.
+  if (!cluster.dnsServer && !options.podOptions.dryRun)
+    throw new PodrunError(
+      "FailedServiceProxy",
+      `${deps.runtime.name}'s network ${cluster.name} has no DNS, so Service names cannot resolve (podman: install netavark and aardvark-dns, or CNI's dnsname plugin; nerdctl has none: docs/services.md)`,
+    );
   const outcomes = await applyServices(deps, {
     services: options.plan.services,
     cluster,

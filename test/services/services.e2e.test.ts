@@ -14,7 +14,9 @@ import { uniqueName } from "../harness/engine-pod.js";
 // NodePort one, a StatefulSet behind its headless Service, a Service of the same name in a second
 // namespace, and a client that is Ready only once the names answer. Then a template change of the
 // API (its pods replaced, the Service and the client kept), a scale to 0 (refused at once), and
-// `down` (nothing left). One directory per engine, brought up once.
+// `down` (nothing left). One directory per engine, brought up once. Name lookups get 10 s: podman's
+// aardvark-dns asks the host's resolvers for what it does not hold (a name's AAAA record), which
+// on a machine without a network answer only at their timeout.
 
 const SERVE = (port: number) =>
   `["sh", "-c", "mkdir -p /www && hostname > /www/index.html && exec httpd -f -p ${port} -h /www"]`;
@@ -104,8 +106,9 @@ spec:
           command: ["sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait"]
           readinessProbe:
             exec:
-              command: ["sh", "-c", "timeout 2 wget -qO- http://api/ && timeout 2 wget -qO- http://api.${ns}.svc.cluster.local:80/ && timeout 2 wget -qO- http://db-0.db:5432/"]
+              command: ["sh", "-c", "timeout 10 wget -qO- http://api/ && timeout 10 wget -qO- http://api.${ns}.svc.cluster.local:80/ && timeout 10 wget -qO- http://db-0.db:5432/"]
             periodSeconds: 1
+            timeoutSeconds: 30
 `;
   return [api, services, client].join("---\n");
 }
@@ -181,40 +184,40 @@ for (const runtime of ["docker", "podman"] as const) {
       const apiPods = (await s.podsOf(ns, "api-")).sort();
       t.equal(apiPods.length, 2, "two API pods");
       t.same(
-        await answers(async () => (await s.sh(client, "timeout 2 wget -qO- http://api/")).stdout, 12),
+        await answers(async () => (await s.sh(client, "timeout 10 wget -qO- http://api/")).stdout, 12),
         apiPods,
         "http://api/ reaches both replicas (80 → the port named http)",
       );
       t.same(
-        await answers(async () => (await s.sh(client, `timeout 2 wget -qO- http://api.${ns}.svc:80/`)).stdout, 1).then(
+        await answers(async () => (await s.sh(client, `timeout 10 wget -qO- http://api.${ns}.svc:80/`)).stdout, 1).then(
           (a) => a.length,
         ),
         1,
         "api.<ns>.svc answers too",
       );
       t.equal(
-        (await s.sh(client, "timeout 2 wget -qO- http://db-0.db:5432/")).stdout.trim(),
+        (await s.sh(client, "timeout 10 wget -qO- http://db-0.db:5432/")).stdout.trim(),
         "db-0",
         "db-0.db is the StatefulSet's pod",
       );
       t.equal(
-        (await s.sh(client, `timeout 2 wget -qO- http://db-0.db.${ns}.svc.cluster.local:5432/`)).stdout.trim(),
+        (await s.sh(client, `timeout 10 wget -qO- http://db-0.db.${ns}.svc.cluster.local:5432/`)).stdout.trim(),
         "db-0",
         "and so is its full name",
       );
       t.equal(
-        (await s.sh(client, "timeout 2 wget -qO- http://db:5432/")).stdout.trim(),
+        (await s.sh(client, "timeout 10 wget -qO- http://db:5432/")).stdout.trim(),
         "db-0",
         "the headless name answers with its pod",
       );
       t.equal(
-        (await s.sh(client, `timeout 2 wget -qO- http://api.${other}/`)).stdout.trim(),
+        (await s.sh(client, `timeout 10 wget -qO- http://api.${other}/`)).stdout.trim(),
         "other",
         "api.<other namespace> is the other namespace's api",
       );
       const otherPod = `${other}_other_web`;
       t.equal(
-        (await s.sh(otherPod, "timeout 2 wget -qO- http://api/")).stdout.trim(),
+        (await s.sh(otherPod, "timeout 10 wget -qO- http://api/")).stdout.trim(),
         "other",
         "there, api is its own namespace's",
       );
@@ -248,7 +251,7 @@ for (const runtime of ["docker", "podman"] as const) {
       const newPods = (await s.podsOf(ns, "api-")).sort();
       t.equal(newPods.filter((p) => apiPods.includes(p)).length, 0, "the API's pods were replaced");
       t.same(
-        await answers(async () => (await s.sh(client, "timeout 2 wget -qO- http://api/")).stdout, 12),
+        await answers(async () => (await s.sh(client, "timeout 10 wget -qO- http://api/")).stdout, 12),
         newPods,
         "the Service answers from the new pods",
       );
@@ -260,7 +263,8 @@ for (const runtime of ["docker", "podman"] as const) {
       const none = await s.up(app(ns, other, { replicas: 0, version: "2" }));
       t.equal(none.exitCode, 0, none.stderr);
       const started = Date.now();
-      const refused = await s.sh(client, "timeout 5 wget -qO- http://api/ 2>&1; echo exit=$?");
+      // By its address (API_SERVICE_HOST): what is measured is the refusal, not a name lookup.
+      const refused = await s.sh(client, 'timeout 5 wget -qO- "http://$API_SERVICE_HOST/" 2>&1; echo exit=$?');
       t.ok(Date.now() - started < 3000, `refused at once (${Date.now() - started} ms)`);
       t.match(refused.stdout, /refused/i, `connection refused: ${refused.stdout.trim()}`);
 
