@@ -487,6 +487,10 @@ export class CliRuntime implements ContainerRuntime {
         ids.length === 0
           ? []
           : parseNetworkInspect(this.dialect, (await this.runTolerant(["network", "inspect", ...ids])).stdout);
+      // The usual case in one call: the network is there, alone under its name.
+      const direct = await this.run(["network", "inspect", name], { reject: false });
+      const found = direct.exitCode === 0 ? parseNetworkInspect(this.dialect, direct.stdout) : [];
+      if (found.length === 1) return this.withDns(found[0]!);
       // Another run may make it meanwhile (this `create` then fails, and the network is there), or
       // remove it as unused between two of these calls (its `down`): asked again, a few times.
       for (let attempt = 1; ; attempt++) {
