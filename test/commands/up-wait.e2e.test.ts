@@ -200,7 +200,9 @@ for (const runtime of ["docker", "podman"] as const)
         );
         t.match(r.stderr, "last log lines of container app:\n    line-one\n    line-two\n");
         t.match(r.stderr, `podrun: pod/${env.name} left as it is (podrun down ${env.file} removes it)`);
-        t.ok(events(r.stdout).filter((e) => e.reason === "Unhealthy").length >= 3);
+        // Probed again and again within the 5 s: every second, fewer when the machine is loaded (a
+        // podman exec takes longer then); two Unhealthy events show the repetition either way.
+        t.ok(events(r.stdout).filter((e) => e.reason === "Unhealthy").length >= 2, "Unhealthy, more than once");
         t.equal((await env.running()).length >= 1, true, "the pod is left for inspection");
       },
     );
