@@ -3,6 +3,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
 import { removeClusterNetworkIfUnused } from "../pod/cluster-network.js";
+import { removeServices, type RemovedService } from "../services/remove-services.js";
 import { findPods, type PodRecord } from "../pod/status/find-pods.js";
 import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
@@ -133,12 +134,18 @@ export async function bringAllDown(
 }
 
 /**
- * Step 4, after the Services (lib/services/remove-services.ts): the cluster network goes once no
- * container is on it (pods and Services of other runs keep it). One the engine would not remove
- * stays: the next `down` tries again.
+ * Step 4: the Services of the files (or all, with --all: lib/services/remove-services.ts), the
+ * others' endpoints brought up to date, then the cluster network once no container is on it (pods
+ * and Services of other runs keep it). A network the engine would not remove stays: the next
+ * `down` tries again.
  */
-export async function releaseClusterNetwork(runtime: ContainerRuntime, listed?: readonly unknown[]): Promise<void> {
-  await removeClusterNetworkIfUnused(runtime, listed).catch(() => false);
+export async function removeServicesAndNetwork(
+  runtime: ContainerRuntime,
+  request: Parameters<typeof removeServices>[1],
+): Promise<RemovedService[]> {
+  const { removed, left } = await removeServices(runtime, request);
+  await removeClusterNetworkIfUnused(runtime, left).catch(() => false);
+  return removed;
 }
 
 /** Stops and removes one pod (stop-pod.ts); FailedKillPod when something could not be removed. */

@@ -9,8 +9,8 @@ import {
   bringAllDown,
   findDownTargets,
   keyOf,
-  releaseClusterNetwork,
   removeJobRecords,
+  removeServicesAndNetwork,
   type DownFound,
   type DownOutcome,
   type DownRequest,
@@ -24,7 +24,7 @@ import { formatServiceRemoved } from "../output/service-lines.js";
 import { kubeContainerName } from "../pod/status/find-pods.js";
 import { identifyPod } from "../pod/identity.js";
 import { removeClaimsOf, type Claim } from "./down-claims.js";
-import { removeServices, type ServiceToRemove } from "../services/remove-services.js";
+import type { ServiceToRemove } from "../services/remove-services.js";
 import { readResourceArgument } from "./down-workloads.js";
 import { isWorkloadRef } from "../kinds/workload-ref.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -71,22 +71,7 @@ export async function down(options: DownOptions): Promise<void> {
   const color = configureColor(env);
   checkDownArguments(options);
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
-  const claims: Claim[] = [];
-  const workloads: WorkloadToDown[] = [];
-  const jobs: { name: string; namespace: string }[] = [];
-  const services: ServiceToRemove[] = [];
-  const targets = options.all
-    ? []
-    : await resolveTargets({
-        args: options.targets,
-        filenames: options.filenames ?? [],
-        recursive: options.recursive === true,
-        namespace: options.namespace,
-        claims: options.volumes ? claims : undefined,
-        jobs,
-        workloads,
-        services,
-      });
+  const { targets, claims, workloads, jobs, services } = await readDownArguments(options);
 
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
@@ -101,9 +86,8 @@ export async function down(options: DownOptions): Promise<void> {
   // Services that stay, and the cluster network once nothing is on it.
   const downServices = async () => {
     const request = { services, all: options.all, namespace: options.namespace, stateDir };
-    const { removed, left } = await removeServices(runtime, request);
+    const removed = await removeServicesAndNetwork(runtime, request);
     for (const service of removed) if (!options.json) stdout.write(`${formatServiceRemoved(service)}\n`);
-    await releaseClusterNetwork(runtime, left);
     return removed.length;
   };
   if (options.all && found.wanted.length === 0 && !options.volumes) {
@@ -150,6 +134,27 @@ export async function down(options: DownOptions): Promise<void> {
     await log.close();
   }
   if (failed) throw new ExitError(ExitCode.Failed);
+}
+
+/** The pods, workloads, Jobs, Services and claims the arguments name (none with --all). */
+async function readDownArguments(options: DownOptions) {
+  const claims: Claim[] = [];
+  const workloads: WorkloadToDown[] = [];
+  const jobs: { name: string; namespace: string }[] = [];
+  const services: ServiceToRemove[] = [];
+  const targets = options.all
+    ? []
+    : await resolveTargets({
+        args: options.targets,
+        filenames: options.filenames ?? [],
+        recursive: options.recursive === true,
+        namespace: options.namespace,
+        claims: options.volumes ? claims : undefined,
+        jobs,
+        workloads,
+        services,
+      });
+  return { targets, claims, workloads, jobs, services };
 }
 
 function checkDownArguments(options: DownOptions): void {
@@ -221,48 +226,56 @@ async function resolveTargets(input: {
     names.push({ name: arg, namespace: namespace ?? "default", alsoDirectory: isDirectory });
   }
   manifestPaths.push(...input.filenames);
-  if (manifestPaths.length > 0) {
-    const manifest = await loadManifests(manifestPaths, { recursive: input.recursive, checkReferences: false });
-    const plan = planObjects(manifest.items);
-    for (const claim of manifest.persistentVolumeClaims ?? [])
-      input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
-    for (const { workload } of plan.jobs) input.jobs?.push({ name: workload.name, namespace: workload.namespace });
-    for (const { service } of plan.services)
-      input.services.push({ name: service.metadata!.name!, namespace: service.metadata!.namespace || "default" });
-    for (const owner of plan.owners) {
-      if (namespace !== undefined && namespace !== owner.namespace) {
-        throw new UsageError(
-          `${manifest.source}: ${owner.kind} ${owner.name} is in namespace "${owner.namespace}", which does not match -n ${namespace}`,
-        );
-      }
-      input.workloads.push({
-        ref: { kind: owner.kind, name: owner.name },
-        namespace: owner.namespace,
-        pods: owner.pods,
-      });
-    }
-    if (
-      plan.pods.length === 0 &&
-      (input.claims ?? []).length === 0 &&
-      plan.owners.length === 0 &&
-      plan.services.length === 0
-    ) {
-      const what = manifest.sources.length === 1 ? "this file" : "these files";
-      throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
-    }
-    for (const { pod, source } of plan.pods) {
-      const { name, namespace: podNamespace } = identifyPod(pod);
-      // As kubectl: -n does not move a manifest's pod to another namespace.
-      if (namespace !== undefined && namespace !== podNamespace) {
-        throw new UsageError(
-          `${source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`,
-        );
-      }
-      targets.set(`${podNamespace}/${name}`, { name, namespace: podNamespace, manifest: pod });
-    }
-  }
+  if (manifestPaths.length > 0) await addManifestTargets(manifestPaths, input, targets);
   for (const target of names) if (!targets.has(keyOf(target))) targets.set(keyOf(target), target);
   return [...targets.values()];
+}
+
+/** What the manifests given hold: their pods as targets, their workloads, Jobs, Services and claims. */
+async function addManifestTargets(
+  paths: readonly string[],
+  input: Parameters<typeof resolveTargets>[0],
+  targets: Map<string, DownTarget>,
+): Promise<void> {
+  const { namespace } = input;
+  const manifest = await loadManifests(paths, { recursive: input.recursive, checkReferences: false });
+  const plan = planObjects(manifest.items);
+  for (const claim of manifest.persistentVolumeClaims ?? [])
+    input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
+  for (const { workload } of plan.jobs) input.jobs?.push({ name: workload.name, namespace: workload.namespace });
+  for (const { service } of plan.services)
+    input.services.push({ name: service.metadata!.name!, namespace: service.metadata!.namespace || "default" });
+  for (const owner of plan.owners) {
+    if (namespace !== undefined && namespace !== owner.namespace) {
+      throw new UsageError(
+        `${manifest.source}: ${owner.kind} ${owner.name} is in namespace "${owner.namespace}", which does not match -n ${namespace}`,
+      );
+    }
+    input.workloads.push({
+      ref: { kind: owner.kind, name: owner.name },
+      namespace: owner.namespace,
+      pods: owner.pods,
+    });
+  }
+  if (
+    plan.pods.length === 0 &&
+    (input.claims ?? []).length === 0 &&
+    plan.owners.length === 0 &&
+    plan.services.length === 0
+  ) {
+    const what = manifest.sources.length === 1 ? "this file" : "these files";
+    throw new UsageError(`${manifest.source}: no Pod in ${what} (only ConfigMaps or Secrets)`);
+  }
+  for (const { pod, source } of plan.pods) {
+    const { name, namespace: podNamespace } = identifyPod(pod);
+    // As kubectl: -n does not move a manifest's pod to another namespace.
+    if (namespace !== undefined && namespace !== podNamespace) {
+      throw new UsageError(
+        `${source}: pod ${name} is in namespace "${podNamespace}", which does not match -n ${namespace}`,
+      );
+    }
+    targets.set(`${podNamespace}/${name}`, { name, namespace: podNamespace, manifest: pod });
+  }
 }
 
 async function isManifestArgument(arg: string): Promise<boolean> {

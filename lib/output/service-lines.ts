@@ -1,5 +1,6 @@
 import type { ServiceOutcome } from "../services/apply-services.js";
 import type { RemovedService } from "../services/remove-services.js";
+import { portKey } from "../services/service-proxy.js";
 
 // What `up` prints of each Service it made or kept (pure), in kubectl's words where it has them:
 // `service/api created (ClusterIP 10.89.0.3, 80/TCP)`, `service/web unchanged (NodePort
@@ -12,9 +13,8 @@ export function formatServiceOutcome(outcome: ServiceOutcome): string {
   if (action === "none") return `${name} skipped (ExternalName: podrun does not resolve it yet)`;
   const type = service.spec?.type ?? "ClusterIP";
   const ports = (service.spec?.ports ?? []).map((port) => {
-    const protocol = port.protocol ?? "TCP";
-    const nodePort = outcome.nodePorts.get(`${port.port}/${protocol}`);
-    return nodePort ? `${port.port}:${nodePort}/${protocol}` : `${port.port}/${protocol}`;
+    const nodePort = outcome.nodePorts.get(portKey(port));
+    return nodePort ? `${port.port}:${nodePort}/${port.protocol ?? "TCP"}` : portKey(port);
   });
   const published = outcome.nodePorts.size > 0 ? ` on ${outcome.address ?? "127.0.0.1"}` : "";
   const verb = action === "kept" ? "unchanged" : "created";

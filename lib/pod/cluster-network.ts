@@ -1,7 +1,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { ContainerRuntime, SandboxNetwork } from "../runtime/types.js";
 import { LABEL_MANAGED } from "../runtime/types.js";
-import { resolvePodHostDomain } from "./etc/hosts-file.js";
+import { resolvePodHostDomain, serviceDomainName } from "./etc/hosts-file.js";
 import type { PodIdentity } from "./identity.js";
 import { resolvePodHostname } from "./spec/pod-settings.js";
 
@@ -50,7 +50,7 @@ export function planSandboxNetwork(
     const selector = Object.entries(service.selector);
     if (service.namespace !== identity.namespace || selector.length === 0) continue;
     if (selector.every(([key, value]) => labels[key] === value))
-      aliases.push(`${service.name}.${service.namespace}.svc.cluster.local`);
+      aliases.push(serviceDomainName(service.namespace, service.name));
   }
   return { name: cluster.name, aliases };
 }

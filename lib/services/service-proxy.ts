@@ -2,6 +2,7 @@ import type { Service, ServicePort } from "kubernetes-types/core/v1.js";
 import { join } from "node:path";
 import type { ClusterNetwork } from "../pod/cluster-network.js";
 import { LABEL_CONTAINER_NAME, LABEL_MANAGED, type ContainerSpec, type PortMapping } from "../runtime/types.js";
+import { serviceDomainName } from "../pod/etc/hosts-file.js";
 import { SERVICE_PROXY_CONFIG_DIR } from "./proxy-config.js";
 
 // A Service as podrun makes it: one proxy container (images/service-proxy) on the cluster network,
@@ -26,7 +27,6 @@ export const LABEL_SERVICE_CONFIG_DIR = "io.podrun.service.config-dir";
 /** The node ports given to the Service (`port/protocol` → nodePort, JSON): kept by the next run. */
 export const LABEL_SERVICE_NODE_PORTS = "io.podrun.service.node-ports";
 export const SERVICE_PROXY_CONTAINER_NAME = "service-proxy";
-export const CLUSTER_DOMAIN = "cluster.local";
 
 /** What the endpoints of a Service are computed from: its selector, ports and affinity. */
 export interface ServiceRouting {
@@ -45,11 +45,6 @@ export const hasProxy = (service: Service): boolean => service.spec?.type !== "E
 
 export function proxyContainerName(namespace: string, name: string): string {
   return `${namespace}_${name}_SVC`;
-}
-
-/** `<name>.<namespace>.svc.cluster.local`: the Service's name on the cluster network. */
-export function serviceDomainName(namespace: string, name: string): string {
-  return `${name}.${namespace}.svc.${CLUSTER_DOMAIN}`;
 }
 
 /** The Service's directory in podrun's state directory; its proxy reads `proxy/` of it. */

@@ -301,15 +301,7 @@ function validateClusterIPsRelatedFields(v: ServiceView, report: Reporter): void
     });
   }
 
-  const families = (asArray(spec.ipFamilies) ?? []).filter((f): f is string => typeof f === "string");
-  const seen = new Set<string>();
-  families.forEach((family, i) => {
-    const path = SPEC.child("ipFamilies").index(i);
-    // The schema's enum admits "", which the server does not.
-    if (family === "") report({ type: "Unsupported", path, value: family, supported: ["IPv4", "IPv6"] });
-    if (seen.has(family)) report({ type: "Duplicate", path, value: family });
-    seen.add(family);
-  });
+  const families = validateIPFamilies(spec, report);
 
   let invalid = false;
   clusterIPs.forEach((ip, i) => {
@@ -361,6 +353,20 @@ function validateClusterIPsRelatedFields(v: ServiceView, report: Reporter): void
     if (families.length === 2)
       report({ type: "Invalid", path: policyPath, value: "SingleStack", detail: `${dual} IP families are specified` });
   }
+}
+
+/** The ipFamilies as written, each checked: not empty, not twice. */
+function validateIPFamilies(spec: RawObject, report: Reporter): string[] {
+  const families = (asArray(spec.ipFamilies) ?? []).filter((f): f is string => typeof f === "string");
+  const seen = new Set<string>();
+  families.forEach((family, i) => {
+    const path = SPEC.child("ipFamilies").index(i);
+    // The schema's enum admits "", which the server does not.
+    if (family === "") report({ type: "Unsupported", path, value: family, supported: ["IPv4", "IPv6"] });
+    if (seen.has(family)) report({ type: "Duplicate", path, value: family });
+    seen.add(family);
+  });
+  return families;
 }
 
 // ValidateNonSpecialIP: addresses no Service can be published on.

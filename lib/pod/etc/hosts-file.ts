@@ -11,6 +11,11 @@ import type { HostAlias, PodSpec } from "kubernetes-types/core/v1.js";
  */
 export const CLUSTER_DOMAIN = "cluster.local";
 
+/** `<name>.<namespace>.svc.cluster.local`: a Service's name, which a pod's subdomain names too. */
+export function serviceDomainName(namespace: string, name: string): string {
+  return `${name}.${namespace}.svc.${CLUSTER_DOMAIN}`;
+}
+
 const MANAGED_HEADER = "# Kubernetes-managed hosts file.\n";
 const HOST_NETWORK_HEADER = "# Kubernetes-managed hosts file (host network).\n";
 
@@ -32,7 +37,7 @@ export function planHostAliases(aliases: readonly HostAlias[] | undefined): Host
  * domain>` when spec.subdomain is set, else none (the hosts line then names the hostname alone).
  */
 export function resolvePodHostDomain(spec: Pick<PodSpec, "subdomain">, namespace: string): string | undefined {
-  return spec.subdomain ? `${spec.subdomain}.${namespace}.svc.${CLUSTER_DOMAIN}` : undefined;
+  return spec.subdomain ? serviceDomainName(namespace, spec.subdomain) : undefined;
 }
 
 /**
