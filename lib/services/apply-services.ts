@@ -7,7 +7,7 @@ import type { InvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
 import type { ClusterNetwork } from "../pod/cluster-network.js";
 import { shortHash } from "../pod/spec/spec-hash.js";
-import type { ContainerRuntime, ContainerState } from "../runtime/types.js";
+import { ContainerNotStartedError, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
 import { SERVICE_NODE_PORT_RANGE } from "../manifest/rules/service.js";
 import { candidatePods, proxyConfigText, writeProxyConfigText } from "./endpoint-sync.js";
 import { LABEL_MANAGED } from "../runtime/types.js";
@@ -193,7 +193,8 @@ function isFree(address: string, port: number): Promise<boolean> {
 
 /** The engine's words, or, for a port taken on this machine, which one. */
 function describeProxyFailure(error: unknown, nodePorts: ReadonlyMap<string, number>): string {
-  const message = errorMessage(error);
+  // Made but not started: the engine's words are the start's.
+  const message = errorMessage(error instanceof ContainerNotStartedError ? error.cause : error);
   const taken = /address already in use|port is already allocated|bind.*in use/i.test(message);
   if (!taken) return `its proxy did not start: ${message}`;
   const ports = [...nodePorts.values()].join(", ");

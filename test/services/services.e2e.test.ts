@@ -1,4 +1,6 @@
+import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t, { type Test } from "tap";
@@ -289,6 +291,70 @@ for (const runtime of ["docker", "podman"] as const) {
         ]);
         t.equal(proxies.stdout.trim(), "", `no Service proxy of ${namespace} is left`);
       }
+    },
+  );
+}
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(
+    `${runtime}: a LoadBalancer on its port and a node port, on 127.0.0.1; a node port taken is one error, nothing left`,
+    async (t) => {
+      const s = await setup(t, runtime);
+      if (!s) return;
+      const port = 20000 + Math.floor(Math.random() * 9000);
+      const lb = `apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: ${s.ns}}
+spec:
+  type: LoadBalancer
+  selector: {app: lb}
+  ports: [{port: ${port}, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: lbweb, namespace: ${s.ns}, labels: {app: lb}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers: [{name: web, image: ${BUSYBOX}, command: ${SERVE(8080)}}]
+`;
+      const up = await s.up(lb, ["--wait", "--timeout", "60s"]);
+      t.equal(up.exitCode, 0, up.stderr);
+      const nodePort = Number(
+        new RegExp(`LoadBalancer [\\d.]+, ${port}:(\\d+)/TCP on 127\\.0\\.0\\.1`).exec(up.stdout)?.[1],
+      );
+      // The proxy takes the pod's endpoint within its 200 ms poll of the config `up` wrote last
+      // (docs/services.md): asked again for up to 3 s.
+      for (const published of [port, nodePort]) {
+        // docker's own port proxy accepts, then closes, while the proxy's port is closed: no refusal to retry on.
+        let answer = "";
+        for (let i = 0; i < 10 && answer !== "lbweb"; i++) {
+          if (i > 0) await new Promise((resolve) => setTimeout(resolve, 300));
+          const r = await runCommand("curl", ["-s", "--max-time", "5", `http://127.0.0.1:${published}/`], {
+            reject: false,
+          });
+          answer = r.stdout.trim();
+        }
+        t.equal(answer, "lbweb", `127.0.0.1:${published} reaches the pod`);
+      }
+
+      // A node port this machine already uses: the Service's proxy cannot publish it.
+      const holder = createServer().listen(0, "127.0.0.1");
+      await once(holder, "listening");
+      t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+      const held = (holder.address() as AddressInfo).port;
+      const taken = `apiVersion: v1
+kind: Service
+metadata: {name: taken, namespace: ${s.ns}}
+spec:
+  type: LoadBalancer
+  selector: {app: none}
+  ports: [{port: ${held}, targetPort: 8080}]
+`;
+      const failed = await s.up(taken);
+      t.equal(failed.exitCode, 1, "exit 1");
+      t.match(failed.stderr, new RegExp(`service/taken: a port it publishes on this machine is taken`), failed.stderr);
+      const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `name=${s.ns}_taken_SVC`]);
+      t.equal(left.stdout.trim(), "", "no proxy left half-made");
     },
   );
 }
