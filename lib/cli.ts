@@ -40,6 +40,7 @@ Examples:
   $ podrun down pod.yaml                     preStop hooks, stop, remove containers and emptyDir volumes
   $ podrun down -f k8s/                      the pods of every manifest of a directory
   $ podrun ps -o wide                        the pods, like kubectl get pods: READY, STATUS, RESTARTS, AGE, IP
+  $ podrun ps svc -o wide                    the Services, like kubectl get svc: CLUSTER-IP, PORT(S), ENDPOINTS
   $ podrun logs web -c app -f                follow one container's output, like kubectl logs
   $ podrun logs deploy/web                   a workload's pods (deploy, rs, sts, ds, job): also ps, events, down
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
