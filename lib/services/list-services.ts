@@ -46,10 +46,13 @@ export async function findServices(
   const elsewhere = await Promise.all(
     proxies
       .filter((proxy) => !known.has(proxyKey(proxy)) && proxy.labels[LABEL_SERVICE_CONFIG_DIR])
-      .map((proxy) => readServiceRecord(dirname(proxy.labels[LABEL_SERVICE_CONFIG_DIR]!))),
+      .map(async (proxy) => {
+        const record = await readServiceRecord(dirname(proxy.labels[LABEL_SERVICE_CONFIG_DIR]!));
+        return record && recordKey(record) === proxyKey(proxy) ? [record] : [];
+      }),
   );
   const pods = candidatePods(containers);
-  return mergeServices(proxies, [...records, ...elsewhere.filter((r): r is ServiceRecord => r !== undefined)])
+  return mergeServices(proxies, [...records, ...elsewhere.flat()])
     .filter((service) => options.namespace === undefined || service.metadata?.namespace === options.namespace)
     .map((service) => ({ service, endpoints: endpointsOf(service, pods) }));
 }

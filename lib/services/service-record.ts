@@ -76,11 +76,8 @@ export async function recordService(
   const before = await readServiceRecord(dir);
   const createdAt = before?.service.metadata?.creationTimestamp ?? new Date(now()).toISOString();
   await mkdir(dir, { recursive: true });
-  await writeFileAtomic(
-    join(dir, SERVICE_RECORD_FILE),
-    `${JSON.stringify(serviceRecordOf(outcome, createdAt))}\n`,
-    0o644,
-  );
+  // Readers see the old record or the new one, never half of one, whichever run writes it.
+  await writeFileAtomic(join(dir, SERVICE_RECORD_FILE), `${JSON.stringify(serviceRecordOf(outcome, createdAt))}\n`);
 }
 
 /** The record in a Service's directory; undefined when there is none or it is not podrun's writing. */

@@ -1,5 +1,6 @@
 import t from "tap";
 import type { Service } from "kubernetes-types/core/v1.js";
+import { join } from "node:path";
 import { ps } from "../../lib/commands/ps.js";
 import {
   formatEndpoints,
@@ -10,6 +11,7 @@ import {
 } from "../../lib/commands/ps-services.js";
 import { ExitError, UsageError } from "../../lib/errors.js";
 import type { ListedService } from "../../lib/services/list-services.js";
+import { serviceDirectory } from "../../lib/services/service-proxy.js";
 import { recordService } from "../../lib/services/service-record.js";
 import { createCommandWorld } from "../harness/command-io.js";
 
@@ -103,24 +105,40 @@ t.test("serviceArguments: svc (any spelling) then names, or svc/NAMEs; pods othe
   t.throws(() => serviceArguments(["svc/api", "web"]), UsageError, "pods or Services");
 });
 
-t.test("ps svc against the fake engine: a proxy and a headless record; -n, not found, --json", async (t) => {
+t.test("ps svc against the fake engine: proxies, a headless record; -n, not found, --json", async (t) => {
   const world = await createCommandWorld(t);
-  world.runtime.addContainer({
-    name: "default_api_SVC",
-    ip: "10.88.0.40",
-    labels: {
-      "io.podrun.managed": "true",
-      "io.podrun.service.name": "api",
-      "io.podrun.service.namespace": "default",
-      "io.podrun.service.node-ports": "{}",
-      "io.podrun.service.routing": JSON.stringify({
-        namespace: "default",
-        name: "api",
-        selector: { app: "api" },
-        ports: [{ protocol: "TCP", port: 80 }],
-        sessionAffinity: "None",
-      }),
-    },
+  const addProxy = (name: string, ip: string, extra: Record<string, string> = {}) =>
+    world.runtime.addContainer({
+      name: `default_${name}_SVC`,
+      ip,
+      labels: {
+        "io.podrun.managed": "true",
+        "io.podrun.service.name": name,
+        "io.podrun.service.namespace": "default",
+        "io.podrun.service.node-ports": "{}",
+        "io.podrun.service.routing": JSON.stringify({
+          namespace: "default",
+          name,
+          selector: { app: name },
+          ports: [{ protocol: "TCP", port: 80 }],
+          sessionAffinity: "None",
+        }),
+        ...extra,
+      },
+    });
+  addProxy("api", "10.88.0.40");
+  // Made by a run with another state directory: its record is found beside the config its label names.
+  const otherState = join(world.dir, "other-state");
+  const lb: Service = {
+    metadata: { name: "lb", namespace: "default" },
+    spec: { type: "LoadBalancer", selector: { app: "lb" }, ports: [{ port: 80, protocol: "TCP" }] },
+  };
+  const location = { stateDir: otherState, engine: "docker", dryRun: false };
+  const nodePorts = new Map([["80/TCP", 30080]]);
+  await recordService(location, { service: lb, source: "lb.yaml", action: "created", nodePorts, address: "127.0.0.1" });
+  addProxy("lb", "10.88.0.41", {
+    "io.podrun.service.node-ports": JSON.stringify({ "80/TCP": 30080 }),
+    "io.podrun.service.config-dir": join(serviceDirectory(otherState, "docker", "default", "lb"), "proxy"),
   });
   const headless: Service = {
     metadata: { name: "db", namespace: "default" },
@@ -136,6 +154,7 @@ t.test("ps svc against the fake engine: a proxy and a headless record; -n, not f
     /^NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\) +AGE$/,
     /^api +ClusterIP +10\.88\.0\.40 +<none> +80\/TCP +\d+s$/,
     /^db +ClusterIP +None +<none> +<none> +\d+s$/,
+    /^lb +LoadBalancer +10\.88\.0\.41 +127\.0\.0\.1 +80:30080\/TCP +\d+s$/,
   ]);
 
   world.nextCommand();
