@@ -40,6 +40,7 @@ Examples:
   $ podrun down pod.yaml                     preStop hooks, stop, remove containers and emptyDir volumes
   $ podrun down -f k8s/                      the pods of every manifest of a directory
   $ podrun ps -o wide                        the pods, like kubectl get pods: READY, STATUS, RESTARTS, AGE, IP
+  $ podrun ps svc -o wide                    the Services, like kubectl get svc: CLUSTER-IP, PORT(S), ENDPOINTS
   $ podrun logs web -c app -f                follow one container's output, like kubectl logs
   $ podrun logs deploy/web                   a workload's pods (deploy, rs, sts, ds, job): also ps, events, down
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
@@ -143,7 +144,7 @@ interface OutputFlag {
 }
 
 type EventsFlags = FlagsOf<EventsOptions, "wide"> & OutputFlag;
-type PsFlags = FlagsOf<PsOptions, "wide" | "names"> & OutputFlag;
+type PsFlags = FlagsOf<PsOptions, "wide" | "names" | "json"> & { output?: "wide" | "json"; json?: true };
 type LogsFlags = FlagsOf<LogsOptions, "pod">;
 
 interface DownFlags extends ManifestFlags {
@@ -344,26 +345,32 @@ function declareEvents(program: Command): void {
 function declarePs(program: Command): void {
   program
     .command("ps")
-    .description("list the pods podrun runs, like kubectl get pods (read from the engine by label, never cached)")
+    .description(
+      "list the pods podrun runs, like kubectl get pods (read from the engine by label, never cached); ps svc: the Services",
+    )
     .argument(
       "[pod...]",
-      "only these pods, or a workload's: deploy/web, sts/db, job/migrate… (with --volumes: these claims)",
+      "only these pods, or a workload's: deploy/web, sts/db, job/migrate…; svc [NAME...] or svc/NAME: Services (with --volumes: these claims)",
     )
     .option("-n, --namespace <ns>", "only this namespace (default: default)")
     .option("-A, --all-namespaces", "pods of every namespace, with a NAMESPACE column")
     .addOption(
       new Option(
         "-o, --output <format>",
-        "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS (and OWNER when a pod is a workload's)",
-      ).choices(["wide"]),
+        "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS (and OWNER when a pod is a workload's; Services: SELECTOR, ENDPOINTS); json: as --json",
+      ).choices(["wide", "json"]),
     )
-    .option("--json", "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…)")
+    .option(
+      "--json",
+      "print a kind: List of core/v1 Pods (metadata, status.phase, status.containerStatuses…) or Services",
+    )
     .option("--volumes", "list the PersistentVolumeClaims' engine volumes instead: claim, volume, the pods using it")
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
+    .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
     .addHelpText(
       "after",
-      "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'\n  $ podrun ps deploy/web -o wide\n  $ podrun ps --volumes -A",
+      "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'\n  $ podrun ps deploy/web -o wide\n  $ podrun ps svc -o wide\n  $ podrun ps svc/api -o json\n  $ podrun ps --volumes -A",
     )
     .action(async (names: string[], flags: PsFlags) => {
       const { ps } = await import("./commands/ps.js");
@@ -372,7 +379,7 @@ function declarePs(program: Command): void {
         names,
         allNamespaces: flags.allNamespaces === true,
         wide: flags.output === "wide",
-        json: flags.json === true,
+        json: flags.json === true || flags.output === "json",
       });
     });
 }

@@ -15,7 +15,7 @@ import { describeFsError } from "../state/state-error.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { watchOutputClosed } from "../output/output-closed.js";
 import { createWorkloadEventFilter } from "../kinds/workload-event-filter.js";
-import { isWorkloadRef, parseResourceRef } from "../kinds/workload-ref.js";
+import { parseResourceRef } from "../kinds/workload-ref.js";
 
 // `podrun events`: the event log, rotated files included (oldest first), read line by line into
 // folded rows (fold.ts), events past the retention left out, filtered, sorted by last seen,
@@ -27,7 +27,7 @@ import { isWorkloadRef, parseResourceRef } from "../kinds/workload-ref.js";
 const LEFTOVER_CHECKPOINT = "events.folded";
 
 export interface EventsOptions {
-  /** A pod's name, `pod/NAME`, or a workload (`deploy/web`): its own events and its pods'. */
+  /** A pod's name, `pod/NAME`, a workload (`deploy/web`): its own events and its pods', or a Service (`svc/api`). */
   pod?: string;
   namespace?: string;
   type?: "Normal" | "Warning";
@@ -58,8 +58,9 @@ export async function events(options: EventsOptions): Promise<void> {
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
   const ref = options.pod === undefined ? undefined : parseResourceRef(options.pod, "events");
+  // An object's own events (a workload's, a Service's: involvedObject kind and name), and its pods'.
   const filter =
-    ref && isWorkloadRef(ref)
+    ref && ref.kind !== "Pod"
       ? createWorkloadEventFilter(ref, { namespace: options.namespace, type: options.type, reason: options.reason })
       : createEventFilter({ ...options, pod: ref?.name ?? options.pod });
   const startMs = now();

@@ -24,16 +24,21 @@ import {
   type WorkloadRef,
 } from "../kinds/workload-ref.js";
 import { listClaimVolumes } from "./ps-volumes.js";
+import { listServices, serviceArguments } from "./ps-services.js";
 
 // `podrun ps`: the pods podrun runs, read from the engine by label on every call (no cache, so
 // it is always what is there), printed as `kubectl get pods` prints them. READY counts running
 // app containers and started sidecars, as kubectl does: readiness probes are `up --wait`'s
-// business, the engine knows nothing of them.
+// business, the engine knows nothing of them. `ps svc` lists the Services instead (ps-services.ts),
+// `ps --volumes` the claims' volumes (ps-volumes.ts).
 
 export interface PsOptions {
   /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
   createRuntime?: RuntimeFactory;
-  /** Only these pods (kubectl get pods NAME…), or a workload's (`deploy/web`); one that is not there is an error, exit 1. */
+  /**
+   * Only these pods (kubectl get pods NAME…), or a workload's (`deploy/web`); one that is not there is an error, exit 1.
+   * `svc` (or `service`, `services`) first, or `svc/NAME`s: the Services instead (ps-services.ts).
+   */
   names?: string[];
   /** List the PersistentVolumeClaims' engine volumes instead of the pods (names: claim names). */
   volumes?: boolean;
@@ -45,7 +50,7 @@ export interface PsOptions {
   runtime?: RuntimeName;
   /** `--runtime-request-timeout`: each engine command's deadline (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
   runtimeRequestTimeout?: string;
-  /** podrun's state directory, where each container's termination message file is (default: resolveStateDir). */
+  /** podrun's state directory: each container's termination message file, each Service's record (default: resolveStateDir). */
   stateDir?: string;
   env?: NodeJS.ProcessEnv;
   stdout?: NodeJS.WritableStream;
@@ -55,7 +60,8 @@ export interface PsOptions {
 
 export async function ps(options: PsOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
-  const refs = options.volumes ? [] : parseRefs(options.names ?? [], "ps");
+  const services = options.volumes ? undefined : serviceArguments(options.names ?? []);
+  const refs = options.volumes || services ? [] : parseRefs(options.names ?? [], "ps");
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
     requestTimeoutMs,
@@ -63,11 +69,15 @@ export async function ps(options: PsOptions): Promise<void> {
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
   if (options.volumes)
     return listClaimVolumes(runtime, { namespace, names: options.names ?? [], json: options.json, stdout, stderr });
+  const stateDir = options.stateDir ?? resolveStateDir(env);
+  if (services) {
+    const { wide, json } = options;
+    return listServices(runtime, { namespace, names: services, wide, json, stateDir, nowMs: now(), stdout, stderr });
+  }
   const records = await findPods(runtime, namespace === undefined ? {} : { namespace });
   const { selected, missing } = selectByRefs(records, refs);
   const owners = new Map(selected.map((record) => [`${record.namespace}/${record.name}`, ownerOf(record)]));
   const pods = selected.map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()));
-  const stateDir = options.stateDir ?? resolveStateDir(env);
   // Only the JSON shows messages: the table costs no file or log read.
   if (options.json)
     await Promise.all(

@@ -11,10 +11,10 @@ export function namedKinds(table: KindTable = KINDS): (KindEntry & { resource: N
 
 /**
  * Whether `command` takes the kind as `TYPE/NAME`: every command takes pods and workloads; a
- * Service (no pods of its own) only `down`.
+ * Service (no pods of its own) every one but `logs`, which reads pods' containers.
  */
 export function takesKind(entry: KindEntry, command: string): boolean {
-  return entry.run !== "service" || command === "down";
+  return entry.run !== "service" || command !== "logs";
 }
 
 /** What each kind `command` takes is written as, for usage lines: `pod (po), deployment (deploy), …, job`. */

@@ -6,7 +6,8 @@ import { isPodNameOf, type WorkloadRef } from "./workload-ref.js";
 // `podrun events deploy/web`: the events of the workload itself (involvedObject `Deployment web`,
 // a controller's SuccessfulCreate…) and those of its pods. The log keeps events of pods long gone,
 // whose labels no one can read any more, so a pod is the workload's by the name its controller
-// gives (workload-ref.ts isPodNameOf), in the namespace of -n when given, as for a pod.
+// gives (workload-ref.ts isPodNameOf), in the namespace of -n when given, as for a pod. A Service
+// (`events svc/api`: its proxy image's pulls) has no pods of its own: its own events alone.
 
 export function createWorkloadEventFilter(ref: WorkloadRef, options: Omit<EventFilterOptions, "pod">): EventFilter {
   const others = createEventFilter(options);

@@ -41,10 +41,12 @@ export function parseResourceRef(arg: string, command: string, table: KindTable 
   const type = arg.slice(0, slash);
   const name = arg.slice(slash + 1);
   const entry = entryOfType(type, table);
-  if (!entry || !takesKind(entry, command))
+  if (!entry || !takesKind(entry, command)) {
+    const what = command === "logs" ? "pods and workloads" : "pods, workloads and Services";
     throw new UsageError(
-      `"${arg}": podrun ${command} takes pods and workloads, not "${type}": the types are ${acceptedTypes(table, command)}`,
+      `"${arg}": podrun ${command} takes ${what}, not "${type}": the types are ${acceptedTypes(table, command)}`,
     );
+  }
   const problems = findObjectNameErrors(name);
   if (problems.length > 0) throw new UsageError(`"${arg}": invalid ${entry.resource!.singular} name: ${problems[0]}`);
   return { kind: entry.kind, name };

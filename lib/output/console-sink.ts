@@ -71,10 +71,11 @@ export function formatEventLine(
   ].join("  ");
 }
 
-/** `pod/web`, or `pod/web[app]` for an event about container `app`; `job/migrate` for a Job's. */
+/** `pod/web`, or `pod/web[app]` for an event about container `app`; `job/migrate` for a Job's, `service/api` for a Service's. */
 export function formatObjectLabel(event: Pick<KubeEvent, "involvedObject">): string {
   const container = containerNameOf(event.involvedObject);
-  const pod = `${event.involvedObject.kind === "Job" ? "job" : "pod"}/${event.involvedObject.name}`;
+  const kind = event.involvedObject.kind;
+  const pod = `${kind === "Job" || kind === "Service" ? kind.toLowerCase() : "pod"}/${event.involvedObject.name}`;
   return container === undefined ? pod : `${pod}[${container}]`;
 }
 

@@ -22,6 +22,7 @@ import {
   serviceDirectory,
 } from "./service-proxy.js";
 import type { ServiceAddress } from "./service-env.js";
+import { recordService } from "./service-record.js";
 
 // The Services of an `up`, made before its pods (service-proxy.ts says what a Service is here):
 // (1) a proxy whose Service is unchanged is kept, with its address, node ports and connections;
@@ -55,6 +56,8 @@ type ServiceDeps = { runtime: ContainerRuntime; recorder: Pick<EventRecorder, "e
 
 export async function applyServices(deps: ServiceDeps, options: ServicesOptions): Promise<ServiceOutcome[]> {
   const outcomes: ServiceOutcome[] = [];
+  // Each Service is recorded once made, headless and ExternalName ones too: `ps svc` and `down` read it (service-record.ts).
+  const recordLast = () => recordService({ ...options, engine: deps.runtime.name }, outcomes.at(-1)!);
   for (const { service, source } of options.services) {
     if (!hasProxy(service)) {
       outcomes.push({
@@ -63,9 +66,11 @@ export async function applyServices(deps: ServiceDeps, options: ServicesOptions)
         action: service.spec?.type === "ExternalName" ? "none" : "headless",
         nodePorts: new Map(),
       });
+      await recordLast();
       continue;
     }
     outcomes.push({ ...(await applyService(deps, service, options)), source });
+    await recordLast();
   }
   return outcomes;
 }

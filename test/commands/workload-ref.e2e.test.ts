@@ -198,7 +198,7 @@ async function workloadTest(t: Test, runtime: RuntimeName): Promise<void> {
   const gone = await cli("ps", "-n", ns, `deploy/${web}`);
   t.equal(gone.exitCode, 1, "ps of a workload with no pod: exit 1");
   t.equal(gone.stderr, `Error from server (NotFound): deployments.apps "${web}" not found\n`);
-  const unknown = await cli("ps", `svc/${web}`);
+  const unknown = await cli("ps", `ingress/${web}`);
   t.equal(unknown.exitCode, 2, "an unknown type: exit 2");
 
   const downFile = await cli("down", "--volumes", file);

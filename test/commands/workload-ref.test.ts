@@ -146,9 +146,14 @@ t.test(
     t.equal(world.stderr.text, 'Error from server (NotFound): jobs.batch "web" not found\n');
     world.nextCommand();
     world.runtime.calls.length = 0;
-    await t.rejects(ps({ ...psBase, names: ["svc/web"], ...world.io }), UsageError);
+    await t.rejects(ps({ ...psBase, names: ["ingress/web"], ...world.io }), UsageError);
     await t.rejects(
-      logs({ pod: "ingress/web", follow: false, timestamps: false, allContainers: false, prefix: false, ...world.io }),
+      ps({ ...psBase, names: ["svc/web", "web"], ...world.io }),
+      UsageError,
+      "pods or Services, not both",
+    );
+    await t.rejects(
+      logs({ pod: "svc/web", follow: false, timestamps: false, allContainers: false, prefix: false, ...world.io }),
       UsageError,
     );
     await t.rejects(events({ pod: "cm/web", wide: false, json: false, watch: false, ...world.io }), UsageError);

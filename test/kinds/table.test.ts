@@ -11,12 +11,17 @@ t.test("the table holds every kind of the generated schema, at its apiVersion, a
 });
 
 t.test("TYPE/NAME spellings", async (t) => {
-  t.equal(acceptedTypes(), "pod (po), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job");
   t.equal(
-    acceptedTypes(KINDS, "down"),
-    "pod (po), service (svc), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job",
-    "a Service is down's",
+    acceptedTypes(KINDS, "logs"),
+    "pod (po), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job",
+    "logs reads pods' containers: no Service",
   );
+  for (const command of ["down", "ps", "events"])
+    t.equal(
+      acceptedTypes(KINDS, command),
+      "pod (po), service (svc), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job",
+      `a Service is ${command}'s`,
+    );
   const cases: [string, string | undefined][] = [
     ["po", "Pod"],
     ["deployments.apps", "Deployment"],

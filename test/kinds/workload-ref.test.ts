@@ -50,7 +50,14 @@ t.test("an unknown type is a usage error naming the accepted types; a bad name t
     new UsageError(
       '"svc/web": podrun logs takes pods and workloads, not "svc": the types are pod (po), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job',
     ),
-    "a Service is down's only",
+    "logs takes no Service: it reads pods' containers",
+  );
+  t.same(parseResourceRef("svc/web", "events"), { kind: "Service", name: "web" }, "events and ps take one");
+  t.throws(
+    () => parseResourceRef("ingress/web", "ps"),
+    new UsageError(
+      '"ingress/web": podrun ps takes pods, workloads and Services, not "ingress": the types are pod (po), service (svc), deployment (deploy), replicaset (rs), statefulset (sts), daemonset (ds), job',
+    ),
   );
   t.throws(
     () => parseResourceRef("ingress/web", "logs"),
@@ -241,6 +248,14 @@ t.test("events deploy/web: the workload's own events and its pods', by the names
   t.notOk(warnings.matches(event("Pod", "m-bcdfg", "BackOff", "ci")), "the other filters still apply: type");
   t.ok(warnings.matches({ ...event("Pod", "m-bcdfg", "BackOff", "ci"), type: "Warning" }));
   t.notOk(warnings.matches({ ...event("Pod", "m-bcdfg", "BackOff", "default"), type: "Warning" }), "and namespace");
+});
+
+t.test("events svc/api: the Service's own events alone (it has no pods)", async (t) => {
+  const filter = createWorkloadEventFilter({ kind: "Service", name: "api" }, {});
+  t.ok(filter.matches(event("Service", "api", "Pulled")), "its proxy image's");
+  t.notOk(filter.matches(event("Pod", "api")), "the pod api");
+  t.notOk(filter.matches(event("Pod", "api-0")), "nor a pod named as a workload's");
+  t.notOk(filter.matches(event("Deployment", "api")), "the Deployment api");
 });
 
 t.test("ps --volumes: each claim's volume and the pods mounting it, whatever else the engine holds", async (t) => {

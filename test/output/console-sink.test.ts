@@ -140,6 +140,14 @@ t.test("object labels: pod/NAME, with [container] for container events", async (
     formatObjectLabel({ involvedObject: toInvolvedObject(POD, { name: "setup", init: true }) }),
     "pod/web[setup]",
   );
+  const proxyImage = {
+    apiVersion: "v1" as const,
+    kind: "Service" as const,
+    name: "api",
+    namespace: "default",
+    uid: "",
+  };
+  t.equal(formatObjectLabel({ involvedObject: proxyImage }), "service/api", "a Service's proxy image pull");
 });
 
 t.test("progress: nothing at all unless the stream is an interactive terminal", async (t) => {

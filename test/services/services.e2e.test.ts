@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Service } from "kubernetes-types/core/v1.js";
 import t, { type Test } from "tap";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
@@ -157,6 +158,57 @@ async function setup(t: Test, runtime: RuntimeName) {
   return { ns, other, file, env, up, podsOf, containerOf, sh };
 }
 
+/**
+ * `ps svc` as kubectl get svc (the proxied Services from the engine, the headless one from its
+ * record), its --json, `events svc/NAME`, a name not found, and `down svc/<headless>`.
+ */
+async function checkListing(
+  t: Test,
+  runtime: RuntimeName,
+  s: { ns: string; env: Record<string, string>; nodePort: number; upOutput: string },
+) {
+  const cli = (args: string[], engine = ["--runtime", runtime]) =>
+    runCli([...args, ...engine, "-n", s.ns], { env: s.env });
+  const ipOf = (name: string) => new RegExp(`service/${name} created \\(\\w+ ([\\d.]+)`).exec(s.upOutput)?.[1] ?? "?";
+  const wide = await cli(["ps", "svc", "-o", "wide"]);
+  t.equal(wide.exitCode, 0, wide.stderr);
+  const ep = String.raw`\d+\.\d+\.\d+\.\d+`;
+  const ip = (name: string) => ipOf(name).replaceAll(".", "\\.");
+  t.match(
+    wide.stdout.trimEnd().split("\n"),
+    [
+      /^NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\) +AGE +SELECTOR +ENDPOINTS$/,
+      new RegExp(`^api +ClusterIP +${ip("api")} +<none> +80/TCP +\\S+ +app=api +${ep}:8080,${ep}:8080$`),
+      new RegExp(`^db +ClusterIP +None +<none> +5432/TCP +\\S+ +app=db +${ep}:5432$`),
+      new RegExp(`^web +NodePort +${ip("web")} +<none> +80:${s.nodePort}/TCP +\\S+ +app=api +${ep}:8080,${ep}:8080$`),
+    ],
+    "ps svc -o wide",
+  );
+  const json = await cli(["ps", "svc/web", "service/db", "-o", "json"]);
+  const items = (JSON.parse(json.stdout) as { items: Service[] }).items;
+  t.same(
+    items.map((i) => [i.kind, i.metadata?.name, i.spec?.clusterIP, i.spec?.ports?.[0]?.nodePort]),
+    [
+      ["Service", "db", "None", undefined],
+      ["Service", "web", ipOf("web"), s.nodePort],
+    ],
+    "--json: spec.clusterIP, spec.ports[].nodePort",
+  );
+  const events = await cli(["events", "svc/api"], []);
+  t.match(
+    events.stdout,
+    /Normal +(Pulling|Pulled) +service\/api +.*service-proxy/,
+    "the proxy image's events are the Service's",
+  );
+  const missing = await cli(["ps", "svc", "db", "nope"]);
+  t.equal(missing.exitCode, 1, "a name not found: exit 1");
+  t.match(missing.stdout, /\ndb +ClusterIP +None/, "the others still listed");
+  t.equal(missing.stderr, 'Error from server (NotFound): services "nope" not found\n');
+  const down = await cli(["down", "svc/db"]);
+  t.match(down.stdout, "service/db deleted", "a headless Service is found by its record");
+  t.notMatch((await cli(["ps", "svc"])).stdout, /\ndb /, "and is gone");
+}
+
 /** The distinct answers of `count` requests. */
 async function answers(ask: () => Promise<string>, count: number): Promise<string[]> {
   const seen = new Set<string>();
@@ -181,6 +233,7 @@ for (const runtime of ["docker", "podman"] as const) {
         /service\/web created \(NodePort [\d.]+, 80:(\d+)\/TCP on 127\.0\.0\.1\)/.exec(first.stdout)?.[1],
       );
       t.ok(nodePort >= 30000 && nodePort <= 32767, `a node port was taken from 30000-32767: ${nodePort}`);
+      await checkListing(t, runtime, { ns, env: s.env, nodePort, upOutput: first.stdout });
 
       const client = await s.containerOf(ns, "client", "client");
       const apiPods = (await s.podsOf(ns, "api-")).sort();
