@@ -121,7 +121,11 @@ for (const runtime of ["docker", "podman"] as const) {
       ...EXAMPLES.map(({ file }) => runCli(["down", example(file)], { env })),
     ]);
     t.equal(shopDown.exitCode, 0, `shop/: down: ${shopDown.stderr}`);
-    t.match(shopDown.stdout, /persistentvolumeclaim\/data-db-0 deleted[^]*service\/api deleted\nservice\/web deleted/);
+    t.match(
+      shopDown.stdout,
+      /persistentvolumeclaim\/data-db-0 deleted[^]*service\/db deleted\nservice\/api deleted\nservice\/web deleted/,
+      "the headless Service went with its pod, the others with their proxies",
+    );
     for (const [i, { file, pod }] of EXAMPLES.entries()) {
       const down = downs[i]!;
       t.equal(down.exitCode, 0, `${file}: down: ${down.stderr}`);

@@ -24,7 +24,7 @@ import { formatServiceRemoved } from "../output/service-lines.js";
 import { kubeContainerName } from "../pod/status/find-pods.js";
 import { identifyPod } from "../pod/identity.js";
 import { removeClaimsOf, type Claim } from "./down-claims.js";
-import type { ServiceToRemove } from "../services/remove-services.js";
+import { headlessFound, type ServiceToRemove } from "../services/remove-services.js";
 import { readResourceArgument } from "./down-workloads.js";
 import { isWorkloadRef } from "../kinds/workload-ref.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -81,11 +81,18 @@ export async function down(options: DownOptions): Promise<void> {
   const request: DownRequest = { all: options.all, namespace: options.namespace, targets, workloads, jobs, stateDir };
   const found = await findDownTargets(runtime, request);
   for (const gone of found.gone) stdout.write(`${formatWorkloadGone(gone, { json: options.json })}\n`);
+  // A headless Service of the files is there while a pod it selects is: looked at before the pods go.
+  const foundPods = found.wanted.flatMap((target) => found.pods.get(keyOf(target)) ?? []);
   await removeJobRecords(runtime.name, request);
   // After the pods: the Services of the files (or all, with --all); then the endpoints of the
   // Services that stay, and the cluster network once nothing is on it.
   const downServices = async () => {
-    const request = { services, all: options.all, namespace: options.namespace, stateDir };
+    const request = {
+      services: headlessFound(services, foundPods),
+      all: options.all,
+      namespace: options.namespace,
+      stateDir,
+    };
     const removed = await removeServicesAndNetwork(runtime, request);
     for (const service of removed) if (!options.json) stdout.write(`${formatServiceRemoved(service)}\n`);
     return removed.length;
@@ -244,7 +251,11 @@ async function addManifestTargets(
     input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });
   for (const { workload } of plan.jobs) input.jobs?.push({ name: workload.name, namespace: workload.namespace });
   for (const { service } of plan.services)
-    input.services.push({ name: service.metadata!.name!, namespace: service.metadata!.namespace || "default" });
+    input.services.push({
+      name: service.metadata!.name!,
+      namespace: service.metadata!.namespace || "default",
+      ...(service.spec?.clusterIP === "None" && { headless: { selector: service.spec.selector ?? {} } }),
+    });
   for (const owner of plan.owners) {
     if (namespace !== undefined && namespace !== owner.namespace) {
       throw new UsageError(
