@@ -35,7 +35,9 @@ const SHOP = {
 };
 
 async function removeShop(runtime: RuntimeName): Promise<void> {
-  for (const owner of SHOP.owners) await removeManagedContainers(runtime, { "io.podrun.owner": owner });
+  // By owner and namespace: another test file's StatefulSet/db may be running in its own namespace.
+  for (const owner of SHOP.owners)
+    await removeManagedContainers(runtime, { "io.podrun.owner": owner, "io.kubernetes.pod.namespace": "default" });
   const force = runtime === "podman" ? ["rm", "-f", "-t", "0"] : ["rm", "-f"];
   await runCommand(runtime, [...force, ...SHOP.proxies], { reject: false });
   await runCommand(runtime, ["volume", "rm", "-f", SHOP.volume], { reject: false });
@@ -142,7 +144,15 @@ for (const runtime of ["docker", "podman"] as const) {
       t.equal(volumes.stdout.trim(), "", `${file}: no volume left`);
     }
     for (const owner of SHOP.owners) {
-      const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `label=io.podrun.owner=${owner}`]);
+      const left = await runCommand(runtime, [
+        "ps",
+        "-a",
+        "-q",
+        "--filter",
+        `label=io.podrun.owner=${owner}`,
+        "--filter",
+        "label=io.kubernetes.pod.namespace=default",
+      ]);
       t.equal(left.stdout.trim(), "", `shop/: no container of ${owner} left`);
     }
     for (const proxy of SHOP.proxies) {
