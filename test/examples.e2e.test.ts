@@ -1,8 +1,10 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import t from "tap";
+import type { RuntimeName } from "../lib/runtime/detect.js";
 import { runCommand } from "../lib/runtime/exec.js";
 import { runCli } from "./harness/cli.js";
 import { removeManagedContainers } from "./harness/cleanup.js";
@@ -20,6 +22,27 @@ const EXAMPLES = [
   { file: "ci-stack/", pod: "ci-stack", containers: 3 },
 ];
 
+// The multi-service directory, a k8s/ as it is kubectl-applied: a database StatefulSet behind its
+// headless Service, a migration Job, an API Deployment of two behind a ClusterIP Service, and a web
+// Deployment behind a NodePort one. Its pods are named by their controllers; its proxies by their
+// Services; its claim's volume by the claim.
+const SHOP = {
+  dir: "shop/",
+  owners: ["StatefulSet/db", "Job/migrate", "Deployment/api", "Deployment/web"],
+  proxies: ["default_api_SVC", "default_web_SVC"],
+  volume: "default_data-db-0",
+  page: "http://127.0.0.1:30808/",
+};
+
+async function removeShop(runtime: RuntimeName): Promise<void> {
+  // By owner and namespace: another test file's StatefulSet/db may be running in its own namespace.
+  for (const owner of SHOP.owners)
+    await removeManagedContainers(runtime, { "io.podrun.owner": owner, "io.kubernetes.pod.namespace": "default" });
+  const force = runtime === "podman" ? ["rm", "-f", "-t", "0"] : ["rm", "-f"];
+  await runCommand(runtime, [...force, ...SHOP.proxies], { reject: false });
+  await runCommand(runtime, ["volume", "rm", "-f", SHOP.volume], { reject: false });
+}
+
 for (const runtime of ["docker", "podman"] as const) {
   t.test(`${runtime}: every example comes up ready, serves, and goes down leaving nothing`, async (t) => {
     if (!(await requirePodEngine(t, runtime))) return;
@@ -27,13 +50,13 @@ for (const runtime of ["docker", "podman"] as const) {
     const env = { PODRUN_STATE_DIR: stateDir, PODRUN_RUNTIME: runtime };
     t.teardown(async () => {
       for (const { pod } of EXAMPLES) await removeManagedContainers(runtime, { "io.kubernetes.pod.name": pod });
+      await removeShop(runtime);
       await rm(stateDir, { recursive: true, force: true });
     });
 
     // The examples publish different ports: they come up side by side, as `up` of each in its own CI step would.
-    const ups = await Promise.all(
-      EXAMPLES.map(({ file }) => runCli(["up", "--wait", "--timeout", "60s", example(file)], { env })),
-    );
+    const up = (file: string) => runCli(["up", "--wait", "--timeout", "60s", example(file)], { env });
+    const [shopUp, ...ups] = await Promise.all([up(SHOP.dir), ...EXAMPLES.map(({ file }) => up(file))]);
     for (const [i, { file, pod, containers }] of EXAMPLES.entries()) {
       const up = ups[i]!;
       t.equal(up.exitCode, 0, `${file}: up --wait: ${up.stderr}`);
@@ -66,7 +89,45 @@ for (const runtime of ["docker", "podman"] as const) {
     const eventLog = await readFile(join(stateDir, "events.ndjson"), "utf8");
     t.notMatch(eventLog, /s3cret/, "the password is in no event");
 
-    const downs = await Promise.all(EXAMPLES.map(({ file }) => runCli(["down", example(file)], { env })));
+    // shop/: every pod Ready in the files' order, then the migration Job Complete.
+    t.equal(shopUp.exitCode, 0, `shop/: up --wait: ${shopUp.stderr}`);
+    t.match(shopUp.stdout, /service\/web created \(NodePort [\d.]+, 80:30808\/TCP on 127\.0\.0\.1\)/);
+    t.match(shopUp.stdout, /pod\/db-0: ready: 1\/1 container[^]*pod\/api-[^]*pod\/web-/, "db, then api, then web");
+    t.match(shopUp.stdout, /job\/migrate: Complete: 1 of 1 succeeded/);
+    const apiPods = [...shopUp.stdout.matchAll(/pod\/(api-[a-z0-9]+-[a-z0-9]{5}): ready: 1\/1 container/g)].map(
+      (m) => m[1]!,
+    );
+    t.equal(apiPods.length, 2, "both api replicas ready");
+    const migrate = await runCli(["logs", "job/migrate"], { env });
+    t.match(migrate.stdout, /db-0\.db: OK schema none -> 2\nmigrated to schema version 2/, "the Job reached db-0.db");
+    // From the host through the NodePort to web, web to api by its Service name, api to db-0.db:
+    // each page names the web pod, the api replica that served it and the db's schema (the
+    // migration's). The api Service spreads the connections: both replicas answer.
+    const served = new Set<string>();
+    for (let i = 0; i < 30 && served.size < 2; i++) {
+      const response = await fetch(SHOP.page);
+      const text = await response.text();
+      const page = /^shop page from web-\S+\napi reply from (api-\S+): db-0\.db:5432 says "db-0 schema 2"\n$/.exec(
+        text,
+      );
+      if (response.status !== 200 || !page) {
+        t.fail(`shop/: page ${i}: ${response.status} ${text}`);
+        break;
+      }
+      served.add(page[1]!);
+    }
+    t.same([...served].sort(), [...apiPods].sort(), "both api replicas served pages through web");
+
+    const [shopDown, ...downs] = await Promise.all([
+      runCli(["down", "--volumes", example(SHOP.dir)], { env }),
+      ...EXAMPLES.map(({ file }) => runCli(["down", example(file)], { env })),
+    ]);
+    t.equal(shopDown.exitCode, 0, `shop/: down: ${shopDown.stderr}`);
+    t.match(
+      shopDown.stdout,
+      /persistentvolumeclaim\/data-db-0 deleted[^]*service\/db deleted\nservice\/api deleted\nservice\/web deleted/,
+      "the headless Service went with its pod, the others with their proxies",
+    );
     for (const [i, { file, pod }] of EXAMPLES.entries()) {
       const down = downs[i]!;
       t.equal(down.exitCode, 0, `${file}: down: ${down.stderr}`);
@@ -82,5 +143,40 @@ for (const runtime of ["docker", "podman"] as const) {
       ]);
       t.equal(volumes.stdout.trim(), "", `${file}: no volume left`);
     }
+    for (const owner of SHOP.owners) {
+      const left = await runCommand(runtime, [
+        "ps",
+        "-a",
+        "-q",
+        "--filter",
+        `label=io.podrun.owner=${owner}`,
+        "--filter",
+        "label=io.kubernetes.pod.namespace=default",
+      ]);
+      t.equal(left.stdout.trim(), "", `shop/: no container of ${owner} left`);
+    }
+    for (const proxy of SHOP.proxies) {
+      const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `name=^${proxy}$`]);
+      t.equal(left.stdout.trim(), "", `shop/: no proxy ${proxy} left`);
+    }
+    const claim = await runCommand(runtime, ["volume", "inspect", SHOP.volume], { reject: false });
+    t.not(claim.exitCode, 0, "shop/: the claim's volume is gone (down --volumes)");
+    t.notOk(await networkLeftUnused(runtime), "the podrun network is gone once no podrun container is left");
   });
+}
+
+/**
+ * Whether the cluster network stays with no podrun container on the engine. Other test files may
+ * run podrun beside this one: a container of theirs keeps it, and a network they have just made
+ * gets its first container within moments, so a leak is a network that stays 3 s with none.
+ */
+async function networkLeftUnused(runtime: RuntimeName): Promise<boolean> {
+  for (let i = 0; i < 6; i++) {
+    const managed = await runCommand(runtime, ["ps", "-a", "-q", "--filter", "label=io.podrun.managed=true"]);
+    if (managed.stdout.trim() !== "") return false;
+    const network = await runCommand(runtime, ["network", "inspect", "podrun"], { reject: false });
+    if (network.exitCode !== 0) return false;
+    await setTimeout(500);
+  }
+  return true;
 }

@@ -162,13 +162,14 @@ t.test("NO_COLOR and FORCE_COLOR", async (t) => {
 });
 
 t.test("the examples are valid", async (t) => {
-  const examples = ["web-sidecar.yaml", "init-data.yaml", "db-and-app.yaml"].map(
+  const examples = ["web-sidecar.yaml", "init-data.yaml", "db-and-app.yaml", "shop/"].map(
     (f) => new URL(`../../examples/${f}`, import.meta.url).pathname,
   );
   const r = await runCli(["validate", ...examples], { env: { NO_COLOR: "1" } });
   t.equal(r.exitCode, 0, r.stderr);
-  t.equal(r.stdout.trimEnd().split("\n").length, 3);
+  t.equal(r.stdout.trimEnd().split("\n").length, 10);
   t.match(r.stdout, /db-and-app\.yaml: Pod db-and-app \(2 containers\): valid/);
+  t.match(r.stdout, /shop\/40-web\.yaml: Service web \(NodePort, 80→http\): valid/);
 });
 
 t.test("several files and a directory are one set: references across files, a summary per file", async (t) => {
