@@ -162,12 +162,12 @@ async function clusterNetworkId(runtime: RuntimeName): Promise<string | undefine
 
 /**
  * Whether `down` left the cluster network with nothing to hold it: empty when it is gone, when
- * some podrun container is still on the engine (this suite's other case, another test file's
- * pods), or when it is not the network that was there before `down` (another run made it anew
- * since). The engine is shared, so this is as far as a check of one case can go: a container of
- * another run that its own run removed without a `down` (a failed `up` undoing its sandbox) just
- * after this `down` listed it would leave the network there with nothing on it, and podrun's
- * next `down` remove it.
+ * some podrun container is still on the engine (another test file's pods), or when it is not the
+ * network that was there before `down` (another run made it anew since). Asked only of the case
+ * that runs alone: two cases at once make, hold and remove the one network, and podrun keeps it
+ * while the engine says it is in use (a container of the other case being removed), for the next
+ * `down` to remove. Even alone, a container of another test file that its own run removed without
+ * a `down` just after this `down` listed it would leave the network there with nothing on it.
  */
 async function findNetworkLeft(runtime: RuntimeName, before: string | undefined): Promise<string[]> {
   const after = await clusterNetworkId(runtime);
@@ -302,18 +302,19 @@ async function killedUp(
   return result.signal ?? `exit ${result.exitCode} (${String(result.stderr).trim().split("\n").at(-1)})`;
 }
 
-/** `down`, then what it left of the pod, its Services and the cluster network. */
+/** `down`, then what it left of the pod, its Services and (`network`) the cluster network. */
 async function downAndFindRemains(
   runtime: RuntimeName,
   name: string,
   file: string,
   env: Record<string, string>,
+  network: boolean,
 ): Promise<{ down: CliResult; remains: string[] }> {
-  const network = await clusterNetworkId(runtime);
+  const before = network ? await clusterNetworkId(runtime) : undefined;
   const down = await runCli(["down", file], { env });
   const [remains, networkLeft] = await Promise.all([
     findPodRemains(runtime, name, env.PODRUN_STATE_DIR!),
-    findNetworkLeft(runtime, network),
+    network ? findNetworkLeft(runtime, before) : [],
   ]);
   return { down, remains: [...remains, ...networkLeft] };
 }
@@ -355,7 +356,9 @@ async function runCase(
     if ((await runCommand(runtime, ["image", "inspect", proxyRemote], { reject: false })).exitCode === 0)
       unreachable = `${proxyRemote} could not be removed: no pull to kill at`;
   }
-  if (point.at === "network-create") unreachable = await removeUnusedNetwork(runtime);
+  // Run alone (runKillSuite): the one case where what `down` does with the network is its own.
+  const alone = point.at === "network-create";
+  if (alone) unreachable = await removeUnusedNetwork(runtime);
   const timings: string[] = [];
   let mark = performance.now();
   const lap = (what: string) => {
@@ -380,7 +383,7 @@ async function runCase(
   let first: { down: CliResult; remains: string[] } | undefined;
   let again: CaseResult["up"];
   if (point.recovery === "down-first") {
-    first = await downAndFindRemains(runtime, name, file, env);
+    first = await downAndFindRemains(runtime, name, file, env, alone);
     lap("down");
   } else {
     const up = await runCli(["up", file, ...upArgs], { env });
@@ -390,7 +393,7 @@ async function runCase(
         ? await checkPodRuns(runtime, name, stateDir, up.stdout.includes("Created container: app"))
         : ["not up"];
     lap("check");
-    again = { up, podProblems, ...(await downAndFindRemains(runtime, name, file, env)) };
+    again = { up, podProblems, ...(await downAndFindRemains(runtime, name, file, env, alone)) };
     lap("down");
   }
   const log = await readEventLines(stateDir);
