@@ -1,10 +1,10 @@
 import t from "tap";
-import { callsWithNetworkThere } from "./kill-shim-cases.js";
+import { fewestCalls } from "./kill-shim-cases.js";
 import { describeKillPoint, drawKillPoints, killSeed, seedOf } from "./kill-shim.js";
 
 // How the kill suite draws its points (kill-shim.ts): from the commit's seed unless told one,
 // about half the calls with the first and the last always among them, one pull and one network
-// kill; and how many calls an up makes with the cluster network there (kill-shim-cases.ts).
+// kill; and how many calls an up makes at the fewest (kill-shim-cases.ts).
 
 const commit = "d86fbf95b3fc5a1b0e6f1d2c3b4a59687766554433";
 
@@ -74,9 +74,9 @@ t.test("a point as its case's name shows it", (t) => {
   t.end();
 });
 
-t.test("the calls of an up with the cluster network there", (t) => {
+t.test("the calls of an up with the cluster network there and nothing else of podrun", (t) => {
   const there = ["network inspect podrun", "image inspect x", "run --detach --name"].map((args) => ({ args }));
-  t.equal(callsWithNetworkThere(there), 3, "nothing to take off");
+  t.equal(fewestCalls(there), 3, "nothing to take off");
   const made = [
     "network inspect podrun",
     "network ls --no-trunc --format",
@@ -86,6 +86,16 @@ t.test("the calls of an up with the cluster network there", (t) => {
     "image inspect x",
     "run --detach --name",
   ].map((args) => ({ args }));
-  t.equal(callsWithNetworkThere(made), 3, "the network's making taken off");
+  t.equal(fewestCalls(made), 3, "the network's making taken off");
+  const others = [
+    "network inspect podrun",
+    "container inspect default_x_SVC",
+    "ps -a -q --no-trunc",
+    "container inspect 26bc37f94c0c 69b4",
+    "run --detach --name default_x_SVC",
+    "ps -a -q --no-trunc",
+    "container inspect de4abb40859f",
+  ].map((args) => ({ args }));
+  t.equal(fewestCalls(others), 6, "the inspect of other runs' containers before this run's first taken off, not after");
   t.end();
 });
