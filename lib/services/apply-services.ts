@@ -1,13 +1,12 @@
 import type { Service } from "kubernetes-types/core/v1.js";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { errorMessage, PodrunError } from "../errors.js";
+import { EngineError, errorMessage, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { InvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
 import { ensureClusterNetwork, type ClusterNetwork } from "../pod/cluster-network.js";
 import { shortHash } from "../pod/spec/spec-hash.js";
-import { EngineError } from "../errors.js";
 import { ContainerNotStartedError, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
 import { SERVICE_NODE_PORT_RANGE } from "../manifest/rules/service.js";
 import { candidatePods, proxyConfigText, writeProxyConfigText } from "./endpoint-sync.js";
@@ -127,13 +126,8 @@ async function applyService(
       return create();
     })
     .catch((error: unknown) => {
-      throw new PodrunError(
-        "FailedServiceProxy",
-        `service/${routing.name}: ${describeProxyFailure(error, nodePorts)}`,
-        {
-          cause: error,
-        },
-      );
+      const message = `service/${routing.name}: ${describeProxyFailure(error, nodePorts)}`;
+      throw new PodrunError("FailedServiceProxy", message, { cause: error });
     });
   // 3. Its address on the cluster network: the cluster IP.
   const clusterIP = options.dryRun ? `<address of ${name}>` : (await runtime.inspectContainers([id]))[0]?.ip;
