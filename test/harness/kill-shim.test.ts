@@ -20,7 +20,7 @@ t.test("the seed: PODRUN_KILL_SEED, else the commit's hash, else a fixed one", (
   t.not(seedOf(commit), seedOf(commit.replace(/^d/, "e")), "another commit, another seed");
   t.same(
     killSeed({ PODRUN_KILL_SEED: "" }, () => undefined),
-    { seed: 20261201, from: "the fixed seed (no git commit)" },
+    { seed: 20261201, from: "the fixed seed, no git commit" },
   );
   t.end();
 });

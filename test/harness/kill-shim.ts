@@ -182,7 +182,7 @@ export function killSeed(
     return { seed: Number(env.PODRUN_KILL_SEED) >>> 0, from: "PODRUN_KILL_SEED" };
   const commit = readCommit();
   if (commit) return { seed: seedOf(commit), from: `commit ${commit.slice(0, 12)}` };
-  return { seed: 20261201, from: "the fixed seed (no git commit)" };
+  return { seed: 20261201, from: "the fixed seed, no git commit" };
 }
 
 function headCommit(): string | undefined {
