@@ -76,7 +76,8 @@ export async function ensureClusterNetwork(runtime: ContainerRuntime): Promise<C
  * Removes the cluster network when podrun has no container left on this engine, in any state:
  * docker holds a network only for started containers, and another run may have just created a
  * sandbox that will join it. Kept (false) otherwise, or while the engine says it is in use. A run
- * that finds it gone between its ensure and its sandbox's create makes it anew (sandbox.ts).
+ * that finds it gone between its ensure and its sandbox's create makes it anew (sandbox.ts), as
+ * one does at its Service proxy's create (lib/services/apply-services.ts).
  */
 export async function removeClusterNetworkIfUnused(
   runtime: ContainerRuntime,

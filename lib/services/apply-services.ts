@@ -1,11 +1,11 @@
 import type { Service } from "kubernetes-types/core/v1.js";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { errorMessage, PodrunError } from "../errors.js";
+import { EngineError, errorMessage, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { InvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
-import type { ClusterNetwork } from "../pod/cluster-network.js";
+import { ensureClusterNetwork, type ClusterNetwork } from "../pod/cluster-network.js";
 import { shortHash } from "../pod/spec/spec-hash.js";
 import { ContainerNotStartedError, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
 import { SERVICE_NODE_PORT_RANGE } from "../manifest/rules/service.js";
@@ -113,22 +113,27 @@ async function applyService(
     const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
     await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
   }
-  const spec = buildProxySpec({
-    service,
-    image,
-    cluster: options.cluster,
-    configDir,
-    hash,
-    nodePorts,
-    address: options.address,
-  });
-  const id = await runtime.createContainer(spec, { start: true }).catch(async (error: unknown) => {
-    // Nothing half-made: a proxy made but not started (its port taken) goes.
-    await runtime.removeContainers([spec.name]).catch(() => undefined); // the error below says what failed
-    throw new PodrunError("FailedServiceProxy", `service/${routing.name}: ${describeProxyFailure(error, nodePorts)}`, {
-      cause: error,
+  const build = (cluster: ClusterNetwork) =>
+    buildProxySpec({ service, image, cluster, configDir, hash, nodePorts, address: options.address });
+  let spec = build(options.cluster);
+  // Nothing half-made: a proxy made but not started (its port taken, its network gone) goes.
+  const create = () =>
+    runtime.createContainer(spec, { start: true }).catch(async (error: unknown) => {
+      await runtime.removeContainers([spec.name]).catch(() => undefined); // the error says what failed
+      throw error;
     });
-  });
+  const id = await create()
+    .catch(async (error: unknown) => {
+      // The cluster network, removed by another run's `down` since this run found it (nothing of
+      // this run is on it yet: the proxy is its first container): made anew, as a sandbox does.
+      if (options.dryRun || !isNetworkGone(error)) throw error;
+      spec = build({ ...options.cluster, ...(await ensureClusterNetwork(runtime)) });
+      return create();
+    })
+    .catch((error: unknown) => {
+      const message = `service/${routing.name}: ${describeProxyFailure(error, nodePorts)}`;
+      throw new PodrunError("FailedServiceProxy", message, { cause: error });
+    });
   // 3. Its address on the cluster network: the cluster IP.
   const clusterIP = options.dryRun ? `<address of ${name}>` : (await runtime.inspectContainers([id]))[0]?.ip;
   return { service, action: "created", clusterIP, nodePorts, address: options.address };
@@ -194,6 +199,12 @@ function isFree(address: string, port: number): Promise<boolean> {
     server.once("error", () => resolve(false));
     server.listen({ host: address, port, exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/** Whether the proxy's create or start failed because its network is not there (the sandbox's test: sandbox.ts). */
+function isNetworkGone(error: unknown): boolean {
+  const engine = error instanceof ContainerNotStartedError ? error.cause : error;
+  return engine instanceof EngineError && engine.kind === "not-found" && /network/i.test(engine.message);
 }
 
 /** The engine's words, or, for a port taken on this machine, which one. */

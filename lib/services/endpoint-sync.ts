@@ -57,13 +57,23 @@ export function proxyConfigText(routing: ServiceRouting, pods: readonly Candidat
   });
 }
 
-/** Writes the Service's config into its directory (made when missing); true when it changed. */
-export async function writeProxyConfigText(configDir: string, text: string): Promise<boolean> {
+/**
+ * Writes the Service's config into its directory; true when it changed. The run making the proxy
+ * makes the directory (`create`); any other run writes only into one that is there: a `down` of
+ * the Service removes its directory after its proxy, and a run that listed the proxy just before
+ * must not make the directory again (it would outlive the Service).
+ */
+export async function writeProxyConfigText(configDir: string, text: string, create = true): Promise<boolean> {
   const file = join(configDir, SERVICE_PROXY_CONFIG_FILE);
   if ((await readFile(file, "utf8").catch(() => undefined)) === text) return false;
-  await mkdir(configDir, { recursive: true });
-  // Replaced by one rename: the proxy re-reads the path and never sees half a file.
-  await writeFileAtomic(file, text, 0o644);
+  if (create) await mkdir(configDir, { recursive: true });
+  try {
+    // Replaced by one rename: the proxy re-reads the path and never sees half a file.
+    await writeFileAtomic(file, text, 0o644);
+  } catch (error) {
+    if (!create && (error as NodeJS.ErrnoException).code === "ENOENT") return false; // its Service went down meanwhile
+    throw error;
+  }
   return true;
 }
 
@@ -74,7 +84,7 @@ async function writeProxyConfig(proxy: ContainerState, pods: readonly CandidateP
   } catch {
     return false; // not podrun's writing: a proxy whose label was changed by hand is left as it is
   }
-  return writeProxyConfigText(proxy.labels[LABEL_SERVICE_CONFIG_DIR]!, proxyConfigText(routing, pods));
+  return writeProxyConfigText(proxy.labels[LABEL_SERVICE_CONFIG_DIR]!, proxyConfigText(routing, pods), false);
 }
 
 /** The pods among podrun's containers, as their Services see them. */

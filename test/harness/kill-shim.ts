@@ -1,6 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { createRandom } from "./manifest-fuzzer.js";
 
@@ -13,13 +15,19 @@ import { createRandom } from "./manifest-fuzzer.js";
 // - after: the command runs to its end, then podrun dies before it reads the answer;
 // - during: the command starts, and after PODRUN_KILL_DELAY seconds both it and podrun are
 //   killed, as a process group is (a CI job's timeout, a closed terminal).
-// PODRUN_KILL_AT=pull kills at the first `pull`. Unset, it only numbers the calls: a timed kill
-// and the calibration run use that to know when every orphaned engine call has ended.
+// PODRUN_KILL_AT=pull kills at the first `pull`, PODRUN_KILL_AT=network-create at the first
+// `network create`. Unset, it only numbers the calls: a timed kill and the calibration run use
+// that to know when every orphaned engine call has ended.
 
 /** Where and how a run is killed. */
 export interface KillPoint {
-  /** 1-based engine call number, `pull` (the first pull), or a delay after the start (a timed kill). */
-  at: number | "pull" | { afterMs: number };
+  /**
+   * 1-based engine call number, `pull` (the first pull), `network-create` (the cluster network's
+   * create), or a delay after the start (a timed kill).
+   */
+  at: number | "pull" | "network-create" | { afterMs: number };
+  /** `pull`: whose image is pulled first, the Service proxy's (made absent first) or the pod's (`imagePullPolicy: Always`). */
+  pullOf?: "proxy" | "pod";
   phase: "before" | "after" | "during";
   /** `during`: seconds between the command's start and the kill. */
   delaySeconds?: number;
@@ -66,6 +74,7 @@ echo $$ > "$d/$n/pid"
 printf '%s ' "$1" "$2" "$3" "$4" > "$d/$n/args"
 at="\${PODRUN_KILL_AT:-}"
 if [ "$at" = pull ] && [ "$1" = pull ] && mkdir "$d/pull-hit" 2>/dev/null; then at=$n; fi
+if [ "$at" = network-create ] && [ "$1 $2" = "network create" ] && mkdir "$d/net-hit" 2>/dev/null; then at=$n; fi
 if [ "$n" = "$at" ]; then
   echo "$PODRUN_KILL_PHASE" > "$d/$n/killed"
   case "$PODRUN_KILL_PHASE" in
@@ -153,17 +162,54 @@ export async function waitForEngineCalls(callsDir: string, timeoutMs = 30_000): 
   }
 }
 
-/** The run's seed: $PODRUN_KILL_SEED, else a fixed one (CI kills at the same points every time). */
-export const KILL_SEED = Number(process.env.PODRUN_KILL_SEED ?? 20261201) >>> 0;
+/** FNV-1a of `text`: a 32-bit seed. */
+export function seedOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const char of text) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+  return hash;
+}
+
+/**
+ * The run's seed and where it came from: $PODRUN_KILL_SEED, else the commit's (`git rev-parse
+ * HEAD`, hashed: a run is the same at one commit, and each commit kills at points of its own),
+ * else a fixed one (no git, or not a checkout).
+ */
+export function killSeed(
+  env: NodeJS.ProcessEnv = process.env,
+  readCommit: () => string | undefined = headCommit,
+): { seed: number; from: string } {
+  if (env.PODRUN_KILL_SEED !== undefined && env.PODRUN_KILL_SEED !== "")
+    return { seed: Number(env.PODRUN_KILL_SEED) >>> 0, from: "PODRUN_KILL_SEED" };
+  const commit = readCommit();
+  if (commit) return { seed: seedOf(commit), from: `commit ${commit.slice(0, 12)}` };
+  return { seed: 20261201, from: "the fixed seed, no git commit" };
+}
+
+function headCommit(): string | undefined {
+  try {
+    const out = execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd: dirname(fileURLToPath(import.meta.url)),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 10_000,
+    }).trim();
+    return /^[0-9a-f]{40,64}$/.test(out) ? out : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const { seed: KILL_SEED, from: KILL_SEED_FROM } = killSeed();
 /** $PODRUN_KILL_CASE: only the case of that number (to replay a failure). */
 export const KILL_ONLY = process.env.PODRUN_KILL_CASE === undefined ? undefined : Number(process.env.PODRUN_KILL_CASE);
 
 /**
- * The kill points of a run, drawn from the seed and the number of engine calls a whole `up` makes:
- * `count` distinct calls (all of them when there are no more), each in a phase drawn for it (a
- * `during` kill with a delay of up to `maxDelaySeconds`), then `timed` kills at delays up to
- * `upMs`, and, when `pull`, a kill during the first pull and one after it. Each point's recovery
- * is drawn too, but a pull's, which is `up`.
+ * The kill points of a run, drawn from the seed and the number of engine calls a whole `up` makes
+ * (with the cluster network there): `count` distinct calls, always the first and the last (all of
+ * them when there are no more), each in a phase drawn for it (a `during` kill with a delay of up to
+ * `maxDelaySeconds`), then `timed` kills at delays up to `upMs`, then, when `pull`, one kill at the
+ * first pull (the proxy's image or the pod's, during it or after it), and when `network`, one at
+ * the cluster network's create. Each point's recovery is drawn too, but a pull's, which is `up`.
  */
 export function drawKillPoints(options: {
   seed: number;
@@ -172,36 +218,48 @@ export function drawKillPoints(options: {
   timed: number;
   upMs: number;
   pull: boolean;
+  network?: boolean;
   maxDelaySeconds?: number;
 }): KillPoint[] {
   const random = createRandom(options.seed);
   const phases = ["before", "after", "during"] as const;
   const delay = () => Math.round(random.next() * (options.maxDelaySeconds ?? 0.15) * 1000) / 1000;
   const recovery = (): KillPoint["recovery"] => (random.chance(0.5) ? "down-first" : "up-first");
-  const at = Array.from({ length: options.calls }, (_, i) => i + 1);
-  // A seeded choice of `count` calls, kept in call order.
-  while (at.length > options.count) at.splice(random.int(at.length), 1);
-  const points: KillPoint[] = at.map((call) => {
+  const phased = (at: number | "network-create"): KillPoint => {
     const phase = random.pick(phases);
     return phase === "during"
-      ? { at: call, phase, delaySeconds: delay(), recovery: recovery() }
-      : { at: call, phase, recovery: recovery() };
-  });
+      ? { at, phase, delaySeconds: delay(), recovery: recovery() }
+      : { at, phase, recovery: recovery() };
+  };
+  // The calls between the first and the last; a seeded choice of them, kept in call order.
+  const middle = Array.from({ length: Math.max(0, options.calls - 2) }, (_, i) => i + 2);
+  while (middle.length > Math.max(0, options.count - 2)) middle.splice(random.int(middle.length), 1);
+  const at = options.calls <= 1 ? [1].slice(0, options.calls) : [1, ...middle, options.calls];
+  const points: KillPoint[] = at.map(phased);
   for (let i = 0; i < options.timed; i++)
     points.push({ at: { afterMs: Math.round(random.next() * options.upMs) }, phase: "during", recovery: recovery() });
   // A kill at a pull is followed by `up`: the place where what the dead run recorded (a pull's
   // back-off, a half-pulled image) could keep the next run from coming up.
-  if (options.pull)
+  if (options.pull) {
+    const pullOf = random.pick(["proxy", "pod"] as const);
     points.push(
-      { at: "pull", phase: "during", delaySeconds: delay(), recovery: "up-first" },
-      { at: "pull", phase: "after", recovery: "up-first" },
+      random.chance(0.5)
+        ? { at: "pull", pullOf, phase: "during", delaySeconds: delay(), recovery: "up-first" }
+        : { at: "pull", pullOf, phase: "after", recovery: "up-first" },
     );
+  }
+  if (options.network) points.push(phased("network-create"));
   return points;
 }
 
 /** A point as test names and replay hints show it. */
 export function describeKillPoint(point: KillPoint): string {
   if (typeof point.at === "object") return `${point.at.afterMs} ms after the start`;
-  const where = point.at === "pull" ? "the first pull" : `engine call ${point.at}`;
+  const where =
+    point.at === "pull"
+      ? `the first pull (${point.pullOf === "proxy" ? "the Service proxy's image" : "the pod's image"})`
+      : point.at === "network-create"
+        ? "the cluster network's create"
+        : `engine call ${point.at}`;
   return point.phase === "during" ? `${where}, ${point.delaySeconds} s into it` : `${point.phase} ${where}`;
 }
