@@ -1,4 +1,5 @@
 import type { Service } from "kubernetes-types/core/v1.js";
+import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { errorMessage, PodrunError } from "../errors.js";
@@ -16,12 +17,16 @@ import {
   hasProxy,
   LABEL_SERVICE_HASH,
   LABEL_SERVICE_NODE_PORTS,
+  LABEL_SERVICE_STATUS_DIR,
   portKey,
   proxyContainerName,
+  proxyDirectories,
   routingOf,
   serviceDirectory,
 } from "./service-proxy.js";
 import type { ServiceAddress } from "./service-env.js";
+import { SERVICE_PROXY_APPLIED_FILE } from "./proxy-config.js";
+import type { ProxyFiles } from "./proxy-applied.js";
 
 // The Services of an `up`, made before its pods (service-proxy.ts says what a Service is here):
 // (1) a proxy whose Service is unchanged is kept, with its address, node ports and connections;
@@ -49,6 +54,8 @@ export interface ServiceOutcome {
   nodePorts: ReadonlyMap<string, number>;
   /** Where its node ports are published. */
   address?: string;
+  /** Its proxy's files, when it has a proxy that reports what it applied (`up` waits for it). */
+  proxy?: ProxyFiles;
 }
 
 type ServiceDeps = { runtime: ContainerRuntime; recorder: Pick<EventRecorder, "event">; images: ImageManager };
@@ -91,8 +98,26 @@ async function applyService(
   // 1. Kept: the same Service, its proxy running.
   const existing = options.dryRun ? undefined : (await runtime.inspectContainers([name]))[0];
   const kept = readNodePorts(existing);
+  const { configDir, statusDir } = proxyDirectories(
+    serviceDirectory(options.stateDir, runtime.name, routing.namespace, routing.name),
+  );
+  const files: ProxyFiles = {
+    name,
+    namespace: routing.namespace,
+    service: routing.name,
+    uid: service.metadata?.uid ?? "",
+    configDir,
+    statusDir,
+  };
   if (existing && existing.running && existing.labels[LABEL_SERVICE_HASH] === hash)
-    return { service, action: "kept", clusterIP: existing.ip, nodePorts: kept, address: options.address };
+    return {
+      service,
+      action: "kept",
+      clusterIP: existing.ip,
+      nodePorts: kept,
+      address: options.address,
+      ...(existing.labels[LABEL_SERVICE_STATUS_DIR] ? { proxy: files } : {}),
+    };
   // 2. Made anew: the old proxy goes first (its node ports are freed, and taken back below).
   if (existing) await runtime.removeContainers([existing.id]);
   const nodePorts = await allocateNodePorts(service, kept, options);
@@ -103,16 +128,17 @@ async function applyService(
     pullPolicy: "IfNotPresent",
     present: options.dryRun ? new Map() : await runtime.inspectImages([options.image]),
   });
-  const configDir = join(serviceDirectory(options.stateDir, runtime.name, routing.namespace, routing.name), "proxy");
   if (!options.dryRun) {
     const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
     await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
+    await makeStatusDirectory(statusDir);
   }
   const spec = buildProxySpec({
     service,
     image,
     cluster: options.cluster,
     configDir,
+    statusDir,
     hash,
     nodePorts,
     address: options.address,
@@ -126,7 +152,27 @@ async function applyService(
   });
   // 3. Its address on the cluster network: the cluster IP.
   const clusterIP = options.dryRun ? `<address of ${name}>` : (await runtime.inspectContainers([id]))[0]?.ip;
-  return { service, action: "created", clusterIP, nodePorts, address: options.address };
+  return {
+    service,
+    action: "created",
+    clusterIP,
+    nodePorts,
+    address: options.address,
+    ...(options.dryRun ? {} : { proxy: files }),
+  };
+}
+
+/**
+ * The one directory the proxy writes: emptied of an earlier proxy's report (the new one has applied
+ * nothing yet), and writable by any user, since the proxy runs as its image's root with every
+ * capability dropped (no CAP_DAC_OVERRIDE), which under a rootful engine is not this user. Sticky,
+ * as /tmp is: no other user can replace the proxy's report; at worst one writes a first report that
+ * makes `up` return before the proxy has read its config, as it did before proxies reported.
+ */
+async function makeStatusDirectory(statusDir: string): Promise<void> {
+  await mkdir(statusDir, { recursive: true });
+  await chmod(statusDir, 0o1777);
+  await rm(join(statusDir, SERVICE_PROXY_APPLIED_FILE), { force: true });
 }
 
 function serviceObject(service: Service): InvolvedObject {

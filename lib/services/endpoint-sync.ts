@@ -18,19 +18,19 @@ import { LABEL_SERVICE_CONFIG_DIR, LABEL_SERVICE_ROUTING, type ServiceRouting } 
 // to probe it after `up` ends (docs/services.md). A config that did not change is not rewritten.
 
 /**
- * Rewrites the config of every Service proxy whose endpoints changed; the number rewritten.
+ * Rewrites the config of every Service proxy whose endpoints changed; the proxies rewritten.
  * `containers`: podrun's containers as just listed, when the caller has them.
  */
 export async function syncServiceEndpoints(
   runtime: ContainerRuntime,
   listed?: readonly ContainerState[],
-): Promise<number> {
+): Promise<ContainerState[]> {
   const containers = listed ?? (await runtime.listContainers({ [LABEL_MANAGED]: "true" }));
   const proxies = containers.filter((c) => c.labels[LABEL_SERVICE_ROUTING] && c.labels[LABEL_SERVICE_CONFIG_DIR]);
-  if (proxies.length === 0) return 0;
+  if (proxies.length === 0) return [];
   const pods = candidatePods(containers);
-  let written = 0;
-  for (const proxy of proxies) if (await writeProxyConfig(proxy, pods)) written++;
+  const written: ContainerState[] = [];
+  for (const proxy of proxies) if (await writeProxyConfig(proxy, pods)) written.push(proxy);
   return written;
 }
 

@@ -3,13 +3,21 @@
 // endpoints and relays to them; it resolves nothing itself, so each endpoint's port is the
 // targetPort already resolved for that pod (a named container port may have a different number
 // in each pod). podrun bind-mounts a directory at SERVICE_PROXY_CONFIG_DIR and replaces
-// SERVICE_PROXY_CONFIG_FILE in it by an atomic rename; the proxy notices within 200 ms.
+// SERVICE_PROXY_CONFIG_FILE in it by an atomic rename; the proxy notices within 200 ms, and says so
+// in SERVICE_PROXY_STATUS_DIR.
 
 /** podrun's default Service proxy image (scripts/test-env.sh builds it offline). */
 export const SERVICE_PROXY_IMAGE = "ghcr.io/podrun/service-proxy:0.1.0";
 /** Where the proxy container reads its config: mount a directory here, not the file. */
 export const SERVICE_PROXY_CONFIG_DIR = "/podrun/service";
 export const SERVICE_PROXY_CONFIG_FILE = "service.json";
+/**
+ * Where the proxy reports what it applied: a writable directory mounted here gets
+ * SERVICE_PROXY_APPLIED_FILE, the SHA-256 (hex) of the config file's bytes, once the proxy relays
+ * by them (proxy-applied.ts waits for it).
+ */
+export const SERVICE_PROXY_STATUS_DIR = "/podrun/status";
+export const SERVICE_PROXY_APPLIED_FILE = "applied";
 /** The API server's default of sessionAffinityConfig.clientIP.timeoutSeconds. */
 export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800;
 

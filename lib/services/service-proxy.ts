@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { ClusterNetwork } from "../pod/cluster-network.js";
 import { LABEL_CONTAINER_NAME, LABEL_MANAGED, type ContainerSpec, type PortMapping } from "../runtime/types.js";
 import { serviceDomainName } from "../pod/etc/hosts-file.js";
-import { SERVICE_PROXY_CONFIG_DIR } from "./proxy-config.js";
+import { SERVICE_PROXY_CONFIG_DIR, SERVICE_PROXY_STATUS_DIR } from "./proxy-config.js";
 
 // A Service as podrun makes it: one proxy container (images/service-proxy) on the cluster network,
 // named `<namespace>_<name>_SVC` (a pod's containers are `<namespace>_<pod>_<container>`, and no
@@ -24,6 +24,8 @@ export const LABEL_SERVICE_HASH = "io.podrun.service.hash";
 export const LABEL_SERVICE_ROUTING = "io.podrun.service.routing";
 /** The host directory the proxy reads its config from (any run rewrites it). */
 export const LABEL_SERVICE_CONFIG_DIR = "io.podrun.service.config-dir";
+/** The host directory the proxy reports the config it applied in (none on an older podrun's proxy). */
+export const LABEL_SERVICE_STATUS_DIR = "io.podrun.service.status-dir";
 /** The node ports given to the Service (`port/protocol` → nodePort, JSON): kept by the next run. */
 export const LABEL_SERVICE_NODE_PORTS = "io.podrun.service.node-ports";
 export const SERVICE_PROXY_CONTAINER_NAME = "service-proxy";
@@ -47,10 +49,16 @@ export function proxyContainerName(namespace: string, name: string): string {
   return `${namespace}_${name}_SVC`;
 }
 
-/** The Service's directory in podrun's state directory; its proxy reads `proxy/` of it. */
+/** The Service's directory in podrun's state directory; its proxy reads `proxy/` of it and writes `status/`. */
 export function serviceDirectory(stateDir: string, engine: string, namespace: string, name: string): string {
   return join(stateDir, "services", engine, `${namespace}_${name}`);
 }
+
+/** The directories of a Service's proxy, in its Service's directory. */
+export const proxyDirectories = (serviceDir: string): { configDir: string; statusDir: string } => ({
+  configDir: join(serviceDir, "proxy"),
+  statusDir: join(serviceDir, "status"),
+});
 
 export function routingOf(service: Service): ServiceRouting {
   const spec = service.spec ?? {};
@@ -107,12 +115,16 @@ export interface ProxySpecOptions {
   image: string;
   cluster: ClusterNetwork;
   configDir: string;
+  statusDir: string;
   hash: string;
   nodePorts: ReadonlyMap<string, number>;
   address: string;
 }
 
-/** The proxy container: on the cluster network under the Service's name, least privileged, its config dir mounted read-only. */
+/**
+ * The proxy container: on the cluster network under the Service's name, least privileged, its
+ * config dir mounted read-only and its status dir (the one place it writes) read-write.
+ */
 export function buildProxySpec(options: ProxySpecOptions): ContainerSpec {
   const { service, cluster } = options;
   const routing = routingOf(service);
@@ -128,6 +140,7 @@ export function buildProxySpec(options: ProxySpecOptions): ContainerSpec {
       [LABEL_SERVICE_HASH]: options.hash,
       [LABEL_SERVICE_ROUTING]: JSON.stringify(routing),
       [LABEL_SERVICE_CONFIG_DIR]: options.configDir,
+      [LABEL_SERVICE_STATUS_DIR]: options.statusDir,
       [LABEL_SERVICE_NODE_PORTS]: JSON.stringify(Object.fromEntries(options.nodePorts)),
     },
     hostNetwork: false,
@@ -140,7 +153,10 @@ export function buildProxySpec(options: ProxySpecOptions): ContainerSpec {
     // Restarted by the engine if it dies, as kube-proxy's rules outlive any one process.
     restartPolicy: "always",
     stopTimeoutSeconds: 0,
-    mounts: [{ volume: "service-config", target: SERVICE_PROXY_CONFIG_DIR, readOnly: true, source: options.configDir }],
+    mounts: [
+      { volume: "service-config", target: SERVICE_PROXY_CONFIG_DIR, readOnly: true, source: options.configDir },
+      { volume: "service-status", target: SERVICE_PROXY_STATUS_DIR, readOnly: false, source: options.statusDir },
+    ],
     // It binds the Service's ports (below 1024 too) and relays bytes: nothing else.
     security: { capDrop: ["ALL"], capAdd: ["NET_BIND_SERVICE"], readOnlyRootFilesystem: true, noNewPrivileges: true },
   };
