@@ -33,7 +33,9 @@ import type { ProxyFiles } from "./proxy-applied.js";
 // (2) otherwise the old one goes, the node ports are kept or taken, the image is ensured as any
 // pod's (events, back-off, credentials), the config is written from the pods there now, and the
 // proxy is started; (3) its address is read back: the Service's cluster IP, for the pods' env
-// and `ps`. A headless Service has no proxy (its name is its pods'), an ExternalName none either.
+// and `ps`. A headless Service has no proxy (its name is its pods'). An ExternalName Service's
+// proxy relays to its externalName (service-proxy.ts); its address is the relay's, not a cluster
+// IP: it gives the pods no Service variables (service-env.ts).
 
 export interface ServicesOptions {
   services: readonly { service: Service; source: string }[];
@@ -49,7 +51,7 @@ export interface ServicesOptions {
 export interface ServiceOutcome {
   service: Service;
   source: string;
-  action: "created" | "kept" | "headless" | "none";
+  action: "created" | "kept" | "headless";
   clusterIP?: string | undefined;
   nodePorts: ReadonlyMap<string, number>;
   /** Where its node ports are published. */
@@ -64,12 +66,7 @@ export async function applyServices(deps: ServiceDeps, options: ServicesOptions)
   const outcomes: ServiceOutcome[] = [];
   for (const { service, source } of options.services) {
     if (!hasProxy(service)) {
-      outcomes.push({
-        service,
-        source,
-        action: service.spec?.type === "ExternalName" ? "none" : "headless",
-        nodePorts: new Map(),
-      });
+      outcomes.push({ service, source, action: "headless", nodePorts: new Map() });
       continue;
     }
     outcomes.push({ ...(await applyService(deps, service, options)), source });

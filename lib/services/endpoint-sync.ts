@@ -34,8 +34,22 @@ export async function syncServiceEndpoints(
   return written;
 }
 
-/** The config text of one Service for these pods (pure). */
+/**
+ * The config text of one Service for these pods (pure). An ExternalName Service's ports go to its
+ * name at the same port, whatever the pods: a client of its CNAME on a cluster connects there.
+ */
 export function proxyConfigText(routing: ServiceRouting, pods: readonly CandidatePod[]): string {
+  const { externalName } = routing;
+  if (externalName)
+    return renderProxyConfig({
+      service: `${routing.namespace}/${routing.name}`,
+      ports: routing.ports.map((port) => ({
+        name: port.name ?? "",
+        protocol: (port.protocol ?? "TCP") as ProxyProtocol,
+        port: port.port,
+        endpoints: [{ host: externalName, port: port.port }],
+      })),
+    });
   const service: Service = {
     metadata: { name: routing.name, namespace: routing.namespace },
     spec: {

@@ -23,13 +23,16 @@ export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800;
 
 export type ProxyProtocol = "TCP" | "UDP";
 
-export interface ProxyEndpoint {
-  ip: string;
-  /** The targetPort, resolved for this endpoint's pod. */
-  port: number;
-  /** The pod's name, for the proxy's log lines. */
-  pod: string;
-}
+/** A pod's address, or a name the proxy resolves at each connection (an ExternalName's target). */
+export type ProxyEndpoint =
+  | {
+      ip: string;
+      /** The targetPort, resolved for this endpoint's pod. */
+      port: number;
+      /** The pod's name, for the proxy's log lines. */
+      pod: string;
+    }
+  | { host: string; port: number };
 
 export interface ProxyPort {
   /** The Service port's name ("" when it has none). */
@@ -65,15 +68,20 @@ export function renderProxyConfig(config: ProxyConfig): string {
       name: p.name,
       protocol: p.protocol,
       port: p.port,
-      endpoints: [...p.endpoints].sort(compareEndpoints).map((e) => ({ ip: e.ip, port: e.port, pod: e.pod })),
+      endpoints: [...p.endpoints]
+        .sort(compareEndpoints)
+        .map((e) => ("host" in e ? { host: e.host, port: e.port } : { ip: e.ip, port: e.port, pod: e.pod })),
     })),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
 function compareEndpoints(a: ProxyEndpoint, b: ProxyEndpoint): number {
-  return compareText(addressKey(a.ip), addressKey(b.ip)) || a.port - b.port || compareText(a.pod, b.pod);
+  return compareText(endpointKey(a), endpointKey(b)) || a.port - b.port || compareText(podOf(a), podOf(b));
 }
+
+const endpointKey = (e: ProxyEndpoint) => ("host" in e ? `~~${e.host}` : addressKey(e.ip));
+const podOf = (e: ProxyEndpoint) => ("pod" in e ? e.pod : "");
 
 // By code unit, not localeCompare: the order must not depend on the machine's locale.
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

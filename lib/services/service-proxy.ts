@@ -10,8 +10,10 @@ import { SERVICE_PROXY_CONFIG_DIR, SERVICE_PROXY_STATUS_DIR } from "./proxy-conf
 // container name is upper case), whose address is the Service's cluster IP and whose network alias
 // is the Service's name, `<name>.<namespace>.svc.cluster.local`; the pods' search list makes the
 // shorter forms resolve. It relays each port to the endpoints' targetPort, from a config file podrun
-// writes (endpoint-sync.ts). A headless Service has no proxy: its name is an alias of its endpoint
-// pods (lib/pod/cluster-network.ts). The proxy is no pod's container: it carries podrun's Service
+// writes (endpoint-sync.ts). An ExternalName Service gets one too, which relays each port it lists
+// to `externalName:port`, resolved by the proxy at each connection: the engines' DNS holds no
+// CNAME. A headless Service has no proxy: its name is an alias of its endpoint pods
+// (lib/pod/cluster-network.ts). The proxy is no pod's container: it carries podrun's Service
 // labels, not the kubelet's pod labels, so that pod listings (find-pods.ts) pass it by.
 // Design and cost: docs/services.md.
 
@@ -39,11 +41,14 @@ export interface ServiceRouting {
   sessionAffinity: "None" | "ClientIP";
   affinityTimeoutSeconds?: number;
   publishNotReadyAddresses?: boolean;
+  /** An ExternalName Service's target: its ports go there, by name, rather than to pods. */
+  externalName?: string;
 }
 
 export const isHeadless = (service: Service): boolean => service.spec?.clusterIP === "None";
-/** A Service that gets a proxy: one with an address (not headless), of a type podrun relays. */
-export const hasProxy = (service: Service): boolean => service.spec?.type !== "ExternalName" && !isHeadless(service);
+export const isExternalName = (service: Service): boolean => service.spec?.type === "ExternalName";
+/** A Service that gets a proxy: any but a headless one (an ExternalName Service has no clusterIP field). */
+export const hasProxy = (service: Service): boolean => isExternalName(service) || !isHeadless(service);
 
 export function proxyContainerName(namespace: string, name: string): string {
   return `${namespace}_${name}_SVC`;
@@ -79,6 +84,7 @@ export function routingOf(service: Service): ServiceRouting {
       ? { affinityTimeoutSeconds: spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? 10800 }
       : {}),
     ...(spec.publishNotReadyAddresses ? { publishNotReadyAddresses: true } : {}),
+    ...(isExternalName(service) && spec.externalName ? { externalName: spec.externalName } : {}),
   };
 }
 
