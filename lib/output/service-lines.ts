@@ -16,7 +16,7 @@ export function formatServiceOutcome(outcome: ServiceOutcome): string {
     const nodePort = outcome.nodePorts.get(portKey(port));
     return nodePort ? `${port.port}:${nodePort}/${port.protocol ?? "TCP"}` : portKey(port);
   });
-  const verb = action === "kept" ? "unchanged" : "created";
+  const verb = action === "kept" ? "unchanged" : action;
   // Its name is the relay's address, not a cluster IP (docs/services.md): the target is what matters.
   if (type === "ExternalName")
     return `${name} ${verb} (ExternalName → ${service.spec?.externalName}, ${ports.join(",") || "no ports: nothing relayed"})`;

@@ -10,7 +10,13 @@ import type { ClusterNetwork } from "../pod/cluster-network.js";
 import { shortHash } from "../pod/spec/spec-hash.js";
 import { ContainerNotStartedError, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
 import { SERVICE_NODE_PORT_RANGE } from "../manifest/rules/service.js";
-import { candidatePods, proxyConfigText, writeProxyConfigText } from "./endpoint-sync.js";
+import {
+  candidatePods,
+  proxyConfigText,
+  readStoredRouting,
+  writeProxyConfigText,
+  writeStoredRouting,
+} from "./endpoint-sync.js";
 import { LABEL_MANAGED } from "../runtime/types.js";
 import {
   buildProxySpec,
@@ -30,6 +36,10 @@ import type { ProxyFiles } from "./proxy-applied.js";
 
 // The Services of an `up`, made before its pods (service-proxy.ts says what a Service is here):
 // (1) a proxy whose Service is unchanged is kept, with its address, node ports and connections;
+// one whose Service changed only in how it routes (selector, ports it listens on, targetPort,
+// affinity, externalName…) is kept too, and gets the new routing and config (`configured`): an
+// engine cannot change a running container's labels, so the routing lives in the Service's
+// directory (routing.json), and the proxy's label hash covers only what the container publishes;
 // (2) otherwise the old one goes, the node ports are kept or taken, the image is ensured as any
 // pod's (events, back-off, credentials), the config is written from the pods there now, and the
 // proxy is started; (3) its address is read back: the Service's cluster IP, for the pods' env
@@ -51,7 +61,7 @@ export interface ServicesOptions {
 export interface ServiceOutcome {
   service: Service;
   source: string;
-  action: "created" | "kept" | "headless";
+  action: "created" | "configured" | "kept" | "headless";
   clusterIP?: string | undefined;
   nodePorts: ReadonlyMap<string, number>;
   /** Where its node ports are published. */
@@ -86,18 +96,13 @@ async function applyService(
   const { runtime } = deps;
   const routing = routingOf(service);
   const name = proxyContainerName(routing.namespace, routing.name);
-  const hash = shortHash({
-    spec: service.spec,
-    image: options.image,
-    address: options.address,
-    network: options.cluster.name,
-  });
-  // 1. Kept: the same Service, its proxy running.
+  const hash = publishedHash(service, options);
+  const specHash = shortHash({ spec: service.spec });
+  const serviceDir = serviceDirectory(options.stateDir, runtime.name, routing.namespace, routing.name);
+  const { configDir, statusDir } = proxyDirectories(serviceDir);
+  // 1. Kept: the same Service, or one that only routes differently, its proxy running.
   const existing = options.dryRun ? undefined : (await runtime.inspectContainers([name]))[0];
   const kept = readNodePorts(existing);
-  const { configDir, statusDir } = proxyDirectories(
-    serviceDirectory(options.stateDir, runtime.name, routing.namespace, routing.name),
-  );
   const files: ProxyFiles = {
     name,
     namespace: routing.namespace,
@@ -106,15 +111,27 @@ async function applyService(
     configDir,
     statusDir,
   };
-  if (existing && existing.running && existing.labels[LABEL_SERVICE_HASH] === hash)
+  const stored = await readStoredRouting(serviceDir);
+  const plan = planService(
+    existing && { running: existing.running, hash: existing.labels[LABEL_SERVICE_HASH] },
+    stored?.specHash,
+    { hash, specHash },
+  );
+  if (plan !== "create" && existing) {
+    if (plan === "configure") {
+      await writeStoredRouting(serviceDir, { specHash, routing });
+      const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
+      await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
+    }
     return {
       service,
-      action: "kept",
+      action: plan === "keep" ? "kept" : "configured",
       clusterIP: existing.ip,
       nodePorts: kept,
       address: options.address,
       ...(existing.labels[LABEL_SERVICE_STATUS_DIR] ? { proxy: files } : {}),
     };
+  }
   // 2. Made anew: the old proxy goes first (its node ports are freed, and taken back below).
   if (existing) await runtime.removeContainers([existing.id]);
   const nodePorts = await allocateNodePorts(service, kept, options);
@@ -126,6 +143,7 @@ async function applyService(
     present: options.dryRun ? new Map() : await runtime.inspectImages([options.image]),
   });
   if (!options.dryRun) {
+    await writeStoredRouting(serviceDir, { specHash, routing });
     const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
     await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
     await makeStatusDirectory(statusDir);
@@ -151,7 +169,7 @@ async function applyService(
   const clusterIP = options.dryRun ? `<address of ${name}>` : (await runtime.inspectContainers([id]))[0]?.ip;
   return {
     service,
-    action: "created",
+    action: existing ? "configured" : "created",
     clusterIP,
     nodePorts,
     address: options.address,
@@ -170,6 +188,36 @@ async function makeStatusDirectory(statusDir: string): Promise<void> {
   await mkdir(statusDir, { recursive: true });
   await chmod(statusDir, 0o1777);
   await rm(join(statusDir, SERVICE_PROXY_APPLIED_FILE), { force: true });
+}
+
+/**
+ * What the proxy container is made of beyond its routing: a change here needs a new container (an
+ * engine publishes ports and joins networks only at creation); any other change is made in place.
+ */
+function publishedHash(service: Service, options: Pick<ServicesOptions, "image" | "address" | "cluster">): string {
+  const type = service.spec?.type ?? "ClusterIP";
+  const published = type === "NodePort" || type === "LoadBalancer";
+  return shortHash({
+    type: published ? type : "ClusterIP",
+    ports: published ? (service.spec?.ports ?? []).map((p) => [portKey(p), p.nodePort ?? null]) : [],
+    image: options.image,
+    address: options.address,
+    network: options.cluster.name,
+  });
+}
+
+/**
+ * What becomes of a Service's proxy (pure): kept when it runs with the same published part and the
+ * stored spec is the Service's; configured in place when only the spec's routing changed; made
+ * anew otherwise (none yet, not running, or what it publishes changed).
+ */
+export function planService(
+  existing: { running: boolean; hash: string | undefined } | undefined,
+  storedSpecHash: string | undefined,
+  want: { hash: string; specHash: string },
+): "keep" | "configure" | "create" {
+  if (!existing?.running || existing.hash !== want.hash) return "create";
+  return storedSpecHash === want.specHash ? "keep" : "configure";
 }
 
 function serviceObject(service: Service): InvolvedObject {

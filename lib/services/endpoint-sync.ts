@@ -1,6 +1,6 @@
 import type { ContainerPort, Service } from "kubernetes-types/core/v1.js";
 import { mkdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { groupPods, type PodRecord } from "../pod/status/find-pods.js";
 import { LABEL_POD_PORTS } from "../pod/spec/spec-hash.js";
 import { LABEL_MANAGED, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
@@ -82,13 +82,37 @@ export async function writeProxyConfigText(configDir: string, text: string): Pro
 }
 
 async function writeProxyConfig(proxy: ContainerState, pods: readonly CandidatePod[]): Promise<boolean> {
-  let routing: ServiceRouting;
+  const configDir = proxy.labels[LABEL_SERVICE_CONFIG_DIR]!;
+  // The Service's routing as its last `up` stored it (a change made in place), else as its proxy was made with.
+  let routing = (await readStoredRouting(dirname(configDir)))?.routing;
   try {
-    routing = JSON.parse(proxy.labels[LABEL_SERVICE_ROUTING]!) as ServiceRouting;
+    routing ??= JSON.parse(proxy.labels[LABEL_SERVICE_ROUTING]!) as ServiceRouting;
   } catch {
     return false; // not podrun's writing: a proxy whose label was changed by hand is left as it is
   }
-  return writeProxyConfigText(proxy.labels[LABEL_SERVICE_CONFIG_DIR]!, proxyConfigText(routing, pods));
+  return writeProxyConfigText(configDir, proxyConfigText(routing, pods));
+}
+
+/** A Service's routing as `up` stored it in its directory, with the hash of the spec it came from. */
+export interface StoredRouting {
+  specHash: string;
+  routing: ServiceRouting;
+}
+
+const ROUTING_FILE = "routing.json";
+
+export async function readStoredRouting(serviceDir: string): Promise<StoredRouting | undefined> {
+  try {
+    const stored = JSON.parse(await readFile(join(serviceDir, ROUTING_FILE), "utf8")) as Partial<StoredRouting>;
+    return typeof stored.specHash === "string" && stored.routing ? (stored as StoredRouting) : undefined;
+  } catch {
+    return undefined; // none yet (a proxy made by an older podrun), or not podrun's writing
+  }
+}
+
+export async function writeStoredRouting(serviceDir: string, stored: StoredRouting): Promise<void> {
+  await mkdir(serviceDir, { recursive: true });
+  await writeFileAtomic(join(serviceDir, ROUTING_FILE), `${JSON.stringify(stored)}\n`, 0o644);
 }
 
 /** The pods among podrun's containers, as their Services see them. */

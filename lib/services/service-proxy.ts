@@ -20,9 +20,15 @@ import { SERVICE_PROXY_CONFIG_DIR, SERVICE_PROXY_STATUS_DIR } from "./proxy-conf
 export const LABEL_SERVICE_NAME = "io.podrun.service.name";
 export const LABEL_SERVICE_NAMESPACE = "io.podrun.service.namespace";
 export const LABEL_SERVICE_UID = "io.podrun.service.uid";
-/** The hash of the Service as written: an unchanged one keeps its proxy, and so its address. */
+/**
+ * The hash of what the proxy container publishes (type, published ports, image, address, network):
+ * while it is the same the proxy is kept, and so its address; routing changes are made in place.
+ */
 export const LABEL_SERVICE_HASH = "io.podrun.service.hash";
-/** What any run needs to find the Service's endpoints (ServiceRouting, JSON). */
+/**
+ * What any run needs to find the Service's endpoints (ServiceRouting, JSON), as the proxy was made
+ * with; a change made in place since is in the Service's directory (endpoint-sync.ts readStoredRouting).
+ */
 export const LABEL_SERVICE_ROUTING = "io.podrun.service.routing";
 /** The host directory the proxy reads its config from (any run rewrites it). */
 export const LABEL_SERVICE_CONFIG_DIR = "io.podrun.service.config-dir";
