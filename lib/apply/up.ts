@@ -78,7 +78,8 @@ export async function applyUp(deps: RunPodDeps, options: UpRunOptions): Promise<
   const podsEnd = await runPods(deps, run, state);
   if (podsEnd) return podsEnd;
   // Step 3: once, after the last endpoint sync (a proxy polls its file: docs/services.md).
-  if (state.proxies.length > 0) await waitForProxies(deps, state.proxies);
+  if (state.proxies.length > 0) await waitForProxies(deps, state.proxies, { signal: options.podOptions.signal });
+  if (options.podOptions.signal?.aborted) return { status: "interrupted", done: state.done };
   return runTheJobs(deps, run, state);
 }
 

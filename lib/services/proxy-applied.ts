@@ -66,6 +66,8 @@ export interface WaitForProxiesOptions {
   /** Milliseconds (default Date.now), for tests. */
   clock?: () => number;
   pollMs?: number;
+  /** Ctrl-C: the wait ends at once, with no Warning. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -75,7 +77,7 @@ export interface WaitForProxiesOptions {
 export async function waitForProxies(
   deps: { runtime: Pick<ContainerRuntime, "name" | "inspectContainers">; recorder: Pick<EventRecorder, "event"> },
   proxies: readonly ProxyFiles[],
-  { timeoutMs = PROXY_APPLY_TIMEOUT_MS, clock = Date.now, pollMs = POLL_MS }: WaitForProxiesOptions = {},
+  { timeoutMs = PROXY_APPLY_TIMEOUT_MS, clock = Date.now, pollMs = POLL_MS, signal }: WaitForProxiesOptions = {},
 ): Promise<string[]> {
   const start = clock();
   let pending = await behind(unique(proxies));
@@ -86,6 +88,7 @@ export async function waitForProxies(
   );
   pending = pending.filter((p) => running.has(p.name));
   while (pending.length > 0 && clock() - start < timeoutMs) {
+    if (signal?.aborted) return pending.map((p) => p.name);
     await sleep(pollMs);
     pending = await behind(pending);
   }

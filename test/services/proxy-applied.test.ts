@@ -108,3 +108,14 @@ t.test("nothing running: no wait at all", async (t) => {
   t.ok(Date.now() - start < 1000);
   t.same(events, []);
 });
+
+t.test("Ctrl-C ends the wait at once, with no Warning", async (t) => {
+  const a = await proxyFiles("a");
+  const { deps, events } = fakeDeps(["a"]);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  const start = Date.now();
+  t.same(await waitForProxies(deps, [a], { timeoutMs: 5000, pollMs: 10, signal: controller.signal }), ["a"]);
+  t.ok(Date.now() - start < 1000, "well before the bound");
+  t.same(events, []);
+});
