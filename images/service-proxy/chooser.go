@@ -29,7 +29,7 @@ type chooser struct {
 }
 
 type affinityEntry struct {
-	endpoint netip.AddrPort
+	endpoint string // its dialAddress
 	lastUsed time.Time
 }
 
@@ -76,13 +76,13 @@ func (c *chooser) choose(client netip.Addr) (Endpoint, bool) {
 		}
 	}
 	e := c.endpoints[c.intn(len(c.endpoints))]
-	c.clients[client] = affinityEntry{e.addr, now}
+	c.clients[client] = affinityEntry{e.dialAddress(), now}
 	return e, true
 }
 
-func (c *chooser) find(addr netip.AddrPort) (Endpoint, bool) {
+func (c *chooser) find(address string) (Endpoint, bool) {
 	for _, e := range c.endpoints {
-		if e.addr == addr {
+		if e.dialAddress() == address {
 			return e, true
 		}
 	}
@@ -103,10 +103,10 @@ func (c *chooser) purge(now time.Time) {
 	}
 }
 
-// has reports whether addr is one of the current endpoints.
-func (c *chooser) has(addr netip.AddrPort) bool {
+// has reports whether the endpoint at address (its dialAddress) is one of the current endpoints.
+func (c *chooser) has(address string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.find(addr)
+	_, ok := c.find(address)
 	return ok
 }

@@ -17,6 +17,9 @@ package main
 //     endpoints are the ready pods' addresses with the targetPort already resolved for each pod
 //     (a named container port may map to different numbers in different pods), so the proxy only
 //     relays. pod is only for the -v log lines.
+//   - an endpoint may give a host name instead of an ip: {"host": "db.example.com", "port": 5432}
+//     (an ExternalName Service's target). The proxy resolves it through its DNS at each new
+//     connection (TCP) or session (UDP), so a target whose address changes is followed.
 //
 // A file that breaks any of these rules is refused as a whole: the proxy keeps the last good one.
 
@@ -24,9 +27,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/netip"
+	"regexp"
+	"strconv"
 	"time"
 )
+
+// hostName is a DNS name as an ExternalName Service's externalName is (the API server checks it
+// as a DNS-1123 subdomain), optionally fully qualified with a final dot.
+var hostName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\.?$`)
 
 type Config struct {
 	Service                string `json:"service"`
@@ -44,10 +54,27 @@ type Port struct {
 
 type Endpoint struct {
 	IP   string `json:"ip"`
+	Host string `json:"host"` // instead of IP: a name resolved at each connection
 	Port int    `json:"port"`
 	Pod  string `json:"pod"`
 
-	addr netip.AddrPort // IP and Port, parsed
+	addr netip.AddrPort // IP and Port, parsed (zero with Host)
+}
+
+// dialAddress is what a connection to the endpoint dials: its address, or its name and port.
+func (e Endpoint) dialAddress() string {
+	if e.Host != "" {
+		return net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
+	}
+	return e.addr.String()
+}
+
+// String names the endpoint in log lines: where it is, and its pod when it has one.
+func (e Endpoint) String() string {
+	if e.Pod == "" {
+		return e.dialAddress()
+	}
+	return fmt.Sprintf("%s (pod %s)", e.dialAddress(), e.Pod)
 }
 
 const (
@@ -111,12 +138,21 @@ func parseConfig(data []byte) (*Config, error) {
 		seen[p.key()] = true
 		for j := range p.Endpoints {
 			e := &p.Endpoints[j]
+			if e.Port < 1 || e.Port > 65535 {
+				return nil, fmt.Errorf("ports[%d].endpoints[%d].port: %d is not in 1..65535", i, j, e.Port)
+			}
+			if e.Host != "" {
+				if e.IP != "" {
+					return nil, fmt.Errorf("ports[%d].endpoints[%d]: both ip and host", i, j)
+				}
+				if len(e.Host) > 254 || !hostName.MatchString(e.Host) {
+					return nil, fmt.Errorf("ports[%d].endpoints[%d].host: %q is not a DNS name", i, j, e.Host)
+				}
+				continue
+			}
 			ip, err := netip.ParseAddr(e.IP)
 			if err != nil {
 				return nil, fmt.Errorf("ports[%d].endpoints[%d].ip: %v", i, j, err)
-			}
-			if e.Port < 1 || e.Port > 65535 {
-				return nil, fmt.Errorf("ports[%d].endpoints[%d].port: %d is not in 1..65535", i, j, e.Port)
 			}
 			e.addr = netip.AddrPortFrom(ip.Unmap(), uint16(e.Port))
 		}

@@ -25,6 +25,16 @@ func TestParseConfig(t *testing.T) {
 			{"protocol": "TCP", "port": 53, "endpoints": []}]}`},
 		{name: "IPv6 endpoint", json: `{"service": "a/b", "ports": [{"protocol": "TCP", "port": 80,
 			"endpoints": [{"ip": "fd00::5", "port": 80}]}]}`},
+		{name: "an endpoint by name", json: `{"service": "a/ext", "ports": [{"protocol": "TCP", "port": 5432,
+			"endpoints": [{"host": "db.example.com", "port": 5432}]}]}`},
+		{name: "a fully qualified name", json: `{"ports": [{"protocol": "UDP", "port": 53,
+			"endpoints": [{"host": "api.default.svc.cluster.local.", "port": 53}]}]}`},
+		{name: "both ip and host", json: `{"ports": [{"protocol": "TCP", "port": 80,
+			"endpoints": [{"ip": "10.0.0.1", "host": "db.example.com", "port": 80}]}]}`, err: "ports[0].endpoints[0]: both ip and host"},
+		{name: "a host that is no name", json: `{"ports": [{"protocol": "TCP", "port": 80,
+			"endpoints": [{"host": "db.example.com:80", "port": 80}]}]}`, err: `ports[0].endpoints[0].host: "db.example.com:80"`},
+		{name: "a host with its port missing", json: `{"ports": [{"protocol": "TCP", "port": 80,
+			"endpoints": [{"host": "db.example.com"}]}]}`, err: "ports[0].endpoints[0].port: 0"},
 		{name: "not JSON", json: `{"service": `, err: "unexpected EOF"},
 		{name: "two values", json: `{} {}`, err: "more than one JSON value"},
 		{name: "unknown field", json: `{"service": "a/b", "selector": {}}`, err: `unknown field "selector"`},
@@ -74,7 +84,25 @@ func TestParseConfigEndpointAddresses(t *testing.T) {
 	if got := eps[1].addr.String(); got != "10.88.0.6:8081" {
 		t.Errorf("endpoint 1 %s", got)
 	}
+	if got := eps[0].String(); got != "10.88.0.5:8080 (pod api-abc)" {
+		t.Errorf("endpoint 0 is logged as %q", got)
+	}
 	if cfg.Service != "default/api" || cfg.Ports[0].Name != "http" || eps[1].Pod != "api-def" {
 		t.Errorf("fields: %+v", cfg)
+	}
+}
+
+func TestParseConfigEndpointByName(t *testing.T) {
+	cfg, err := parseConfig([]byte(`{"service": "default/ext", "ports": [{"protocol": "TCP", "port": 5432,
+		"endpoints": [{"host": "db.example.com", "port": 5432}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Ports[0].Endpoints[0]
+	if got := e.dialAddress(); got != "db.example.com:5432" {
+		t.Errorf("dials %q", got)
+	}
+	if got := e.String(); got != "db.example.com:5432" {
+		t.Errorf("logged as %q", got)
 	}
 }

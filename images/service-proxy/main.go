@@ -8,7 +8,10 @@
 // (https://github.com/kubernetes/kubernetes/tree/master/pkg/proxy): podrun must not touch the
 // host's firewall, and a container it makes and removes leaves the host as it found it.
 //
-// Usage: service-proxy [-config-dir /podrun/service] [-v]
+// Once it has applied a config it writes the config's hash to <status-dir>/applied, when podrun
+// mounted that directory (watch.go), so that podrun can wait until the proxy follows its file.
+//
+// Usage: service-proxy [-config-dir /podrun/service] [-status-dir /podrun/status] [-v]
 package main
 
 import (
@@ -23,6 +26,7 @@ import (
 
 func main() {
 	configDir := flag.String("config-dir", "/podrun/service", "directory holding "+configFile)
+	statusDir := flag.String("status-dir", "/podrun/status", "writable directory for "+appliedFile+" (skipped when absent)")
 	verbose := flag.Bool("v", false, "log every connection and UDP session")
 	flag.Parse()
 
@@ -42,5 +46,9 @@ func main() {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	w := &watcher{path: filepath.Join(*configDir, configFile), proxy: proxy}
+	// An older podrun mounts no status directory (and the root is read-only): nothing is reported.
+	if info, err := os.Stat(*statusDir); err == nil && info.IsDir() {
+		w.statusDir = *statusDir
+	}
 	w.run(200*time.Millisecond, hup, nil)
 }

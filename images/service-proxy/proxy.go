@@ -23,6 +23,7 @@ type Proxy struct {
 	verbose     bool
 	dialTimeout time.Duration
 	udpIdle     time.Duration
+	resolver    *net.Resolver // for endpoints given by name; nil: the system's (tests give their own)
 
 	service atomic.Pointer[string] // for the log lines, read by connections' goroutines
 
@@ -127,6 +128,14 @@ func (p *Proxy) listen(key portKey, endpoints []Endpoint, affinity time.Duration
 		return listenUDP(p, p.address(key.port), c)
 	}
 	return nil, fmt.Errorf("protocol %s is not relayed", key.protocol)
+}
+
+// dial connects to an endpoint. One given by name is resolved now, at each new connection or
+// session, through the container's DNS (the engine's), as a CNAME is followed by each client's
+// lookup on a cluster: a target whose address changes is followed. The timeout covers the lookup.
+func (p *Proxy) dial(network string, e Endpoint) (net.Conn, error) {
+	d := net.Dialer{Timeout: p.dialTimeout, Resolver: p.resolver}
+	return d.Dial(network, e.dialAddress())
 }
 
 func (p *Proxy) address(port int) string { return net.JoinHostPort(p.host, strconv.Itoa(port)) }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -417,4 +419,55 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// Once a config is applied its hash is in the status directory, and a config refused leaves the
+// last good one's hash there: podrun waits for the hash of what it wrote.
+func TestWatcherReportsAppliedConfig(t *testing.T) {
+	dir, status := t.TempDir(), t.TempDir()
+	p := testProxy(t)
+	w := &watcher{path: filepath.Join(dir, configFile), proxy: p, statusDir: status}
+	applied := func() string {
+		data, _ := os.ReadFile(filepath.Join(status, appliedFile))
+		return string(data)
+	}
+	hashOf := func(text string) string {
+		sum := sha256.Sum256([]byte(text))
+		return hex.EncodeToString(sum[:]) + "\n"
+	}
+
+	w.check(false)
+	if got := applied(); got != "" {
+		t.Fatalf("applied %q before any config", got)
+	}
+	port := freePort(t)
+	a := tcpEndpoint(t, "a")
+	good := fmt.Sprintf(`{"service": "test/svc", "ports": [{"protocol": "TCP", "port": %d,
+		"endpoints": [{"ip": "127.0.0.1", "port": %d}]}]}`, port, a.addr.Port())
+	if err := os.WriteFile(w.path, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.check(false)
+	if got := applied(); got != hashOf(good) {
+		t.Errorf("applied %q, want %q", got, hashOf(good))
+	}
+	// The port listens by the time the hash is written.
+	if got, err := ask(t, port, "x"); got != "a:x" {
+		t.Errorf("answer %q (%v) once applied", got, err)
+	}
+	if err := os.WriteFile(w.path, []byte(`{"service": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.check(true)
+	if got := applied(); got != hashOf(good) {
+		t.Errorf("applied %q after a refused config, want the last good one's", got)
+	}
+	entries, _ := os.ReadDir(status)
+	if len(entries) != 1 {
+		t.Errorf("status directory holds %d files, want only %s", len(entries), appliedFile)
+	}
+	info, _ := os.Stat(filepath.Join(status, appliedFile))
+	if info.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644 (podrun reads a file the proxy's user wrote)", info.Mode().Perm())
+	}
 }

@@ -60,16 +60,15 @@ func (l *tcpListener) handle(client *net.TCPConn) {
 		reset(client)
 		return
 	}
-	dialer := net.Dialer{Timeout: l.proxy.dialTimeout}
-	conn, err := dialer.Dial("tcp", e.addr.String())
+	conn, err := l.proxy.dial("tcp", e)
 	if err != nil {
-		l.proxy.logf("TCP %d: %v: connecting to %s (pod %s): %v", l.port(), from, e.addr, e.Pod, err)
+		l.proxy.logf("TCP %d: %v: connecting to %s: %v", l.port(), from, e, err)
 		reset(client)
 		return
 	}
-	l.proxy.debugf("TCP %d: %v -> %s (pod %s)", l.port(), from, e.addr, e.Pod)
+	l.proxy.debugf("TCP %d: %v -> %s", l.port(), from, e)
 	relay(client, conn.(*net.TCPConn))
-	l.proxy.debugf("TCP %d: %v -> %s: closed", l.port(), from, e.addr)
+	l.proxy.debugf("TCP %d: %v -> %s: closed", l.port(), from, e.dialAddress())
 }
 
 func (l *tcpListener) port() uint16 { return l.ln.Addr().(*net.TCPAddr).AddrPort().Port() }

@@ -55,7 +55,7 @@ func (l *udpListener) update(endpoints []Endpoint, affinity time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, s := range l.sessions {
-		if !l.chooser.has(s.endpoint.addr) {
+		if !l.chooser.has(s.endpoint.dialAddress()) {
 			s.conn.Close()
 		}
 	}
@@ -113,15 +113,17 @@ func (l *udpListener) session(from netip.AddrPort) *udpSession {
 	if !ok {
 		return nil
 	}
-	conn, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(e.addr))
+	// An endpoint given by name is resolved here, under the lock: the datagrams of other clients of
+	// this port wait for the lookup (at most the dial timeout), which only an ExternalName pays.
+	conn, err := l.proxy.dial("udp", e)
 	if err != nil {
-		l.proxy.logf("UDP %d: %v: socket to %s (pod %s): %v", l.port(), from, e.addr, e.Pod, err)
+		l.proxy.logf("UDP %d: %v: socket to %s: %v", l.port(), from, e, err)
 		return nil
 	}
-	s := &udpSession{client: from, endpoint: e, conn: conn}
+	s := &udpSession{client: from, endpoint: e, conn: conn.(*net.UDPConn)}
 	s.last.Store(time.Now().UnixNano())
 	l.sessions[from] = s
-	l.proxy.debugf("UDP %d: %v -> %s (pod %s)", l.port(), from, e.addr, e.Pod)
+	l.proxy.debugf("UDP %d: %v -> %s", l.port(), from, e)
 	go l.replies(s)
 	return s
 }
@@ -158,7 +160,7 @@ func (l *udpListener) replies(s *udpSession) {
 func (l *udpListener) end(s *udpSession) {
 	s.conn.Close()
 	l.forget(s)
-	l.proxy.debugf("UDP %d: %v -> %s: session ended", l.port(), s.client, s.endpoint.addr)
+	l.proxy.debugf("UDP %d: %v -> %s: session ended", l.port(), s.client, s.endpoint.dialAddress())
 }
 
 func (l *udpListener) forget(s *udpSession) {

@@ -8,6 +8,7 @@ import { ensureClusterNetwork, needsClusterNetwork } from "../pod/cluster-networ
 import { applyServices, serviceAddressesOf, type ServiceOutcome } from "../services/apply-services.js";
 import { syncServiceEndpoints } from "../services/endpoint-sync.js";
 import { hasProxy } from "../services/service-proxy.js";
+import { proxyFilesOf, waitForProxies, type ProxyFiles } from "../services/proxy-applied.js";
 import { serviceEnvVars } from "../services/service-env.js";
 import type { ObjectPlan, PodRun } from "./plan-objects.js";
 import { removeStaleWorkloadPods, type StalePodOutcome } from "./stale-workload-pods.js";
@@ -15,7 +16,8 @@ import { removeStaleWorkloadPods, type StalePodOutcome } from "./stale-workload-
 // The run of `podrun up`, once the command has read its flags and opened its output: (1) the
 // pods the workloads' specs no longer name are removed, (2) each pod of the plan is brought up
 // (pod/run-pod.ts) one after the other, or left Pending when an earlier pod has its host port,
-// (3) the Jobs are handed to the Job controller (workloads/run-jobs.ts). Each step is told as it
+// (3) the run waits until the Services' proxies it wrote to relay by what it wrote, (4) the Jobs
+// are handed to the Job controller (workloads/run-jobs.ts). Each step is told as it
 // ends (an UpStep, worded by output/pod-outcome.ts, output/job-outcome.ts and output/up-lines.ts); the run returns how
 // it ended. Ctrl-C has one path: the signal's AbortError, the pod's 'interrupted' outcome, then
 // this run's 'interrupted' result (exit 130 in the command).
@@ -33,7 +35,7 @@ export type UpStep =
   | { kind: "unschedulable"; run: PodRun; port: HostPort }
   /** Step 2: how the pod went; `last` when it is the plan's last pod. */
   | { kind: "pod"; run: PodRun; outcome: PodOutcome; last: boolean }
-  /** Step 3: a step of a Job's run (worded by output/job-outcome.ts). */
+  /** Step 4: a step of a Job's run (worded by output/job-outcome.ts). */
   | { kind: "job"; outcome: JobOutcome }
   /** Step 2, first: a Service made or kept (worded by output/service-lines.ts). */
   | { kind: "service"; outcome: ServiceOutcome };
@@ -65,14 +67,19 @@ export interface UpRunOptions {
 interface UpState {
   failed: string[];
   done: { name: string; source: string }[];
+  /** The Service proxies the run made or wrote a config to: step 3 waits for them. */
+  proxies: ProxyFiles[];
 }
 
 export async function applyUp(deps: RunPodDeps, options: UpRunOptions): Promise<UpResult> {
-  const state: UpState = { failed: [], done: [] };
+  const state: UpState = { failed: [], done: [], proxies: [] };
   if (!options.podOptions.dryRun) await removeStalePods(deps, options, state);
-  const run = await makeServices(deps, await joinClusterNetwork(deps, options));
+  const run = await makeServices(deps, await joinClusterNetwork(deps, options), state);
   const podsEnd = await runPods(deps, run, state);
   if (podsEnd) return podsEnd;
+  // Step 3: once, after the last endpoint sync (a proxy polls its file: docs/services.md).
+  if (state.proxies.length > 0) await waitForProxies(deps, state.proxies, { signal: options.podOptions.signal });
+  if (options.podOptions.signal?.aborted) return { status: "interrupted", done: state.done };
   return runTheJobs(deps, run, state);
 }
 
@@ -88,7 +95,7 @@ async function joinClusterNetwork(deps: RunPodDeps, options: UpRunOptions): Prom
  * Step 2, next: the Services (lib/services/apply-services.ts), before the pods: a pod starts with
  * the Service variables of its namespace, and a headless Service's pods are named by it.
  */
-async function makeServices(deps: RunPodDeps, options: UpRunOptions): Promise<UpRunOptions> {
+async function makeServices(deps: RunPodDeps, options: UpRunOptions, state: UpState): Promise<UpRunOptions> {
   const { cluster } = options.podOptions;
   if (options.plan.services.length === 0 || !cluster) return options;
   // Without the engine's DNS on the network no Service name resolves: said before anything is made.
@@ -105,7 +112,10 @@ async function makeServices(deps: RunPodDeps, options: UpRunOptions): Promise<Up
     stateDir: options.podOptions.stateDir,
     dryRun: options.podOptions.dryRun,
   });
-  for (const outcome of outcomes) options.report({ kind: "service", outcome });
+  for (const outcome of outcomes) {
+    options.report({ kind: "service", outcome });
+    if (outcome.proxy) state.proxies.push(outcome.proxy);
+  }
   const addresses = serviceAddressesOf(outcomes);
   const namespaces = new Set(options.plan.runs.map((run) => run.pod.metadata?.namespace ?? "default"));
   for (const job of options.plan.jobs) namespaces.add(job.workload.namespace);
@@ -166,7 +176,11 @@ async function runPods(deps: RunPodDeps, options: UpRunOptions, state: UpState):
     }
     const outcome = await runOnePod(deps, options, run);
     // The Services' endpoints follow the pods: the next pod of the run may already call this one.
-    if (syncs) await syncServiceEndpoints(deps.runtime);
+    if (syncs)
+      for (const proxy of await syncServiceEndpoints(deps.runtime)) {
+        const files = proxyFilesOf(proxy);
+        if (files) state.proxies.push(files);
+      }
     // One pod: an engine command that failed is reported as any command's (lib/cli.ts).
     if (outcome.status === "failed" && outcome.error instanceof EngineError && !several) throw outcome.error;
     options.report({ kind: "pod", run, outcome, last: run === runs.at(-1) });
@@ -193,7 +207,7 @@ function runOnePod(deps: RunPodDeps, options: UpRunOptions, run: PodRun): Promis
   });
 }
 
-/** Step 3: the Jobs, after the pods, each run as the Job controller would (lib/workloads/run-jobs.ts). */
+/** Step 4: the Jobs, after the pods, each run as the Job controller would (lib/workloads/run-jobs.ts). */
 async function runTheJobs(deps: RunPodDeps, options: UpRunOptions, state: UpState): Promise<UpResult> {
   const jobRuns = await runJobs(deps, {
     jobs: options.plan.jobs,

@@ -1,4 +1,5 @@
 import type { Service } from "kubernetes-types/core/v1.js";
+import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { EngineError, errorMessage, PodrunError } from "../errors.js";
@@ -9,27 +10,43 @@ import { ensureClusterNetwork, type ClusterNetwork } from "../pod/cluster-networ
 import { shortHash } from "../pod/spec/spec-hash.js";
 import { ContainerNotStartedError, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
 import { SERVICE_NODE_PORT_RANGE } from "../manifest/rules/service.js";
-import { candidatePods, proxyConfigText, writeProxyConfigText } from "./endpoint-sync.js";
+import {
+  candidatePods,
+  proxyConfigText,
+  readStoredRouting,
+  writeProxyConfigText,
+  writeStoredRouting,
+} from "./endpoint-sync.js";
 import { LABEL_MANAGED } from "../runtime/types.js";
 import {
   buildProxySpec,
   hasProxy,
   LABEL_SERVICE_HASH,
   LABEL_SERVICE_NODE_PORTS,
+  LABEL_SERVICE_STATUS_DIR,
   portKey,
   proxyContainerName,
+  proxyDirectories,
   routingOf,
   serviceDirectory,
 } from "./service-proxy.js";
 import type { ServiceAddress } from "./service-env.js";
-import { recordService } from "./service-record.js";
+import { readServiceRecord, recordService } from "./service-record.js";
+import { SERVICE_PROXY_APPLIED_FILE } from "./proxy-config.js";
+import type { ProxyFiles } from "./proxy-applied.js";
 
 // The Services of an `up`, made before its pods (service-proxy.ts says what a Service is here):
 // (1) a proxy whose Service is unchanged is kept, with its address, node ports and connections;
+// one whose Service changed only in how it routes (selector, ports it listens on, targetPort,
+// affinity, externalName…) is kept too, and gets the new routing and config (`configured`): an
+// engine cannot change a running container's labels, so the routing lives in the Service's
+// directory (routing.json), and the proxy's label hash covers only what the container publishes;
 // (2) otherwise the old one goes, the node ports are kept or taken, the image is ensured as any
 // pod's (events, back-off, credentials), the config is written from the pods there now, and the
 // proxy is started; (3) its address is read back: the Service's cluster IP, for the pods' env
-// and `ps`. A headless Service has no proxy (its name is its pods'), an ExternalName none either.
+// and `ps`. A headless Service has no proxy (its name is its pods'). An ExternalName Service's
+// proxy relays to its externalName (service-proxy.ts); its address is the relay's, not a cluster
+// IP: it gives the pods no Service variables (service-env.ts).
 
 export interface ServicesOptions {
   services: readonly { service: Service; source: string }[];
@@ -45,11 +62,13 @@ export interface ServicesOptions {
 export interface ServiceOutcome {
   service: Service;
   source: string;
-  action: "created" | "kept" | "headless" | "none";
+  action: "created" | "configured" | "kept" | "headless";
   clusterIP?: string | undefined;
   nodePorts: ReadonlyMap<string, number>;
   /** Where its node ports are published. */
   address?: string;
+  /** Its proxy's files, when it has a proxy that reports what it applied (`up` waits for it). */
+  proxy?: ProxyFiles;
 }
 
 type ServiceDeps = { runtime: ContainerRuntime; recorder: Pick<EventRecorder, "event">; images: ImageManager };
@@ -60,12 +79,8 @@ export async function applyServices(deps: ServiceDeps, options: ServicesOptions)
   const recordLast = () => recordService({ ...options, engine: deps.runtime.name }, outcomes.at(-1)!);
   for (const { service, source } of options.services) {
     if (!hasProxy(service)) {
-      outcomes.push({
-        service,
-        source,
-        action: service.spec?.type === "ExternalName" ? "none" : "headless",
-        nodePorts: new Map(),
-      });
+      await removeFormerProxy(deps.runtime, service, options);
+      outcomes.push({ service, source, action: "headless", nodePorts: new Map() });
       await recordLast();
       continue;
     }
@@ -73,6 +88,21 @@ export async function applyServices(deps: ServiceDeps, options: ServicesOptions)
     await recordLast();
   }
   return outcomes;
+}
+
+/**
+ * A Service made headless whose last `up` gave it a proxy (its record says so): the proxy goes, or
+ * it would keep answering at the old address. No engine call when the record says none was made.
+ */
+async function removeFormerProxy(
+  runtime: ContainerRuntime,
+  service: Service,
+  options: Pick<ServicesOptions, "stateDir" | "dryRun">,
+): Promise<void> {
+  const { namespace, name } = routingOf(service);
+  const record = await readServiceRecord(serviceDirectory(options.stateDir, runtime.name, namespace, name));
+  if (options.dryRun || !record || !hasProxy(record.service)) return;
+  await runtime.removeContainers([proxyContainerName(namespace, name)]);
 }
 
 /** The run's Services with their addresses, for the pods' environment (service-env.ts). */
@@ -87,17 +117,42 @@ async function applyService(
   const { runtime } = deps;
   const routing = routingOf(service);
   const name = proxyContainerName(routing.namespace, routing.name);
-  const hash = shortHash({
-    spec: service.spec,
-    image: options.image,
-    address: options.address,
-    network: options.cluster.name,
-  });
-  // 1. Kept: the same Service, its proxy running.
+  const hash = publishedHash(service, options);
+  const specHash = shortHash({ spec: service.spec });
+  const serviceDir = serviceDirectory(options.stateDir, runtime.name, routing.namespace, routing.name);
+  const { configDir, statusDir } = proxyDirectories(serviceDir);
+  // 1. Kept: the same Service, or one that only routes differently, its proxy running.
   const existing = options.dryRun ? undefined : (await runtime.inspectContainers([name]))[0];
   const kept = readNodePorts(existing);
-  if (existing && existing.running && existing.labels[LABEL_SERVICE_HASH] === hash)
-    return { service, action: "kept", clusterIP: existing.ip, nodePorts: kept, address: options.address };
+  const files: ProxyFiles = {
+    name,
+    namespace: routing.namespace,
+    service: routing.name,
+    uid: service.metadata?.uid ?? "",
+    configDir,
+    statusDir,
+  };
+  const stored = await readStoredRouting(serviceDir);
+  const plan = planService(
+    existing && { running: existing.running, hash: existing.labels[LABEL_SERVICE_HASH] },
+    stored?.specHash,
+    { hash, specHash },
+  );
+  if (plan !== "create" && existing) {
+    if (plan === "configure") {
+      await writeStoredRouting(serviceDir, { specHash, routing });
+      const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
+      await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
+    }
+    return {
+      service,
+      action: plan === "keep" ? "kept" : "configured",
+      clusterIP: existing.ip,
+      nodePorts: kept,
+      address: options.address,
+      ...(existing.labels[LABEL_SERVICE_STATUS_DIR] ? { proxy: files } : {}),
+    };
+  }
   // 2. Made anew: the old proxy goes first (its node ports are freed, and taken back below).
   if (existing) await runtime.removeContainers([existing.id]);
   const nodePorts = await allocateNodePorts(service, kept, options);
@@ -108,13 +163,14 @@ async function applyService(
     pullPolicy: "IfNotPresent",
     present: options.dryRun ? new Map() : await runtime.inspectImages([options.image]),
   });
-  const configDir = join(serviceDirectory(options.stateDir, runtime.name, routing.namespace, routing.name), "proxy");
   if (!options.dryRun) {
+    await writeStoredRouting(serviceDir, { specHash, routing });
     const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
     await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
+    await makeStatusDirectory(statusDir);
   }
   const build = (cluster: ClusterNetwork) =>
-    buildProxySpec({ service, image, cluster, configDir, hash, nodePorts, address: options.address });
+    buildProxySpec({ service, image, cluster, configDir, statusDir, hash, nodePorts, address: options.address });
   let spec = build(options.cluster);
   // Nothing half-made: a proxy made but not started (its port taken, its network gone) goes.
   const create = () =>
@@ -136,7 +192,57 @@ async function applyService(
     });
   // 3. Its address on the cluster network: the cluster IP.
   const clusterIP = options.dryRun ? `<address of ${name}>` : (await runtime.inspectContainers([id]))[0]?.ip;
-  return { service, action: "created", clusterIP, nodePorts, address: options.address };
+  return {
+    service,
+    action: existing ? "configured" : "created",
+    clusterIP,
+    nodePorts,
+    address: options.address,
+    ...(options.dryRun ? {} : { proxy: files }),
+  };
+}
+
+/**
+ * The one directory the proxy writes: emptied of an earlier proxy's report (the new one has applied
+ * nothing yet), and writable by any user, since the proxy runs as its image's root with every
+ * capability dropped (no CAP_DAC_OVERRIDE), which under a rootful engine is not this user. Sticky,
+ * as /tmp is: no other user can replace the proxy's report; at worst one writes a first report that
+ * makes `up` return before the proxy has read its config, as it did before proxies reported.
+ */
+async function makeStatusDirectory(statusDir: string): Promise<void> {
+  await mkdir(statusDir, { recursive: true });
+  await chmod(statusDir, 0o1777);
+  await rm(join(statusDir, SERVICE_PROXY_APPLIED_FILE), { force: true });
+}
+
+/**
+ * What the proxy container is made of beyond its routing: a change here needs a new container (an
+ * engine publishes ports and joins networks only at creation); any other change is made in place.
+ */
+function publishedHash(service: Service, options: Pick<ServicesOptions, "image" | "address" | "cluster">): string {
+  const type = service.spec?.type ?? "ClusterIP";
+  const published = type === "NodePort" || type === "LoadBalancer";
+  return shortHash({
+    type: published ? type : "ClusterIP",
+    ports: published ? (service.spec?.ports ?? []).map((p) => [portKey(p), p.nodePort ?? null]) : [],
+    image: options.image,
+    address: options.address,
+    network: options.cluster.name,
+  });
+}
+
+/**
+ * What becomes of a Service's proxy (pure): kept when it runs with the same published part and the
+ * stored spec is the Service's; configured in place when only the spec's routing changed; made
+ * anew otherwise (none yet, not running, or what it publishes changed).
+ */
+export function planService(
+  existing: { running: boolean; hash: string | undefined } | undefined,
+  storedSpecHash: string | undefined,
+  want: { hash: string; specHash: string },
+): "keep" | "configure" | "create" {
+  if (!existing?.running || existing.hash !== want.hash) return "create";
+  return storedSpecHash === want.specHash ? "keep" : "configure";
 }
 
 function serviceObject(service: Service): InvolvedObject {

@@ -1,6 +1,6 @@
 import type { ContainerPort, Service } from "kubernetes-types/core/v1.js";
 import { mkdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { groupPods, type PodRecord } from "../pod/status/find-pods.js";
 import { LABEL_POD_PORTS } from "../pod/spec/spec-hash.js";
 import { LABEL_MANAGED, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
@@ -18,24 +18,38 @@ import { LABEL_SERVICE_CONFIG_DIR, LABEL_SERVICE_ROUTING, type ServiceRouting } 
 // to probe it after `up` ends (docs/services.md). A config that did not change is not rewritten.
 
 /**
- * Rewrites the config of every Service proxy whose endpoints changed; the number rewritten.
+ * Rewrites the config of every Service proxy whose endpoints changed; the proxies rewritten.
  * `containers`: podrun's containers as just listed, when the caller has them.
  */
 export async function syncServiceEndpoints(
   runtime: ContainerRuntime,
   listed?: readonly ContainerState[],
-): Promise<number> {
+): Promise<ContainerState[]> {
   const containers = listed ?? (await runtime.listContainers({ [LABEL_MANAGED]: "true" }));
   const proxies = containers.filter((c) => c.labels[LABEL_SERVICE_ROUTING] && c.labels[LABEL_SERVICE_CONFIG_DIR]);
-  if (proxies.length === 0) return 0;
+  if (proxies.length === 0) return [];
   const pods = candidatePods(containers);
-  let written = 0;
-  for (const proxy of proxies) if (await writeProxyConfig(proxy, pods)) written++;
+  const written: ContainerState[] = [];
+  for (const proxy of proxies) if (await writeProxyConfig(proxy, pods)) written.push(proxy);
   return written;
 }
 
-/** The config text of one Service for these pods (pure). */
+/**
+ * The config text of one Service for these pods (pure). An ExternalName Service's ports go to its
+ * name at the same port, whatever the pods: a client of its CNAME on a cluster connects there.
+ */
 export function proxyConfigText(routing: ServiceRouting, pods: readonly CandidatePod[]): string {
+  const { externalName } = routing;
+  if (externalName)
+    return renderProxyConfig({
+      service: `${routing.namespace}/${routing.name}`,
+      ports: routing.ports.map((port) => ({
+        name: port.name ?? "",
+        protocol: (port.protocol ?? "TCP") as ProxyProtocol,
+        port: port.port,
+        endpoints: [{ host: externalName, port: port.port }],
+      })),
+    });
   const service: Service = {
     metadata: { name: routing.name, namespace: routing.namespace },
     spec: {
@@ -78,13 +92,37 @@ export async function writeProxyConfigText(configDir: string, text: string, crea
 }
 
 async function writeProxyConfig(proxy: ContainerState, pods: readonly CandidatePod[]): Promise<boolean> {
-  let routing: ServiceRouting;
+  const configDir = proxy.labels[LABEL_SERVICE_CONFIG_DIR]!;
+  // The Service's routing as its last `up` stored it (a change made in place), else as its proxy was made with.
+  let routing = (await readStoredRouting(dirname(configDir)))?.routing;
   try {
-    routing = JSON.parse(proxy.labels[LABEL_SERVICE_ROUTING]!) as ServiceRouting;
+    routing ??= JSON.parse(proxy.labels[LABEL_SERVICE_ROUTING]!) as ServiceRouting;
   } catch {
     return false; // not podrun's writing: a proxy whose label was changed by hand is left as it is
   }
-  return writeProxyConfigText(proxy.labels[LABEL_SERVICE_CONFIG_DIR]!, proxyConfigText(routing, pods), false);
+  return writeProxyConfigText(configDir, proxyConfigText(routing, pods), false);
+}
+
+/** A Service's routing as `up` stored it in its directory, with the hash of the spec it came from. */
+export interface StoredRouting {
+  specHash: string;
+  routing: ServiceRouting;
+}
+
+const ROUTING_FILE = "routing.json";
+
+export async function readStoredRouting(serviceDir: string): Promise<StoredRouting | undefined> {
+  try {
+    const stored = JSON.parse(await readFile(join(serviceDir, ROUTING_FILE), "utf8")) as Partial<StoredRouting>;
+    return typeof stored.specHash === "string" && stored.routing ? (stored as StoredRouting) : undefined;
+  } catch {
+    return undefined; // none yet (a proxy made by an older podrun), or not podrun's writing
+  }
+}
+
+export async function writeStoredRouting(serviceDir: string, stored: StoredRouting): Promise<void> {
+  await mkdir(serviceDir, { recursive: true });
+  await writeFileAtomic(join(serviceDir, ROUTING_FILE), `${JSON.stringify(stored)}\n`, 0o644);
 }
 
 /** The pods among podrun's containers, as their Services see them. */

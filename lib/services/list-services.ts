@@ -22,7 +22,7 @@ import { readServiceRecord, readServiceRecords, recordKey, type ServiceRecord } 
 // proxy's address now, its node ports the proxy's label, and one whose proxy is gone (removed by
 // hand, an engine reset) is not listed, since nothing answers at its name or address any more, as
 // `ps` lists no pod whose containers are gone; its record stays until `down` of it or `down --all`.
-// A headless or an ExternalName Service has nothing on the engine: its record is the Service.
+// A headless Service has nothing on the engine: its record is the Service.
 
 /** A Service as `ps svc` shows it. */
 export interface ListedService {
@@ -93,7 +93,8 @@ function serviceOfProxy(proxy: ContainerState, record: ServiceRecord | undefined
   // A stopped proxy has no address: nothing answers at the Service's.
   delete spec.clusterIP;
   delete spec.clusterIPs;
-  if (proxy.ip) Object.assign(spec, { clusterIP: proxy.ip, clusterIPs: [proxy.ip] });
+  // An ExternalName has no cluster IP, as on a cluster: its relay's address is podrun's means, not the Service's.
+  if (proxy.ip && spec.type !== "ExternalName") Object.assign(spec, { clusterIP: proxy.ip, clusterIPs: [proxy.ip] });
   if (!service.metadata?.creationTimestamp && proxy.createdAt)
     service.metadata = { ...service.metadata, creationTimestamp: toKubeTime(proxy.createdAt) };
   return service;

@@ -3,25 +3,36 @@
 // endpoints and relays to them; it resolves nothing itself, so each endpoint's port is the
 // targetPort already resolved for that pod (a named container port may have a different number
 // in each pod). podrun bind-mounts a directory at SERVICE_PROXY_CONFIG_DIR and replaces
-// SERVICE_PROXY_CONFIG_FILE in it by an atomic rename; the proxy notices within 200 ms.
+// SERVICE_PROXY_CONFIG_FILE in it by an atomic rename; the proxy notices within 200 ms, and says so
+// in SERVICE_PROXY_STATUS_DIR.
 
 /** podrun's default Service proxy image (scripts/test-env.sh builds it offline). */
 export const SERVICE_PROXY_IMAGE = "ghcr.io/podrun/service-proxy:0.1.0";
 /** Where the proxy container reads its config: mount a directory here, not the file. */
 export const SERVICE_PROXY_CONFIG_DIR = "/podrun/service";
 export const SERVICE_PROXY_CONFIG_FILE = "service.json";
+/**
+ * Where the proxy reports what it applied: a writable directory mounted here gets
+ * SERVICE_PROXY_APPLIED_FILE, the SHA-256 (hex) of the config file's bytes, once the proxy relays
+ * by them (proxy-applied.ts waits for it).
+ */
+export const SERVICE_PROXY_STATUS_DIR = "/podrun/status";
+export const SERVICE_PROXY_APPLIED_FILE = "applied";
 /** The API server's default of sessionAffinityConfig.clientIP.timeoutSeconds. */
 export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800;
 
 export type ProxyProtocol = "TCP" | "UDP";
 
-export interface ProxyEndpoint {
-  ip: string;
-  /** The targetPort, resolved for this endpoint's pod. */
-  port: number;
-  /** The pod's name, for the proxy's log lines. */
-  pod: string;
-}
+/** A pod's address, or a name the proxy resolves at each connection (an ExternalName's target). */
+export type ProxyEndpoint =
+  | {
+      ip: string;
+      /** The targetPort, resolved for this endpoint's pod. */
+      port: number;
+      /** The pod's name, for the proxy's log lines. */
+      pod: string;
+    }
+  | { host: string; port: number };
 
 export interface ProxyPort {
   /** The Service port's name ("" when it has none). */
@@ -57,15 +68,20 @@ export function renderProxyConfig(config: ProxyConfig): string {
       name: p.name,
       protocol: p.protocol,
       port: p.port,
-      endpoints: [...p.endpoints].sort(compareEndpoints).map((e) => ({ ip: e.ip, port: e.port, pod: e.pod })),
+      endpoints: [...p.endpoints]
+        .sort(compareEndpoints)
+        .map((e) => ("host" in e ? { host: e.host, port: e.port } : { ip: e.ip, port: e.port, pod: e.pod })),
     })),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
 function compareEndpoints(a: ProxyEndpoint, b: ProxyEndpoint): number {
-  return compareText(addressKey(a.ip), addressKey(b.ip)) || a.port - b.port || compareText(a.pod, b.pod);
+  return compareText(endpointKey(a), endpointKey(b)) || a.port - b.port || compareText(podOf(a), podOf(b));
 }
+
+const endpointKey = (e: ProxyEndpoint) => ("host" in e ? `~~${e.host}` : addressKey(e.ip));
+const podOf = (e: ProxyEndpoint) => ("pod" in e ? e.pod : "");
 
 // By code unit, not localeCompare: the order must not depend on the machine's locale.
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -12,7 +12,7 @@ import { readServiceRecords, recordKey, type ServiceRecord } from "./service-rec
 
 // `down` of Services: those of the files, `svc/NAME`, or with --all every one podrun made (of a
 // namespace). A Service's proxy and its directory (its record: service-record.ts) go; a headless
-// or an ExternalName Service has its record alone (a headless one's names go with its pods). Read
+// Service has its record alone (its names go with its pods). Read
 // back from the engine and the records, as `ps svc` reads them (list-services.ts): one that is not
 // there is "not found", which is no failure; a record whose proxy is gone goes too, unlisted.
 

@@ -368,6 +368,13 @@ t.test("values of the wrong type are the structural checker's, and never throw",
 t.test("Warnings: what podrun does not do with a valid Service", async (t) => {
   t.same(warningsOf(service()), []);
   t.same(warningsOf(service({ type: "ExternalName", externalName: "db.example.com", selector: undefined })), []);
+  t.same(
+    warningsOf(service({ type: "ExternalName", externalName: "db.example.com", selector: undefined, ports: [] })),
+    [
+      "spec.ports: Forbidden: an ExternalName Service without ports relays nothing with podrun (the engines' DNS has no CNAME record): clients reach nothing through its name. List the ports its clients use (valid on a cluster too) and podrun relays each of them to the external name",
+    ],
+    "an ExternalName Service without ports",
+  );
   t.same(warningsOf(service({ clusterIP: "None" })), []);
   const cases: [string, Obj, string[]][] = [
     [

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import t, { type Test } from "tap";
 import type { ImageManager } from "../../lib/images/manager.js";
 import { ensureClusterNetwork } from "../../lib/pod/cluster-network.js";
-import { applyServices } from "../../lib/services/apply-services.js";
+import { applyServices, planService } from "../../lib/services/apply-services.js";
 import { engineError, FakeRuntime } from "../harness/fake-runtime.js";
 
 // A Service's proxy (apply-services.ts) is the first container of its run on the cluster network:
@@ -30,11 +30,11 @@ async function setup(t: Test) {
   let ensured = 0;
   runtime.on("ensureNetwork", () => void ensured++);
   const cluster = await ensureClusterNetwork(runtime);
-  const apply = () =>
+  const applyOf = (wanted: Service) =>
     applyServices(
       { runtime, recorder: { event: () => undefined as never }, images },
       {
-        services: [{ service, source: "app.yaml" }],
+        services: [{ service: wanted, source: "app.yaml" }],
         cluster,
         image: IMAGE,
         address: "127.0.0.1",
@@ -42,7 +42,8 @@ async function setup(t: Test) {
         dryRun: false,
       },
     );
-  return { runtime, apply, ensured: () => ensured };
+  const apply = () => applyOf(service);
+  return { runtime, apply, applyOf, ensured: () => ensured };
 }
 
 t.test("the network removed by another run before the proxy's create: made anew, the proxy made", async (t) => {
@@ -67,4 +68,54 @@ t.test("another failure of the proxy's create: the Service's error, no second tr
   t.equal(creates, 1);
   t.equal(ensured(), 1);
   t.same(await runtime.listContainers({ "io.podrun.managed": "true" }), [], "nothing half made");
+});
+
+t.test(
+  "a Service made headless: its former proxy goes; a headless one never proxied costs no engine call",
+  async (t) => {
+    const { runtime, apply, applyOf } = await setup(t);
+    await apply();
+    let removes = 0;
+    runtime.on("removeContainers", () => void removes++);
+    const headless: Service = { ...service, spec: { ...service.spec, clusterIP: "None" } };
+    const [outcome] = await applyOf(headless);
+    t.equal(outcome?.action, "headless");
+    t.same(await runtime.listContainers({ "io.podrun.managed": "true" }), [], "the ClusterIP's proxy is gone");
+    t.equal(removes, 1);
+    await applyOf(headless);
+    t.equal(removes, 1, "the next up: its record says it has no proxy, nothing is removed");
+  },
+);
+// What becomes of a Service's proxy at `up`: kept, configured in place (only its routing changed:
+// the config is rewritten, the container and its address stay), or made anew (what it publishes
+// changed, or it is not running).
+
+const want = { hash: "published-1", specHash: "spec-1" };
+const cases: [string, Parameters<typeof planService>[0], string | undefined, ReturnType<typeof planService>][] = [
+  ["no proxy yet", undefined, undefined, "create"],
+  ["the same Service, running", { running: true, hash: "published-1" }, "spec-1", "keep"],
+  ["a routing change (selector, targetPort, affinity…)", { running: true, hash: "published-1" }, "spec-0", "configure"],
+  [
+    "no stored routing (a proxy of an older podrun, same label)",
+    { running: true, hash: "published-1" },
+    undefined,
+    "configure",
+  ],
+  [
+    "what it publishes changed (node ports, image, address)",
+    { running: true, hash: "published-0" },
+    "spec-1",
+    "create",
+  ],
+  [
+    "a proxy of an older podrun (its label hashed the whole spec)",
+    { running: true, hash: undefined },
+    undefined,
+    "create",
+  ],
+  ["not running", { running: false, hash: "published-1" }, "spec-1", "create"],
+];
+
+t.test("planService", async (t) => {
+  for (const [name, existing, stored, expected] of cases) t.equal(planService(existing, stored, want), expected, name);
 });

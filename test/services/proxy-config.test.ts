@@ -2,6 +2,7 @@ import t from "tap";
 import {
   renderProxyConfig,
   SERVICE_PROXY_CONFIG_DIR,
+  SERVICE_PROXY_STATUS_DIR,
   SERVICE_PROXY_IMAGE,
   type ProxyConfig,
 } from "../../lib/services/proxy-config.js";
@@ -76,6 +77,19 @@ const cases: { name: string; config: ProxyConfig; want: object }[] = [
       ],
     },
   },
+  {
+    name: "an ExternalName's endpoint: a host name and the Service port, no pod",
+    config: {
+      service: "default/ext",
+      ports: [{ name: "", protocol: "TCP", port: 5432, endpoints: [{ host: "db.example.com", port: 5432 }] }],
+    },
+    want: {
+      service: "default/ext",
+      sessionAffinity: "None",
+      affinityTimeoutSeconds: 10800,
+      ports: [{ name: "", protocol: "TCP", port: 5432, endpoints: [{ host: "db.example.com", port: 5432 }] }],
+    },
+  },
 ];
 
 t.test("renderProxyConfig: the contract's fields, in its order", async (t) => {
@@ -108,4 +122,5 @@ t.test("renderProxyConfig: does not sort the caller's array", async (t) => {
 t.test("the image and the directory the proxy reads", async (t) => {
   t.equal(SERVICE_PROXY_IMAGE, "ghcr.io/podrun/service-proxy:0.1.0");
   t.equal(SERVICE_PROXY_CONFIG_DIR, "/podrun/service");
+  t.equal(SERVICE_PROXY_STATUS_DIR, "/podrun/status");
 });

@@ -61,7 +61,7 @@ t.test("the record is the Service as made: cluster IP, node ports, a LoadBalance
   );
   t.same(balancer.service.status, { loadBalancer: { ingress: [{ ip: "127.0.0.1" }] } }, "where podrun publishes it");
   t.same(serviceRecordOf(outcome(headless, { action: "headless" }), CREATED).service.spec?.clusterIPs, ["None"]);
-  const ext = serviceRecordOf(outcome(external, { action: "none" }), CREATED).service.spec;
+  const ext = serviceRecordOf(outcome(external, { clusterIP: "10.89.0.9" }), CREATED).service.spec;
   t.equal(ext?.clusterIP, undefined, "an ExternalName has no cluster IP");
   t.equal(ext?.externalName, "db.example.com");
 });
@@ -73,7 +73,7 @@ t.test("recordService: written, its creation kept by a later run; a dry run writ
   const location = { stateDir, engine: "docker", dryRun: false };
   await recordService(location, outcome(headless, { action: "headless" }), at("2026-01-01T10:00:00Z"));
   await recordService(location, outcome(headless, { action: "headless" }), at("2026-01-01T11:00:00Z"));
-  await recordService({ ...location, dryRun: true }, outcome(external, { action: "none" }));
+  await recordService({ ...location, dryRun: true }, outcome(external, { clusterIP: "10.89.0.9" }));
   const records = await readServiceRecords(stateDir, "docker");
   t.same(
     records.map((r) => [r.service.metadata?.name, r.service.metadata?.creationTimestamp]),
@@ -123,13 +123,15 @@ t.test("mergeServices: the engine is the truth for a proxied Service; a record a
     serviceRecordOf(outcome(nodePort, { clusterIP: "10.89.0.4", nodePorts: new Map([["80/TCP", 31234]]) }), CREATED),
     serviceRecordOf(outcome(clusterIP, { clusterIP: "10.89.0.3" }), CREATED),
     serviceRecordOf(outcome(headless, { action: "headless" }), CREATED),
-    serviceRecordOf(outcome(external, { action: "none" }), CREATED),
+    serviceRecordOf(outcome(external, { clusterIP: "10.89.0.9" }), CREATED),
   ];
   const proxies = [
     // Restarted by the engine: a new address, the same node port.
     proxy("web", { ip: "10.89.0.9", nodePorts: { "80/TCP": 31234 } }),
     // No record (made by a podrun before records): what its labels say.
     proxy("old", { ip: "10.89.0.7", nodePorts: { "80/TCP": 30080 } }),
+    // An ExternalName's relay: its address is no cluster IP.
+    proxy("ext", { ip: "10.89.0.11" }),
   ];
   const services = mergeServices(proxies, records);
   t.same(
@@ -175,7 +177,7 @@ t.test("down: a headless Service's record is found and removed; --all removes ev
   const runtime = new FakeRuntime();
   const location = { stateDir, engine: runtime.name, dryRun: false };
   await recordService(location, outcome(headless, { action: "headless" }));
-  await recordService(location, outcome(external, { action: "none" }));
+  await recordService(location, outcome(external, { clusterIP: "10.89.0.9" }));
   await recordService(location, outcome(service("db", { clusterIP: "None" }, "other"), { action: "headless" }));
   await recordService(location, outcome(clusterIP, { clusterIP: "10.89.0.3" }));
   const one = await removeServices(runtime, { services: [{ name: "db", namespace: "default" }], all: false, stateDir });
@@ -185,9 +187,9 @@ t.test("down: a headless Service's record is found and removed; --all removes ev
     all.removed.map((s) => [s.name, s.found]).sort(),
     [
       ["api", false],
-      ["ext", true],
+      ["ext", false],
     ],
-    "api's proxy is gone: not found, its record removed all the same",
+    "api's and ext's proxies are gone: not found, their records removed all the same",
   );
   t.same(
     (await readServiceRecords(stateDir, runtime.name)).map((r) => r.service.metadata?.namespace),

@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -410,4 +411,130 @@ spec:
       t.equal(left.stdout.trim(), "", "no proxy left half-made");
     },
   );
+}
+
+// An ExternalName Service reached by its own names on its listed port (its target another
+// Service's full name, so it resolves offline), a bare Pod's `<hostname>.<subdomain>` through a
+// headless Service, the Service variables (none for the ExternalName), a Service whose selector
+// changes configured in place (same cluster IP, the new endpoints), and `up` returning only once the
+// proxies relay to the newest pods: right after a second `up` replaces the API's pod, a request
+// through the Service reaches the new one, and each proxy reports the config written last.
+// (No UDP Service here: the test image's busybox has neither a UDP server nor a UDP client, no
+// `nc -u` nor udpsvd; the proxy's Go tests relay UDP.)
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: ExternalName by name, hostname.subdomain, up waits for its proxies`, async (t) => {
+    t.setTimeout(300_000);
+    const s = await setup(t, runtime);
+    if (!s) return;
+    const { ns } = s;
+    const started = Date.now();
+    const yaml = (version: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: ${ns}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: web
+          image: ${BUSYBOX}
+          command: ${SERVE(8080)}
+          env: [{name: VERSION, value: "${version}"}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: ${ns}}
+spec:
+  selector: {app: api}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ${ns}}
+spec:
+  selector: {app: ${version === "1" ? "api" : "named"}}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ext, namespace: ${ns}}
+spec:
+  type: ExternalName
+  externalName: api.${ns}.svc.cluster.local
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sub, namespace: ${ns}}
+spec:
+  clusterIP: None
+  selector: {app: named}
+  ports: [{port: 8080}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: named, namespace: ${ns}, labels: {app: named}}
+spec:
+  hostname: h1
+  subdomain: sub
+  terminationGracePeriodSeconds: 1
+  containers: [{name: web, image: ${BUSYBOX}, command: ${SERVE(8080)}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: client, namespace: ${ns}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers: [{name: client, image: ${BUSYBOX}, command: ["sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait"]}]
+`;
+    const first = await s.up(yaml("1"), ["--wait", "--timeout", "60s"]);
+    t.equal(first.exitCode, 0, `up --wait: ${first.stderr}`);
+    t.match(first.stdout, `service/ext created (ExternalName → api.${ns}.svc.cluster.local, 80/TCP)`);
+    t.notMatch(first.stderr, /ProxyNotSynced/, "every proxy applied its config in time");
+    const client = `${ns}_client_client`;
+    const get = async (url: string) => {
+      const r = await s.sh(client, `timeout 10 wget -qO- ${url}`);
+      if (r.exitCode !== 0) t.comment(`${url}: exit ${r.exitCode}: ${r.stderr}`);
+      return r.stdout.trim();
+    };
+    const [firstPod] = await s.podsOf(ns, "api-");
+    t.equal(await get("http://ext/"), firstPod, "http://ext/ reaches the API through its external name");
+    t.equal(await get(`http://ext.${ns}.svc.cluster.local:80/`), firstPod, "so does its full name");
+    t.equal(await get("http://h1.sub:8080/"), "h1", "<hostname>.<subdomain> is the bare Pod");
+    t.equal(await get("http://web/"), firstPod, "web selects the API");
+    const webIP = /service\/web created \(ClusterIP ([\d.]+), 80\/TCP\)/.exec(first.stdout)?.[1];
+    const apiIP = /service\/api created \(ClusterIP ([\d.]+), 80\/TCP\)/.exec(first.stdout)?.[1];
+    const env = (await s.sh(client, "env")).stdout;
+    t.match(env, /^API_SERVICE_HOST=\d+\.\d+\.\d+\.\d+$/m, "the ClusterIP Service's variables");
+    t.notMatch(env, /^EXT_/m, "none for the ExternalName Service, as the kubelet gives none");
+
+    // The API's pod replaced: right after `up` returns, the Service reaches the new one. web's
+    // selector changed: configured in place, its address kept, its endpoints the new selector's.
+    // Asked by address: the names answered above, and a slow lookup must not hide what the proxy does.
+    const second = await s.up(yaml("2"));
+    const answer = await get(`http://${apiIP}/`);
+    t.equal(second.exitCode, 0, second.stderr);
+    t.notMatch(second.stderr, /ProxyNotSynced/);
+    t.match(second.stdout, `service/web configured (ClusterIP ${webIP}, 80/TCP)`, "web configured, same cluster IP");
+    t.match(second.stdout, /service\/api unchanged/);
+    t.equal(await get(`http://${webIP}/`), "h1", "web reaches what its new selector selects");
+    const [newPod] = await s.podsOf(ns, "api-");
+    t.not(newPod, firstPod, "a new API pod");
+    t.equal(answer, newPod, "the first request after up reaches the new pod");
+    const services = join(s.env.PODRUN_STATE_DIR, "services", runtime);
+    for (const name of ["api", "ext", "web"]) {
+      const dir = join(services, `${ns}_${name}`);
+      const config = await readFile(join(dir, "proxy", "service.json"));
+      const applied = (await readFile(join(dir, "status", "applied"), "utf8")).trim();
+      t.equal(
+        applied,
+        createHash("sha256").update(config).digest("hex"),
+        `${name}'s proxy applied the config written last`,
+      );
+    }
+    t.comment(`${runtime}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  });
 }

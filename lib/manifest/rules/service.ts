@@ -586,6 +586,13 @@ export function findServiceWarnings(value: unknown, report: Reporter): void {
     );
   if (spec.sessionAffinity !== "ClientIP" && isSet(spec.sessionAffinityConfig))
     warn(SPEC.child("sessionAffinityConfig"), "dropped, as the API server drops it: sessionAffinity is not ClientIP");
+  // A cluster's DNS answers an ExternalName with a CNAME, whatever port the client then uses; the
+  // engines' DNS holds none, so podrun relays the ports the Service lists to the name, and no other.
+  if (type === "ExternalName" && v.ports.length === 0)
+    warn(
+      SPEC.child("ports"),
+      "an ExternalName Service without ports relays nothing with podrun (the engines' DNS has no CNAME record): clients reach nothing through its name. List the ports its clients use (valid on a cluster too) and podrun relays each of them to the external name",
+    );
   // `selector: {}` is stored as no selector (an empty map does not survive the API server's storage).
   if (type !== "ExternalName" && Object.keys(asObject(spec.selector) ?? {}).length === 0)
     warn(
