@@ -8,12 +8,18 @@ import type { InvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
 import { ensureClusterNetwork, type ClusterNetwork } from "../pod/cluster-network.js";
 import { shortHash } from "../pod/spec/spec-hash.js";
-import { ContainerNotStartedError, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
+import {
+  ContainerNotStartedError,
+  type ContainerRuntime,
+  type ContainerSpec,
+  type ContainerState,
+} from "../runtime/types.js";
 import { SERVICE_NODE_PORT_RANGE } from "../manifest/rules/service.js";
 import {
   candidatePods,
   proxyConfigText,
   readStoredRouting,
+  type StoredRouting,
   writeProxyConfigText,
   writeStoredRouting,
 } from "./endpoint-sync.js";
@@ -139,11 +145,7 @@ async function applyService(
     { hash, specHash },
   );
   if (plan !== "create" && existing) {
-    if (plan === "configure") {
-      await writeStoredRouting(serviceDir, { specHash, routing });
-      const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
-      await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
-    }
+    if (plan === "configure") await writeRouting(runtime, serviceDir, { specHash, routing });
     return {
       service,
       action: plan === "keep" ? "kept" : "configured",
@@ -164,32 +166,15 @@ async function applyService(
     present: options.dryRun ? new Map() : await runtime.inspectImages([options.image]),
   });
   if (!options.dryRun) {
-    await writeStoredRouting(serviceDir, { specHash, routing });
-    const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
-    await writeProxyConfigText(configDir, proxyConfigText(routing, candidatePods(containers)));
+    await writeRouting(runtime, serviceDir, { specHash, routing });
     await makeStatusDirectory(statusDir);
   }
   const build = (cluster: ClusterNetwork) =>
     buildProxySpec({ service, image, cluster, configDir, statusDir, hash, nodePorts, address: options.address });
-  let spec = build(options.cluster);
-  // Nothing half-made: a proxy made but not started (its port taken, its network gone) goes.
-  const create = () =>
-    runtime.createContainer(spec, { start: true }).catch(async (error: unknown) => {
-      await runtime.removeContainers([spec.name]).catch(() => undefined); // the error says what failed
-      throw error;
-    });
-  const id = await create()
-    .catch(async (error: unknown) => {
-      // The cluster network, removed by another run's `down` since this run found it (nothing of
-      // this run is on it yet: the proxy is its first container): made anew, as a sandbox does.
-      if (options.dryRun || !isNetworkGone(error)) throw error;
-      spec = build({ ...options.cluster, ...(await ensureClusterNetwork(runtime)) });
-      return create();
-    })
-    .catch((error: unknown) => {
-      const message = `service/${routing.name}: ${describeProxyFailure(error, nodePorts)}`;
-      throw new PodrunError("FailedServiceProxy", message, { cause: error });
-    });
+  const id = await startProxy(runtime, build, options).catch((error: unknown) => {
+    const message = `service/${routing.name}: ${describeProxyFailure(error, nodePorts)}`;
+    throw new PodrunError("FailedServiceProxy", message, { cause: error });
+  });
   // 3. Its address on the cluster network: the cluster IP.
   const clusterIP = options.dryRun ? `<address of ${name}>` : (await runtime.inspectContainers([id]))[0]?.ip;
   return {
@@ -200,6 +185,36 @@ async function applyService(
     address: options.address,
     ...(options.dryRun ? {} : { proxy: files }),
   };
+}
+
+/** The Service's routing stored for every run's endpoint sync, and its config from the pods there now. */
+async function writeRouting(runtime: ContainerRuntime, serviceDir: string, stored: StoredRouting): Promise<void> {
+  await writeStoredRouting(serviceDir, stored);
+  const containers = await runtime.listContainers({ [LABEL_MANAGED]: "true" });
+  const { configDir } = proxyDirectories(serviceDir);
+  await writeProxyConfigText(configDir, proxyConfigText(stored.routing, candidatePods(containers)));
+}
+
+/**
+ * Makes and starts the proxy; its ID. Nothing half-made: a proxy made but not started (its port
+ * taken, its network gone) goes. The cluster network, removed by another run's `down` since this
+ * run found it (nothing of this run is on it yet: the proxy is its first container), is made anew
+ * and the proxy made again, once, as a sandbox does.
+ */
+async function startProxy(
+  runtime: ContainerRuntime,
+  build: (cluster: ClusterNetwork) => ContainerSpec,
+  options: Pick<ServicesOptions, "cluster" | "dryRun">,
+): Promise<string> {
+  const create = (spec: ContainerSpec) =>
+    runtime.createContainer(spec, { start: true }).catch(async (error: unknown) => {
+      await runtime.removeContainers([spec.name]).catch(() => undefined); // the error says what failed
+      throw error;
+    });
+  return create(build(options.cluster)).catch(async (error: unknown) => {
+    if (options.dryRun || !isNetworkGone(error)) throw error;
+    return create(build({ ...options.cluster, ...(await ensureClusterNetwork(runtime)) }));
+  });
 }
 
 /**
