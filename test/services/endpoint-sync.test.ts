@@ -48,16 +48,21 @@ t.test("a proxy's config is written into its directory", async (t) => {
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const configDir = join(dir, "services", "docker", "default_api", "proxy");
   await mkdir(configDir, { recursive: true });
-  t.equal(await syncServiceEndpoints(new FakeRuntime(), [proxy(configDir)]), 1, "written");
+  const written = await syncServiceEndpoints(new FakeRuntime(), [proxy(configDir)]);
+  t.same(
+    written.map((c) => c.name),
+    ["default_api_SVC"],
+    "written",
+  );
   const config = JSON.parse(await readFile(join(configDir, SERVICE_PROXY_CONFIG_FILE), "utf8")) as { service: string };
   t.equal(config.service, "default/api");
-  t.equal(await syncServiceEndpoints(new FakeRuntime(), [proxy(configDir)]), 0, "unchanged: not rewritten");
+  t.same(await syncServiceEndpoints(new FakeRuntime(), [proxy(configDir)]), [], "unchanged: not rewritten");
 });
 
 t.test("a proxy whose directory is gone (its Service went down after the listing) gets none made again", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-sync-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const serviceDir = join(dir, "services", "docker", "default_api");
-  t.equal(await syncServiceEndpoints(new FakeRuntime(), [proxy(join(serviceDir, "proxy"))]), 0, "nothing written");
+  t.same(await syncServiceEndpoints(new FakeRuntime(), [proxy(join(serviceDir, "proxy"))]), [], "nothing written");
   t.notOk(existsSync(serviceDir), "no directory left behind");
 });
