@@ -3,7 +3,8 @@
 #   dockerd, podman, an open registry on 127.0.0.1:5100, an htpasswd registry on 127.0.0.1:5101,
 #   127.0.0.1:5102 made plain HTTP for podman too (the fault registry of the tests listens there),
 #   a busybox test image and the kubelet's default pause image (both built locally), podrun's
-#   Service proxy image (built from images/service-proxy), and
+#   Service proxy image (built from images/service-proxy), the end-to-end tests' UDP server
+#   (built from images/test-udp-responder), and
 #   kubectl's YAML reader built from Debian's Go packages (scripts/k8s-yaml-reader), and
 #   $PODRUN_TEST_HOME/env.json describing all of it for test/harness/env.ts.
 # Safe to run again: each step checks first and only does what is missing.
@@ -29,6 +30,9 @@ PAUSE_REMOTE=$OPEN/podrun-test/pause:3.10
 SERVICE_PROXY=ghcr.io/podrun/service-proxy:0.1.0
 SERVICE_PROXY_REMOTE=$OPEN/podrun-test/service-proxy:0.1.0
 SERVICE_PROXY_BUILD=$ROOT/images/service-proxy/build.sh
+# The tests' UDP server (a DNS responder), built from images/test-udp-responder; pods pull it from the open registry.
+UDP_RESPONDER=$OPEN/podrun-test/udp-responder:0.1.0
+UDP_RESPONDER_BUILD=$ROOT/images/test-udp-responder/build.sh
 # Local name of the imported busybox image; the registry names are tags of it.
 BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
@@ -417,6 +421,31 @@ ensure_service_proxy() {
   log "$SERVICE_PROXY up to date (source $hash)"
 }
 
+# The same for the UDP test server, whose only name is its open-registry one: the registry's copy
+# when its source hash is current, else a build, pushed.
+ensure_udp_responder() {
+  local hash push=0
+  hash=$(bash "$UDP_RESPONDER_BUILD" --hash)
+  in_registry "$UDP_RESPONDER" open || push=1
+  if [[ $(source_hash_of docker "$UDP_RESPONDER") != "$hash" ]]; then
+    if ((!push)) && docker pull -q "$UDP_RESPONDER" >/dev/null 2>&1 &&
+      [[ $(source_hash_of docker "$UDP_RESPONDER") == "$hash" ]]; then
+      log "pulled $UDP_RESPONDER"
+    else
+      GOCACHE=$STATE/go-cache bash "$UDP_RESPONDER_BUILD" docker "$UDP_RESPONDER" >/dev/null ||
+        die "building images/test-udp-responder failed"
+      log "built $UDP_RESPONDER from images/test-udp-responder"
+      push=1
+    fi
+  fi
+  if ((push)); then
+    docker push -q "$UDP_RESPONDER" >/dev/null
+    log "pushed $UDP_RESPONDER"
+    PUSHED=1
+  fi
+  log "$UDP_RESPONDER up to date (source $hash)"
+}
+
 # ---------------------------------------------------------------------------------------------
 podman_images() {
   local t=$(date +%s.%N) ref
@@ -434,6 +463,10 @@ podman_images() {
     podman pull -q --tls-verify=false "$SERVICE_PROXY_REMOTE" >/dev/null
     podman tag "$SERVICE_PROXY_REMOTE" "$SERVICE_PROXY"
     log "podman pulled $SERVICE_PROXY_REMOTE"
+  fi
+  if ((PUSHED)) || [[ $(source_hash_of podman "$UDP_RESPONDER") != "$(source_hash_of docker "$UDP_RESPONDER")" ]]; then
+    podman pull -q --tls-verify=false "$UDP_RESPONDER" >/dev/null
+    log "podman pulled $UDP_RESPONDER"
   fi
   podman run --rm "$BUSYBOX" true || die "podman cannot run a container (podman run --rm $BUSYBOX true)"
   log "podman ready ($(podman version --format '{{.Client.Version}}'), images present, run ok) ($(since "$t"))"
@@ -466,7 +499,8 @@ write_env_json() {
     "pause": "$PAUSE",
     "pauseRemote": "$PAUSE_REMOTE",
     "serviceProxy": "$SERVICE_PROXY",
-    "serviceProxyRemote": "$SERVICE_PROXY_REMOTE"
+    "serviceProxyRemote": "$SERVICE_PROXY_REMOTE",
+    "udpResponder": "$UDP_RESPONDER"
   },
   "runtimes": ["docker", "podman"],
   "logs": {"open": "$STATE/registry-open.log", "auth": "$STATE/registry-auth.log"},
@@ -503,6 +537,7 @@ start_registry auth "$AUTH"
 ensure_image "$BUSYBOX_LOCAL" build_busybox "$BUSYBOX" "$BUSYBOX_LATEST" "$PRIVATE_BUSYBOX"
 ensure_image "$PAUSE" build_pause "$PAUSE_REMOTE"
 ensure_service_proxy
+ensure_udp_responder
 log "images in registries and docker"
 podman_images
 build_yaml_reader

@@ -24,6 +24,8 @@ export interface TestEnv {
     serviceProxy?: string;
     /** The same Service proxy image in the open registry. */
     serviceProxyRemote?: string;
+    /** The end-to-end tests' UDP server (images/test-udp-responder), in the open registry and docker and podman; absent in an older env.json. */
+    udpResponder?: string;
   };
   runtimes: string[];
   /** The registries' logs: one access-log line per HTTP request, among app-log lines. */

@@ -1,0 +1,3 @@
+module podrun.dev/test-udp-responder
+
+go 1.19
