@@ -10,8 +10,9 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli, type CliResult } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, requirePodEngine } from "../harness/engine.js";
+import { BUSYBOX, missing, requireImage, requirePodEngine } from "../harness/engine.js";
 import { uniqueName } from "../harness/engine-pod.js";
+import { loadTestEnv } from "../harness/env.js";
 
 // Services and cluster DNS end to end, on docker and podman, checked from inside the pods: an API
 // Deployment of two behind a ClusterIP Service (80 → the container port named http, 8080) and a
@@ -418,14 +419,17 @@ spec:
 // headless Service, the Service variables (none for the ExternalName), a Service whose selector
 // changes configured in place (same cluster IP, the new endpoints), and `up` returning only once the
 // proxies relay to the newest pods: right after a second `up` replaces the API's pod, a request
-// through the Service reaches the new one, and each proxy reports the config written last.
-// (No UDP Service here: the test image's busybox has neither a UDP server nor a UDP client, no
-// `nc -u` nor udpsvd; the proxy's Go tests relay UDP.)
+// through the Service reaches the new one, and each proxy reports the config written last. And a
+// UDP Service, 53 → the container port named dns (5353): busybox has no UDP server, and its only
+// UDP client is `nslookup NAME SERVER`, so the pod behind it runs the test image of
+// images/test-udp-responder, a DNS responder that answers every A question with its pod's IP.
 for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: ExternalName by name, hostname.subdomain, up waits for its proxies`, async (t) => {
+  t.test(`${runtime}: ExternalName by name, hostname.subdomain, UDP, up waits for its proxies`, async (t) => {
     t.setTimeout(300_000);
+    const responder = loadTestEnv()?.images.udpResponder;
+    if (!responder) return void missing(t, "images.udpResponder in env.json");
     const s = await setup(t, runtime);
-    if (!s) return;
+    if (!s || !(await requireImage(t, runtime, responder))) return;
     const { ns } = s;
     const started = Date.now();
     const yaml = (version: string) => `apiVersion: apps/v1
@@ -489,11 +493,35 @@ metadata: {name: client, namespace: ${ns}}
 spec:
   terminationGracePeriodSeconds: 1
   containers: [{name: client, image: ${BUSYBOX}, command: ["sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait"]}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dns, namespace: ${ns}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: dns}}
+  template:
+    metadata: {labels: {app: dns}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: dns
+          image: ${responder}
+          args: ["-port", "5353"]
+          ports: [{name: dns, containerPort: 5353, protocol: UDP}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: udp, namespace: ${ns}}
+spec:
+  selector: {app: dns}
+  ports: [{name: dns, protocol: UDP, port: 53, targetPort: dns}]
 `;
     const first = await s.up(yaml("1"), ["--wait", "--timeout", "60s"]);
     t.equal(first.exitCode, 0, `up --wait: ${first.stderr}`);
     t.match(first.stdout, `service/ext created (ExternalName → api.${ns}.svc.cluster.local, 80/TCP)`);
     t.notMatch(first.stderr, /ProxyNotSynced/, "every proxy applied its config in time");
+    t.match(first.stdout, /service\/udp created \(ClusterIP [\d.]+, 53\/UDP\)/);
     const client = `${ns}_client_client`;
     const get = async (url: string) => {
       const r = await s.sh(client, `timeout 10 wget -qO- ${url}`);
@@ -511,6 +539,22 @@ spec:
     t.match(env, /^API_SERVICE_HOST=\d+\.\d+\.\d+\.\d+$/m, "the ClusterIP Service's variables");
     t.notMatch(env, /^EXT_/m, "none for the ExternalName Service, as the kubelet gives none");
 
+    // The UDP Service by its name (the engine's DNS gives the proxy's address), its port 53 relayed
+    // to the responder's 5353: the answer is the endpoint's IP, which only the responder pod gives.
+    const listed = await runCli(["ps", "svc", "udp", "-o", "wide", "--runtime", runtime, "-n", ns], { env: s.env });
+    const [, udpIP, endpoint] =
+      /^udp +ClusterIP +([\d.]+) +<none> +53\/UDP +\S+ +app=dns +([\d.]+):5353$/m.exec(listed.stdout) ?? [];
+    t.ok(udpIP && endpoint, `ps svc: udp is 53/UDP, its endpoint the responder's 5353: ${listed.stdout}`);
+    const lookup = await s.sh(client, "timeout 10 nslookup -type=a anything.example udp");
+    const escaped = (ip = "?") => ip.replaceAll(".", "\\.");
+    t.match(
+      lookup.stdout,
+      new RegExp(
+        `Server:\\s+udp\\nAddress:\\s+${escaped(udpIP)}:53\\n\\nName:\\s+anything\\.example\\nAddress: ${escaped(endpoint)}\\n`,
+      ),
+      `nslookup by the Service's name: asked its cluster IP on 53, answered by the pod: ${lookup.stdout}${lookup.stderr}`,
+    );
+
     // The API's pod replaced: right after `up` returns, the Service reaches the new one. web's
     // selector changed: configured in place, its address kept, its endpoints the new selector's.
     // Asked by address: the names answered above, and a slow lookup must not hide what the proxy does.
@@ -525,7 +569,7 @@ spec:
     t.not(newPod, firstPod, "a new API pod");
     t.equal(answer, newPod, "the first request after up reaches the new pod");
     const services = join(s.env.PODRUN_STATE_DIR, "services", runtime);
-    for (const name of ["api", "ext", "web"]) {
+    for (const name of ["api", "ext", "web", "udp"]) {
       const dir = join(services, `${ns}_${name}`);
       const config = await readFile(join(dir, "proxy", "service.json"));
       const applied = (await readFile(join(dir, "status", "applied"), "utf8")).trim();
