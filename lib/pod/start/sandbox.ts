@@ -127,28 +127,27 @@ async function makeSandbox(
       image: infraRef,
       ...(sandbox.network && cluster?.id ? { network: { ...sandbox.network, id: cluster.id } } : {}),
     });
-  const id = await create()
-    .catch(async (error: unknown) => {
-      // The pod's own, half made by a killed run (half-made-sandbox.ts): removed, and made anew.
-      if (
-        findPodNameClash(describeError(error), sandbox.name) &&
-        (await removeHalfMadeSandbox(runtime, options.identity))
-      )
-        return create();
-      // The cluster network, removed by another run's `down` since this run found it: made anew.
-      if (
-        cluster &&
-        sandbox.network &&
-        error instanceof EngineError &&
-        error.kind === "not-found" &&
-        /network/i.test(error.message)
-      ) {
-        cluster = await ensureClusterNetwork(runtime);
-        return create();
-      }
+  // What a failed create may meet, each fixed and the create made again, at most twice (a killed
+  // run's half-made sandbox and a network another run removed may both be met, one after the other):
+  const recover = async (error: unknown): Promise<boolean> => {
+    // the pod's own, half made by a killed run (half-made-sandbox.ts): removed, and made anew;
+    if (
+      findPodNameClash(describeError(error), sandbox.name) &&
+      (await removeHalfMadeSandbox(runtime, options.identity))
+    )
+      return true;
+    // the cluster network, removed by another run's `down` since this run found it: made anew.
+    if (!cluster || !sandbox.network || !(error instanceof EngineError)) return false;
+    if (error.kind !== "not-found" || !/network/i.test(error.message)) return false;
+    cluster = await ensureClusterNetwork(runtime);
+    return true;
+  };
+  const attempt = (left: number): Promise<string> =>
+    create().catch(async (error: unknown) => {
+      if (left > 0 && (await recover(error))) return attempt(left - 1);
       throw error;
-    })
-    .catch(sandboxFailed);
+    });
+  const id = await attempt(2).catch(sandboxFailed);
   undo.made(entry);
   const started = runtime.startSandbox(sandbox.name).catch(sandboxFailed);
   started.catch(() => undefined); // awaited by every start; a failure must not go unhandled meanwhile

@@ -129,3 +129,27 @@ t.test(
     t.same(world.runtime.listAll(), [], "the sandbox is gone");
   },
 );
+
+t.test(
+  "the cluster network removed by other runs, twice: made anew each time, the sandbox made; a third time fails",
+  async (t) => {
+    const { ensureClusterNetwork } = await import("../../../lib/pod/cluster-network.js");
+    const { engineError } = await import("../../harness/fake-runtime.js");
+    const gone = () => engineError("network network-podrun not found", ["create"]);
+    const startOn = async (h: ReturnType<typeof harness>) =>
+      startPod(h.deps, {
+        pod: pod([{ name: "a", image: "busybox:1" }]),
+        identity,
+        infraImage: "pause:3.10",
+        publishAll: false,
+        cluster: await ensureClusterNetwork(h.runtime),
+      }).catch((e: unknown) => e);
+    const twice = harness();
+    twice.runtime.failOn("createSandbox", gone(), { times: 2 });
+    t.notOk((await startOn(twice)) instanceof Error, "made on the third try");
+    const thrice = harness();
+    thrice.runtime.failOn("createSandbox", gone(), { times: 3 });
+    const error = (await startOn(thrice)) as StartPodError;
+    t.equal(error.reason, "FailedCreatePodSandBox", "at most two tries more");
+  },
+);
