@@ -126,7 +126,7 @@ export async function findPodRemains(runtime: RuntimeName, name: string, stateDi
   const proxies = services.map((service) => proxyContainerName("default", service));
   const list = async (what: string, args: string[], nameField: string) => {
     const format = `${nameField}|${label("io.kubernetes.pod.name")}|${label(LABEL_SERVICE_NAME)}`;
-    const lines = (await runCommand(runtime, [...args, "--format", format])).stdout.split("\n").filter(Boolean);
+    const lines = (await listRetried(runtime, [...args, "--format", format])).split("\n").filter(Boolean);
     return lines.flatMap((line) => {
       const [object = "", pod, service = ""] = line.split("|");
       return pod === name ||
@@ -150,6 +150,20 @@ export async function findPodRemains(runtime: RuntimeName, name: string, stateDi
     if (existsSync(serviceDirectory(stateDir, runtime, "default", service)))
       remains.push(`service/${service} directory`);
   return remains;
+}
+
+/**
+ * A listing, tried again while it fails on an object removed under it: `podman ps --external` looks
+ * each storage container up in turn, and fails ("container not known") on one another test's
+ * `down` removed meanwhile. Another failure is the test's at once.
+ */
+async function listRetried(runtime: RuntimeName, args: string[]): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const listed = await runCommand(runtime, args, { reject: false });
+    if (listed.exitCode === 0) return listed.stdout;
+    if (attempt >= 3 || !/not known|no such/i.test(listed.stderr))
+      throw new Error(`${runtime} ${args.join(" ")}: exit ${listed.exitCode}: ${listed.stderr.trim()}`);
+  }
 }
 
 /** The cluster network's ID, or undefined when the engine has none. */
