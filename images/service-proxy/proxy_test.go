@@ -77,6 +77,18 @@ func tcpEndpoint(t *testing.T, name string) Endpoint {
 	return endpointAt(ln.Addr().String(), name)
 }
 
+// echoUDP answers each datagram with name and the datagram, until conn is closed.
+func echoUDP(conn net.PacketConn, name string) {
+	buf := make([]byte, 2048)
+	for {
+		n, from, err := conn.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		conn.WriteTo([]byte(name+":"+string(buf[:n])), from)
+	}
+}
+
 // udpEndpoint answers each datagram with its name and the datagram.
 func udpEndpoint(t *testing.T, name string) Endpoint {
 	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -84,16 +96,7 @@ func udpEndpoint(t *testing.T, name string) Endpoint {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := conn.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			conn.WriteTo([]byte(name+":"+string(buf[:n])), from)
-		}
-	}()
+	go echoUDP(conn, name)
 	return endpointAt(conn.LocalAddr().String(), name)
 }
 

@@ -111,16 +111,7 @@ func namedServers(t *testing.T, names map[string]string) int {
 			t.Skipf("cannot listen on %s: %v", ip, err)
 		}
 		t.Cleanup(func() { u.Close() })
-		go func() {
-			buf := make([]byte, 1500)
-			for {
-				n, from, err := u.ReadFrom(buf)
-				if err != nil {
-					return
-				}
-				u.WriteTo([]byte(name+":"+string(buf[:n])), from)
-			}
-		}()
+		go echoUDP(u, name)
 	}
 	return port
 }
