@@ -3,15 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import t from "tap";
+import t, { type Test } from "tap";
 import type { RuntimeName } from "../lib/runtime/detect.js";
 import { runCommand } from "../lib/runtime/exec.js";
-import { runCli } from "./harness/cli.js";
+import { runCli, type CliResult } from "./harness/cli.js";
 import { removeManagedContainers } from "./harness/cleanup.js";
 import { requirePodEngine } from "./harness/engine.js";
 
 // The examples the README shows, as a CI job runs them: `up --wait`, use the pod, `down`. On both
-// engines, one after the other (the examples publish fixed host ports).
+// engines, one after the other (the examples publish fixed host ports). The multi-service
+// directory runs on docker alone: its stack is the suite's largest `up`, and what it proves of
+// Services on top of the one-pod examples (names, headless, NodePort, a Job's wait) runs on both
+// engines in test/services/services.e2e.test.ts.
 
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
 const EXAMPLES = [
@@ -56,7 +59,11 @@ for (const runtime of ["docker", "podman"] as const) {
 
     // The examples publish different ports: they come up side by side, as `up` of each in its own CI step would.
     const up = (file: string) => runCli(["up", "--wait", "--timeout", "60s", example(file)], { env });
-    const [shopUp, ...ups] = await Promise.all([up(SHOP.dir), ...EXAMPLES.map(({ file }) => up(file))]);
+    const withShop = runtime === "docker";
+    const [shopUp, ...ups] = await Promise.all([
+      withShop ? up(SHOP.dir) : undefined,
+      ...EXAMPLES.map(({ file }) => up(file)),
+    ]);
     for (const [i, { file, pod, containers }] of EXAMPLES.entries()) {
       const up = ups[i]!;
       t.equal(up.exitCode, 0, `${file}: up --wait: ${up.stderr}`);
@@ -89,45 +96,7 @@ for (const runtime of ["docker", "podman"] as const) {
     const eventLog = await readFile(join(stateDir, "events.ndjson"), "utf8");
     t.notMatch(eventLog, /s3cret/, "the password is in no event");
 
-    // shop/: every pod Ready in the files' order, then the migration Job Complete.
-    t.equal(shopUp.exitCode, 0, `shop/: up --wait: ${shopUp.stderr}`);
-    t.match(shopUp.stdout, /service\/web created \(NodePort [\d.]+, 80:30808\/TCP on 127\.0\.0\.1\)/);
-    t.match(shopUp.stdout, /pod\/db-0: ready: 1\/1 container[^]*pod\/api-[^]*pod\/web-/, "db, then api, then web");
-    t.match(shopUp.stdout, /job\/migrate: Complete: 1 of 1 succeeded/);
-    const apiPods = [...shopUp.stdout.matchAll(/pod\/(api-[a-z0-9]+-[a-z0-9]{5}): ready: 1\/1 container/g)].map(
-      (m) => m[1]!,
-    );
-    t.equal(apiPods.length, 2, "both api replicas ready");
-    const migrate = await runCli(["logs", "job/migrate"], { env });
-    t.match(migrate.stdout, /db-0\.db: OK schema none -> 2\nmigrated to schema version 2/, "the Job reached db-0.db");
-    // From the host through the NodePort to web, web to api by its Service name, api to db-0.db:
-    // each page names the web pod, the api replica that served it and the db's schema (the
-    // migration's). The api Service spreads the connections: both replicas answer.
-    const served = new Set<string>();
-    for (let i = 0; i < 30 && served.size < 2; i++) {
-      const response = await fetch(SHOP.page);
-      const text = await response.text();
-      const page = /^shop page from web-\S+\napi reply from (api-\S+): db-0\.db:5432 says "db-0 schema 2"\n$/.exec(
-        text,
-      );
-      if (response.status !== 200 || !page) {
-        t.fail(`shop/: page ${i}: ${response.status} ${text}`);
-        break;
-      }
-      served.add(page[1]!);
-    }
-    t.same([...served].sort(), [...apiPods].sort(), "both api replicas served pages through web");
-
-    const [shopDown, ...downs] = await Promise.all([
-      runCli(["down", "--volumes", example(SHOP.dir)], { env }),
-      ...EXAMPLES.map(({ file }) => runCli(["down", example(file)], { env })),
-    ]);
-    t.equal(shopDown.exitCode, 0, `shop/: down: ${shopDown.stderr}`);
-    t.match(
-      shopDown.stdout,
-      /persistentvolumeclaim\/data-db-0 deleted[^]*service\/db deleted\nservice\/api deleted\nservice\/web deleted/,
-      "the headless Service went with its pod, the others with their proxies",
-    );
+    const downs = await Promise.all(EXAMPLES.map(({ file }) => runCli(["down", example(file)], { env })));
     for (const [i, { file, pod }] of EXAMPLES.entries()) {
       const down = downs[i]!;
       t.equal(down.exitCode, 0, `${file}: down: ${down.stderr}`);
@@ -143,26 +112,64 @@ for (const runtime of ["docker", "podman"] as const) {
       ]);
       t.equal(volumes.stdout.trim(), "", `${file}: no volume left`);
     }
-    for (const owner of SHOP.owners) {
-      const left = await runCommand(runtime, [
-        "ps",
-        "-a",
-        "-q",
-        "--filter",
-        `label=io.podrun.owner=${owner}`,
-        "--filter",
-        "label=io.kubernetes.pod.namespace=default",
-      ]);
-      t.equal(left.stdout.trim(), "", `shop/: no container of ${owner} left`);
-    }
-    for (const proxy of SHOP.proxies) {
-      const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `name=^${proxy}$`]);
-      t.equal(left.stdout.trim(), "", `shop/: no proxy ${proxy} left`);
-    }
-    const claim = await runCommand(runtime, ["volume", "inspect", SHOP.volume], { reject: false });
-    t.not(claim.exitCode, 0, "shop/: the claim's volume is gone (down --volumes)");
+    if (shopUp) await checkShop(t, runtime, env, shopUp);
     t.notOk(await networkLeftUnused(runtime), "the podrun network is gone once no podrun container is left");
   });
+}
+
+/** shop/: every pod Ready in the files' order, the migration Job Complete, the pages served, and `down --volumes`. */
+async function checkShop(t: Test, runtime: RuntimeName, env: Record<string, string>, shopUp: CliResult) {
+  t.equal(shopUp.exitCode, 0, `shop/: up --wait: ${shopUp.stderr}`);
+  t.match(shopUp.stdout, /service\/web created \(NodePort [\d.]+, 80:30808\/TCP on 127\.0\.0\.1\)/);
+  t.match(shopUp.stdout, /pod\/db-0: ready: 1\/1 container[^]*pod\/api-[^]*pod\/web-/, "db, then api, then web");
+  t.match(shopUp.stdout, /job\/migrate: Complete: 1 of 1 succeeded/);
+  const apiPods = [...shopUp.stdout.matchAll(/pod\/(api-[a-z0-9]+-[a-z0-9]{5}): ready: 1\/1 container/g)].map(
+    (m) => m[1]!,
+  );
+  t.equal(apiPods.length, 2, "both api replicas ready");
+  const migrate = await runCli(["logs", "job/migrate"], { env });
+  t.match(migrate.stdout, /db-0\.db: OK schema none -> 2\nmigrated to schema version 2/, "the Job reached db-0.db");
+  // From the host through the NodePort to web, web to api by its Service name, api to db-0.db:
+  // each page names the web pod, the api replica that served it and the db's schema (the
+  // migration's). The api Service spreads the connections: both replicas answer.
+  const served = new Set<string>();
+  for (let i = 0; i < 30 && served.size < 2; i++) {
+    const response = await fetch(SHOP.page);
+    const text = await response.text();
+    const page = /^shop page from web-\S+\napi reply from (api-\S+): db-0\.db:5432 says "db-0 schema 2"\n$/.exec(text);
+    if (response.status !== 200 || !page) {
+      t.fail(`shop/: page ${i}: ${response.status} ${text}`);
+      break;
+    }
+    served.add(page[1]!);
+  }
+  t.same([...served].sort(), [...apiPods].sort(), "both api replicas served pages through web");
+
+  const shopDown = await runCli(["down", "--volumes", example(SHOP.dir)], { env });
+  t.equal(shopDown.exitCode, 0, `shop/: down: ${shopDown.stderr}`);
+  t.match(
+    shopDown.stdout,
+    /persistentvolumeclaim\/data-db-0 deleted[^]*service\/db deleted\nservice\/api deleted\nservice\/web deleted/,
+    "the headless Service went with its pod, the others with their proxies",
+  );
+  for (const owner of SHOP.owners) {
+    const left = await runCommand(runtime, [
+      "ps",
+      "-a",
+      "-q",
+      "--filter",
+      `label=io.podrun.owner=${owner}`,
+      "--filter",
+      "label=io.kubernetes.pod.namespace=default",
+    ]);
+    t.equal(left.stdout.trim(), "", `shop/: no container of ${owner} left`);
+  }
+  for (const proxy of SHOP.proxies) {
+    const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `name=^${proxy}$`]);
+    t.equal(left.stdout.trim(), "", `shop/: no proxy ${proxy} left`);
+  }
+  const claim = await runCommand(runtime, ["volume", "inspect", SHOP.volume], { reject: false });
+  t.not(claim.exitCode, 0, "shop/: the claim's volume is gone (down --volumes)");
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { isNetworkUnusable } from "../runtime/network.js";
 import type { ContainerRuntime, SandboxNetwork } from "../runtime/types.js";
 import { LABEL_MANAGED } from "../runtime/types.js";
 import { resolvePodHostDomain, serviceDomainName } from "./etc/hosts-file.js";
@@ -73,11 +74,42 @@ export async function ensureClusterNetwork(runtime: ContainerRuntime): Promise<C
 }
 
 /**
+ * How many times a create that joins the cluster network is made again when the network failed
+ * it. Each failure is another run's doing, in the moment between this run's ensure and its create:
+ * its `down` removed the network (no container was on it yet), or, for a network an older podrun
+ * made without a subnet, a twin made the name ambiguous until one run removed it (lib/runtime/network.ts).
+ * Runs that start together meet each other more than once: the kill suite's cases, three at a
+ * time beside other test files, met three in a row.
+ */
+export const CLUSTER_NETWORK_RETRIES = 4;
+
+/**
+ * Runs `create` (a sandbox's, or a Service proxy's) on the cluster network. When the network failed
+ * it (isNetworkUnusable), the network is found or made again and `create` runs again on it, up to
+ * CLUSTER_NETWORK_RETRIES times; `recover` may fix another failure first (true: run it again).
+ */
+export async function createOnClusterNetwork<T>(
+  runtime: ContainerRuntime,
+  cluster: ClusterNetwork | undefined,
+  create: (cluster: ClusterNetwork | undefined) => Promise<T>,
+  recover: (error: unknown) => Promise<boolean> = () => Promise.resolve(false),
+): Promise<T> {
+  for (let left = CLUSTER_NETWORK_RETRIES; ; left--) {
+    try {
+      return await create(cluster);
+    } catch (error) {
+      if (left === 0) throw error;
+      if (cluster && isNetworkUnusable(error)) cluster = { ...cluster, ...(await ensureClusterNetwork(runtime)) };
+      else if (!(await recover(error))) throw error;
+    }
+  }
+}
+
+/**
  * Removes the cluster network when podrun has no container left on this engine, in any state:
  * docker holds a network only for started containers, and another run may have just created a
  * sandbox that will join it. Kept (false) otherwise, or while the engine says it is in use. A run
- * that finds it gone between its ensure and its sandbox's create makes it anew (sandbox.ts), as
- * one does at its Service proxy's create (lib/services/apply-services.ts).
+ * that finds it gone between its ensure and its create makes it anew (createOnClusterNetwork).
  */
 export async function removeClusterNetworkIfUnused(
   runtime: ContainerRuntime,

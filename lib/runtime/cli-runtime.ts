@@ -25,7 +25,7 @@ import { explainCommandError } from "./engine-error.js";
 import { planEnv } from "./env-plan.js";
 import { isCliFailure, lastLine, splitLines, toCommandError } from "./cli-results.js";
 import { CommandError, runCommand, streamCommand, type CommandResult, type RunOptions } from "./exec.js";
-import { clusterDnsServer, parseNetworkIds, parseNetworkInspect } from "./network.js";
+import { clusterDnsServer, isSubnetTaken, parseNetworkInspect, parseNetworkList, subnetsOverlap } from "./network.js";
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
 import {
   buildLogsArgs,
@@ -61,6 +61,9 @@ import {
   type SandboxSpec,
   type VolumeInfo,
 } from "./types.js";
+
+/** How many times ensureNetwork lists the networks before it gives up. */
+const NETWORK_ATTEMPTS = 8;
 
 export interface CliRuntimeOptions {
   name: RuntimeName;
@@ -479,10 +482,10 @@ export class CliRuntime implements ContainerRuntime {
 
   async ensureNetwork(name: string, labels: Record<string, string>): Promise<NetworkInfo> {
     return this.explained(async () => {
-      const create = buildNetworkCreateArgs(name, labels);
+      const subnets = this.dialect.clusterSubnets;
+      const create = (subnet: string | undefined) => buildNetworkCreateArgs(name, labels, subnet);
       // A dry run runs nothing: the plan shows the create, and the DNS address the engine would give.
-      if (this.record(create)) return this.withDns({ id: "", name, labels, subnets: [], dns: true });
-      const list = async () => parseNetworkIds((await this.run(buildNetworkListArgs())).stdout, name);
+      if (this.record(create(subnets[0]))) return this.withDns({ id: "", name, labels, subnets: [], dns: true });
       const inspect = async (ids: string[]) =>
         ids.length === 0
           ? []
@@ -491,23 +494,35 @@ export class CliRuntime implements ContainerRuntime {
       const direct = await this.run(["network", "inspect", name], { reject: false });
       const found = direct.exitCode === 0 ? parseNetworkInspect(this.dialect, direct.stdout) : [];
       if (found.length === 1) return this.withDns(found[0]!);
-      // Another run may make it meanwhile (this `create` then fails, and the network is there), or
-      // remove it as unused between two of these calls (its `down`): asked again, a few times.
-      for (let attempt = 1; ; attempt++) {
-        let ids = await list();
-        const made = ids.length === 0 ? await this.run(create, { reject: false }) : undefined;
-        if (made) ids = await list();
-        const [network, ...others] = await inspect(ids);
+      // Made on the first of the engine's cluster subnets that no other network holds (network.ts:
+      // two runs at once then make one network). Another run may make it meanwhile (this create
+      // then fails on the subnet, and the network is there, or soon will be), or remove it as
+      // unused between two of these calls (its `down`): asked again, up to eight times.
+      let failed: CommandResult | undefined;
+      let candidate = 0;
+      let unexplained = 0;
+      for (let attempt = 1; attempt <= NETWORK_ATTEMPTS; attempt++) {
+        const listed = parseNetworkList((await this.run(buildNetworkListArgs())).stdout);
+        const [network, ...twins] = await inspect(listed.filter((n) => n.name === name).map((n) => n.id));
         if (network) {
-          // Two made at once (network.ts): the oldest stays; one a container already joined stays too.
-          await Promise.all(others.map((other) => this.run(buildNetworkRemoveArgs(other.id), { reject: false })));
+          // Twins made by an older podrun: the oldest stays; one a container already joined stays too.
+          await Promise.all(twins.map((twin) => this.run(buildNetworkRemoveArgs(twin.id), { reject: false })));
           return this.withDns(network);
         }
-        if (attempt === 3) {
-          if (made && made.exitCode !== 0) throw toCommandError(this.binary, create, made);
-          throw new EngineError("not-found", `network ${name} not found`);
-        }
+        const subnet = subnets[candidate];
+        const made = await this.run(create(subnet), { reject: false });
+        failed = made.exitCode === 0 ? undefined : made;
+        if (!failed || subnet === undefined || !isSubnetTaken(made.stderr)) continue;
+        // Held by a network of another name, or twice by nothing listed (podman also checks the
+        // host's routes): the next subnet (past the last, the engine picks one). Else a run is
+        // making this network on it right now: asked again after a pause.
+        const others = await inspect(listed.filter((n) => n.name !== name).map((n) => n.id));
+        const held = others.some((other) => other.subnets.some((s) => subnetsOverlap(s.subnet, subnet)));
+        if (held || ++unexplained === 2) [candidate, unexplained] = [candidate + 1, 0];
+        else await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
       }
+      if (failed) throw toCommandError(this.binary, create(subnets[candidate]), failed);
+      throw new EngineError("not-found", `network ${name} not found`);
     });
   }
 

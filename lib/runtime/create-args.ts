@@ -219,9 +219,12 @@ export function buildVolumeInspectArgs(name: string): string[] {
   return ["volume", "inspect", name];
 }
 
-/** `network create --label … NAME`: a bridge with the engine's DNS (docker's embedded server, podman's aardvark-dns). */
-export function buildNetworkCreateArgs(name: string, labels: Record<string, string>): string[] {
-  return ["network", "create", ...formatLabelArgs(labels), name];
+/**
+ * `network create [--subnet S] --label … NAME`: a bridge with the engine's DNS (docker's embedded
+ * server, podman's aardvark-dns); the subnet given, else the engine's pick.
+ */
+export function buildNetworkCreateArgs(name: string, labels: Record<string, string>, subnet?: string): string[] {
+  return ["network", "create", ...(subnet ? ["--subnet", subnet] : []), ...formatLabelArgs(labels), name];
 }
 
 /** Every network, `ID<TAB>NAME` a line: names are matched exactly by the reader (a `name` filter matches substrings). */

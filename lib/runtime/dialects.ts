@@ -92,6 +92,17 @@ export interface Dialect {
    * network's containers into their /etc/hosts), so Service names cannot resolve there.
    */
   readonly clusterDns: "embedded" | "gateway" | "none";
+  /**
+   * The subnets the cluster network is made on: the first that no other network of the engine
+   * holds (CliRuntime.ensureNetwork). A subnet of its own is what makes two runs that make the
+   * network at once make one: an engine allocates subnets under a lock, and dockerd 20.10 checks
+   * a network's name without one (network.ts). 10.244.0.0/16 is the pod network of a kubeadm
+   * cluster with flannel; none of these is in docker's default pools (172.17-31.0.0/16,
+   * 192.168.0.0/16), podman's (10.88.0.0/16, then 10.89.0.0/24 upward) or nerdctl's (10.4.0.0/24
+   * upward). Each engine has its own: docker does not check the host's routes, so docker's and
+   * podman's cluster networks on one machine would otherwise route the same addresses over two bridges.
+   */
+  readonly clusterSubnets: readonly string[];
 }
 
 // docker: "No such container|image|object", "get <volume>: no such volume"; podman: "no such
@@ -133,6 +144,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     pullCredentials: "docker-config",
     dockerHubAuthKey: "https://index.docker.io/v1/",
     clusterDns: "embedded",
+    clusterSubnets: ["10.244.0.0/16", "10.247.0.0/16"],
   },
   podman: {
     name: "podman",
@@ -150,6 +162,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     pullCredentials: "authfile",
     dockerHubAuthKey: "docker.io",
     clusterDns: "gateway",
+    clusterSubnets: ["10.245.0.0/16", "10.248.0.0/16"],
   },
   nerdctl: {
     name: "nerdctl",
@@ -169,6 +182,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     pullCredentials: "docker-config",
     dockerHubAuthKey: "https://index.docker.io/v1/",
     clusterDns: "none",
+    clusterSubnets: ["10.246.0.0/16", "10.249.0.0/16"],
   },
 };
 

@@ -11,10 +11,11 @@ import { reduceErrorLine } from "./pull-errors.js";
 
 /**
  * docker answers these with 409 Conflict (a name in use, a container not running or already going);
- * podman and nerdctl use the same words.
+ * podman and nerdctl use the same words. docker's "network x is ambiguous" (two networks of one
+ * name, for a moment: network.ts) is one too: the object is there, in a state that refuses the call.
  */
 const CONFLICT =
-  /is (?:already )?in use|is being used|already exists|is not running|is already in progress|\bconflict\b/i;
+  /is (?:already )?in use|is being used|already exists|is not running|is already in progress|is ambiguous|\bconflict\b/i;
 
 /** How the engine is asked whether it answers at all: detect.ts, for the one engine in use. */
 export type EngineProbe = (name: RuntimeName) => Promise<DetectedRuntime>;
@@ -73,7 +74,12 @@ export function classifyCommandError(dialect: Dialect, error: CommandError): Eng
 }
 
 function firstLine(text: string): string {
-  return text.trim().split("\n")[0] ?? "";
+  return (
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l !== "" && !NOISE.some((noise) => noise.test(l))) ?? ""
+  );
 }
 
 /** One line for an event or an error: the engine's own message when there is one. */
@@ -82,11 +88,15 @@ export function describeError(error: unknown): string {
   return errorMessage(error);
 }
 
-/** The engine's own first error line, else the command's one-line summary. */
+/**
+ * Lines an engine prints on stderr that say nothing of the call: podman's (and conmon's) "failed
+ * to connect to syslog: Initialization" on a machine without /dev/log, and podman's logrus warnings
+ * (`time="…" level=warning msg="…"`), which come before the error itself.
+ */
+const NOISE = [/^failed to connect to syslog\b/i, /^time="[^"]*" level=(?:warning|info|debug)\b/];
+
+/** The engine's own first error line (past its noise), else the command's one-line summary. */
 export function describeEngineError(error: CommandError): string {
-  const line = error.stderr
-    .split("\n")
-    .map((l) => l.trim())
-    .find((l) => l !== "");
+  const line = firstLine(error.stderr);
   return (line && reduceErrorLine(line)) || error.shortMessage;
 }

@@ -3,10 +3,15 @@
 // podman 4 (netavark, or CNI as podman converts it) prints `{"name", "labels", "subnets":
 // [{"subnet", "gateway"}], "dns_enabled"}`. One reader takes both, as inspect.ts does for containers.
 // dockerd 20.10 checks a new network's name against the others without a lock: two runs making
-// the network at once may both succeed, and the name is then ambiguous. Every run then keeps the
-// oldest of the networks so named and removes the others (CliRuntime.ensureNetwork), and a
-// sandbox joins the network by ID.
+// the network at once may both succeed, and the name is then ambiguous: docker then refuses to
+// start any container on either ("network x is ambiguous"), though a sandbox joins by ID. Its
+// address allocator does lock: of two creates of one subnet, one fails ("Pool overlaps"). So the
+// cluster network is made with a subnet of its own (CliRuntime.ensureNetwork): two runs at once
+// make one network. One of an older podrun, made without, may still have a twin: the oldest is
+// kept, the others removed.
+import { EngineError } from "../errors.js";
 import type { Dialect } from "./dialects.js";
+import { ContainerNotStartedError } from "./types.js";
 import { parseJsonObjects } from "./inspect.js";
 import type { NetworkInfo, SandboxNetwork } from "./specs.js";
 
@@ -16,13 +21,12 @@ export function formatSandboxNetworkArgs(network: SandboxNetwork | undefined): s
   return ["--network", network.id ?? network.name, ...network.aliases.flatMap((alias) => ["--network-alias", alias])];
 }
 
-/** `network ls` lines (`ID<TAB>NAME`): the IDs of the networks named exactly `name` (docker may hold several). */
-export function parseNetworkIds(stdout: string, name: string): string[] {
-  return stdout
-    .split("\n")
-    .map((line) => line.trim().split("\t"))
-    .filter(([id, named]) => id && named === name)
-    .map(([id]) => id!);
+/** `network ls` lines (`ID<TAB>NAME`): every network, by ID and name (docker may hold several of one name). */
+export function parseNetworkList(stdout: string): { id: string; name: string }[] {
+  return stdout.split("\n").flatMap((line) => {
+    const [id, name] = line.trim().split("\t");
+    return id && name ? [{ id, name }] : [];
+  });
 }
 
 /** The networks in `network inspect`'s output, oldest first (ties by ID), as every run sorts them. */
@@ -75,4 +79,48 @@ function asStringMap(value: unknown): Record<string, string> {
   return Object.fromEntries(
     Object.entries(value as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === "string"),
   );
+}
+
+/**
+ * Whether a create (or a start) failed because of the network it joins, not the container: the
+ * network is gone (docker "network x not found", podman "unable to find network with name or ID x:
+ * network not found"), or its name is held by two networks for a moment (docker "network x is
+ * ambiguous (2 matches found on name)": two runs made it at once). A container made but not started
+ * is judged by its start's failure.
+ */
+export function isNetworkUnusable(error: unknown): boolean {
+  const engine = error instanceof ContainerNotStartedError ? error.cause : error;
+  if (!(engine instanceof EngineError)) return false;
+  return (
+    (engine.kind === "not-found" && /network/i.test(engine.message)) ||
+    (engine.kind === "conflict" && AMBIGUOUS.test(engine.message))
+  );
+}
+
+const AMBIGUOUS = /network \S+ is ambiguous/i;
+
+/**
+ * Whether a network create failed on its subnet: another network holds it, or is being made with
+ * it right now (docker "Pool overlaps with other one on this address space"; podman "subnet x is
+ * already used on the host or by another config").
+ */
+export function isSubnetTaken(stderr: string): boolean {
+  return /pool overlaps|is already used/i.test(stderr);
+}
+
+/** Whether two IPv4 CIDRs share an address (false for anything else: IPv6 subnets are not compared). */
+export function subnetsOverlap(a: string, b: string): boolean {
+  const [x, y] = [parseCidr(a), parseCidr(b)];
+  if (!x || !y) return false;
+  const bits = Math.min(x.bits, y.bits);
+  const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
+  return (x.address & mask) >>> 0 === (y.address & mask) >>> 0;
+}
+
+function parseCidr(cidr: string): { address: number; bits: number } | undefined {
+  const match = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
+  if (!match) return undefined;
+  const [octets, bits] = [match.slice(1, 5).map(Number), Number(match[5])];
+  if (octets.some((o) => o > 255) || bits > 32) return undefined;
+  return { address: octets.reduce((sum, o) => sum * 256 + o, 0), bits };
 }

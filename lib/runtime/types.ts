@@ -199,8 +199,9 @@ export interface ContainerRuntime {
   /** Volumes carrying every one of `labels`. */
   listVolumes(labels: Record<string, string>): Promise<VolumeInfo[]>;
   /**
-   * The network `name`, made (a bridge with the engine's DNS, carrying `labels`) when it is not
-   * there; two runs making it at once both get it. Its `dnsServer` is where containers on it ask.
+   * The network `name`, made (a bridge with the engine's DNS, carrying `labels`, on the first of
+   * the engine's cluster subnets that no other network holds: dialects.ts) when it is not there;
+   * two runs making it at once both get the one network. Its `dnsServer` is where containers on it ask.
    */
   ensureNetwork(name: string, labels: Record<string, string>): Promise<NetworkInfo>;
   /** Removes the network; a missing one is success; false when containers still use it (it stays). */

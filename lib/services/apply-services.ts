@@ -2,11 +2,11 @@ import type { Service } from "kubernetes-types/core/v1.js";
 import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { EngineError, errorMessage, PodrunError } from "../errors.js";
+import { errorMessage, PodrunError } from "../errors.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { InvolvedObject } from "../events/types.js";
 import type { ImageManager } from "../images/manager.js";
-import { ensureClusterNetwork, type ClusterNetwork } from "../pod/cluster-network.js";
+import { createOnClusterNetwork, type ClusterNetwork } from "../pod/cluster-network.js";
 import { shortHash } from "../pod/spec/spec-hash.js";
 import {
   ContainerNotStartedError,
@@ -197,24 +197,23 @@ async function writeRouting(runtime: ContainerRuntime, serviceDir: string, store
 
 /**
  * Makes and starts the proxy; its ID. Nothing half-made: a proxy made but not started (its port
- * taken, its network gone) goes. The cluster network, removed by another run's `down` since this
- * run found it (nothing of this run is on it yet: the proxy is its first container), is made anew
- * and the proxy made again, once, as a sandbox does.
+ * taken, its network gone) goes. A cluster network that another run removed or made at the same
+ * moment is found or made again, and the proxy made again, as a sandbox is (createOnClusterNetwork).
  */
 async function startProxy(
   runtime: ContainerRuntime,
   build: (cluster: ClusterNetwork) => ContainerSpec,
   options: Pick<ServicesOptions, "cluster" | "dryRun">,
 ): Promise<string> {
-  const create = (spec: ContainerSpec) =>
-    runtime.createContainer(spec, { start: true }).catch(async (error: unknown) => {
+  const create = async (cluster: ClusterNetwork | undefined) => {
+    const spec = build(cluster ?? options.cluster);
+    return runtime.createContainer(spec, { start: true }).catch(async (error: unknown) => {
       await runtime.removeContainers([spec.name]).catch(() => undefined); // the error says what failed
       throw error;
     });
-  return create(build(options.cluster)).catch(async (error: unknown) => {
-    if (options.dryRun || !isNetworkGone(error)) throw error;
-    return create(build({ ...options.cluster, ...(await ensureClusterNetwork(runtime)) }));
-  });
+  };
+  if (options.dryRun) return create(options.cluster);
+  return createOnClusterNetwork(runtime, options.cluster, create);
 }
 
 /**
@@ -320,12 +319,6 @@ function isFree(address: string, port: number): Promise<boolean> {
     server.once("error", () => resolve(false));
     server.listen({ host: address, port, exclusive: true }, () => server.close(() => resolve(true)));
   });
-}
-
-/** Whether the proxy's create or start failed because its network is not there (the sandbox's test: sandbox.ts). */
-function isNetworkGone(error: unknown): boolean {
-  const engine = error instanceof ContainerNotStartedError ? error.cause : error;
-  return engine instanceof EngineError && engine.kind === "not-found" && /network/i.test(engine.message);
 }
 
 /** The engine's words, or, for a port taken on this machine, which one. */

@@ -59,6 +59,19 @@ t.test("the kind of a failed command, from each engine's words", async (t) => {
       failure({ stderr: "Error response from daemon: remove v: volume is in use - [abc]" }),
       "conflict",
     ],
+    [
+      "docker: a network name two networks hold",
+      failure({ stderr: "Error response from daemon: network podrun is ambiguous (2 matches found on name)" }),
+      "conflict",
+    ],
+    [
+      "podman: no such container, after its syslog noise",
+      failure({
+        stderr:
+          'failed to connect to syslog: Initialization\nError: no container with name or ID "x" found: no such container',
+      }),
+      "not-found",
+    ],
     ["timed out", failure({ exitCode: undefined, timedOut: true }), "timed-out"],
     [
       "a request deadline",
@@ -147,5 +160,23 @@ t.test("an engine that does not answer: the probe's line, RuntimeUnavailable", a
     await explainCommandError(DIALECTS.docker, other),
     other,
     "what is not an engine command's failure is left as it is",
+  );
+});
+
+t.test("the engine's line is the first that says something of the call, past podman's noise", async (t) => {
+  const { describeEngineError } = await import("../../lib/runtime/engine-error.js");
+  const stderr = [
+    "failed to connect to syslog: Initialization",
+    'time="2026-12-02T08:00:00Z" level=warning msg="The cgroupv2 manager is set to systemd but there is no systemd user session available"',
+    "Error: rootlessport listen tcp 127.0.0.1:30001: bind: address already in use",
+  ].join("\n");
+  t.equal(
+    describeEngineError(failure({ stderr })),
+    "rootlessport listen tcp 127.0.0.1:30001: bind: address already in use",
+  );
+  t.equal(
+    describeEngineError(failure({ stderr: "failed to connect to syslog: Initialization\n" })),
+    failure().shortMessage,
+    "noise alone: the summary",
   );
 });

@@ -46,18 +46,22 @@ async function setup(t: Test) {
   return { runtime, apply, applyOf, ensured: () => ensured };
 }
 
-t.test("the network removed by another run before the proxy's create: made anew, the proxy made", async (t) => {
-  const { runtime, apply, ensured } = await setup(t);
-  runtime.failOn("createContainer", engineError("network network-podrun not found", ["run"]), { times: 1 });
-  const [outcome] = await apply();
-  t.equal(outcome?.action, "created");
-  t.equal(ensured(), 2, "the network ensured again");
-  t.same(
-    (await runtime.listContainers({ "io.podrun.managed": "true" })).map((c) => [c.name, c.running]),
-    [["default_api_SVC", true]],
-    "one proxy, running",
-  );
-});
+t.test(
+  "the network removed, then made twice, by other runs before the proxy's create: found anew each time, the proxy made",
+  async (t) => {
+    const { runtime, apply, ensured } = await setup(t);
+    const failures = ["network network-podrun not found", "network podrun is ambiguous (2 matches found on name)"];
+    runtime.failOn("createContainer", () => engineError(failures.shift()!, ["run"]), { times: 2 });
+    const [outcome] = await apply();
+    t.equal(outcome?.action, "created");
+    t.equal(ensured(), 3, "the network ensured again before each try");
+    t.same(
+      (await runtime.listContainers({ "io.podrun.managed": "true" })).map((c) => [c.name, c.running]),
+      [["default_api_SVC", true]],
+      "one proxy, running",
+    );
+  },
+);
 
 t.test("another failure of the proxy's create: the Service's error, no second try", async (t) => {
   const { runtime, apply, ensured } = await setup(t);

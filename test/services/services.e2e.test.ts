@@ -15,18 +15,30 @@ import { uniqueName } from "../harness/engine-pod.js";
 import { loadTestEnv } from "../harness/env.js";
 
 // Services and cluster DNS end to end, on docker and podman, checked from inside the pods: an API
-// Deployment of two behind a ClusterIP Service (80 → the container port named http, 8080) and a
-// NodePort one, a StatefulSet behind its headless Service, a Service of the same name in a second
-// namespace, and a client that is Ready only once the names answer. Then a template change of the
-// API (its pods replaced, the Service and the client kept), a scale to 0 (refused at once), and
-// `down` (nothing left). One directory per engine, brought up once. Name lookups get 10 s: podman's
-// aardvark-dns asks the host's resolvers for what it does not hold (a name's AAAA record), which
-// on a machine without a network answer only at their timeout.
+// Deployment of two behind a ClusterIP Service (80 → the container port named http, 8080), a
+// NodePort and a LoadBalancer one, a StatefulSet behind its headless Service, a Service of the same
+// name in a second namespace, an ExternalName Service, a bare Pod's `<hostname>.<subdomain>`, a UDP
+// Service, and a client that is Ready only once the names answer. Then a template change of the
+// API (its pods replaced, the Services and the client kept; a selector change configured in place;
+// `up` returning only once the proxies relay to the new pods), a scale to 0 (refused at once),
+// `down` (nothing left), and a node port this machine already uses (one error, nothing left). One
+// directory per engine, brought up once: each `up` of a stack this size costs more than the checks.
+// Name lookups get 10 s: podman's aardvark-dns asks the host's resolvers for what it does not hold
+// (a name's AAAA record), which on a machine without a network answer only at their timeout.
 
 const SERVE = (port: number) =>
   `["sh", "-c", "mkdir -p /www && hostname > /www/index.html && exec httpd -f -p ${port} -h /www"]`;
 
-function app(ns: string, other: string, options: { replicas?: number; version?: string } = {}): string {
+interface AppOptions {
+  replicas?: number;
+  version?: string;
+  /** The LoadBalancer's port, on 127.0.0.1. */
+  lbPort: number;
+  /** The UDP responder's image (images/test-udp-responder). */
+  responder: string;
+}
+
+function app(ns: string, other: string, options: AppOptions): string {
   const api = `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api, namespace: ${ns}}
@@ -115,7 +127,81 @@ spec:
             periodSeconds: 1
             timeoutSeconds: 30
 `;
-  return [api, services, client].join("---\n");
+  return [api, services, extras(ns, options), client].join("---\n");
+}
+
+/**
+ * A LoadBalancer on the API; an ExternalName Service whose target is the API Service's full name
+ * (so it resolves offline); `sel`, whose selector moves from the API to the bare Pod `named` at
+ * version 2 (configured in place); `named` as `h1.sub` through the headless Service `sub`; and a UDP
+ * Service, 53 → the container port named dns (5353). busybox has no UDP server and its only UDP
+ * client is `nslookup NAME SERVER`, so the pod behind it runs images/test-udp-responder, a DNS
+ * responder that answers every A question with its pod's IP.
+ */
+function extras(ns: string, options: AppOptions): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: ${ns}}
+spec:
+  type: LoadBalancer
+  selector: {app: api}
+  ports: [{port: ${options.lbPort}, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ext, namespace: ${ns}}
+spec:
+  type: ExternalName
+  externalName: api.${ns}.svc.cluster.local
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sel, namespace: ${ns}}
+spec:
+  selector: {app: ${(options.version ?? "1") === "1" ? "api" : "named"}}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sub, namespace: ${ns}}
+spec:
+  clusterIP: None
+  selector: {app: named}
+  ports: [{port: 8080}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: named, namespace: ${ns}, labels: {app: named}}
+spec:
+  hostname: h1
+  subdomain: sub
+  terminationGracePeriodSeconds: 1
+  containers: [{name: web, image: ${BUSYBOX}, command: ${SERVE(8080)}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dns, namespace: ${ns}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: dns}}
+  template:
+    metadata: {labels: {app: dns}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: dns
+          image: ${options.responder}
+          args: ["-port", "5353"]
+          ports: [{name: dns, containerPort: 5353, protocol: UDP}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: udp, namespace: ${ns}}
+spec:
+  selector: {app: dns}
+  ports: [{name: dns, protocol: UDP, port: 53, targetPort: dns}]
+`;
 }
 
 async function setup(t: Test, runtime: RuntimeName) {
@@ -174,10 +260,15 @@ async function checkListing(
   const ipOf = (name: string) => new RegExp(`service/${name} created \\(\\w+ ([\\d.]+)`).exec(s.upOutput)?.[1] ?? "?";
   const wide = await cli(["ps", "svc", "-o", "wide"]);
   t.equal(wide.exitCode, 0, wide.stderr);
+  const rows = (names: string[]) =>
+    wide.stdout
+      .trimEnd()
+      .split("\n")
+      .filter((line) => names.some((name) => line.startsWith(`${name} `)));
   const ep = String.raw`\d+\.\d+\.\d+\.\d+`;
   const ip = (name: string) => ipOf(name).replaceAll(".", "\\.");
   t.match(
-    wide.stdout.trimEnd().split("\n"),
+    rows(["NAME", "api", "db", "web"]),
     [
       /^NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\) +AGE +SELECTOR +ENDPOINTS$/,
       new RegExp(`^api +ClusterIP +${ip("api")} +<none> +80/TCP +\\S+ +app=api +${ep}:8080,${ep}:8080$`),
@@ -185,6 +276,14 @@ async function checkListing(
       new RegExp(`^web +NodePort +${ip("web")} +<none> +80:${s.nodePort}/TCP +\\S+ +app=api +${ep}:8080,${ep}:8080$`),
     ],
     "ps svc -o wide",
+  );
+  t.match(
+    rows(["ext", "udp"]),
+    [
+      new RegExp(`^ext +ExternalName +<none> +api\\.${s.ns}\\.svc\\.cluster\\.local +80/TCP +\\S+ +<none>`),
+      new RegExp(`^udp +ClusterIP +${ip("udp")} +<none> +53/UDP +\\S+ +app=dns +${ep}:5353$`),
+    ],
+    "an ExternalName's name as its EXTERNAL-IP; a UDP Service",
   );
   const json = await cli(["ps", "svc/web", "service/db", "-o", "json"]);
   const items = (JSON.parse(json.stdout) as { items: Service[] }).items;
@@ -220,17 +319,24 @@ async function answers(ask: () => Promise<string>, count: number): Promise<strin
 
 for (const runtime of ["docker", "podman"] as const) {
   t.test(
-    `${runtime}: Services by name, port mapping, NodePort, headless, namespaces, env, follow the pods`,
+    `${runtime}: Services by name, port mapping, NodePort, LoadBalancer, headless, ExternalName, UDP, namespaces, env, follow the pods`,
     async (t) => {
-      t.setTimeout(400_000);
+      t.setTimeout(500_000);
+      const responder = loadTestEnv()?.images.udpResponder;
+      if (!responder) return void missing(t, "images.udpResponder in env.json");
       const s = await setup(t, runtime);
-      if (!s) return;
+      if (!s || !(await requireImage(t, runtime, responder))) return;
       const { ns, other } = s;
+      const lbPort = 20000 + Math.floor(Math.random() * 9000);
+      const options = { lbPort, responder };
 
-      const first = await s.up(app(ns, other), ["--wait", "--timeout", "60s"]);
+      const first = await s.up(app(ns, other, options), ["--wait", "--timeout", "90s"]);
       t.equal(first.exitCode, 0, `up --wait: ${first.stderr}`);
       t.match(first.stdout, /service\/api created \(ClusterIP \d+\.\d+\.\d+\.\d+, 80\/TCP\)/);
       t.match(first.stdout, /service\/db created \(headless/);
+      t.match(first.stdout, `service/ext created (ExternalName → api.${ns}.svc.cluster.local, 80/TCP)`);
+      t.match(first.stdout, /service\/udp created \(ClusterIP [\d.]+, 53\/UDP\)/);
+      t.notMatch(first.stderr, /ProxyNotSynced/, "every proxy applied its config in time");
       const nodePort = Number(
         /service\/web created \(NodePort [\d.]+, 80:(\d+)\/TCP on 127\.0\.0\.1\)/.exec(first.stdout)?.[1],
       );
@@ -238,46 +344,33 @@ for (const runtime of ["docker", "podman"] as const) {
       await checkListing(t, runtime, { ns, env: s.env, nodePort, upOutput: first.stdout });
 
       const client = await s.containerOf(ns, "client", "client");
+      const get = async (url: string) => {
+        const r = await s.sh(client, `timeout 10 wget -qO- ${url}`);
+        if (r.exitCode !== 0) t.comment(`${url}: exit ${r.exitCode}: ${r.stderr}`);
+        return r.stdout.trim();
+      };
       const apiPods = (await s.podsOf(ns, "api-")).sort();
       t.equal(apiPods.length, 2, "two API pods");
       t.same(
-        await answers(async () => (await s.sh(client, "timeout 10 wget -qO- http://api/")).stdout, 12),
+        await answers(() => get("http://api/"), 12),
         apiPods,
         "http://api/ reaches both replicas (80 → the port named http)",
       );
-      t.same(
-        await answers(async () => (await s.sh(client, `timeout 10 wget -qO- http://api.${ns}.svc:80/`)).stdout, 1).then(
-          (a) => a.length,
-        ),
-        1,
-        "api.<ns>.svc answers too",
-      );
-      t.equal(
-        (await s.sh(client, "timeout 10 wget -qO- http://db-0.db:5432/")).stdout.trim(),
-        "db-0",
-        "db-0.db is the StatefulSet's pod",
-      );
-      t.equal(
-        (await s.sh(client, `timeout 10 wget -qO- http://db-0.db.${ns}.svc.cluster.local:5432/`)).stdout.trim(),
-        "db-0",
-        "and so is its full name",
-      );
-      t.equal(
-        (await s.sh(client, "timeout 10 wget -qO- http://db:5432/")).stdout.trim(),
-        "db-0",
-        "the headless name answers with its pod",
-      );
-      t.equal(
-        (await s.sh(client, `timeout 10 wget -qO- http://api.${other}/`)).stdout.trim(),
-        "other",
-        "api.<other namespace> is the other namespace's api",
-      );
+      t.ok(apiPods.includes(await get(`http://api.${ns}.svc:80/`)), "api.<ns>.svc answers too");
+      t.equal(await get("http://db-0.db:5432/"), "db-0", "db-0.db is the StatefulSet's pod");
+      t.equal(await get(`http://db-0.db.${ns}.svc.cluster.local:5432/`), "db-0", "and so is its full name");
+      t.equal(await get("http://db:5432/"), "db-0", "the headless name answers with its pod");
+      t.equal(await get(`http://api.${other}/`), "other", "api.<other namespace> is the other namespace's api");
       const otherPod = `${other}_other_web`;
       t.equal(
         (await s.sh(otherPod, "timeout 10 wget -qO- http://api/")).stdout.trim(),
         "other",
         "there, api is its own namespace's",
       );
+      t.ok(apiPods.includes(await get("http://ext/")), "http://ext/ reaches the API through its external name");
+      t.ok(apiPods.includes(await get(`http://ext.${ns}.svc.cluster.local:80/`)), "so does its full name");
+      t.equal(await get("http://h1.sub:8080/"), "h1", "<hostname>.<subdomain> is the bare Pod");
+      t.ok(apiPods.includes(await get("http://sel/")), "sel selects the API");
 
       const env = (await s.sh(client, "env")).stdout;
       const host = /^API_SERVICE_HOST=(.+)$/m.exec(env)?.[1];
@@ -290,34 +383,82 @@ for (const runtime of ["docker", "podman"] as const) {
       );
       t.match(env, /^WEB_SERVICE_PORT=80$/m, "every Service of the namespace");
       t.notMatch(env, /^DB_SERVICE_HOST=/m, "not the headless one");
+      t.notMatch(env, /^EXT_/m, "none for the ExternalName Service, as the kubelet gives none");
       t.notMatch(env, /^KUBERNETES_SERVICE_HOST=/m, "no API server");
 
-      const fromHost = async () => {
-        const r = await runCommand("curl", ["-s", "--max-time", "3", `http://127.0.0.1:${nodePort}/`], {
-          reject: false,
-        });
-        return r.stdout;
-      };
-      t.same(await answers(fromHost, 12), apiPods, "the NodePort reaches both replicas from this machine");
+      // The UDP Service by its name (the engine's DNS gives the proxy's address), its port 53 relayed
+      // to the responder's 5353: the answer is the endpoint's IP, which only the responder pod gives.
+      const listed = await runCli(["ps", "svc", "udp", "-o", "wide", "--runtime", runtime, "-n", ns], { env: s.env });
+      const [, udpIP, endpoint] =
+        /^udp +ClusterIP +([\d.]+) +<none> +53\/UDP +\S+ +app=dns +([\d.]+):5353$/m.exec(listed.stdout) ?? [];
+      const lookup = await s.sh(client, "timeout 10 nslookup -type=a anything.example udp");
+      const escaped = (ip = "?") => ip.replaceAll(".", "\\.");
+      t.match(
+        lookup.stdout,
+        new RegExp(
+          `Server:\\s+udp\\nAddress:\\s+${escaped(udpIP)}:53\\n\\nName:\\s+anything\\.example\\nAddress: ${escaped(endpoint)}\\n`,
+        ),
+        `nslookup by the Service's name: asked its cluster IP on 53, answered by the pod: ${lookup.stdout}${lookup.stderr}`,
+      );
 
-      // A template change: the API's pods are replaced; the Service and the client are kept.
+      // From this machine: the NodePort, and the LoadBalancer on its port and its node port.
+      const fromHost = async (port: number) =>
+        (await runCommand("curl", ["-s", "--max-time", "3", `http://127.0.0.1:${port}/`], { reject: false })).stdout;
+      t.same(
+        await answers(() => fromHost(nodePort), 12),
+        apiPods,
+        "the NodePort reaches both replicas from this machine",
+      );
+      const lbNodePort = Number(
+        new RegExp(`service/lb created \\(LoadBalancer [\\d.]+, ${lbPort}:(\\d+)/TCP on 127\\.0\\.0\\.1`).exec(
+          first.stdout,
+        )?.[1],
+      );
+      for (const published of [lbPort, lbNodePort])
+        t.ok(
+          apiPods.includes((await fromHost(published)).trim()),
+          `the LoadBalancer's 127.0.0.1:${published} reaches the API`,
+        );
+
+      // A template change: the API's pods are replaced; the Services and the client are kept. sel's
+      // selector changed: configured in place, its address kept, its endpoints the new selector's.
+      // Right after `up` returns, the Service reaches the new pods (up waits for its proxies), asked
+      // by address: a slow lookup must not hide what the proxy does.
       const clientId = (await runCommand(runtime, ["inspect", "--format", "{{.Id}}", client])).stdout.trim();
-      const changed = await s.up(app(ns, other, { version: "2" }), ["--wait", "--timeout", "60s"]);
+      const ipOf = (name: string) =>
+        new RegExp(`service/${name} created \\(ClusterIP ([\\d.]+),`).exec(first.stdout)?.[1];
+      const changed = await s.up(app(ns, other, { ...options, version: "2" }), ["--wait", "--timeout", "90s"]);
+      const firstAnswer = await get(`http://${ipOf("api")}/`);
       t.equal(changed.exitCode, 0, changed.stderr);
+      t.notMatch(changed.stderr, /ProxyNotSynced/);
       t.match(changed.stdout, /service\/api unchanged \(ClusterIP /, "the Service is kept");
+      t.match(
+        changed.stdout,
+        `service/sel configured (ClusterIP ${ipOf("sel")}, 80/TCP)`,
+        "sel configured, same cluster IP",
+      );
       const newPods = (await s.podsOf(ns, "api-")).sort();
       t.equal(newPods.filter((p) => apiPods.includes(p)).length, 0, "the API's pods were replaced");
-      t.same(
-        await answers(async () => (await s.sh(client, "timeout 10 wget -qO- http://api/")).stdout, 12),
-        newPods,
-        "the Service answers from the new pods",
-      );
+      t.ok(newPods.includes(firstAnswer), `the first request after up reaches a new pod: ${firstAnswer}`);
+      t.same(await answers(() => get("http://api/"), 12), newPods, "the Service answers from the new pods");
+      t.equal(await get(`http://${ipOf("sel")}/`), "h1", "sel reaches what its new selector selects");
       const clientAfter = (await runCommand(runtime, ["inspect", "--format", "{{.Id}}", client])).stdout.trim();
       t.equal(clientAfter, clientId, "the client was not restarted");
       t.match((await s.sh(client, "env")).stdout, `API_SERVICE_HOST=${host}\n`, "its Service address is the same");
+      const services = join(s.env.PODRUN_STATE_DIR, "services", runtime);
+      for (const name of ["api", "ext", "sel", "udp", "web", "lb"]) {
+        const dir = join(services, `${ns}_${name}`);
+        const config = await readFile(join(dir, "proxy", "service.json"));
+        const applied = (await readFile(join(dir, "status", "applied"), "utf8")).trim();
+        t.equal(
+          applied,
+          createHash("sha256").update(config).digest("hex"),
+          `${name}'s proxy applied the config written last`,
+        );
+      }
 
       // Scaled to 0: the Service refuses at once.
-      const none = await s.up(app(ns, other, { replicas: 0, version: "2" }));
+      const none = await s.up(app(ns, other, { ...options, replicas: 0, version: "2" }));
       t.equal(none.exitCode, 0, none.stderr);
       const started = Date.now();
       // By its address (API_SERVICE_HOST): what is measured is the refusal, not a name lookup.
@@ -346,239 +487,24 @@ for (const runtime of ["docker", "podman"] as const) {
         ]);
         t.equal(proxies.stdout.trim(), "", `no Service proxy of ${namespace} is left`);
       }
-    },
-  );
-}
-
-for (const runtime of ["docker", "podman"] as const) {
-  t.test(
-    `${runtime}: a LoadBalancer on its port and a node port, on 127.0.0.1; a node port taken is one error, nothing left`,
-    async (t) => {
-      const s = await setup(t, runtime);
-      if (!s) return;
-      const port = 20000 + Math.floor(Math.random() * 9000);
-      const lb = `apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: ${s.ns}}
-spec:
-  type: LoadBalancer
-  selector: {app: lb}
-  ports: [{port: ${port}, targetPort: 8080}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: lbweb, namespace: ${s.ns}, labels: {app: lb}}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers: [{name: web, image: ${BUSYBOX}, command: ${SERVE(8080)}}]
-`;
-      const up = await s.up(lb, ["--wait", "--timeout", "60s"]);
-      t.equal(up.exitCode, 0, up.stderr);
-      const nodePort = Number(
-        new RegExp(`LoadBalancer [\\d.]+, ${port}:(\\d+)/TCP on 127\\.0\\.0\\.1`).exec(up.stdout)?.[1],
-      );
-      // The proxy takes the pod's endpoint within its 200 ms poll of the config `up` wrote last
-      // (docs/services.md): asked again for up to 3 s.
-      for (const published of [port, nodePort]) {
-        // docker's own port proxy accepts, then closes, while the proxy's port is closed: no refusal to retry on.
-        let answer = "";
-        for (let i = 0; i < 10 && answer !== "lbweb"; i++) {
-          if (i > 0) await new Promise((resolve) => setTimeout(resolve, 300));
-          const r = await runCommand("curl", ["-s", "--max-time", "5", `http://127.0.0.1:${published}/`], {
-            reject: false,
-          });
-          answer = r.stdout.trim();
-        }
-        t.equal(answer, "lbweb", `127.0.0.1:${published} reaches the pod`);
-      }
 
       // A node port this machine already uses: the Service's proxy cannot publish it.
       const holder = createServer().listen(0, "127.0.0.1");
       await once(holder, "listening");
       t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
       const held = (holder.address() as AddressInfo).port;
-      const taken = `apiVersion: v1
+      const failed = await s.up(`apiVersion: v1
 kind: Service
-metadata: {name: taken, namespace: ${s.ns}}
+metadata: {name: taken, namespace: ${ns}}
 spec:
   type: LoadBalancer
   selector: {app: none}
   ports: [{port: ${held}, targetPort: 8080}]
-`;
-      const failed = await s.up(taken);
+`);
       t.equal(failed.exitCode, 1, "exit 1");
-      t.match(failed.stderr, new RegExp(`service/taken: a port it publishes on this machine is taken`), failed.stderr);
-      const left = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `name=${s.ns}_taken_SVC`]);
-      t.equal(left.stdout.trim(), "", "no proxy left half-made");
+      t.match(failed.stderr, /service\/taken: a port it publishes on this machine is taken/, failed.stderr);
+      const half = await runCommand(runtime, ["ps", "-a", "-q", "--filter", `name=${ns}_taken_SVC`]);
+      t.equal(half.stdout.trim(), "", "no proxy left half-made");
     },
   );
-}
-
-// An ExternalName Service reached by its own names on its listed port (its target another
-// Service's full name, so it resolves offline), a bare Pod's `<hostname>.<subdomain>` through a
-// headless Service, the Service variables (none for the ExternalName), a Service whose selector
-// changes configured in place (same cluster IP, the new endpoints), and `up` returning only once the
-// proxies relay to the newest pods: right after a second `up` replaces the API's pod, a request
-// through the Service reaches the new one, and each proxy reports the config written last. And a
-// UDP Service, 53 → the container port named dns (5353): busybox has no UDP server, and its only
-// UDP client is `nslookup NAME SERVER`, so the pod behind it runs the test image of
-// images/test-udp-responder, a DNS responder that answers every A question with its pod's IP.
-for (const runtime of ["docker", "podman"] as const) {
-  t.test(`${runtime}: ExternalName by name, hostname.subdomain, UDP, up waits for its proxies`, async (t) => {
-    t.setTimeout(300_000);
-    const responder = loadTestEnv()?.images.udpResponder;
-    if (!responder) return void missing(t, "images.udpResponder in env.json");
-    const s = await setup(t, runtime);
-    if (!s || !(await requireImage(t, runtime, responder))) return;
-    const { ns } = s;
-    const started = Date.now();
-    const yaml = (version: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: api, namespace: ${ns}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: api}}
-  template:
-    metadata: {labels: {app: api}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-        - name: web
-          image: ${BUSYBOX}
-          command: ${SERVE(8080)}
-          env: [{name: VERSION, value: "${version}"}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: api, namespace: ${ns}}
-spec:
-  selector: {app: api}
-  ports: [{port: 80, targetPort: 8080}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: ${ns}}
-spec:
-  selector: {app: ${version === "1" ? "api" : "named"}}
-  ports: [{port: 80, targetPort: 8080}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: ext, namespace: ${ns}}
-spec:
-  type: ExternalName
-  externalName: api.${ns}.svc.cluster.local
-  ports: [{port: 80}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: sub, namespace: ${ns}}
-spec:
-  clusterIP: None
-  selector: {app: named}
-  ports: [{port: 8080}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: named, namespace: ${ns}, labels: {app: named}}
-spec:
-  hostname: h1
-  subdomain: sub
-  terminationGracePeriodSeconds: 1
-  containers: [{name: web, image: ${BUSYBOX}, command: ${SERVE(8080)}}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: client, namespace: ${ns}}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers: [{name: client, image: ${BUSYBOX}, command: ["sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait"]}]
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: dns, namespace: ${ns}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: dns}}
-  template:
-    metadata: {labels: {app: dns}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-        - name: dns
-          image: ${responder}
-          args: ["-port", "5353"]
-          ports: [{name: dns, containerPort: 5353, protocol: UDP}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: udp, namespace: ${ns}}
-spec:
-  selector: {app: dns}
-  ports: [{name: dns, protocol: UDP, port: 53, targetPort: dns}]
-`;
-    const first = await s.up(yaml("1"), ["--wait", "--timeout", "60s"]);
-    t.equal(first.exitCode, 0, `up --wait: ${first.stderr}`);
-    t.match(first.stdout, `service/ext created (ExternalName → api.${ns}.svc.cluster.local, 80/TCP)`);
-    t.notMatch(first.stderr, /ProxyNotSynced/, "every proxy applied its config in time");
-    t.match(first.stdout, /service\/udp created \(ClusterIP [\d.]+, 53\/UDP\)/);
-    const client = `${ns}_client_client`;
-    const get = async (url: string) => {
-      const r = await s.sh(client, `timeout 10 wget -qO- ${url}`);
-      if (r.exitCode !== 0) t.comment(`${url}: exit ${r.exitCode}: ${r.stderr}`);
-      return r.stdout.trim();
-    };
-    const [firstPod] = await s.podsOf(ns, "api-");
-    t.equal(await get("http://ext/"), firstPod, "http://ext/ reaches the API through its external name");
-    t.equal(await get(`http://ext.${ns}.svc.cluster.local:80/`), firstPod, "so does its full name");
-    t.equal(await get("http://h1.sub:8080/"), "h1", "<hostname>.<subdomain> is the bare Pod");
-    t.equal(await get("http://web/"), firstPod, "web selects the API");
-    const webIP = /service\/web created \(ClusterIP ([\d.]+), 80\/TCP\)/.exec(first.stdout)?.[1];
-    const apiIP = /service\/api created \(ClusterIP ([\d.]+), 80\/TCP\)/.exec(first.stdout)?.[1];
-    const env = (await s.sh(client, "env")).stdout;
-    t.match(env, /^API_SERVICE_HOST=\d+\.\d+\.\d+\.\d+$/m, "the ClusterIP Service's variables");
-    t.notMatch(env, /^EXT_/m, "none for the ExternalName Service, as the kubelet gives none");
-
-    // The UDP Service by its name (the engine's DNS gives the proxy's address), its port 53 relayed
-    // to the responder's 5353: the answer is the endpoint's IP, which only the responder pod gives.
-    const listed = await runCli(["ps", "svc", "udp", "-o", "wide", "--runtime", runtime, "-n", ns], { env: s.env });
-    const [, udpIP, endpoint] =
-      /^udp +ClusterIP +([\d.]+) +<none> +53\/UDP +\S+ +app=dns +([\d.]+):5353$/m.exec(listed.stdout) ?? [];
-    t.ok(udpIP && endpoint, `ps svc: udp is 53/UDP, its endpoint the responder's 5353: ${listed.stdout}`);
-    const lookup = await s.sh(client, "timeout 10 nslookup -type=a anything.example udp");
-    const escaped = (ip = "?") => ip.replaceAll(".", "\\.");
-    t.match(
-      lookup.stdout,
-      new RegExp(
-        `Server:\\s+udp\\nAddress:\\s+${escaped(udpIP)}:53\\n\\nName:\\s+anything\\.example\\nAddress: ${escaped(endpoint)}\\n`,
-      ),
-      `nslookup by the Service's name: asked its cluster IP on 53, answered by the pod: ${lookup.stdout}${lookup.stderr}`,
-    );
-
-    // The API's pod replaced: right after `up` returns, the Service reaches the new one. web's
-    // selector changed: configured in place, its address kept, its endpoints the new selector's.
-    // Asked by address: the names answered above, and a slow lookup must not hide what the proxy does.
-    const second = await s.up(yaml("2"));
-    const answer = await get(`http://${apiIP}/`);
-    t.equal(second.exitCode, 0, second.stderr);
-    t.notMatch(second.stderr, /ProxyNotSynced/);
-    t.match(second.stdout, `service/web configured (ClusterIP ${webIP}, 80/TCP)`, "web configured, same cluster IP");
-    t.match(second.stdout, /service\/api unchanged/);
-    t.equal(await get(`http://${webIP}/`), "h1", "web reaches what its new selector selects");
-    const [newPod] = await s.podsOf(ns, "api-");
-    t.not(newPod, firstPod, "a new API pod");
-    t.equal(answer, newPod, "the first request after up reaches the new pod");
-    const services = join(s.env.PODRUN_STATE_DIR, "services", runtime);
-    for (const name of ["api", "ext", "web", "udp"]) {
-      const dir = join(services, `${ns}_${name}`);
-      const config = await readFile(join(dir, "proxy", "service.json"));
-      const applied = (await readFile(join(dir, "status", "applied"), "utf8")).trim();
-      t.equal(
-        applied,
-        createHash("sha256").update(config).digest("hex"),
-        `${name}'s proxy applied the config written last`,
-      );
-    }
-    t.comment(`${runtime}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  });
 }

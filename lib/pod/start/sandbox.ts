@@ -1,6 +1,6 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { findPullCredentials, type AuthFileCredentials } from "../pull-credentials.js";
-import { EngineError, PodrunError } from "../../errors.js";
+import { PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
 import type { ImageManager } from "../../images/manager.js";
@@ -8,7 +8,7 @@ import { isAbortError, throwIfAborted } from "../../process/abort.js";
 import { describeError } from "../../runtime/engine-error.js";
 import { isRequestTimeout } from "../../runtime/request-timeout.js";
 import type { ContainerRuntime } from "../../runtime/types.js";
-import { ensureClusterNetwork, type ClusterNetwork } from "../cluster-network.js";
+import { createOnClusterNetwork, type ClusterNetwork } from "../cluster-network.js";
 import { completeHostsFile, type PodEtcFiles } from "../etc/etc-files.js";
 import type { PodIdentity } from "../identity.js";
 import { describeNameClashes, findPodNameClash } from "../reconcile/name-clash.js";
@@ -120,34 +120,19 @@ async function makeSandbox(
     deps.recorder.event(podObject, "Warning", "FailedCreatePodSandBox", message);
     throw new PodrunError("FailedCreatePodSandBox", message, { cause: error });
   };
-  let { cluster } = options;
-  const create = () =>
+  const create = (cluster: ClusterNetwork | undefined) =>
     runtime.createSandbox({
       ...sandbox,
       image: infraRef,
       ...(sandbox.network && cluster?.id ? { network: { ...sandbox.network, id: cluster.id } } : {}),
     });
-  // What a failed create may meet, each fixed and the create made again, at most twice (a killed
-  // run's half-made sandbox and a network another run removed may both be met, one after the other):
-  const recover = async (error: unknown): Promise<boolean> => {
-    // the pod's own, half made by a killed run (half-made-sandbox.ts): removed, and made anew;
-    if (
-      findPodNameClash(describeError(error), sandbox.name) &&
-      (await removeHalfMadeSandbox(runtime, options.identity))
-    )
-      return true;
-    // the cluster network, removed by another run's `down` since this run found it: made anew.
-    if (!cluster || !sandbox.network || !(error instanceof EngineError)) return false;
-    if (error.kind !== "not-found" || !/network/i.test(error.message)) return false;
-    cluster = await ensureClusterNetwork(runtime);
-    return true;
-  };
-  const attempt = (left: number): Promise<string> =>
-    create().catch(async (error: unknown) => {
-      if (left > 0 && (await recover(error))) return attempt(left - 1);
-      throw error;
-    });
-  const id = await attempt(2).catch(sandboxFailed);
+  // What a failed create may meet besides its network (createOnClusterNetwork): the pod's own
+  // sandbox, half made by a killed run (half-made-sandbox.ts), removed and made anew.
+  const recover = async (error: unknown): Promise<boolean> =>
+    findPodNameClash(describeError(error), sandbox.name) !== undefined &&
+    (await removeHalfMadeSandbox(runtime, options.identity));
+  const cluster = sandbox.network ? options.cluster : undefined;
+  const id = await createOnClusterNetwork(runtime, cluster, create, recover).catch(sandboxFailed);
   undo.made(entry);
   const started = runtime.startSandbox(sandbox.name).catch(sandboxFailed);
   started.catch(() => undefined); // awaited by every start; a failure must not go unhandled meanwhile

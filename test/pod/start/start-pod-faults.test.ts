@@ -131,25 +131,41 @@ t.test(
 );
 
 t.test(
-  "the cluster network removed by other runs, twice: made anew each time, the sandbox made; a third time fails",
+  "the cluster network removed or made twice by other runs, four times: found or made anew each time, the sandbox made; a fifth time fails",
   async (t) => {
-    const { ensureClusterNetwork } = await import("../../../lib/pod/cluster-network.js");
+    const { CLUSTER_NETWORK_RETRIES, ensureClusterNetwork } = await import("../../../lib/pod/cluster-network.js");
     const { engineError } = await import("../../harness/fake-runtime.js");
-    const gone = () => engineError("network network-podrun not found", ["create"]);
-    const startOn = async (h: ReturnType<typeof harness>) =>
-      startPod(h.deps, {
+    t.equal(CLUSTER_NETWORK_RETRIES, 4);
+    // docker's words for a network gone, and for two networks of the one name.
+    const failures = ["network network-podrun not found", "network podrun is ambiguous (2 matches found on name)"].map(
+      (message) => engineError(message, ["create"]),
+    );
+    const failing = (times: number) => {
+      const h = harness();
+      let calls = 0;
+      h.runtime.failOn("createSandbox", () => failures[calls++ % 2]!, { times });
+      return h;
+    };
+    const startOn = async (h: ReturnType<typeof harness>) => {
+      const cluster = await ensureClusterNetwork(h.runtime);
+      return startPod(h.deps, {
         pod: pod([{ name: "a", image: "busybox:1" }]),
         identity,
         infraImage: "pause:3.10",
         publishAll: false,
-        cluster: await ensureClusterNetwork(h.runtime),
+        cluster,
       }).catch((e: unknown) => e);
-    const twice = harness();
-    twice.runtime.failOn("createSandbox", gone(), { times: 2 });
-    t.notOk((await startOn(twice)) instanceof Error, "made on the third try");
-    const thrice = harness();
-    thrice.runtime.failOn("createSandbox", gone(), { times: 3 });
-    const error = (await startOn(thrice)) as StartPodError;
-    t.equal(error.reason, "FailedCreatePodSandBox", "at most two tries more");
+    };
+    const four = failing(4);
+    t.notOk((await startOn(four)) instanceof Error, "made on the fifth try");
+    t.equal(
+      four.runtime.calls.filter((c) => c.startsWith("ensureNetwork")).length,
+      5,
+      "the network ensured before each try",
+    );
+    const five = failing(5);
+    const error = (await startOn(five)) as StartPodError;
+    t.equal(error.reason, "FailedCreatePodSandBox", "at most four tries more");
+    t.match(error.message, /ambiguous|not found/);
   },
 );
