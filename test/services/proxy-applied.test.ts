@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -14,8 +14,12 @@ import type { ContainerState } from "../../lib/runtime/types.js";
 const CONFIG = '{"service": "default/api", "ports": []}\n';
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
+const made: string[] = [];
+t.teardown(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function proxyFiles(name: string, config = CONFIG): Promise<ProxyFiles> {
   const dir = await mkdtemp(join(tmpdir(), "podrun-applied-"));
+  made.push(dir);
   const files = {
     name,
     namespace: "default",
