@@ -3,9 +3,6 @@
 // commands are recorded instead of run, so a caller can print the whole plan. A command that
 // fails is explained once, as the method ends (engine-error.ts): callers see EngineError, never
 // the CLI's CommandError.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   asRunArgs,
   buildCreateArgs,
@@ -22,6 +19,7 @@ import type { DetectedRuntime, RuntimeName } from "./detect.js";
 import { formatInfraName, getDialect, isOnlyNotFound, type Dialect } from "./dialects.js";
 import { EngineError } from "../errors.js";
 import { explainCommandError } from "./engine-error.js";
+import { writeEnvFile } from "./env-file.js";
 import { planEnv } from "./env-plan.js";
 import { isCliFailure, lastLine, splitLines, toCommandError } from "./cli-results.js";
 import { CommandError, runCommand, streamCommand, type CommandResult, type RunOptions } from "./exec.js";
@@ -236,10 +234,9 @@ export class CliRuntime implements ContainerRuntime {
         this.record(command(buildCreateArgs(this.dialect, { ...spec, ...spec.printed }, env, placeholder)));
         return spec.name;
       }
-      const dir = env.fileContent === undefined ? undefined : await mkdtemp(join(tmpdir(), "podrun-env-"));
+      const envFile = env.fileContent === undefined ? undefined : await writeEnvFile(env.fileContent);
       try {
-        const file = dir === undefined ? undefined : join(dir, "env");
-        if (file !== undefined) await writeFile(file, env.fileContent ?? "", { mode: 0o600, flag: "wx" });
+        const file = envFile?.path;
         try {
           const create = () => this.run(command(buildCreateArgs(this.dialect, spec, env, file)), { env: env.childEnv });
           const result = await createPastStorageLeftover(this.dialect, create, (args) =>
@@ -255,7 +252,7 @@ export class CliRuntime implements ContainerRuntime {
         }
       } finally {
         // The CLI has read the file by the time create returns: it must not outlive the call.
-        if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+        await envFile?.remove();
       }
     });
   }
