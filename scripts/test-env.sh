@@ -159,6 +159,17 @@ configure_podman_network() {
   for link in $(ip -o link show | awk -F': ' '$2 ~ /^cni-podman[0-9]+$/ { print $2 }'); do
     ip link delete "$link" && log "removed CNI's leftover bridge $link"
   done
+  # aardvark-dns answers a network on the addresses the first line of its file for that network
+  # name lists. A podman killed while it set a container up (the kill suite does that) leaves the
+  # container in the file after the network is gone; a network made anew under that name on
+  # another subnet is then answered on the old gateway only, and no name resolves on it. With no
+  # network of that name, the file is a leftover.
+  local file
+  for file in /run/containers/networks/aardvark-dns/*; do
+    [[ -f $file && $(basename "$file") != aardvark.pid ]] || continue
+    podman network exists "$(basename "$file")" 2>/dev/null && continue
+    rm -f "$file" && log "removed aardvark-dns's leftover file for network $(basename "$file")"
+  done
 }
 
 # ---------------------------------------------------------------------------------------------

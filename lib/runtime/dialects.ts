@@ -94,13 +94,15 @@ export interface Dialect {
   readonly clusterDns: "embedded" | "gateway" | "none";
   /**
    * The subnets the cluster network is made on: the first that no other network of the engine
-   * holds (CliRuntime.ensureNetwork). A subnet of its own is what makes two runs that make the
-   * network at once make one: an engine allocates subnets under a lock, and dockerd 20.10 checks
-   * a network's name without one (network.ts). 10.244.0.0/16 is the pod network of a kubeadm
-   * cluster with flannel; none of these is in docker's default pools (172.17-31.0.0/16,
-   * 192.168.0.0/16), podman's (10.88.0.0/16, then 10.89.0.0/24 upward) or nerdctl's (10.4.0.0/24
-   * upward). Each engine has its own: docker does not check the host's routes, so docker's and
-   * podman's cluster networks on one machine would otherwise route the same addresses over two bridges.
+   * holds (CliRuntime.ensureNetwork); none, the engine's own pick. docker needs one: dockerd 20.10
+   * checks a network's name without a lock, but allocates subnets under one, so a subnet of its
+   * own is what makes two runs that make the network at once make one (network.ts).
+   * 10.244.0.0/16 is the pod network of a kubeadm cluster with flannel, outside docker's default
+   * pools (172.17-31.0.0/16, 192.168.0.0/16) and podman's (10.88.0.0/16, then 10.89.0.0/24
+   * upward). podman and nerdctl lock a network's name, so they pick: and podman must. Its
+   * aardvark-dns keeps a file per network name whose first line lists the addresses it answers
+   * on; a network made anew under the same name on another subnet, while a container of the old one
+   * is still listed there, is answered on the old gateway only, and no name resolves on the new one.
    */
   readonly clusterSubnets: readonly string[];
 }
@@ -162,7 +164,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     pullCredentials: "authfile",
     dockerHubAuthKey: "docker.io",
     clusterDns: "gateway",
-    clusterSubnets: ["10.245.0.0/16", "10.248.0.0/16"],
+    clusterSubnets: [],
   },
   nerdctl: {
     name: "nerdctl",
@@ -182,7 +184,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     pullCredentials: "docker-config",
     dockerHubAuthKey: "https://index.docker.io/v1/",
     clusterDns: "none",
-    clusterSubnets: ["10.246.0.0/16", "10.249.0.0/16"],
+    clusterSubnets: [],
   },
 };
 
