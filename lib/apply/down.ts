@@ -135,16 +135,20 @@ export async function bringAllDown(
 
 /**
  * Step 4: the Services of the files (or all, with --all: lib/services/remove-services.ts), the
- * others' endpoints brought up to date, then the cluster network once no container is on it (pods
- * and Services of other runs keep it). A network the engine would not remove stays: the next
- * `down` tries again.
+ * others' endpoints brought up to date; then, with --all and no namespace (everything podrun runs
+ * on the engine), the cluster network once no container is on it. Any other `down` keeps the
+ * network, as a cluster keeps its pod network: docker removes a network that a container created
+ * but not yet started is on, so a `down` beside another run's `up` would take the network from
+ * under that run's new sandbox between its create and its start (the suite met it). A network the
+ * engine would not remove stays: the next `down --all` tries again.
  */
 export async function removeServicesAndNetwork(
   runtime: ContainerRuntime,
   request: Parameters<typeof removeServices>[1],
 ): Promise<RemovedService[]> {
   const { removed, left } = await removeServices(runtime, request);
-  await removeClusterNetworkIfUnused(runtime, left).catch(() => false);
+  if (request.all && request.namespace === undefined)
+    await removeClusterNetworkIfUnused(runtime, left).catch(() => false);
   return removed;
 }
 

@@ -83,7 +83,7 @@ export async function down(options: DownOptions): Promise<void> {
   for (const gone of found.gone) stdout.write(`${formatWorkloadGone(gone, { json: options.json })}\n`);
   await removeJobRecords(runtime.name, request);
   // After the pods: the Services of the files (or all, with --all); then the endpoints of the
-  // Services that stay, and the cluster network once nothing is on it.
+  // Services that stay, and (--all) the cluster network once nothing is on it.
   const downServices = async () => {
     const request = { services, all: options.all, namespace: options.namespace, stateDir };
     const removed = await removeServicesAndNetwork(runtime, request);

@@ -79,10 +79,11 @@ t.test(
       "the manifest's grace period",
     );
     t.ok(calls.indexOf("execInContainer app drain") < calls.indexOf("stopContainer app 5"), "the hook before the stop");
-    // Last, the cluster network: nothing of podrun's is on it any more.
-    t.same(calls.slice(-3), ["removeSandbox default_web", "removeVolumes default_web_data", "removeNetwork podrun"]);
+    // The cluster network stays: only `down --all` removes it (lib/apply/down.ts).
+    t.same(calls.slice(-2), ["removeSandbox default_web", "removeVolumes default_web_data"]);
+    t.notOk(calls.includes("removeNetwork podrun"), "the cluster network is kept");
     t.match(
-      calls.at(-4),
+      calls.at(-3),
       /^removeContainers (app,log|log,app),init$/,
       "app containers newest first, then init containers, in one call",
     );

@@ -174,22 +174,6 @@ async function clusterNetworkId(runtime: RuntimeName): Promise<string | undefine
   return inspected.exitCode === 0 ? inspected.stdout.trim() || undefined : undefined;
 }
 
-/**
- * Whether `down` left the cluster network with nothing to hold it: empty when it is gone, when
- * some podrun container is still on the engine (another test file's pods), or when it is not the
- * network that was there before `down` (another run made it anew since). Asked only of the case
- * that runs alone: two cases at once make, hold and remove the one network, and podrun keeps it
- * while the engine says it is in use (a container of the other case being removed), for the next
- * `down` to remove. Even alone, a container of another test file that its own run removed without
- * a `down` just after this `down` listed it would leave the network there with nothing on it.
- */
-async function findNetworkLeft(runtime: RuntimeName, before: string | undefined): Promise<string[]> {
-  const after = await clusterNetworkId(runtime);
-  if (after === undefined || after !== before) return [];
-  const podrun = await runCommand(runtime, ["ps", "-aq", "--filter", "label=io.podrun.managed=true"]);
-  return podrun.stdout.trim() === "" ? [`network ${CLUSTER_NETWORK_NAME}, with no podrun container on the engine`] : [];
-}
-
 /** What is wrong with the state directory after a kill (empty: it parses). */
 export async function checkStateAfterKill(stateDir: string, runtime: RuntimeName, name: string): Promise<string[]> {
   const problems: string[] = [];
@@ -322,15 +306,10 @@ async function downAndFindRemains(
   name: string,
   file: string,
   env: Record<string, string>,
-  network: boolean,
 ): Promise<{ down: CliResult; remains: string[] }> {
-  const before = network ? await clusterNetworkId(runtime) : undefined;
+  // The cluster network is not among the remains: `down` keeps it (lib/apply/down.ts).
   const down = await runCli(["down", file], { env });
-  const [remains, networkLeft] = await Promise.all([
-    findPodRemains(runtime, name, env.PODRUN_STATE_DIR!),
-    network ? findNetworkLeft(runtime, before) : [],
-  ]);
-  return { down, remains: [...remains, ...networkLeft] };
+  return { down, remains: await findPodRemains(runtime, name, env.PODRUN_STATE_DIR!) };
 }
 
 /**
@@ -397,7 +376,7 @@ async function runCase(
   let first: { down: CliResult; remains: string[] } | undefined;
   let again: CaseResult["up"];
   if (point.recovery === "down-first") {
-    first = await downAndFindRemains(runtime, name, file, env, alone);
+    first = await downAndFindRemains(runtime, name, file, env);
     lap("down");
   } else {
     const up = await runCli(["up", file, ...upArgs], { env });
@@ -407,7 +386,7 @@ async function runCase(
         ? await checkPodRuns(runtime, name, stateDir, up.stdout.includes("Created container: app"))
         : ["not up"];
     lap("check");
-    again = { up, podProblems, ...(await downAndFindRemains(runtime, name, file, env, alone)) };
+    again = { up, podProblems, ...(await downAndFindRemains(runtime, name, file, env)) };
     lap("down");
   }
   const log = await readEventLines(stateDir);
