@@ -403,7 +403,9 @@ for (const runtime of RUNTIMES) {
       }
       // That subnet held by a network of another name: the next one is taken, or the engine's pick.
       if (subnets.length > 0) {
-        await runCommand(runtime, ["network", "create", "--subnet", subnet, foreign]);
+        // Another test file's network may take that subnet meanwhile: then it is the foreign one.
+        const held = await runCommand(runtime, ["network", "create", "--subnet", subnet, foreign], { reject: false });
+        if (held.exitCode !== 0) t.match(held.stderr, /Pool overlaps/, "taken by another test's network");
         const next = await rt.ensureNetwork(name, labels);
         t.not(next.subnets[0]?.subnet, subnet, `another subnet: ${next.subnets[0]?.subnet}`);
       }
