@@ -28,7 +28,16 @@ if (build.code !== 0) process.exit(build.code); // nothing held yet: exiting at 
 const checks = ["typecheck", "lint"].map((script) => ({ script, done: run(npm, ["run", script], { hold: true }) }));
 const suite = await run("npx", ["tap", ...process.argv.slice(2)]);
 
-// 3. The checks' output, then one exit code: the suite's failure first, else the first failed check.
+// 3. The cluster network the tests' `up`s made: `down` keeps it (docs/services.md), so the suite
+// removes it once no podrun container is left on the engine, as `podrun down --all` would.
+for (const engine of ["docker", "podman"]) {
+  const left = await run(engine, ["ps", "-aq", "--filter", "label=io.podrun.managed=true"], { hold: true });
+  // Its output holds stderr too (podman's syslog warning): a container is a line of its ID.
+  const ids = left.output.split("\n").filter((line) => /^[0-9a-f]{12,64}$/.test(line.trim()));
+  if (left.code === 0 && ids.length === 0) await run(engine, ["network", "rm", "podrun"], { hold: true });
+}
+
+// 4. The checks' output, then one exit code: the suite's failure first, else the first failed check.
 let code = suite.code;
 for (const { script, done } of checks) {
   const { code: checkCode, output } = await done;

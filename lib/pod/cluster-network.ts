@@ -76,8 +76,8 @@ export async function ensureClusterNetwork(runtime: ContainerRuntime): Promise<C
 /**
  * How many times a create that joins the cluster network is made again when the network failed
  * it. Each failure is another run's doing, in the moment between this run's ensure and its create:
- * its `down` removed the network (no container was on it yet), or, for a network an older podrun
- * made without a subnet, a twin made the name ambiguous until one run removed it (lib/runtime/network.ts).
+ * its `down --all` removed the network (no container was on it yet), or, for a network an older
+ * podrun made without a subnet, a twin made the name ambiguous until one run removed it (lib/runtime/network.ts).
  * Runs that start together meet each other more than once: the kill suite's cases, three at a
  * time beside other test files, met three in a row.
  */

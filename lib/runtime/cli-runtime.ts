@@ -510,8 +510,8 @@ export class CliRuntime implements ContainerRuntime {
         const made = await this.run(create(subnet), { reject: false });
         failed = made.exitCode === 0 ? undefined : made;
         if (!failed || subnet === undefined || !isSubnetTaken(made.stderr)) continue;
-        // Held by a network of another name, or twice by nothing listed (podman also checks the
-        // host's routes): the next subnet (past the last, the engine picks one). Else a run is
+        // Held by a network of another name, or twice by nothing listed (an engine may check more
+        // than its networks): the next subnet (past the last, the engine picks one). Else a run is
         // making this network on it right now: asked again after a pause.
         const others = await inspect(listed.filter((n) => n.name !== name).map((n) => n.id));
         const held = others.some((other) => other.subnets.some((s) => subnetsOverlap(s.subnet, subnet)));
