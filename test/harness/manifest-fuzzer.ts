@@ -11,8 +11,8 @@ import { parseAllDocuments, stringify } from "yaml";
 
 /** The seed of a run: $PODRUN_FUZZ_SEED, else a fixed one (CI runs the same cases every time). */
 export const FUZZ_SEED = Number(process.env.PODRUN_FUZZ_SEED ?? 20261201) >>> 0;
-/** How many cases the in-process test makes: $PODRUN_FUZZ_COUNT (run more locally), else 1200. */
-export const FUZZ_COUNT = Number(process.env.PODRUN_FUZZ_COUNT ?? 1200);
+/** How many cases the in-process test makes: $PODRUN_FUZZ_COUNT (run more locally), else 500. */
+export const FUZZ_COUNT = Number(process.env.PODRUN_FUZZ_COUNT ?? 500);
 /** $PODRUN_FUZZ_CASE: only this case (to replay a failure). */
 export const FUZZ_ONLY = process.env.PODRUN_FUZZ_CASE === undefined ? undefined : Number(process.env.PODRUN_FUZZ_CASE);
 

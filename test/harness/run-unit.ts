@@ -33,7 +33,7 @@ const WORKER = fileURLToPath(new URL("./unit-worker.ts", import.meta.url));
 
 /**
  * The files that take longest, started first, so that none of them starts last and ends alone:
- * the fuzzing test (CPU: 1200 manifests) takes more than the others together share out. A file
+ * the fuzzing test (CPU: 500 manifests) takes more than the others together share out. A file
  * missing here, or gone, changes only the order.
  */
 const SLOWEST = [

@@ -462,11 +462,11 @@ for (const runtime of ["docker", "podman"] as const) {
       // Scaled to 0: the Service refuses at once.
       const none = await s.up(app(ns, other, { ...options, replicas: 0, version: "2" }));
       t.equal(none.exitCode, 0, none.stderr);
-      const started = Date.now();
-      // By its address (API_SERVICE_HOST): what is measured is the refusal, not a name lookup.
-      const refused = await s.sh(client, 'timeout 5 wget -qO- "http://$API_SERVICE_HOST/" 2>&1; echo exit=$?');
-      t.ok(Date.now() - started < 3000, `refused at once (${Date.now() - started} ms)`);
-      t.match(refused.stdout, /refused/i, `connection refused: ${refused.stdout.trim()}`);
+      // By its address (API_SERVICE_HOST): what is asked is the refusal, not a name lookup. "At once"
+      // is timed inside the pod: a connection left hanging is cut by the 2 s timeout (exit 143, no
+      // "refused"), and the exec's own start, slow on a busy machine, is not counted.
+      const refused = await s.sh(client, 'timeout 2 wget -qO- "http://$API_SERVICE_HOST/" 2>&1; echo exit=$?');
+      t.match(refused.stdout, /refused[\s\S]*exit=1\b/i, `connection refused within 2 s: ${refused.stdout.trim()}`);
 
       const down = await runCli(["down", "--runtime", runtime, s.file], { env: s.env });
       t.equal(down.exitCode, 0, down.stderr);
