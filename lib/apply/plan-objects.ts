@@ -13,10 +13,15 @@ export interface PodRun {
   source: string;
   /** The object whose controller makes the pod (`deployment/web`); none for a bare pod. */
   owner?: ManifestItem;
+  /**
+   * The pod that must be up before this one starts (the one before it in a StatefulSet of
+   * OrderedReady, or, in a dry run, the one before it in the plan); none: it starts at once.
+   */
+  after?: PodRun;
 }
 
 export interface ObjectPlan {
-  /** Every pod started one after the other, in the table's order (bare pods, then the workloads'). */
+  /** Every pod `up` starts, in the table's order (bare pods, then the workloads'): together, but for `after`. */
   runs: PodRun[];
   /** The objects whose pods carry the owner label: their pods are found (and deleted) by it. */
   owners: ManifestItem[];
@@ -30,6 +35,16 @@ export interface ObjectPlan {
   pods: { pod: Pod; source: string }[];
   /** Whether anything runs: false when the files hold only ConfigMaps, Secrets or claims. */
   runsAnything: boolean;
+}
+
+/**
+ * The plan of a dry run: each pod after the one before it, so that the commands it prints come
+ * pod by pod (nothing runs, so nothing is gained by starting them together).
+ */
+export function inSequence(plan: ObjectPlan): ObjectPlan {
+  const runs: PodRun[] = [];
+  for (const run of plan.runs) runs.push({ ...run, ...(runs.length > 0 && { after: runs.at(-1) }) });
+  return { ...plan, runs };
 }
 
 export function planObjects(items: readonly ManifestItem[], table: KindTable = KINDS): ObjectPlan {
@@ -57,7 +72,13 @@ export function planObjects(items: readonly ManifestItem[], table: KindTable = K
     }
     if (entry.ownsPods) plan.controllers.push(item);
     const owner = entry.ownsPods ? { owner: item } : {};
-    for (const pod of item.pods) plan.runs.push({ pod, source: item.source, ...owner });
+    const inOrder = entry.startsInOrder?.(item) === true;
+    let previous: PodRun | undefined;
+    for (const pod of item.pods) {
+      const run: PodRun = { pod, source: item.source, ...owner, ...(inOrder && previous && { after: previous }) };
+      plan.runs.push(run);
+      previous = run;
+    }
     if (!entry.ownsPods) plan.pods.push(...item.pods.map((pod) => ({ pod, source: item.source })));
   }
   return plan;

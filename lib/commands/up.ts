@@ -29,6 +29,7 @@ import type { RuntimeName } from "../runtime/detect.js";
 import { parseImagePullProgressDeadline } from "../runtime/pull-progress.js";
 import {
   formatDryRun,
+  formatHeld,
   formatLeftRunning,
   formatPodMark,
   formatStalePodOutcome,
@@ -319,6 +320,9 @@ function createStepPrinter(
       const line = formatUnschedulable(step.run, step.port);
       if (options.dryRun) mark(`# ${line}`);
       else stderr.write(`${color[options.wait ? "red" : "yellow"](line)}\n`);
+    } else if (step.kind === "held") {
+      const line = formatHeld(step.run, step.after);
+      stderr.write(`${color[options.wait ? "red" : "yellow"](line)}\n`);
     } else if (step.kind === "service") {
       const line = formatServiceOutcome(step.outcome);
       if (options.dryRun) mark(`# ${line}`);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { RegistryCredential } from "../credentials/types.js";
 import { abortError, throwIfAborted } from "../process/abort.js";
 import type { ContainerRuntime, ImageInfo } from "../runtime/types.js";
+import { createSemaphore } from "../process/semaphore.js";
 import { pullWithCredentials } from "./pull-with-credentials.js";
 
 // The kubelet's pullers (pkg/kubelet/images/puller.go): serialized by default (one worker, first come first
@@ -88,34 +89,4 @@ function formatPullKey(ref: string, credentials: readonly RegistryCredential[]):
   for (const { registry, username, password } of credentials)
     hash.update(JSON.stringify([registry, username, password]));
   return `${ref} ${hash.digest("hex")}`;
-}
-
-// A counting semaphore whose waiters are served in arrival order.
-function createSemaphore(limit: number): { acquire(): Promise<() => void> } {
-  let free = limit;
-  const waiters: (() => void)[] = [];
-  const release = (): void => {
-    const next = waiters.shift();
-    if (next) next();
-    else free++;
-  };
-  return {
-    acquire() {
-      if (free > 0) {
-        free--;
-        return Promise.resolve(once(release));
-      }
-      return new Promise((resolve) => waiters.push(() => resolve(once(release))));
-    },
-  };
-}
-
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (!done) {
-      done = true;
-      fn();
-    }
-  };
 }

@@ -17,7 +17,7 @@ export interface ResourceNames {
 export type KindRun =
   /** Read by pods only (a ConfigMap, a claim): nothing to start or stop of its own. */
   | "none"
-  /** Its pods, started one after the other (lib/pod/run-pod.ts) and stopped by `down`. */
+  /** Its pods, started together (lib/apply/up.ts, lib/pod/run-pod.ts) and stopped by `down`. */
   | "pods"
   /** Run by the Job controller (lib/workloads/run-jobs.ts), after every pod; `down` also removes its record. */
   | "job"
@@ -36,6 +36,11 @@ export interface KindEntry extends ManifestKind {
   podNameSuffix?: string;
   /** With `ownsPods`: the kind its pods' ownerReference names, `<name>-<hash>` (a Deployment's ReplicaSet); none: the object itself. */
   podsOwnedVia?: string;
+  /**
+   * With `ownsPods`: whether its controller starts a pod only once the one before it is up
+   * (a StatefulSet's OrderedReady); absent or false: its pods start together with every other.
+   */
+  startsInOrder?: (item: ManifestItem) => boolean;
   /** Where its objects come in a run, lowest first; `validate` lists objects in the same order. */
   order: number;
   run: KindRun;

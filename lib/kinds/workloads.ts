@@ -28,7 +28,7 @@ const SUFFIX = SUFFIX_CHARACTER;
 function workloadKind(
   kind: WorkloadKind,
   resource: ResourceNames,
-  pods: Pick<KindEntry, "podNameSuffix" | "podsOwnedVia"> = {},
+  pods: Pick<KindEntry, "podNameSuffix" | "podsOwnedVia" | "startsInOrder"> = {},
   run: KindRun = "pods",
 ): KindEntry {
   return {
@@ -70,8 +70,14 @@ export const REPLICA_SET_KIND = workloadKind("ReplicaSet", {
 export const STATEFUL_SET_KIND = workloadKind(
   "StatefulSet",
   { plural: "statefulsets", singular: "statefulset", short: "sts", group: "apps" },
-  // `web-<ordinal>`.
-  { podNameSuffix: String.raw`0|[1-9]\d*` },
+  {
+    // `web-<ordinal>`.
+    podNameSuffix: String.raw`0|[1-9]\d*`,
+    // OrderedReady, the default: web-1 is created once web-0 is Running and Ready; Parallel: all at
+    // once (pkg/controller/statefulset/stateful_set_control.go, monotonic unless Parallel).
+    startsInOrder: ({ object }) =>
+      (object as { spec?: { podManagementPolicy?: string } }).spec?.podManagementPolicy !== "Parallel",
+  },
 );
 export const DAEMON_SET_KIND = workloadKind("DaemonSet", {
   plural: "daemonsets",

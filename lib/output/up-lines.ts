@@ -35,6 +35,12 @@ export function formatUnschedulable(run: PodRun, port: HostPort): string {
   return `pod/${run.pod.metadata!.name} Pending: hostPort ${formatHostPort(port)} is taken by an earlier pod of the set (FailedScheduling)`;
 }
 
+/** A pod of a StatefulSet of OrderedReady whose predecessor did not come up: not created, as its controller holds it. */
+export function formatHeld(run: PodRun, after: PodRun): string {
+  const owner = run.owner ? `${run.owner.kind.toLowerCase()}/${run.owner.name}` : "its set";
+  return `pod/${run.pod.metadata!.name} not created: pod/${after.pod.metadata!.name} did not come up, and ${owner} starts its pods in order (podManagementPolicy OrderedReady)`;
+}
+
 /** With several pods, the dry run's line where a pod's commands begin: its file, and its owner if any. */
 export function formatPodMark(run: PodRun): string {
   const { pod, source, owner } = run;

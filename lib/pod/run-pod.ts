@@ -21,6 +21,7 @@ import { UndoLog } from "./start/undo-log.js";
 import { removeInterruptedPod, undoFailedStart, undoInterruptedStart } from "./undo-pod.js";
 import type { UpSummary } from "./up-summary.js";
 import { podDirectory } from "./volumes/pod-dir.js";
+import type { Semaphore } from "../process/semaphore.js";
 
 // One pod of `podrun up`, as the kubelet's SyncPod takes it: reconcile what the engine has with
 // the manifest (keep, change in part, or recreate), start what the plan says, then, with --wait,
@@ -53,8 +54,16 @@ export interface RunPodOptions {
   keepOnFailure: boolean;
   /** Plan only: the engine is asked nothing, and the pod is planned as new. */
   dryRun: boolean;
-  /** `--wait`: readiness within `timeoutMs`; Ctrl-C removes the pod when `rmOnInterrupt`. */
-  wait?: { timeoutMs: number; rmOnInterrupt: boolean } | undefined;
+  /**
+   * `--wait`: readiness within `timeoutMs` (by `endsAtMs`, epoch ms, when the limit is the whole
+   * run's); Ctrl-C removes the pod when `rmOnInterrupt`.
+   */
+  wait?: { timeoutMs: number; endsAtMs?: number | undefined; rmOnInterrupt: boolean } | undefined;
+  /**
+   * The slots the pods of one run share while they start (lib/apply/up.ts): the reconcile and
+   * the start hold one, the wait for readiness none. Absent: no bound.
+   */
+  startSlots?: Semaphore | undefined;
   /** Ctrl-C: aborts pulls and the wait; what is under way is then undone (or left, during the wait). */
   signal?: AbortSignal | undefined;
   /** Told as the flow goes, for the terminal (these are not events: see PodProgress). */
@@ -96,11 +105,47 @@ export type PodOutcome =
  * does not answer (EngineError unavailable) and bugs.
  */
 export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<PodOutcome> {
+  const started = Date.now();
+  // 1. Reconcile and start, in one of the run's start slots (when it has them).
+  const slots = options.startSlots;
+  const up = await (slots ? slots.run(() => reconcileAndStart(deps, options)) : reconcileAndStart(deps, options));
+  if ("status" in up) return up; // failed or interrupted, and undone
+  const { identity, reconciled, keptPod, created } = up;
+  const label = `pod/${identity.name}`;
+  if (options.dryRun) return { status: "planned", label };
+  if (!options.wait)
+    return {
+      status: "started",
+      label,
+      summary: {
+        label,
+        plan: reconciled?.plan,
+        started: created,
+        seconds: (Date.now() - started) / 1000,
+        runtime: deps.runtime.name,
+      },
+    };
+  // 2. `--wait`: readiness, outside the slots (a pod waiting for its probes holds none).
+  const startedPod = keptPod ? withKeptContainers(created, options.pod, reconciled!) : created;
+  return waitUntilReady(deps, { ...options, wait: options.wait, identity, started: startedPod, since: started });
+}
+
+/** A pod reconciled and started: what the wait (or the summary) goes on with. */
+interface StartedUp {
+  identity: PodIdentity;
+  reconciled: ReconcileResult | undefined;
+  keptPod: KeptPod | undefined;
+  created: StartedPod;
+}
+
+/** The reconcile, then the start plan carried out; a failure or Ctrl-C is the pod's outcome, undone. */
+async function reconcileAndStart(deps: RunPodDeps, options: RunPodOptions): Promise<StartedUp | PodOutcome> {
   const { runtime } = deps;
   const { pod } = options;
-  const started = Date.now();
   let identity = identifyPod(pod);
   const label = `pod/${identity.name}`;
+  // A Ctrl-C while the pod waited for its slot: nothing of it is made.
+  if (options.signal?.aborted) return { status: "interrupted", label, notes: [] };
 
   // Which images are local is asked while the pod is read back: a new pod needs the answer first.
   const presentImages = inspectPodImages(runtime, pod, options.infraImage);
@@ -143,20 +188,10 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
     }
     identity = reconciled.identity;
   }
-  const plan = reconciled?.plan;
-  const keptPod = keptPodOf(plan, reconciled?.infra?.id);
-
+  const keptPod = keptPodOf(reconciled?.plan, reconciled?.infra?.id);
   const created = await startPlanned(deps, { ...options, identity, presentImages, keptPod });
-  if ("status" in created) return created; // failed or interrupted, and undone
-  if (options.dryRun) return { status: "planned", label };
-  if (!options.wait)
-    return {
-      status: "started",
-      label,
-      summary: { label, plan, started: created, seconds: (Date.now() - started) / 1000, runtime: runtime.name },
-    };
-  const startedPod = keptPod ? withKeptContainers(created, pod, reconciled!) : created;
-  return waitUntilReady(deps, { ...options, wait: options.wait, identity, started: startedPod, since: started });
+  if ("status" in created) return created;
+  return { identity, reconciled, keptPod, created };
 }
 
 /**
@@ -266,6 +301,7 @@ async function waitUntilReady(
       containers: started.containers,
       podIP,
       timeoutMs,
+      endsAtMs: options.wait.endsAtMs,
       signal,
       onProgress: (containers) => options.onProgress?.({ kind: "containers", label, containers }),
       activeDeadline,

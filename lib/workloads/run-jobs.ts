@@ -103,13 +103,17 @@ export async function runJobs(
   const clock = options.clock ?? systemClock;
   const result: RunJobsResult = { failed: [], interrupted: false };
   if (!options.podOptions.dryRun) await removeExpiredJobs(deps, options, clock);
-  for (const job of options.jobs) {
-    if (options.signal?.aborted) return { ...result, interrupted: true };
-    const end = await runOneJob(deps, options, job, clock);
-    if (end === "interrupted") return { ...result, interrupted: true };
-    if (end === "failed") result.failed.push(`job/${job.workload.name}`);
-  }
-  return result;
+  // Every Job at once, as their controllers run side by side; a dry run's one after the other, so
+  // that the commands it prints come Job by Job.
+  const runOne = (job: RunJobsOptions["jobs"][number]): Promise<JobEnd> =>
+    options.signal?.aborted ? Promise.resolve("interrupted") : runOneJob(deps, options, job, clock);
+  const ends: JobEnd[] = [];
+  if (options.podOptions.dryRun) for (const job of options.jobs) ends.push(await runOne(job));
+  else ends.push(...(await Promise.all(options.jobs.map(runOne))));
+  ends.forEach((end, i) => {
+    if (end === "failed") result.failed.push(`job/${options.jobs[i]!.workload.name}`);
+  });
+  return { ...result, interrupted: ends.includes("interrupted") };
 }
 
 /** One Job: a finished one is not run again; else its controller, once (no --wait) or to its end. */

@@ -23,6 +23,11 @@ export interface WaitForPodReadyOptions extends Pick<
   /** The time limit; Infinity for none (the probes' own thresholds end the wait). */
   timeoutMs: number;
   /**
+   * When the limit falls (the clock's ms), if it was set for a whole run (`up --wait`'s one
+   * deadline) rather than from this wait's start; the error still names `timeoutMs`.
+   */
+  endsAtMs?: number | undefined;
+  /**
    * Only until each container has started: running and past its startup probe, readiness not
    * asked (a sidecar before the next init container). An exit ends the wait as a failure.
    */
@@ -78,8 +83,10 @@ export async function waitForPodReady(options: WaitForPodReadyOptions): Promise<
 
 // The time limit and the pod's active deadline, each ending the wait when it comes first.
 function endAtLimits(prober: Prober, options: WaitForPodReadyOptions, clock: Clock): void {
-  if (Number.isFinite(options.timeoutMs))
-    void clock.sleep(options.timeoutMs, prober.signal).then(() => prober.finish({ kind: "timeout" }));
+  if (Number.isFinite(options.timeoutMs)) {
+    const limitMs = options.endsAtMs === undefined ? options.timeoutMs : options.endsAtMs - clock.now();
+    void clock.sleep(limitMs, prober.signal).then(() => prober.finish({ kind: "timeout" }));
+  }
   const deadline = options.activeDeadline;
   if (deadline)
     void clock
