@@ -241,7 +241,7 @@ function declareUp(program: Command): void {
     .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
     .option(
       "--parallel-pulls <n>",
-      "pull up to n images at once (default 1: serialized, as the kubelet)",
+      "pull up to n images at once (default 3; 1: serialized, as the kubelet)",
       parsePositiveInteger,
     )
     .option(
@@ -258,7 +258,7 @@ function declareUp(program: Command): void {
     )
     .option(
       "--timeout <duration>",
-      "with --wait: how long to wait for each pod's readiness (default 5m; e.g. 90s, 2m30s)",
+      "with --wait: how long to wait for the readiness of every pod of the run (default 5m; e.g. 90s, 2m30s)",
     )
     .option("--rm-on-interrupt", "with --wait: Ctrl-C removes the pod (default: leave it running)")
     .option(
@@ -267,7 +267,7 @@ function declareUp(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up one after\nthe other, in file order (with --wait, each is Ready before the next starts); a pod that fails does not stop\nthe others, and the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml",
+      "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up together,\nas on a cluster: 4 start at a time, a StatefulSet's pods one after the other (OrderedReady), the Jobs beside\nthem; with --wait, all are waited for together within one --timeout. A pod that fails does not stop the others,\nand the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml",
     )
     .action(async (files: string[], flags: UpFlags) => {
       const { up, parseWaitTimeout } = await import("./commands/up.js");
@@ -287,7 +287,7 @@ function toUpOptions(files: string[], flags: UpFlags, parseWaitTimeout: (value: 
     address: flags.address,
     authFile: flags.authfile,
     publishAll: flags.publishAll === true,
-    parallelPulls: flags.parallelPulls ?? 1,
+    parallelPulls: flags.parallelPulls,
     imagePullProgressDeadline: flags.imagePullProgressDeadline,
     keepOnFailure: flags.keepOnFailure === true,
     dryRun: flags.dryRun === true,

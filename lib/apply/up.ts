@@ -64,6 +64,8 @@ export interface UpRunOptions {
   podOptions: RunJobsOptions["podOptions"];
   replace: boolean;
   keepOnFailure: boolean;
+  /** How many pods start at once (default MAX_PARALLEL_STARTS; a dry run's one at a time). */
+  parallelStarts?: number | undefined;
   /**
    * `--wait`: `timeoutMs` only when --timeout was given; the run sets `endsAtMs`, the one
    * deadline of all its pods.
@@ -88,7 +90,7 @@ export async function applyUp(deps: RunPodDeps, options: UpRunOptions): Promise<
   // A dry run goes pod by pod, in one start slot: its commands are printed as each pod's would run.
   const planned = dryRun ? { ...options, plan: inSequence(options.plan) } : options;
   const services = await makeServices(deps, await joinClusterNetwork(deps, planned), state);
-  const run = withOneDeadline(services, createSemaphore(dryRun ? 1 : MAX_PARALLEL_STARTS));
+  const run = withOneDeadline(services, createSemaphore(dryRun ? 1 : (options.parallelStarts ?? MAX_PARALLEL_STARTS)));
   const pods = async (): Promise<UpResult | undefined> => {
     const podsEnd = await runPods(deps, run, state);
     // Step 3: once, after the last endpoint sync (a proxy polls its file: docs/services.md).
@@ -197,7 +199,8 @@ async function removeStalePods(deps: RunPodDeps, options: UpRunOptions, state: U
 }
 
 /**
- * How many pods of one run reconcile and start at once. Their engine commands are the cost (the
+ * How many pods of one run reconcile and start at once, unless $PODRUN_PARALLEL_LIMIT says
+ * otherwise (as $COMPOSE_PARALLEL_LIMIT bounds docker compose). Their engine commands are the cost (the
  * wait for readiness holds no slot): on the 2-core machine of bench/RESULTS.md ("Stack bench"),
  * 4 started a stack of 7 pods as fast as 8 or no bound, where 2 was slower.
  */

@@ -7,7 +7,7 @@ import { parseDurationOption } from "../events/parse-duration.js";
 import { createRecorder, type EventRecorder, type EventSink } from "../events/recorder.js";
 import { readAuthFile } from "../pod/pull-credentials.js";
 import { createImageManager, type ImageManager } from "../images/manager.js";
-import { createImagePuller } from "../images/puller.js";
+import { createImagePuller, DEFAULT_PARALLEL_PULLS } from "../images/puller.js";
 import { loadManifests } from "../kinds/read-manifests.js";
 import { planObjects, type PodRun } from "../apply/plan-objects.js";
 import { formatServiceOutcome } from "../output/service-lines.js";
@@ -60,7 +60,8 @@ export interface UpOptions {
   /** `--authfile`: registry credentials tried after the pod's imagePullSecrets (default: $REGISTRY_AUTH_FILE). */
   authFile?: string;
   publishAll: boolean;
-  parallelPulls: number;
+  /** `--parallel-pulls` (default DEFAULT_PARALLEL_PULLS). */
+  parallelPulls?: number | undefined;
   /** `--image-pull-progress-deadline`, as written (default: $PODRUN_IMAGE_PULL_PROGRESS_DEADLINE, else 5m). */
   imagePullProgressDeadline?: string;
   keepOnFailure: boolean;
@@ -89,8 +90,7 @@ export function parseWaitTimeout(value: string): number {
 
 /**
  * `podrun up`: reads the files and the flags, picks the output, the engine and the state, then
- * hands the plan to the run (apply/up.ts: each pod one after the other in file order, then the
- * Jobs) and prints each step as it ends (output/pod-outcome.ts, output/up-lines.ts). A pod that
+ * hands the plan to the run (apply/up.ts: every pod together, the Jobs beside them) and prints each step as it ends (output/pod-outcome.ts, output/up-lines.ts). A pod that
  * fails does not stop those after it: the exit code is 1 if any failed. Ctrl-C stops the whole
  * run (exit 130).
  */
@@ -141,6 +141,7 @@ export async function up(options: UpOptions): Promise<void> {
         },
         replace: options.replace === true,
         keepOnFailure: options.keepOnFailure,
+        parallelStarts: input.parallelStarts,
         wait: options.wait
           ? { timeoutMs: options.timeoutMs, rmOnInterrupt: options.rmOnInterrupt === true }
           : undefined,
@@ -189,6 +190,15 @@ function podOptionsOf(
 
 type UpInput = Awaited<ReturnType<typeof readUpInput>>;
 
+/** $PODRUN_PARALLEL_LIMIT: how many pods start at once; anything but a positive integer is a usage error. */
+function parallelLimit(env: NodeJS.ProcessEnv): number | undefined {
+  const value = env["PODRUN_PARALLEL_LIMIT"];
+  if (value === undefined || value === "") return undefined;
+  if (!/^[1-9]\d*$/.test(value))
+    throw new UsageError(`invalid value "${value}" for PODRUN_PARALLEL_LIMIT: expected a positive integer`);
+  return Number(value);
+}
+
 /** What `up` reads before anything is created: a missing or broken file, or a wrong flag, is a usage error. */
 async function readUpInput(options: UpOptions, env: NodeJS.ProcessEnv, warn: (warning: string) => void) {
   if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt))
@@ -219,7 +229,7 @@ async function readUpInput(options: UpOptions, env: NodeJS.ProcessEnv, warn: (wa
           env["PODRUN_IMAGE_PULL_PROGRESS_DEADLINE"],
           "PODRUN_IMAGE_PULL_PROGRESS_DEADLINE",
         );
-  return { manifest, plan, authFile, requestTimeoutMs, pullProgressDeadlineMs };
+  return { manifest, plan, authFile, requestTimeoutMs, pullProgressDeadlineMs, parallelStarts: parallelLimit(env) };
 }
 
 /** Where `up` writes: the event sinks, the live block of `--wait` on a terminal, and its lines. */
@@ -286,7 +296,11 @@ function createUpImages(
   return createImageManager({
     recorder: io.recorder,
     backoff,
-    puller: createImagePuller({ runtime: io.runtime, maxParallel: options.parallelPulls, signal: io.signal }),
+    puller: createImagePuller({
+      runtime: io.runtime,
+      maxParallel: options.parallelPulls ?? DEFAULT_PARALLEL_PULLS,
+      signal: io.signal,
+    }),
     clock: Date.now,
     // The console sink's spinner while a pull runs (none with --json).
     startProgress: consoleSink && ((text: string) => consoleSink.startProgress(text)),

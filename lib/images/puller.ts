@@ -12,6 +12,17 @@ import { pullWithCredentials } from "./pull-with-credentials.js";
 // registry again. With other credentials it is pulled again: a pod must not get an image through
 // another pod's secret.
 
+/**
+ * How many pulls run at once unless `--parallel-pulls` says otherwise. The kubelet serializes
+ * them (a node's disk is shared by every pod); `up` starts every pod of a run together, so a
+ * serialized puller would make the pods of five images wait for each other's pulls. On loopback,
+ * four pulls at once took 0.92× the time of four in a row on two cores (bench/RESULTS.md, goal 4):
+ * the daemon's decompression competes for the cores. From a registry across a network each pull
+ * waits mostly on round trips, where pulls at once overlap their waits; 3 gives that without
+ * letting a large stack pull everything at once.
+ */
+export const DEFAULT_PARALLEL_PULLS = 3;
+
 export interface PullResult {
   imageInfo: ImageInfo;
   /** The pull itself, in ms. */
@@ -30,7 +41,7 @@ export interface ImagePuller {
 
 export interface ImagePullerOptions {
   runtime: Pick<ContainerRuntime, "pullImage">;
-  /** 1 (default) serializes pulls, as the kubelet's serializeImagePulls; N ≥ 2 allows N at once. */
+  /** 1 serializes pulls, as the kubelet's serializeImagePulls; N ≥ 2 allows N at once (default 1 here; `up`'s is DEFAULT_PARALLEL_PULLS). */
   maxParallel?: number;
   /** A monotonic clock in ms (default performance.now). */
   clock?: () => number;

@@ -1,7 +1,7 @@
 import t, { type Test } from "tap";
 import { MAX_PARALLEL_STARTS } from "../../lib/apply/up.js";
 import { up, type UpOptions } from "../../lib/commands/up.js";
-import { ExitError } from "../../lib/errors.js";
+import { ExitError, UsageError } from "../../lib/errors.js";
 import { createCommandWorld, type CommandWorld } from "../harness/command-io.js";
 import { pullError } from "../harness/fake-runtime.js";
 
@@ -151,4 +151,20 @@ t.test("--wait: one deadline for the run, not one per pod from its own start", a
   t.ok(seconds < 2.4, `ended at the run's deadline (${seconds}s)`);
   t.match(world.stdout.text, /pod\/a: ready: 1\/1 container/);
   t.match(world.stderr.text, /pod\/late: not ready after \S+: container late/);
+});
+
+t.test("$PODRUN_PARALLEL_LIMIT bounds the starts; anything but a positive integer is a usage error", async (t) => {
+  const { world, run } = await setup(t, ["a", "b", "c"].map((name) => pod(name)).join("---\n"));
+  let open = 0;
+  let most = 0;
+  world.runtime.on("createSandbox", async () => {
+    most = Math.max(most, ++open);
+    await sleep(30);
+    open--;
+  });
+  await run({ env: { ...world.io.env, PODRUN_PARALLEL_LIMIT: "1" } });
+  t.equal(most, 1, "one at a time");
+  const error = await run({ env: { ...world.io.env, PODRUN_PARALLEL_LIMIT: "0" } }).catch((e: unknown) => e);
+  t.type(error, UsageError);
+  t.equal((error as Error).message, 'invalid value "0" for PODRUN_PARALLEL_LIMIT: expected a positive integer');
 });
