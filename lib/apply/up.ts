@@ -200,9 +200,9 @@ async function removeStalePods(deps: RunPodDeps, options: UpRunOptions, state: U
 
 /**
  * How many pods of one run reconcile and start at once, unless $PODRUN_PARALLEL_LIMIT says
- * otherwise (as $COMPOSE_PARALLEL_LIMIT bounds docker compose). Their engine commands are the cost (the
- * wait for readiness holds no slot): on the 2-core machine of bench/RESULTS.md ("Stack bench"),
- * 4 started a stack of 7 pods as fast as 8 or no bound, where 2 was slower.
+ * otherwise (as $COMPOSE_PARALLEL_LIMIT bounds docker compose). Their engine commands are the cost
+ * (the wait for readiness holds no slot); on two cores, more engine processes at once than that
+ * only share the same CPUs. Not yet measured against 2 and 8: bench/stack.sh is to settle it.
  */
 export const MAX_PARALLEL_STARTS = 4;
 
