@@ -268,7 +268,10 @@ async function runInTurn(run: PodsRun, podRun: PodRun): Promise<boolean> {
     return end(false);
   }
   // A Ctrl-C before its turn: it is not started.
-  if (options.podOptions.signal?.aborted) return end(!(run.interrupted = true));
+  if (options.podOptions.signal?.aborted) {
+    run.interrupted = true;
+    return end(false);
+  }
   options.report({ kind: "begin", run: podRun });
   // (b)
   const port = run.unschedulable.get(podRun.pod);
