@@ -60,6 +60,9 @@ import {
   type VolumeInfo,
 } from "./types.js";
 
+/** How many times a listing is asked when an object vanished while it ran (runListing). */
+const LISTING_ATTEMPTS = 3;
+
 /** How many times ensureNetwork lists the networks before it gives up. */
 const NETWORK_ATTEMPTS = 8;
 
@@ -310,7 +313,7 @@ export class CliRuntime implements ContainerRuntime {
       const filters = Object.entries(labels).flatMap(([key, value]) => ["--filter", `label=${key}=${value}`]);
       const args = ["ps", "-a", "-q", "--no-trunc", ...filters];
       if (this.record(args)) return [];
-      const ids = splitLines((await this.run(args)).stdout);
+      const ids = splitLines((await this.runListing(args)).stdout);
       return this.inspectContainers(ids);
     });
   }
@@ -453,7 +456,7 @@ export class CliRuntime implements ContainerRuntime {
     return this.explained(async () => {
       const args = buildVolumeListArgs(labels);
       if (this.record(args)) return [];
-      return parseVolumeList((await this.run(args)).stdout, labels);
+      return parseVolumeList((await this.runListing(args)).stdout, labels);
     });
   }
 
@@ -565,6 +568,22 @@ export class CliRuntime implements ContainerRuntime {
   }
 
   /** Runs a command for which "not found" is an acceptable answer; other failures throw. */
+  /**
+   * A listing (`ps -a`, `volume ls`) whose answer must be whole. podman 4 lists, then reads each
+   * object: one that another run removes in between (any one, not only those the filters pick)
+   * fails the whole listing with "no such container" or "no such volume", and prints nothing. The
+   * listing is asked again, where that object is no longer listed; any other failure, or the same
+   * one LISTING_ATTEMPTS times, is the answer.
+   */
+  private async runListing(args: readonly string[]): Promise<CommandResult> {
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.run(args, { reject: false });
+      if (result.exitCode === 0) return result;
+      if (attempt === LISTING_ATTEMPTS || !isOnlyNotFound(this.dialect, result.stderr))
+        throw toCommandError(this.binary, args, result);
+    }
+  }
+
   private async runTolerant(args: readonly string[]): Promise<CommandResult> {
     const result = await this.run(args, { reject: false });
     if (result.exitCode !== 0 && !isOnlyNotFound(this.dialect, result.stderr))
