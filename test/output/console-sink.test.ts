@@ -172,8 +172,10 @@ t.test("progress on a terminal: a spinner with the text, cleared when the last o
   const sink = createConsoleSink({ stream: out, env: { TERM: "xterm" }, chalk: new Chalk({ level: 0 }) });
   const a = sink.startProgress('Pulling image "a"');
   const b = sink.startProgress('Pulling image "b"');
-  // ora is loaded on first use, on a terminal only: the spinner appears once it has loaded.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // ora is loaded on first use, on a terminal only: the spinner appears once it has loaded, which
+  // takes tens of milliseconds on a quiet machine and seconds under the suite's load.
+  for (let waited = 0; !/Pulling image "a", Pulling image "b"/.test(out.text) && waited < 10_000; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   t.match(out.text, /Pulling image "a", Pulling image "b"/);
   a.stop();
   await new Promise((resolve) => setTimeout(resolve, 150));
