@@ -40,6 +40,10 @@ PACKAGES=(docker.io docker-registry podman catatonit netavark aardvark-dns busyb
   libc6-dev golang-go golang-k8s-sigs-yaml-dev)
 # Built from scripts/k8s-yaml-reader for the YAML differential test.
 YAML_READER=$STATE/k8s-yaml-reader
+# The Node.js majors podrun supports (package.json's engines): the suite runs on the newest, and
+# the unit suite with a smoke test on each other (scripts/test.mjs). The npm registry serves each
+# runtime as a package, node-linux-<arch>, so they install offline like any dependency.
+NODE_MAJORS=(22 24)
 
 START=$(date +%s.%N)
 PUSHED=0       # set when this run pushed an image
@@ -515,10 +519,38 @@ write_env_json() {
   },
   "runtimes": ["docker", "podman"],
   "logs": {"open": "$STATE/registry-open.log", "auth": "$STATE/registry-auth.log"},
-  "yamlReader": "$YAML_READER"
+  "yamlReader": "$YAML_READER",
+  "nodes": {$(for major in "${NODE_MAJORS[@]}"; do printf '%s"%s": "%s"' "${sep:-}" "$major" "$STATE/node-$major/bin/node"; sep=", "; done)}
 }
 EOF
   cmp -s "$TMP/env.json" "$STATE/env.json" || cp "$TMP/env.json" "$STATE/env.json"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Each supported Node.js major in $STATE/node-<major>, from the npm registry's node-linux-<arch>
+# package (one binary, no npm: the machine's npm runs under it). Kept while it is of that major.
+install_node_runtimes() {
+  local arch major dir version
+  case $(uname -m) in
+    x86_64) arch=x64 ;;
+    aarch64) arch=arm64 ;;
+    *) die "no node-linux package for $(uname -m)" ;;
+  esac
+  for major in "${NODE_MAJORS[@]}"; do
+    dir=$STATE/node-$major
+    version=$("$dir/bin/node" --version 2>/dev/null || true)
+    if [[ $version == v$major.* ]]; then
+      log "node $version present in $dir"
+      continue
+    fi
+    local t=$(date +%s.%N)
+    (cd "$TMP" && npm pack --silent "node-linux-$arch@$major" >/dev/null) || die "npm pack node-linux-$arch@$major failed"
+    rm -rf "$dir.new" && mkdir -p "$dir.new"
+    tar -xzf "$TMP"/node-linux-"$arch"-"$major".*.tgz -C "$dir.new" --strip-components=1 package/bin/node
+    rm -f "$TMP"/node-linux-"$arch"-*.tgz
+    rm -rf "$dir" && mv "$dir.new" "$dir"
+    log "installed node $("$dir/bin/node" --version) in $dir ($(since "$t"))"
+  done
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -552,5 +584,6 @@ ensure_udp_responder
 log "images in registries and docker"
 podman_images
 build_yaml_reader
+install_node_runtimes
 write_env_json
 log "done in $(since "$START"); env: $STATE/env.json"

@@ -5,14 +5,26 @@
 // "Test suite time"). The suite runs from source and from dist/, never from tsc's output, so
 // neither check has to finish first. The checks' output is held and printed after tap's, so that
 // it does not cut through tap's report. Arguments go to tap (`npm test -- test/x.e2e.test.ts`).
+//
+// Then, on each other Node.js major that scripts/test-env.sh installed (env.json's "nodes"; the
+// suite itself runs on the node that runs this script: CI's is the newest), the unit suite and a
+// smoke test of the built CLI against a real engine (OTHER_MAJOR_SMOKE).
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
-/** Runs a command; `hold`: its output is kept and returned instead of shown. */
-function run(command, args, { hold = false } = {}) {
+/** On another major: `podrun up` and `down` of manifests over several files, on docker. */
+const OTHER_MAJOR_SMOKE = ["test/harness/env.e2e.test.ts", "test/commands/up-files.e2e.test.ts"];
+
+/** Runs a command; `hold`: its output is kept and returned instead of shown; `env`: added to the environment. */
+function run(command, args, { hold = false, env = {} } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: hold ? ["ignore", "pipe", "pipe"] : "inherit" });
+    const child = spawn(command, args, {
+      stdio: hold ? ["ignore", "pipe", "pipe"] : "inherit",
+      env: { ...process.env, ...env },
+    });
     let output = "";
     if (hold) for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk) => (output += chunk));
     child.on("error", (error) => resolve({ code: 1, output: `${output}${error.message}\n` }));
@@ -28,7 +40,18 @@ if (build.code !== 0) process.exit(build.code); // nothing held yet: exiting at 
 const checks = ["typecheck", "lint"].map((script) => ({ script, done: run(npm, ["run", script], { hold: true }) }));
 const suite = await run("npx", ["tap", ...process.argv.slice(2)]);
 
-// 3. The cluster network the tests' `up`s made: `down` keeps it (docs/services.md), so the suite
+// 3. The other Node.js majors (none when test-env.sh has not run, or when tap was given files).
+const others = process.argv.length > 2 ? [] : otherNodes();
+const majors = [];
+for (const [major, node] of others) {
+  const env = { PATH: `${dirname(node)}:${process.env.PATH ?? ""}` };
+  console.log(`\n# Node.js ${major} (${node}): the unit suite, then ${OTHER_MAJOR_SMOKE.join(", ")}`);
+  const unit = await run(npm, ["run", "--silent", "test:unit"], { env });
+  const smoke = await run("npx", ["tap", "--jobs=1", ...OTHER_MAJOR_SMOKE], { env });
+  majors.push({ major, code: unit.code || smoke.code });
+}
+
+// 4. The cluster network the tests' `up`s made: `down` keeps it (docs/services.md), so the suite
 // removes it once no podrun container is left on the engine, as `podrun down --all` would.
 for (const engine of ["docker", "podman"]) {
   const left = await run(engine, ["ps", "-aq", "--filter", "label=io.podrun.managed=true"], { hold: true });
@@ -37,11 +60,28 @@ for (const engine of ["docker", "podman"]) {
   if (left.code === 0 && ids.length === 0) await run(engine, ["network", "rm", "podrun"], { hold: true });
 }
 
-// 4. The checks' output, then one exit code: the suite's failure first, else the first failed check.
+// 5. The checks' output, then one exit code: the suite's failure first, else the first failed check.
 let code = suite.code;
+for (const { major, code: majorCode } of majors) {
+  console.log(`\n# Node.js ${major}: ${majorCode === 0 ? "ok" : `failed (exit ${majorCode})`}`);
+  if (code === 0) code = majorCode;
+}
 for (const { script, done } of checks) {
   const { code: checkCode, output } = await done;
   process.stdout.write(`\n# npm run ${script}: ${checkCode === 0 ? "ok" : `failed (exit ${checkCode})`}\n${output}`);
   if (code === 0) code = checkCode;
 }
 process.exitCode = code;
+
+/** The Node.js binaries of env.json (scripts/test-env.sh) of another major than this one's, as [major, path]. */
+function otherNodes() {
+  const home = process.env.PODRUN_TEST_HOME || "/var/lib/podrun-test";
+  let nodes;
+  try {
+    nodes = JSON.parse(readFileSync(join(home, "env.json"), "utf8")).nodes ?? {};
+  } catch {
+    return []; // no env.json: test-env.sh has not run here, and the suite's own files say what is missing
+  }
+  const mine = process.versions.node.split(".")[0];
+  return Object.entries(nodes).filter(([major]) => major !== mine);
+}
