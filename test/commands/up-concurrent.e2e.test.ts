@@ -12,11 +12,12 @@ import { BUSYBOX, PAUSE, requireEngine, requireImage, requireRegistry, requireTe
 import { countRegistryRequests, registryLogMark } from "../harness/registry-log.js";
 
 // One `podrun up --wait` of a stack on the real engines, its pods together: five bare pods (one
-// of them fails), two of them on an image the run pulls, and a StatefulSet of 2 of OrderedReady.
+// of them fails), two of them on an image the run pulls, a StatefulSet of 2 of OrderedReady, and
+// one of 2 whose first pod fails (an absent image, never pulled), so that its second is held.
 // The engine's own State.StartedAt says the bare pods started together and db-1 after db-0 was
 // Ready; the open registry's access log, that the shared image was pulled once; and a Ctrl-C of
 // a concurrent `up` with --rm-on-interrupt leaves nothing. The fake engine's cases (slots, the
-// held pods of a failed set, the one deadline): up-concurrent.test.ts.
+// one deadline): up-concurrent.test.ts.
 
 /** Seconds after its start at which each container's readiness probe passes. */
 const READY_AFTER = 3;
@@ -46,17 +47,17 @@ spec:
       image: ${BUSYBOX}
       command: ["sh", "-c", "echo no config; exit 3"]
 `;
-const statefulSet = (ns: string) => `apiVersion: apps/v1
+const statefulSet = (ns: string, name = "db", image = BUSYBOX) => `apiVersion: apps/v1
 kind: StatefulSet
-metadata: {name: db, namespace: ${ns}}
+metadata: {name: ${name}, namespace: ${ns}}
 spec:
   replicas: 2
-  serviceName: db
-  selector: {matchLabels: {app: db}}
+  serviceName: ${name}
+  selector: {matchLabels: {app: ${name}}}
   template:
-    metadata: {labels: {app: db}}
+    metadata: {labels: {app: ${name}}}
     spec:
-      terminationGracePeriodSeconds: 0${container(BUSYBOX, "      ")}
+      terminationGracePeriodSeconds: 0${container(image, "      ").replace("IfNotPresent", image === BUSYBOX ? "IfNotPresent" : "Never")}
 `;
 
 interface Started {
@@ -125,7 +126,7 @@ async function pushedTag(t: Test, runtime: RuntimeName, registry: string, name: 
 }
 
 for (const runtime of ["docker", "podman"] as const)
-  t.test(`${runtime}: one up --wait of seven pods, together`, async (t) => {
+  t.test(`${runtime}: one up --wait of nine pods, together; a failed StatefulSet pod holds the next`, async (t) => {
     const s = await setup(t, runtime);
     if (!s) return;
     const { testEnv, ns, dir, env } = s;
@@ -143,6 +144,7 @@ for (const runtime of ["docker", "podman"] as const)
       ...["p2", "p3"].map((name) => pod(ns, name, BUSYBOX)),
       failing(ns),
       statefulSet(ns),
+      statefulSet(ns, "broken", `localhost/podrun-test/absent-${ns}:1`),
     ];
     const file = join(dir, "stack.yaml");
     await writeFile(file, files.join("---\n"));
@@ -150,11 +152,18 @@ for (const runtime of ["docker", "podman"] as const)
     const started = Date.now();
     const result = await runCli(["up", "--runtime", runtime, "--wait", "--timeout", "90s", file], { env });
     const seconds = (Date.now() - started) / 1000;
-    t.comment(`up --wait of 7 pods: ${seconds}s`);
+    t.comment(`up --wait of 9 pods: ${seconds}s`);
 
     // A failing pod among them leaves the others Ready.
     t.equal(result.exitCode, 1, result.stderr);
-    t.match(result.stderr, /podrun: 1 of 7 pods failed: pod\/bad\n$/);
+    const failed = /podrun: 3 of 9 pods failed: (.*)\n$/.exec(result.stderr)?.[1]?.split(", ");
+    t.same(failed?.sort(), ["pod/bad", "pod/broken-0", "pod/broken-1"], "3 of 9 pods failed, in the order they ended");
+    // OrderedReady after a failure: the set's next pod is not created.
+    t.match(
+      result.stderr,
+      /^pod\/broken-1 not created: pod\/broken-0 did not come up, and statefulset\/broken starts its pods in order \(podManagementPolicy OrderedReady\)$/m,
+    );
+    t.notOk((await startedAt(runtime, ns)).has("broken-1"), "no container of broken-1");
     for (const name of ["p0", "p1", "p2", "p3", "db-0", "db-1"])
       t.match(result.stdout, new RegExp(`^pod/${name}: ready: 1/1 container`, "m"), `${name} Ready`);
 
@@ -174,7 +183,15 @@ for (const runtime of ["docker", "podman"] as const)
       onePull,
       "the shared image pulled once",
     );
-    t.equal(result.stdout.match(/Successfully pulled image/g)?.length, 2, "both pods told Pulled, by the one pull");
+    // Each pod is told Pulled: by the one pull, or "already present" when its own look at the
+    // image came after that pull had ended (the pods start together, but not in step).
+    t.ok((result.stdout.match(/Successfully pulled image/g)?.length ?? 0) >= 1, "the pull told");
+    for (const name of ["p0", "p1"])
+      t.match(
+        result.stdout,
+        new RegExp(`Pulled +pod/${name}\\[app\\] +(Successfully pulled image|Container image "[^"]+" already present)`),
+        `${name} told Pulled`,
+      );
 
     const down = await runCli(["down", "--runtime", runtime, file], { env });
     t.equal(down.exitCode, 0, down.stderr);
