@@ -18,6 +18,12 @@ export interface PodRun {
    * OrderedReady, or, in a dry run, the one before it in the plan); none: it starts at once.
    */
   after?: PodRun;
+  /**
+   * How many pods of the plan wait, one after the other, for this one to be up (a StatefulSet of
+   * OrderedReady: n − 1 for its first pod of n, 0 for its last): the run starts it first, since
+   * the run ends no sooner than the last of them.
+   */
+  waitedOnBy?: number;
 }
 
 export interface ObjectPlan {
@@ -74,8 +80,15 @@ export function planObjects(items: readonly ManifestItem[], table: KindTable = K
     const owner = entry.ownsPods ? { owner: item } : {};
     const inOrder = entry.startsInOrder?.(item) === true;
     let previous: PodRun | undefined;
-    for (const pod of item.pods) {
-      const run: PodRun = { pod, source: item.source, ...owner, ...(inOrder && previous && { after: previous }) };
+    for (const [i, pod] of item.pods.entries()) {
+      const chain = inOrder && item.pods.length - 1 - i > 0 ? { waitedOnBy: item.pods.length - 1 - i } : {};
+      const run: PodRun = {
+        pod,
+        source: item.source,
+        ...owner,
+        ...(inOrder && previous && { after: previous }),
+        ...chain,
+      };
       plan.runs.push(run);
       previous = run;
     }

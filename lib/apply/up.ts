@@ -202,7 +202,9 @@ async function removeStalePods(deps: RunPodDeps, options: UpRunOptions, state: U
  * How many pods of one run reconcile and start at once, unless $PODRUN_PARALLEL_LIMIT says
  * otherwise (as $COMPOSE_PARALLEL_LIMIT bounds docker compose). Their engine commands are the cost
  * (the wait for readiness holds no slot); on two cores, more engine processes at once than that
- * only share the same CPUs. Not yet measured against 2 and 8: bench/stack.sh is to settle it.
+ * only share the same CPUs. Measured (bench/RESULTS.md, "Stack bench", the bound): 1 and 2 are
+ * slower on both engines, 4 and 8 alike within the noise; the pods that others wait for (an
+ * OrderedReady StatefulSet's first) take a free slot first (PodRun.waitedOnBy).
  */
 export const MAX_PARALLEL_STARTS = 4;
 
@@ -334,6 +336,7 @@ function runOnePod(deps: RunPodDeps, options: UpRunOptions, run: PodRun): Promis
     ...options.podOptions,
     pod: run.pod,
     source: run.source,
+    startPriority: run.waitedOnBy,
     replace: options.replace,
     keepOnFailure: options.keepOnFailure,
     wait: wait

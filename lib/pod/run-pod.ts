@@ -64,6 +64,8 @@ export interface RunPodOptions {
    * the start hold one, the wait for readiness none. Absent: no bound.
    */
   startSlots?: Semaphore | undefined;
+  /** The pod's place among those waiting for a start slot: higher first (lib/process/semaphore.ts). */
+  startPriority?: number | undefined;
   /** Ctrl-C: aborts pulls and the wait; what is under way is then undone (or left, during the wait). */
   signal?: AbortSignal | undefined;
   /** Told as the flow goes, for the terminal (these are not events: see PodProgress). */
@@ -108,7 +110,9 @@ export async function runPod(deps: RunPodDeps, options: RunPodOptions): Promise<
   const started = Date.now();
   // 1. Reconcile and start, in one of the run's start slots (when it has them).
   const slots = options.startSlots;
-  const up = await (slots ? slots.run(() => reconcileAndStart(deps, options)) : reconcileAndStart(deps, options));
+  const up = await (slots
+    ? slots.run(() => reconcileAndStart(deps, options), options.startPriority)
+    : reconcileAndStart(deps, options));
   if ("status" in up) return up; // failed or interrupted, and undone
   const { identity, reconciled, keptPod, created } = up;
   const label = `pod/${identity.name}`;

@@ -36,20 +36,23 @@ spec:
   containers: [{name: c, image: busybox}]
 `;
 
-/** Each pod's name, and the one it waits for ("-": none). */
+/** Each pod's name, the one it waits for ("-": none), and how many wait for it (start slots go to them first). */
 const order = (runs: readonly PodRun[]): string[] =>
-  runs.map((run) => `${run.pod.metadata!.name} after ${run.after?.pod.metadata!.name ?? "-"}`);
+  runs.map(
+    (run) =>
+      `${run.pod.metadata!.name} after ${run.after?.pod.metadata!.name ?? "-"}${run.waitedOnBy ? `, ${run.waitedOnBy} waiting` : ""}`,
+  );
 
 const cases: { name: string; files: string[]; dryRun?: boolean; want: string[] }[] = [
   {
     name: "OrderedReady, the default: each ordinal after the one before it",
     files: [statefulSet("db")],
-    want: ["db-0 after -", "db-1 after db-0", "db-2 after db-1"],
+    want: ["db-0 after -, 2 waiting", "db-1 after db-0, 1 waiting", "db-2 after db-1"],
   },
   {
     name: "OrderedReady written out: the same",
     files: [statefulSet("db", "OrderedReady")],
-    want: ["db-0 after -", "db-1 after db-0", "db-2 after db-1"],
+    want: ["db-0 after -, 2 waiting", "db-1 after db-0, 1 waiting", "db-2 after db-1"],
   },
   {
     name: "Parallel: all at once",
@@ -63,8 +66,8 @@ const cases: { name: string; files: string[]; dryRun?: boolean; want: string[] }
       "solo after -",
       /^web-[a-z0-9]+-[a-z0-9]{5} after -$/.source,
       /^web-[a-z0-9]+-[a-z0-9]{5} after -$/.source,
-      "db-0 after -",
-      "db-1 after db-0",
+      "db-0 after -, 2 waiting",
+      "db-1 after db-0, 1 waiting",
       "db-2 after db-1",
     ],
   },
@@ -72,11 +75,11 @@ const cases: { name: string; files: string[]; dryRun?: boolean; want: string[] }
     name: "two ordered sets: each in its own order, not after the other",
     files: [statefulSet("db"), statefulSet("cache")],
     want: [
-      "db-0 after -",
-      "db-1 after db-0",
+      "db-0 after -, 2 waiting",
+      "db-1 after db-0, 1 waiting",
       "db-2 after db-1",
-      "cache-0 after -",
-      "cache-1 after cache-0",
+      "cache-0 after -, 2 waiting",
+      "cache-1 after cache-0, 1 waiting",
       "cache-2 after cache-1",
     ],
   },

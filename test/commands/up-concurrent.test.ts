@@ -92,6 +92,21 @@ t.test("a StatefulSet of OrderedReady: each pod created once the one before it h
   ]);
 });
 
+t.test("the first pod of an OrderedReady set takes a start slot before the bare pods listed ahead of it", async (t) => {
+  // Five bare pods, then the set: FIFO slots would start db-0 in the second wave, and every pod
+  // after it later by as much; db-0, waited for by two, is served first.
+  const names = Array.from({ length: 5 }, (_, i) => `p${i}`);
+  const { world, run } = await setup(t, [...names.map((name) => pod(name)), statefulSet("OrderedReady")].join("---\n"));
+  world.runtime.on("createSandbox", () => sleep(30));
+  await run();
+  const made = world.runtime.calls.filter((c) => c.startsWith("createSandbox ")).map((c) => c.slice(22));
+  t.ok(
+    made.indexOf("db-0") < MAX_PARALLEL_STARTS,
+    `db-0 among the first ${MAX_PARALLEL_STARTS} sandboxes: ${made.join(" ")}`,
+  );
+  t.ok(made.indexOf("p4") >= MAX_PARALLEL_STARTS, "a bare pod waits for the next slot instead");
+});
+
 t.test("Parallel: the three pods go together: no container starts before the three sandboxes are made", async (t) => {
   const { world, run } = await setup(t, statefulSet("Parallel"));
   let sandboxes = 0;
