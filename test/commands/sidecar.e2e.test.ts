@@ -30,8 +30,9 @@ interface EngineEvent {
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
-// The sidecar writes its page, serves it (httpd forks into the background), and is ready 4 s
-// later; its shell exits on SIGTERM so that `down` is quick. The init container after it fails
+// The sidecar writes its page, serves it (httpd forks into the background), and is ready 8 s
+// later (long enough that its readiness probe fails at least once after its startup probe has
+// passed, even when the suite's load makes each exec probe take a second or two); its shell exits on SIGTERM so that `down` is quick. The init container after it fails
 // unless it reaches the sidecar on localhost; so does the app.
 const podYaml = (name: string) => `apiVersion: v1
 kind: Pod
@@ -44,7 +45,7 @@ spec:
     - name: proxy
       image: ${BUSYBOX}
       restartPolicy: Always
-      command: ["sh", "-c", "mkdir -p /www && echo sidecar-ok > /www/index.html && httpd -p 8081 -h /www; (sleep 4; touch /www/ready) & trap 'exit 0' TERM; while true; do sleep 1; done"]
+      command: ["sh", "-c", "mkdir -p /www && echo sidecar-ok > /www/index.html && httpd -p 8081 -h /www; (sleep 8; touch /www/ready) & trap 'exit 0' TERM; while true; do sleep 1; done"]
       startupProbe:
         exec:
           command: ["wget", "-q", "-O", "/dev/null", "http://127.0.0.1:8081/"]

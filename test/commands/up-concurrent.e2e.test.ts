@@ -167,12 +167,14 @@ for (const runtime of ["docker", "podman"] as const)
     for (const name of ["p0", "p1", "p2", "p3", "db-0", "db-1"])
       t.match(result.stdout, new RegExp(`^pod/${name}: ready: 1/1 container`, "m"), `${name} Ready`);
 
-    // Together: the bare pods' containers all started before the first of them could be Ready
-    // (pods one after the other, each Ready before the next, would be READY_AFTER s apart at least).
+    // Together: four pods one after the other, each Ready before the next, would start at least
+    // 3 × READY_AFTER s apart, first to last. The run starts them in its slots, 4 at a time, the
+    // StatefulSets' first pods first (others wait for them), so two of the four may wait for a
+    // slot, for as long as the engine takes to start a pod under the suite's load.
     const at = await startedAt(runtime, ns);
     const bare = ["p0", "p1", "p2", "p3"].map((name) => at.get(name)!);
     const spread = (Math.max(...bare) - Math.min(...bare)) / 1000;
-    t.ok(spread < READY_AFTER, `the four started within ${spread}s of each other`);
+    t.ok(spread < 3 * READY_AFTER, `the four started within ${spread}s of each other`);
     // OrderedReady: db-1 started once db-0 was Ready.
     const gap = (at.get("db-1")! - at.get("db-0")!) / 1000;
     t.ok(gap >= READY_AFTER - 0.1, `db-1 started ${gap}s after db-0, which is Ready ${READY_AFTER}s after its start`);

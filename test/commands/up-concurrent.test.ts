@@ -97,7 +97,9 @@ t.test("the first pod of an OrderedReady set takes a start slot before the bare 
   // after it later by as much; db-0, waited for by two, is served first.
   const names = Array.from({ length: 5 }, (_, i) => `p${i}`);
   const { world, run } = await setup(t, [...names.map((name) => pod(name)), statefulSet("OrderedReady")].join("---\n"));
-  world.runtime.on("createSandbox", () => sleep(30));
+  world.runtime.on("createSandbox", async () => {
+    await sleep(30);
+  });
   await run();
   const made = world.runtime.calls.filter((c) => c.startsWith("createSandbox ")).map((c) => c.slice(22));
   t.ok(
