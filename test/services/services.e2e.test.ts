@@ -23,8 +23,9 @@ import { loadTestEnv } from "../harness/env.js";
 // `up` returning only once the proxies relay to the new pods), a scale to 0 (refused at once),
 // `down` (nothing left), and a node port this machine already uses (one error, nothing left). One
 // directory per engine, brought up once: each `up` of a stack this size costs more than the checks.
-// Name lookups get 10 s: podman's aardvark-dns asks the host's resolvers for what it does not hold
-// (a name's AAAA record), which on a machine without a network answer only at their timeout.
+// Name lookups get 20 s: podman's aardvark-dns asks the host's resolvers for what it does not hold
+// (a name's AAAA record), which on a machine without a network answer only at their timeout, and
+// a client's resolver waits 5 s twice (resolv.conf's defaults) for that answer: 10 s was met once.
 
 const SERVE = (port: number) =>
   `["sh", "-c", "mkdir -p /www && hostname > /www/index.html && exec httpd -f -p ${port} -h /www"]`;
@@ -347,7 +348,7 @@ for (const runtime of ["docker", "podman"] as const) {
 
       const client = await s.containerOf(ns, "client", "client");
       const get = async (url: string) => {
-        const r = await s.sh(client, `timeout 10 wget -qO- ${url}`);
+        const r = await s.sh(client, `timeout 20 wget -qO- ${url}`);
         if (r.exitCode !== 0) t.comment(`${url}: exit ${r.exitCode}: ${r.stderr}`);
         return r.stdout.trim();
       };
@@ -365,7 +366,7 @@ for (const runtime of ["docker", "podman"] as const) {
       t.equal(await get(`http://api.${other}/`), "other", "api.<other namespace> is the other namespace's api");
       const otherPod = `${other}_other_web`;
       t.equal(
-        (await s.sh(otherPod, "timeout 10 wget -qO- http://api/")).stdout.trim(),
+        (await s.sh(otherPod, "timeout 20 wget -qO- http://api/")).stdout.trim(),
         "other",
         "there, api is its own namespace's",
       );
