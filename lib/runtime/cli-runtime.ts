@@ -567,7 +567,6 @@ export class CliRuntime implements ContainerRuntime {
     return runWithinDeadline(runCommand, this.binary, args, options, this.requestTimeoutMs);
   }
 
-  /** Runs a command for which "not found" is an acceptable answer; other failures throw. */
   /**
    * A listing (`ps -a`, `volume ls`) whose answer must be whole. podman 4 lists, then reads each
    * object: one that another run removes in between (any one, not only those the filters pick)
@@ -584,6 +583,7 @@ export class CliRuntime implements ContainerRuntime {
     }
   }
 
+  /** Runs a command for which "not found" is an acceptable answer; other failures throw. */
   private async runTolerant(args: readonly string[]): Promise<CommandResult> {
     const result = await this.run(args, { reject: false });
     if (result.exitCode !== 0 && !isOnlyNotFound(this.dialect, result.stderr))
