@@ -6,9 +6,11 @@
 // neither check has to finish first. The checks' output is held and printed after tap's, so that
 // it does not cut through tap's report. Arguments go to tap (`npm test -- test/x.e2e.test.ts`).
 //
-// Then, on each other Node.js major that scripts/test-env.sh installed (env.json's "nodes"; the
-// suite itself runs on the node that runs this script: CI's is the newest), the unit suite and a
-// smoke test of the built CLI against a real engine (OTHER_MAJOR_SMOKE).
+// Beside them too, on each other Node.js major that scripts/test-env.sh installed (env.json's
+// "nodes"; the suite itself runs on the node that runs this script: CI's is the newest), the unit
+// suite and a smoke test of the built CLI against a real engine (OTHER_MAJOR_SMOKE), held as the
+// checks are: after tap they added half a minute of their own (its files name their pods uniquely,
+// so the smoke test's run of a file and tap's can meet).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -36,23 +38,19 @@ function run(command, args, { hold = false, env = {} } = {}) {
 const build = await run(npm, ["run", "--silent", "build"]);
 if (build.code !== 0) process.exit(build.code); // nothing held yet: exiting at once loses no output
 
-// 2. The checks, held, and the suite, shown.
+// 2. The checks and the other Node.js majors (none when test-env.sh has not run, or when tap was
+// given files), held, and the suite, shown.
 const checks = ["typecheck", "lint"].map((script) => ({ script, done: run(npm, ["run", script], { hold: true }) }));
+const others = process.argv.length > 2 ? [] : otherNodes();
+// The majors start once the checks are done: at the start the checks and tap's first files already
+// share the two CPUs, and the unit suite's timing-bound files keep their margins better after.
+const checked = Promise.all(checks.map(({ done }) => done));
+const majors = others.map(([major, node]) => ({ major, done: checked.then(() => otherMajor(node)) }));
 const suite = await run("npx", ["tap", ...process.argv.slice(2)]);
 
-// 3. The other Node.js majors (none when test-env.sh has not run, or when tap was given files).
-const others = process.argv.length > 2 ? [] : otherNodes();
-const majors = [];
-for (const [major, node] of others) {
-  const env = { PATH: `${dirname(node)}:${process.env.PATH ?? ""}` };
-  console.log(`\n# Node.js ${major} (${node}): the unit suite, then ${OTHER_MAJOR_SMOKE.join(", ")}`);
-  const unit = await run(npm, ["run", "--silent", "test:unit"], { env });
-  const smoke = await run("npx", ["tap", "--jobs=1", ...OTHER_MAJOR_SMOKE], { env });
-  majors.push({ major, code: unit.code || smoke.code });
-}
-
-// 4. The cluster network the tests' `up`s made: `down` keeps it (docs/services.md), so the suite
+// 3. The cluster network the tests' `up`s made: `down` keeps it (docs/services.md), so the suite
 // removes it once no podrun container is left on the engine, as `podrun down --all` would.
+await Promise.all(majors.map(({ done }) => done)); // their smoke test's pods are on it too
 for (const engine of ["docker", "podman"]) {
   const left = await run(engine, ["ps", "-aq", "--filter", "label=io.podrun.managed=true"], { hold: true });
   // Its output holds stderr too (podman's syslog warning): a container is a line of its ID.
@@ -60,10 +58,12 @@ for (const engine of ["docker", "podman"]) {
   if (left.code === 0 && ids.length === 0) await run(engine, ["network", "rm", "podrun"], { hold: true });
 }
 
-// 5. The checks' output, then one exit code: the suite's failure first, else the first failed check.
+// 4. The other majors' and the checks' output, then one exit code: the suite's failure first,
+// else the first failed other major or check.
 let code = suite.code;
-for (const { major, code: majorCode } of majors) {
-  console.log(`\n# Node.js ${major}: ${majorCode === 0 ? "ok" : `failed (exit ${majorCode})`}`);
+for (const { major, done } of majors) {
+  const { code: majorCode, output } = await done;
+  process.stdout.write(`\n# Node.js ${major}: ${majorCode === 0 ? "ok" : `failed (exit ${majorCode})`}\n${output}`);
   if (code === 0) code = majorCode;
 }
 for (const { script, done } of checks) {
@@ -84,4 +84,13 @@ function otherNodes() {
   }
   const mine = process.versions.node.split(".")[0];
   return Object.entries(nodes).filter(([major]) => major !== mine);
+}
+
+/** On the Node.js binary `node`: the unit suite, then the smoke test, held; one exit code. */
+async function otherMajor(node) {
+  const env = { PATH: `${dirname(node)}:${process.env.PATH ?? ""}` };
+  const unit = await run(npm, ["run", "--silent", "test:unit"], { hold: true, env });
+  const smoke = await run("npx", ["tap", "--jobs=1", ...OTHER_MAJOR_SMOKE], { hold: true, env });
+  const title = `(${node}): the unit suite, then ${OTHER_MAJOR_SMOKE.join(", ")}`;
+  return { code: unit.code || smoke.code, output: `${title}\n${unit.output}${smoke.output}` };
 }

@@ -7,7 +7,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, requirePodEngine } from "../harness/engine.js";
+import { engineBlind, BUSYBOX, requirePodEngine } from "../harness/engine.js";
 
 // Native sidecars (init containers with `restartPolicy: Always`) end to end on the real engines,
 // checked from inside the containers and from the engine's own event stream: the sidecar serves
@@ -111,7 +111,7 @@ function toNanos(time: string): bigint {
 }
 
 t.jobs = 2;
-for (const runtime of ["docker", "podman"] as const) {
+for (const runtime of engineBlind("docker")) {
   t.test(
     `${runtime}: a native sidecar runs beside the pod from its place in init order, and goes after the app`,
     async (t) => {

@@ -5,6 +5,7 @@ import t from "tap";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { runCli } from "../harness/cli.js";
 import { BUSYBOX, setupEnginePod, uniqueName, testPodHeader } from "../harness/engine-pod.js";
+import { engineBlind } from "../harness/engine.js";
 
 // terminationMessagePath/Policy end to end: what a container writes at its path (or, under
 // FallbackToLogsOnError, its log's end) is the message `ps --json` shows for it once it ended, and
@@ -15,7 +16,7 @@ const container = (name: string, script: string, fields = "") => `    - name: ${
       command: ["sh", "-c", ${JSON.stringify(script)}]
 ${fields}`;
 
-for (const runtime of ["docker", "podman"] as const) {
+for (const runtime of engineBlind("podman")) {
   t.test(`${runtime}: ps --json shows each terminated container's message`, async (t) => {
     const env = await setupEnginePod(t, runtime);
     if (!env) return;

@@ -8,7 +8,7 @@ import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { PODRUN_BIN, runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
-import { BUSYBOX, requireEngine, requireImage } from "../harness/engine.js";
+import { engineBlind, BUSYBOX, requireEngine, requireImage } from "../harness/engine.js";
 
 // An idempotent `podrun up`, against the real engines: a second `up` of the same file keeps what
 // matches (same container IDs), recreates what changed (one container, or the whole pod for a
@@ -81,7 +81,9 @@ async function setup(t: Test, runtime: RuntimeName) {
 
 // Each case has its own state directory and uniquely named pods: two run at once.
 t.jobs = 2;
-for (const runtime of ["docker", "podman"] as const) {
+// Reconcile and an interrupted run are podrun's own logic (engineBlind); what an engine says of a
+// name taken by something podrun did not make is the engine's, and runs on both.
+for (const runtime of engineBlind("docker")) {
   t.test(
     `${runtime}: re-up keeps what is unchanged, recreates what changed, --replace recreates all`,
     { buffered: true },
@@ -151,82 +153,6 @@ for (const runtime of ["docker", "podman"] as const) {
   );
 
   t.test(
-    `${runtime}: a container podrun did not create holding a name is an error, and is left alone`,
-    { buffered: true },
-    async (t) => {
-      const env = await setup(t, runtime);
-      if (!env) return;
-      const name = unique("clash");
-      const foreign = `default_${name}_side`;
-      t.teardown(async () => {
-        await runCommand(runtime, ["rm", "-f", foreign], { reject: false });
-        await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
-      });
-      const id = (await runCommand(runtime, ["create", "--name", foreign, BUSYBOX, "true"])).stdout
-        .trim()
-        .split("\n")
-        .at(-1)!;
-
-      const r = await env.up(podYaml(name));
-      t.equal(r.exitCode, 1);
-      t.match(
-        r.stderr.trimEnd().split("\n").at(-1),
-        new RegExp(
-          `^Error: NameConflict: pod/${name}: container name "${foreign}" is taken by a container podrun did not create \\(${id.slice(0, 12)}; \`${runtime} rm -f ${foreign}\` removes it\\)`,
-        ),
-      );
-      t.equal(r.stdout, "", "nothing was attempted");
-      t.same([...(await env.ids(name)).keys()], [], "no podrun container was created");
-      const still = JSON.parse((await runCommand(runtime, ["container", "inspect", foreign])).stdout) as {
-        Id: string;
-      }[];
-      t.equal(still[0]?.Id, id, "the foreign container is untouched");
-    },
-  );
-
-  if (runtime === "podman") {
-    t.test(
-      "podman: a pod of the pod's name podrun did not create is an error told by podman; nothing of the run is left",
-      { buffered: true },
-      async (t) => {
-        const env = await setup(t, runtime);
-        if (!env) return;
-        const name = unique("podclash");
-        const foreign = `default_${name}`;
-        t.teardown(async () => {
-          await runCommand(runtime, ["pod", "rm", "-f", foreign], { reject: false });
-          await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
-        });
-        await runCommand(runtime, ["pod", "create", "--name", foreign]);
-        const withVolume = podYaml(name).replace(
-          "  containers:\n",
-          "  volumes:\n    - name: scratch\n      emptyDir: {}\n  containers:\n",
-        );
-        const r = await env.up(withVolume);
-        t.equal(r.exitCode, 1, r.stderr);
-        t.equal(
-          r.stderr.trimEnd().split("\n").at(-1),
-          `Error: NameConflict: pod/${name}: pod name "${foreign}" is taken by a podman pod podrun did not create (\`podman pod rm -f ${foreign}\` removes it): podrun never replaces what it did not create; remove or rename it, or give the pod another name or namespace`,
-        );
-        t.same([...(await env.ids(name)).keys()], [], "no podrun container was created");
-        const volumes = await runCommand(runtime, [
-          "volume",
-          "ls",
-          "-q",
-          "--filter",
-          `label=io.kubernetes.pod.name=${name}`,
-        ]);
-        t.equal(volumes.stdout.trim(), "", "the volume the run made is removed");
-        t.equal(
-          (await runCommand(runtime, ["pod", "exists", foreign], { reject: false })).exitCode,
-          0,
-          "the foreign pod is untouched",
-        );
-      },
-    );
-  }
-
-  t.test(
     `${runtime}: SIGINT while an init container runs removes what the run created, exit 130`,
     { buffered: true },
     async (t) => {
@@ -269,6 +195,85 @@ for (const runtime of ["docker", "podman"] as const) {
         ).stdout.trim();
         t.equal(pods, "", "no pod is left");
       }
+    },
+  );
+}
+
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(
+    `${runtime}: a container podrun did not create holding a name is an error, and is left alone`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = unique("clash");
+      const foreign = `default_${name}_side`;
+      t.teardown(async () => {
+        await runCommand(runtime, ["rm", "-f", foreign], { reject: false });
+        await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
+      });
+      const id = (await runCommand(runtime, ["create", "--name", foreign, BUSYBOX, "true"])).stdout
+        .trim()
+        .split("\n")
+        .at(-1)!;
+
+      const r = await env.up(podYaml(name));
+      t.equal(r.exitCode, 1);
+      t.match(
+        r.stderr.trimEnd().split("\n").at(-1),
+        new RegExp(
+          `^Error: NameConflict: pod/${name}: container name "${foreign}" is taken by a container podrun did not create \\(${id.slice(0, 12)}; \`${runtime} rm -f ${foreign}\` removes it\\)`,
+        ),
+      );
+      t.equal(r.stdout, "", "nothing was attempted");
+      t.same([...(await env.ids(name)).keys()], [], "no podrun container was created");
+      const still = JSON.parse((await runCommand(runtime, ["container", "inspect", foreign])).stdout) as {
+        Id: string;
+      }[];
+      t.equal(still[0]?.Id, id, "the foreign container is untouched");
+    },
+  );
+}
+
+{
+  const runtime = "podman";
+  t.test(
+    "podman: a pod of the pod's name podrun did not create is an error told by podman; nothing of the run is left",
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = unique("podclash");
+      const foreign = `default_${name}`;
+      t.teardown(async () => {
+        await runCommand(runtime, ["pod", "rm", "-f", foreign], { reject: false });
+        await removeManagedContainers(runtime, { "io.kubernetes.pod.name": name });
+      });
+      await runCommand(runtime, ["pod", "create", "--name", foreign]);
+      const withVolume = podYaml(name).replace(
+        "  containers:\n",
+        "  volumes:\n    - name: scratch\n      emptyDir: {}\n  containers:\n",
+      );
+      const r = await env.up(withVolume);
+      t.equal(r.exitCode, 1, r.stderr);
+      t.equal(
+        r.stderr.trimEnd().split("\n").at(-1),
+        `Error: NameConflict: pod/${name}: pod name "${foreign}" is taken by a podman pod podrun did not create (\`podman pod rm -f ${foreign}\` removes it): podrun never replaces what it did not create; remove or rename it, or give the pod another name or namespace`,
+      );
+      t.same([...(await env.ids(name)).keys()], [], "no podrun container was created");
+      const volumes = await runCommand(runtime, [
+        "volume",
+        "ls",
+        "-q",
+        "--filter",
+        `label=io.kubernetes.pod.name=${name}`,
+      ]);
+      t.equal(volumes.stdout.trim(), "", "the volume the run made is removed");
+      t.equal(
+        (await runCommand(runtime, ["pod", "exists", foreign], { reject: false })).exitCode,
+        0,
+        "the foreign pod is untouched",
+      );
     },
   );
 }

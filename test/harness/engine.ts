@@ -76,3 +76,17 @@ export async function requirePodEngine(t: TestLike, runtime: RuntimeName): Promi
     return undefined;
   return engine;
 }
+
+/**
+ * The engines of a file whose subject is podrun's own logic (timers, back-off, ordering, Job and
+ * workload controllers, reconcile, `down`'s selection), which reaches the engine only through
+ * lib/runtime's interface: `own` alone, or both under `PODRUN_TEST_ALL_ENGINES=1`. That interface
+ * is proven on both engines by test/runtime/contract.e2e.test.ts and the argv goldens, and every
+ * file whose subject is what an engine does with podrun's arguments (security, mounts, resources,
+ * DNS, pulls, logs, `ps`) runs on both: a second engine under such a file proves the same code
+ * again at CI's cost (figures: bench/RESULTS.md, "Test suite time"). The files spread between the
+ * two engines, so that podman's pods still carry some of that logic in every run.
+ */
+export function engineBlind(own: RuntimeName): readonly RuntimeName[] {
+  return process.env["PODRUN_TEST_ALL_ENGINES"] === "1" ? ["docker", "podman"] : [own];
+}

@@ -433,7 +433,7 @@ export function fewestCalls(calls: readonly Pick<EngineCall, "args">[]): number 
 
 /**
  * The suite for `runtime`: a calibration run counts the engine calls of a whole `up` and times
- * it, then the points are drawn (KILL_SEED): a share of the calls (`fraction`: a quarter on docker, a fifth on podman), always the first
+ * it, then the points are drawn (KILL_SEED): a share of the calls (`fraction`: a quarter on docker, an eighth on podman), always the first
  * and the last, a timed kill, a kill at a pull and one at the cluster network's create. The
  * network's case runs first and alone (it needs the network unused); the others two at a time.
  */

@@ -320,9 +320,13 @@ async function answers(ask: () => Promise<string>, count: number): Promise<strin
   return [...seen].sort();
 }
 
+// The two engines side by side: each case has its own namespaces, state directory and a random
+// LoadBalancer port, and one after the other they made this the suite's longest file.
+t.jobs = 2;
 for (const runtime of ["docker", "podman"] as const) {
   t.test(
     `${runtime}: Services by name, port mapping, NodePort, LoadBalancer, headless, ExternalName, UDP, namespaces, env, follow the pods`,
+    { buffered: true },
     async (t) => {
       t.setTimeout(500_000);
       const responder = loadTestEnv()?.images.udpResponder;
