@@ -42,6 +42,7 @@ Examples:
   $ podrun ps -o wide                        the pods, like kubectl get pods: READY, STATUS, RESTARTS, AGE, IP
   $ podrun ps svc -o wide                    the Services, like kubectl get svc: CLUSTER-IP, PORT(S), ENDPOINTS
   $ podrun logs web -c app -f                follow one container's output, like kubectl logs
+  $ podrun exec deploy/db -- psql -c 'select 1'  run a command in a pod's container; its exit code is podrun's
   $ podrun logs deploy/web                   a workload's pods (deploy, rs, sts, ds, job): also ps, events, down
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
   $ podrun validate examples/*.yaml          several files as one set: one summary line per pod
@@ -149,6 +150,7 @@ type LogsFlags = FlagsOf<LogsOptions, "pod">;
 
 interface DownFlags extends ManifestFlags {
   all?: true;
+  selector?: string;
   volumes?: true;
   namespace?: string;
   gracePeriod?: number;
@@ -162,6 +164,8 @@ interface DownFlags extends ManifestFlags {
 type BackoffFlags = FlagsOf<ListBackoffOptions>;
 type BackoffClearFlags = FlagsOf<ClearBackoffOptions, "keys">;
 
+const SELECTOR_HELP =
+  "only pods whose labels match this selector, as kubectl's -l: k=v, k!=v, 'k in (a,b)', 'k notin (a)', k, !k, joined by ','";
 const FILES_HELP = "manifest files or directories (their *.yaml, *.yml, *.json), or - for standard input";
 const FILENAME_HELP = "a manifest file, directory or - (may be repeated, as kubectl's -f)";
 const RECURSIVE_HELP = "also read the subdirectories of the directories given";
@@ -182,6 +186,7 @@ export function buildProgram(): Command {
     declareEvents,
     declarePs,
     declareLogs,
+    declareExec,
     declareDown,
     declareBackoff,
   ])
@@ -308,6 +313,11 @@ function declareEvents(program: Command): void {
     .argument("[pod]", "only this pod (same as --pod), or a workload and its pods: deploy/web, job/migrate…")
     .option("--pod <name>", "only events of this pod (or TYPE/NAME: a workload and its pods)")
     .option("-n, --namespace <ns>", "only this namespace")
+    .option(
+      "-l, --selector <query>",
+      "only events of the pods whose labels match, as kubectl's -l (pods the engine has now; instead of a pod)",
+    )
+    .addOption(runtimeOption())
     .addOption(new Option("--type <type>", "only Normal or Warning events").choices(["Normal", "Warning"]))
     .option("--reason <reason>", "only events with this reason (e.g. BackOff)")
     .option("--since <duration>", "only events last seen within this duration (e.g. 10m, 1h, 90s)")
@@ -327,7 +337,7 @@ function declareEvents(program: Command): void {
     .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
     .addHelpText(
       "after",
-      "\nExamples:\n  $ podrun events\n  $ podrun events web --type Warning\n  $ podrun events --reason BackOff --since 1h -o wide\n  $ podrun events -w --json",
+      "\nExamples:\n  $ podrun events\n  $ podrun events web --type Warning\n  $ podrun events -l app=api --type Warning\n  $ podrun events --reason BackOff --since 1h -o wide\n  $ podrun events -w --json",
     )
     .action(async (pod: string | undefined, flags: EventsFlags) => {
       const { events } = await import("./commands/events.js");
@@ -354,6 +364,11 @@ function declarePs(program: Command): void {
     )
     .option("-n, --namespace <ns>", "only this namespace (default: default)")
     .option("-A, --all-namespaces", "pods of every namespace, with a NAMESPACE column")
+    .option("-l, --selector <query>", SELECTOR_HELP)
+    .option(
+      "--field-selector <query>",
+      "only pods whose fields match: metadata.name, metadata.namespace, status.phase, status.podIP (=, ==, !=; e.g. status.phase=Running)",
+    )
     .addOption(
       new Option(
         "-o, --output <format>",
@@ -370,7 +385,7 @@ function declarePs(program: Command): void {
     .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
     .addHelpText(
       "after",
-      "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'\n  $ podrun ps deploy/web -o wide\n  $ podrun ps svc -o wide\n  $ podrun ps svc/api -o json\n  $ podrun ps --volumes -A",
+      "\nREADY counts running app containers and started sidecars: readiness probes are evaluated by `up --wait`, not by ps.\n\nExamples:\n  $ podrun ps\n  $ podrun ps -A -o wide\n  $ podrun ps --json | jq -r '.items[] | .metadata.name + \" \" + .status.phase'\n  $ podrun ps -l app=web,tier!=cache --field-selector status.phase=Running\n  $ podrun ps deploy/web -o wide\n  $ podrun ps svc -o wide\n  $ podrun ps svc/api -o json\n  $ podrun ps --volumes -A",
     )
     .action(async (names: string[], flags: PsFlags) => {
       const { ps } = await import("./commands/ps.js");
@@ -390,8 +405,17 @@ function declareLogs(program: Command): void {
     .command("logs")
     .description("print the logs of a pod's container, like kubectl logs (stdout and stderr of the container, merged)")
     .argument(
-      "<pod>",
+      "[pod]",
       "pod name, or a workload (deploy/web, job/migrate…): each of its pods, lines prefixed [pod/NAME/CONTAINER]",
+    )
+    .option(
+      "-l, --selector <query>",
+      `${SELECTOR_HELP.replace("only pods", "the pods")} (instead of a pod; --tail defaults to 10)`,
+    )
+    .option(
+      "--max-log-requests <n>",
+      "with -l and -f: at most n containers followed at once (default 5)",
+      parsePositiveInteger,
     )
     .option("-c, --container <name>", "the container (an app or an init container); needed when the pod has several")
     .option("-f, --follow", "stream new lines until the container stops; Ctrl-C ends it (exit 0)")
@@ -408,9 +432,9 @@ function declareLogs(program: Command): void {
     .addOption(requestTimeoutOption())
     .addHelpText(
       "after",
-      "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix\n  $ podrun logs deploy/web -f --tail 10",
+      "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix\n  $ podrun logs deploy/web -f --tail 10\n  $ podrun logs -l app=api --prefix --all-containers",
     )
-    .action(async (pod: string, flags: LogsFlags) => {
+    .action(async (pod: string | undefined, flags: LogsFlags) => {
       const { logs } = await import("./commands/logs.js");
       await logs({
         ...flags,
@@ -419,6 +443,54 @@ function declareLogs(program: Command): void {
         timestamps: flags.timestamps === true,
         allContainers: flags.allContainers === true,
         prefix: flags.prefix === true,
+      });
+    });
+}
+
+interface ExecFlags {
+  container?: string;
+  stdin?: true;
+  tty?: true;
+  selector?: string;
+  namespace?: string;
+  runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
+  stateDir?: string;
+}
+
+// `podrun exec`: its arguments read as kubectl's (the command after --).
+function declareExec(program: Command): void {
+  program
+    .command("exec")
+    .description("run a command in a running container of a pod, like kubectl exec: its output, its exit code")
+    .argument("[pod]", "pod name, or a workload (deploy/web, sts/db…): its most active pod")
+    .argument("[command...]", "the command and its arguments, after --")
+    .option("-c, --container <name>", "the container (default: the pod's default-container annotation, else its first)")
+    .option("-i, --stdin", "pass standard input to the command")
+    .option("-t, --tty", "give the command a terminal (standard input must be one)")
+    .option(
+      "-l, --selector <query>",
+      "the most active of the pods whose labels match, instead of a pod (then every argument is the command)",
+    )
+    .option("-n, --namespace <ns>", "the pod's namespace (default: default)")
+    .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
+    .option("--state-dir <dir>", "state directory (the pod's record: its default container)")
+    .addHelpText(
+      "after",
+      "\nThe exit code is the command's (with kubectl's line \"command terminated with exit code N\" on stderr).\n\nExamples:\n  $ podrun exec web -- cat /etc/hostname\n  $ podrun exec deploy/db -c postgres -- psql -c 'select 1'\n  $ echo 'select 1' | podrun exec -i sts/db -- psql\n  $ podrun exec -it web -- sh\n  $ podrun exec -l app=api -- wget -qO- localhost:8080/healthz",
+    )
+    .action(async (pod: string | undefined, command: string[], flags: ExecFlags) => {
+      const { exec } = await import("./commands/exec.js");
+      // With -l there is no pod argument: every argument is the command.
+      const [target, words] =
+        flags.selector !== undefined && pod !== undefined ? [undefined, [pod, ...command]] : [pod, command];
+      await exec({
+        ...flags,
+        target,
+        command: words,
+        stdin: flags.stdin === true,
+        tty: flags.tty === true,
       });
     });
 }
@@ -441,6 +513,7 @@ function declareDown(program: Command): void {
     )
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
+    .option("-l, --selector <query>", `${SELECTOR_HELP.replace("only pods", "the pods")}, in the namespace of -n`)
     .option(
       "--volumes",
       "also remove the volumes of the manifests' PersistentVolumeClaims (with --all: of every claim)",
@@ -458,7 +531,7 @@ function declareDown(program: Command): void {
     .option("--state-dir <dir>", "state directory (event log)")
     .addHelpText(
       "after",
-      "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml",
+      "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down -l app=web -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml",
     )
     .action(async (targets: string[], flags: DownFlags) => {
       const { down } = await import("./commands/down.js");
@@ -476,6 +549,7 @@ function toDownOptions(targets: string[], flags: DownFlags): DownOptions {
     filenames: flags.filename ?? [],
     recursive: flags.recursive === true,
     all: flags.all === true,
+    selector: flags.selector,
     volumes: flags.volumes === true,
     namespace: flags.namespace,
     gracePeriod: flags.gracePeriod ?? flags.timeout,

@@ -90,10 +90,10 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-/** Already reported to the user: exit quietly with this code. */
+/** Already reported to the user: exit quietly with this code (or `exec`'s command's own, passed through). */
 export class ExitError extends Error {
   override readonly name = "ExitError";
-  constructor(readonly code: ExitCode) {
+  constructor(readonly code: number) {
     super(`exit ${code}`);
   }
 }

@@ -4,7 +4,8 @@ import type { EventRecorder } from "../events/recorder.js";
 import { toInvolvedObject } from "../events/types.js";
 import { removeClusterNetworkIfUnused } from "../pod/cluster-network.js";
 import { removeServices, type RemovedService } from "../services/remove-services.js";
-import { findPods, type PodRecord } from "../pod/status/find-pods.js";
+import { findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
+import type { LabelSelector } from "../manifest/label-selector.js";
 import { listPodDirectories, podDirectory } from "../pod/volumes/pod-dir.js";
 import { stopPod, type StopPodResult } from "../pod/stop/stop-pod.js";
 import { removeHalfMadeSandbox } from "../pod/stop/half-made-sandbox.js";
@@ -43,6 +44,8 @@ export interface DownRequest {
   namespace?: string | undefined;
   targets: readonly DownTarget[];
   workloads: readonly WorkloadToDown[];
+  /** `-l`: also the pods whose labels match, in `namespace` (default "default"). */
+  selector?: LabelSelector | undefined;
   /** The Jobs named or in the manifests: their records go with their pods. */
   jobs: readonly { name: string; namespace: string }[];
   stateDir: string;
@@ -84,6 +87,11 @@ export async function findDownTargets(runtime: ContainerRuntime, request: DownRe
       (await stat(podDirectory(stateDir, runtime.name, pod)).catch(() => undefined)) !== undefined,
   );
   for (const target of ofWorkloads.targets) add(target);
+  if (request.selector) {
+    const namespace = request.namespace ?? "default";
+    const inNamespace = pods.filter((pod) => pod.namespace === namespace);
+    for (const pod of selectByLabels(inNamespace, request.selector)) add({ name: pod.name, namespace });
+  }
   const jobRecords = ofWorkloads.notFound.some((w) => w.ref.kind === "Job")
     ? await listJobRecords(stateDir, runtime.name)
     : [];

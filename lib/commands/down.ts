@@ -19,6 +19,7 @@ import {
 import type { WorkloadToDown } from "../apply/down-workloads.js";
 import { findDns1123LabelErrors, findObjectNameErrors } from "../manifest/rules/names.js";
 import { configureColor } from "../output/color.js";
+import { parseLabelSelector } from "../manifest/label-selector.js";
 import { formatDownOutcome, formatWorkloadGone } from "../output/down-lines.js";
 import { formatServiceRemoved } from "../output/service-lines.js";
 import { kubeContainerName } from "../pod/status/find-pods.js";
@@ -48,6 +49,8 @@ export interface DownOptions {
   /** Read the subdirectories of the directories given (-R). */
   recursive?: boolean;
   all: boolean;
+  /** `-l`: the pods whose labels match this selector (kubectl's grammar), in the namespace of -n. */
+  selector?: string;
   /** Also remove the engine volumes of the PersistentVolumeClaims of the manifests given (of every claim with --all). */
   volumes?: boolean;
   /** Namespace of the pods named (default "default"); with --all, only that namespace. */
@@ -79,7 +82,12 @@ export async function down(options: DownOptions): Promise<void> {
   });
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const request: DownRequest = { all: options.all, namespace: options.namespace, targets, workloads, jobs, stateDir };
+  request.selector = options.selector === undefined ? undefined : parseLabelSelector(options.selector);
   const found = await findDownTargets(runtime, request);
+  if (request.selector && found.wanted.length === 0 && targets.length === 0 && workloads.length === 0) {
+    if (!options.json) stderr.write(`No resources found in ${options.namespace ?? "default"} namespace.\n`);
+    return;
+  }
   for (const gone of found.gone) stdout.write(`${formatWorkloadGone(gone, { json: options.json })}\n`);
   await removeJobRecords(runtime.name, request);
   // After the pods: the Services of the files (or all, with --all); then the endpoints of the
@@ -164,8 +172,14 @@ function checkDownArguments(options: DownOptions): void {
   }
   const given = options.targets.length + (options.filenames ?? []).length;
   if (options.all && given > 0) throw new UsageError("--all takes no FILE or POD argument: give one or the other");
+  if (options.selector !== undefined) {
+    if (options.all) throw new UsageError("cannot set --all and --selector at the same time");
+    if (given > 0) throw new UsageError("name cannot be provided when a selector is specified");
+    parseLabelSelector(options.selector);
+    return;
+  }
   if (!options.all && given === 0)
-    throw new UsageError("nothing to bring down: give a manifest FILE or DIR, a POD name, or --all");
+    throw new UsageError("nothing to bring down: give a manifest FILE or DIR, a POD name, -l SELECTOR, or --all");
 }
 
 /** Every object label known up front keeps the event columns aligned from the first line. */

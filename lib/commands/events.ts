@@ -10,7 +10,13 @@ import { parseDurationOption } from "../events/parse-duration.js";
 import { resolveRetention } from "../events/retention.js";
 import { configureColor } from "../output/color.js";
 import { resolveStateDir } from "../state/paths.js";
-import { StateAccessError } from "../errors.js";
+import { StateAccessError, UsageError } from "../errors.js";
+import { parseLabelSelector } from "../manifest/label-selector.js";
+import { findPods, selectByLabels } from "../pod/status/find-pods.js";
+import { chooseRuntime } from "../runtime/choose-runtime.js";
+import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
+import { resolveRequestTimeout } from "../runtime/request-timeout.js";
+import type { RuntimeName } from "../runtime/detect.js";
 import { describeFsError } from "../state/state-error.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { watchOutputClosed } from "../output/output-closed.js";
@@ -29,6 +35,15 @@ const LEFTOVER_CHECKPOINT = "events.folded";
 export interface EventsOptions {
   /** A pod's name, `pod/NAME`, a workload (`deploy/web`): its own events and its pods', or a Service (`svc/api`). */
   pod?: string;
+  /**
+   * `-l`: the events of the pods whose labels match, as the engine holds them now (a pod already
+   * gone has no labels left to match). Instead of `pod`.
+   */
+  selector?: string;
+  /** With `selector`: the engine to ask (default: $PODRUN_RUNTIME, else the first that answers). */
+  runtime?: RuntimeName;
+  /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
+  createRuntime?: RuntimeFactory;
   namespace?: string;
   type?: "Normal" | "Warning";
   reason?: string;
@@ -51,6 +66,19 @@ export interface EventsOptions {
   signal?: AbortSignal;
 }
 
+/** `-l`: the pods (`namespace/name`) the engine has whose labels match (in -n's namespace, if given, as the other filters). */
+async function selectedPods(options: EventsOptions, env: NodeJS.ProcessEnv): Promise<Set<string> | undefined> {
+  if (options.selector === undefined) return undefined;
+  if (options.pod !== undefined) throw new UsageError("only a selector (-l) or a POD name is allowed");
+  const selector = parseLabelSelector(options.selector);
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
+    requestTimeoutMs: resolveRequestTimeout(undefined, env),
+  });
+  const filter = options.namespace === undefined ? {} : { namespace: options.namespace };
+  const records = selectByLabels(await findPods(runtime, filter), selector);
+  return new Set(records.map((record) => `${record.namespace}/${record.name}`));
+}
+
 export async function events(options: EventsOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
   const sinceMs = parseSince(options.since);
@@ -58,11 +86,12 @@ export async function events(options: EventsOptions): Promise<void> {
   const output = openOutput(stdout);
   const dir = options.stateDir ?? resolveStateDir(env);
   const ref = options.pod === undefined ? undefined : parseResourceRef(options.pod, "events");
+  const pods = await selectedPods(options, env);
   // An object's own events (a workload's, a Service's: involvedObject kind and name), and its pods'.
   const filter =
     ref && ref.kind !== "Pod"
       ? createWorkloadEventFilter(ref, { namespace: options.namespace, type: options.type, reason: options.reason })
-      : createEventFilter({ ...options, pod: ref?.name ?? options.pod });
+      : createEventFilter({ ...options, pod: ref?.name ?? options.pod, pods });
   const startMs = now();
   const fold = new EventFold({
     accept: filter.active ? filter.matches : undefined,

@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { parseDurationOption } from "../events/parse-duration.js";
-import { findPods } from "../pod/status/find-pods.js";
+import { findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
+import { parseLabelSelector } from "../manifest/label-selector.js";
 import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/status/log-targets.js";
 import { chooseRuntime } from "../runtime/choose-runtime.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -23,7 +24,12 @@ import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../
 export interface LogsOptions {
   /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
   createRuntime?: RuntimeFactory;
-  pod: string;
+  /** A pod's name or TYPE/NAME; absent when `selector` is given (one or the other). */
+  pod?: string;
+  /** `-l`: the pods whose labels match (kubectl's grammar), with the last 10 lines each unless `tail` is given. */
+  selector?: string;
+  /** With `selector` and `follow`: at most this many containers followed at once (kubectl's default 5). */
+  maxLogRequests?: number;
   container?: string;
   follow: boolean;
   /** The last `tail` lines of each container; undefined: all. */
@@ -56,10 +62,11 @@ export async function logs(options: LogsOptions): Promise<void> {
     requestTimeoutMs,
   });
   const namespace = options.namespace ?? "default";
-  const ref = parseResourceRef(options.pod, "logs") ?? { kind: "Pod", name: options.pod };
-  const filter = isWorkloadRef(ref) ? { namespace } : { namespace, name: ref.name };
-  const records = selectPods(await findPods(runtime, filter), ref);
-  if (records.length === 0) return fail(stderr, formatNotFound(ref));
+  const { records, selector, tail } = await findLogPods(runtime, namespace, options, stderr);
+  if (records.length === 0) {
+    if (selector) return void stderr.write(`No resources found in ${namespace} namespace.\n`);
+    throw new ExitError(ExitCode.Failed);
+  }
   const sources: { pod: string; target: LogTarget }[] = [];
   for (const record of records) {
     const targets = selectLogTargets(record, options);
@@ -70,15 +77,22 @@ export async function logs(options: LogsOptions): Promise<void> {
     else sources.push(...targets.map((target) => ({ pod: record.name, target })));
   }
   if (sources.length === 0) throw new ExitError(ExitCode.Failed);
+  const maxRequests = options.maxLogRequests ?? DEFAULT_MAX_LOG_REQUESTS;
+  if (selector && options.follow && sources.length > maxRequests)
+    return fail(
+      stderr,
+      `error: you are attempting to follow ${sources.length} log streams, but maximum allowed concurrency is ${maxRequests}, use --max-log-requests to increase the limit`,
+    );
 
   const output = openOutput(stdout);
   const stop = stopSignal(options.signal, output.closed);
   // Followed at once, the lines of several containers interleave: each must say whose it is.
   const concurrent = options.follow && sources.length > 1;
-  const prefixed = options.prefix || concurrent || records.length > 1;
+  // A workload's pods say whose each line is; `-l`'s, as kubectl's, only with --prefix.
+  const prefixed = options.prefix || concurrent || (records.length > 1 && !selector);
   const request = {
     follow: options.follow,
-    tail: options.tail,
+    tail,
     since: sinceMs === undefined ? undefined : new Date(now() - sinceMs),
     signal: stop.signal,
   };
@@ -102,6 +116,36 @@ export async function logs(options: LogsOptions): Promise<void> {
     await output.flush();
     stop.release();
   }
+}
+
+/** kubectl's defaults with `-l`: the last 10 lines of each container, 5 followed at once. */
+const SELECTOR_TAIL = 10;
+const DEFAULT_MAX_LOG_REQUESTS = 5;
+
+/**
+ * The pods to read: the one named, a workload's (a missing one said on stderr, then none), or
+ * those `-l` selects in the namespace (then the tail defaults to 10 lines, as kubectl's).
+ */
+async function findLogPods(
+  runtime: ContainerRuntime,
+  namespace: string,
+  options: LogsOptions,
+  stderr: NodeJS.WritableStream,
+): Promise<{ records: PodRecord[]; selector: boolean; tail: number | undefined }> {
+  if (options.selector !== undefined && options.pod !== undefined)
+    throw new UsageError("only a selector (-l) or a POD name is allowed");
+  if (options.selector !== undefined) {
+    const selector = parseLabelSelector(options.selector);
+    const records = selectByLabels(await findPods(runtime, { namespace }), selector);
+    return { records, selector: true, tail: options.tail ?? SELECTOR_TAIL };
+  }
+  if (options.pod === undefined)
+    throw new UsageError("expected POD or TYPE/NAME is a required argument for the logs command");
+  const ref = parseResourceRef(options.pod, "logs") ?? { kind: "Pod", name: options.pod };
+  const filter = isWorkloadRef(ref) ? { namespace } : { namespace, name: ref.name };
+  const records = selectPods(await findPods(runtime, filter), ref);
+  if (records.length === 0) stderr.write(`${formatNotFound(ref)}\n`);
+  return { records, selector: false, tail: options.tail };
 }
 
 async function copyLines(

@@ -7,6 +7,8 @@ import type { KubeEvent } from "./types.js";
 
 export interface EventFilterOptions {
   pod?: string;
+  /** Only the events of these pods (`namespace/name`): those `-l` selected on the engine. */
+  pods?: ReadonlySet<string>;
   namespace?: string;
   type?: string;
   reason?: string;
@@ -30,17 +32,22 @@ export interface EventFilter {
 }
 
 export function createEventFilter(options: EventFilterOptions): EventFilter {
-  const { pod, namespace, type, reason } = options;
+  const { pod, pods, namespace, type, reason } = options;
   const wanted = [pod, namespace, type, reason]
     .filter((value): value is string => value !== undefined)
     .map((value) => JSON.stringify(value));
   return {
-    active: wanted.length > 0,
+    active: wanted.length > 0 || pods !== undefined,
     mayMatchLine: wanted.length === 0 ? () => true : (line) => wanted.every((needle) => line.includes(needle)),
     matches: (event) => {
       const object = event.involvedObject ?? {};
       return (
         (pod === undefined || fieldText(object.name) === pod) &&
+        (pods === undefined ||
+          ((fieldText(object.kind) || "Pod") === "Pod" &&
+            pods.has(
+              `${fieldText(object.namespace || event.metadata.namespace || "default")}/${fieldText(object.name)}`,
+            ))) &&
         (namespace === undefined ||
           fieldText(object.namespace || event.metadata.namespace || "default") === namespace) &&
         (type === undefined || fieldText(event.type) === type) &&

@@ -22,7 +22,15 @@ import { explainCommandError } from "./engine-error.js";
 import { writeEnvFile } from "./env-file.js";
 import { planEnv } from "./env-plan.js";
 import { isCliFailure, lastLine, splitLines, toCommandError } from "./cli-results.js";
-import { CommandError, runCommand, streamCommand, type CommandResult, type RunOptions } from "./exec.js";
+import {
+  CommandError,
+  runAttached,
+  runCommand,
+  streamCommand,
+  type AttachedOptions,
+  type CommandResult,
+  type RunOptions,
+} from "./exec.js";
 import { clusterDnsServer, isSubnetTaken, parseNetworkInspect, parseNetworkList, subnetsOverlap } from "./network.js";
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
 import {
@@ -291,6 +299,15 @@ export class CliRuntime implements ContainerRuntime {
       // Exit 0 is the command's success whatever its stderr says: that is the command's own output.
       if (result.exitCode !== 0 && isCliFailure(result)) throw toCommandError(this.binary, args, result);
       return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+    });
+  }
+
+  async execAttached(id: string, command: readonly string[], options: AttachedOptions): Promise<number> {
+    return this.explained(async () => {
+      // The three engines take `exec -i -t` alike.
+      const args = ["exec", ...(options.stdin ? ["-i"] : []), ...(options.tty ? ["-t"] : []), id, ...command];
+      if (this.record(args)) return 0;
+      return runAttached(this.binary, args, options);
     });
   }
 

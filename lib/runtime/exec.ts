@@ -3,6 +3,7 @@
 // syntax. Node's own spawn rather than a wrapper library: `up` runs a dozen engine commands, and
 // each wrapped spawn cost more in the main thread than podrun's own work between them.
 import { spawn, type ChildProcess } from "node:child_process";
+import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import type { Readable } from "node:stream";
 import { quoteArgument } from "./quote.js";
@@ -118,6 +119,73 @@ export async function runCommand(
     stderr,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+export interface AttachedOptions {
+  /** Streamed to the command's stdin (`exec -i`); absent: the command gets none. */
+  stdin?: NodeJS.ReadableStream | undefined;
+  /**
+   * The command shares podrun's own terminal (`exec -t`): its stdin, stdout and stderr are
+   * podrun's, so that the engine's CLI sees a TTY and sets it raw. Then `stdout` and `stderr` are
+   * not used.
+   */
+  tty?: boolean;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Ends the command (SIGTERM, then SIGKILL): Ctrl-C of a command without a terminal. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs `binary args…` attached: its output copied to `stdout` and `stderr` as it comes (never
+ * held), its stdin fed from `stdin`. Resolves with its exit code, 128 + N when signal N ended it
+ * (as a shell reports it); throws CommandError only when it could not be started.
+ */
+export async function runAttached(binary: string, args: readonly string[], options: AttachedOptions): Promise<number> {
+  if (process.env["PODRUN_DEBUG"] === "1") process.stderr.write(`podrun: exec ${formatCommand(binary, args)}\n`);
+  const { stdin, stdout, stderr } = options;
+  const child = options.tty
+    ? spawn(binary, args, { stdio: "inherit" })
+    : spawn(binary, args, { stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"] });
+  if (!options.tty) {
+    if (stdin && child.stdin) {
+      // A command that exits without reading all of its input must not fail the run with EPIPE.
+      child.stdin.on("error", () => undefined);
+      stdin.pipe(child.stdin);
+    }
+    child.stdout?.pipe(stdout, { end: false });
+    child.stderr?.pipe(stderr, { end: false });
+  }
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  };
+  options.signal?.addEventListener("abort", stop, { once: true });
+  try {
+    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+      (resolve, reject) => {
+        child.once("close", (code, signal) => resolve({ code, signal }));
+        child.once("error", (error) => {
+          if (child.pid === undefined)
+            reject(
+              new CommandError({
+                shortMessage: `${binary}: could not be started: ${error.message}`,
+                binary,
+                args,
+                exitCode: undefined,
+                stdout: "",
+                stderr: "",
+                notInstalled: (error as NodeJS.ErrnoException).code === "ENOENT",
+                cause: error,
+              }),
+            );
+        });
+      },
+    );
+    return code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+  } finally {
+    options.signal?.removeEventListener("abort", stop);
+    if (stdin && child.stdin) stdin.unpipe(child.stdin);
+  }
 }
 
 /** A stopped child gets SIGTERM, then SIGKILL this long after if it is still there. */

@@ -1,8 +1,10 @@
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
 import type { ContainerSpec, NetworkInfo, SandboxSpec } from "./specs.js";
+import type { AttachedOptions } from "./exec.js";
 
 export type * from "./specs.js";
+export type { AttachedOptions } from "./exec.js";
 
 // The contract between podrun's pod logic and a container engine. One implementation,
 // CliRuntime (cli-runtime.ts), drives docker, podman or nerdctl through their CLIs with a
@@ -175,6 +177,12 @@ export interface ContainerRuntime {
   /** Waits for the container to exit and returns its exit code. */
   waitContainer(id: string, options?: { signal?: AbortSignal }): Promise<number>;
   execInContainer(id: string, command: readonly string[], options?: { timeoutMs?: number }): Promise<ExecResult>;
+  /**
+   * Runs a command in a running container attached to the caller's streams (`podrun exec`): its
+   * output copied as it comes, stdin streamed with `stdin`, a terminal with `tty`. Resolves with
+   * the command's exit code (128 + N when signal N ended it).
+   */
+  execAttached(id: string, command: readonly string[], options: AttachedOptions): Promise<number>;
   /** Sends the stop signal, then SIGKILL after `timeoutSeconds`. A missing container is success. */
   stopContainer(id: string, timeoutSeconds: number): Promise<void>;
   /** Force-removes containers; missing ones are success. */

@@ -74,7 +74,10 @@ t.test("down: directories given as paths or with -f are manifests; errors before
   const dir = await project();
   const none = await runCli(["down", "--runtime", "docker"], { cwd: dir });
   t.equal(none.exitCode, 2);
-  t.equal(none.stderr, "error: nothing to bring down: give a manifest FILE or DIR, a POD name, or --all\n");
+  t.equal(
+    none.stderr,
+    "error: nothing to bring down: give a manifest FILE or DIR, a POD name, -l SELECTOR, or --all\n",
+  );
   const all = await runCli(["down", "--runtime", "docker", "--all", "-f", "k8s"], { cwd: dir });
   t.equal(all.exitCode, 2);
   t.match(all.stderr, "--all takes no FILE or POD argument");

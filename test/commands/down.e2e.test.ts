@@ -278,7 +278,7 @@ spec:
 t.test("usage errors: exit 2 before any engine is asked", { buffered: true }, async (t) => {
   const env = { PODRUN_RUNTIME: "nerdctl" }; // not installed here: reaching the engine would fail differently
   const cases: [string[], RegExp][] = [
-    [["down"], /nothing to bring down: give a manifest FILE or DIR, a POD name, or --all/],
+    [["down"], /nothing to bring down: give a manifest FILE or DIR, a POD name, -l SELECTOR, or --all/],
     [["down", "--all", "web"], /--all takes no FILE or POD argument/],
     [["down", "missing-dir/pod.yaml"], /missing-dir\/pod\.yaml: cannot read: no such file/],
     [["down", "pod.yml"], /pod\.yml: cannot read: no such file/],

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { Test } from "tap";
 import { FakeRuntime, type FakeRuntimeOptions } from "./fake-runtime.js";
+import { up } from "../../lib/commands/up.js";
 
 // What an engine-free test of a command needs around it: a fake engine, a temporary directory for
 // manifests and the state, and stdout/stderr captured as text. The options spread into a
@@ -91,4 +92,17 @@ export async function createCommandWorld(t: Test, options: FakeRuntimeOptions = 
   });
   world.io = makeIo();
   return world;
+}
+
+/** `podrun up` of one manifest text on the world's fake engine, with the defaults of the command line. */
+export async function upManifest(world: CommandWorld, name: string, text: string): Promise<void> {
+  await up({
+    files: [await world.manifest(name, text)],
+    publishAll: false,
+    parallelPulls: 1,
+    keepOnFailure: false,
+    dryRun: false,
+    json: false,
+    ...world.io,
+  });
 }

@@ -5,7 +5,7 @@ import type { EngineError } from "../../lib/errors.js";
 import { toEngineError } from "../../lib/runtime/engine-error.js";
 import { CommandError } from "../../lib/runtime/exec.js";
 import { formatInfraName, getDialect } from "../../lib/runtime/dialects.js";
-import { ContainerNotStartedError, type PodInfo } from "../../lib/runtime/types.js";
+import { ContainerNotStartedError, type AttachedOptions, type PodInfo } from "../../lib/runtime/types.js";
 import { PullError, type PullErrorKind } from "../../lib/runtime/pull-errors.js";
 import {
   LABEL_CONTAINER_KIND,
@@ -58,7 +58,7 @@ export interface ContainerScript {
   /** Lines it writes on start, on stdout unless given as LogLine. */
   logs?: readonly (string | { text: string; stream?: LogLine["stream"] })[];
   /** Its answer to an exec (probes, hooks). Default: exit 0, no output. */
-  exec?: (command: readonly string[]) => ExecResult | Promise<ExecResult>;
+  exec?: (command: readonly string[], stdin?: string) => ExecResult | Promise<ExecResult>;
 }
 
 /** A hook run when a method is called, before its effect: it may throw (the call fails), wait (a slow call) or note. */
@@ -460,6 +460,20 @@ export class FakeRuntime implements ContainerRuntime {
     if (!fake) throw engineError(`No such container: ${id}`, ["exec", id]);
     if (!fake.state.running) throw engineError(`Container ${id} is not running`, ["exec", id]);
     return (await this.scriptOf(fake).exec?.(command)) ?? { exitCode: 0, stdout: "", stderr: "" };
+  }
+
+  /** The script's `exec` answer, its stdout and stderr written to the streams; stdin read whole first when given. */
+  async execAttached(id: string, command: readonly string[], options: AttachedOptions): Promise<number> {
+    await this.enter("execAttached", [id, command], this.subjectOf(id), command.join(" "));
+    const fake = this.find(id);
+    if (!fake) throw engineError(`No such container: ${id}`, ["exec", id]);
+    if (!fake.state.running) throw engineError(`Container ${id} is not running`, ["exec", id]);
+    let input = "";
+    if (options.stdin) for await (const chunk of options.stdin) input += String(chunk);
+    const result = (await this.scriptOf(fake).exec?.(command, input)) ?? { exitCode: 0, stdout: "", stderr: "" };
+    if (result.stdout) options.stdout.write(result.stdout);
+    if (result.stderr) options.stderr.write(result.stderr);
+    return result.exitCode;
   }
 
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {

@@ -14,6 +14,7 @@ import type { MountSourceContext } from "../volumes/mount-sources.js";
 import { prepareVolumes } from "../volumes/prepare-volumes.js";
 import { choosePodDirectory } from "../volumes/termination-log.js";
 import { planPodVolumes } from "../volumes/volume-plan.js";
+import { writePodRecord } from "../pod-record.js";
 import type { PodMounts } from "./start-container.js";
 import type { StartPlan } from "./start-plan.js";
 import type { UndoLog } from "./undo-log.js";
@@ -34,6 +35,11 @@ export interface DiskOptions {
   cluster?: ClusterNetwork | undefined;
 }
 
+/** The pod with the run's UID in its metadata, as the API server would hold it. */
+function withUid(pod: Pod, identity: PodIdentity): Pod {
+  return { ...pod, metadata: { ...pod.metadata, uid: identity.uid } };
+}
+
 /** hostPath checks and the volumes' files: a failure here leaves nothing behind. */
 export async function prepareDisk(
   deps: DiskDeps,
@@ -51,6 +57,8 @@ export async function prepareDisk(
   const podDir = await choosePodDirectory({ podDir: volumes.podDir, stateDir, engine, identity, dryRun });
   // A kept pod's directory is in use by its kept containers: a failure now must not remove it.
   if (podDir !== undefined && !kept && !dryRun) undo.podDirectory(podDir);
+  // The pod as run, for exec, describe and wait (pod-record.ts).
+  if (podDir !== undefined && !dryRun) await writePodRecord(podDir, withUid(pod, identity));
   // The pod's /etc/hosts and resolv.conf (lib/pod/etc/etc-files.ts), in the same directory.
   const etcFiles =
     stateDir === undefined

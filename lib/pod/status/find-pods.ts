@@ -3,12 +3,14 @@ import {
   LABEL_CONTAINER_KIND,
   LABEL_CONTAINER_NAME,
   LABEL_MANAGED,
+  LABEL_OWNER,
   LABEL_POD_NAME,
   LABEL_POD_NAMESPACE,
   LABEL_POD_UID,
   type ContainerRuntime,
   type ContainerState,
 } from "../../runtime/types.js";
+import { matchesLabelSelector, type LabelSelector } from "../../manifest/label-selector.js";
 
 // The pods podrun runs, read back from the engine by label: `ps`, `logs` and `down` trust the
 // engine, never a cache of ours, so what they print is always what is there.
@@ -34,6 +36,27 @@ export function kubeContainerName(state: ContainerState): string {
 /** Whether a container podrun made is a sidecar (an init container with `restartPolicy: Always`), by its kind label. */
 export function isSidecarState(state: ContainerState): boolean {
   return state.labels[LABEL_CONTAINER_KIND] === "sidecar";
+}
+
+/**
+ * The pod's own labels (its metadata.labels), as `-l` selects on them: the sandbox carries them,
+ * as the kubelet's does, beside the labels podrun adds (io.kubernetes.*, io.podrun.*), which are
+ * left out here, but for the owner label a workload's template gives its pods (io.podrun.owner). A hostNetwork pod has no sandbox, so no labels to select on.
+ */
+export function podLabels(record: Pick<PodRecord, "infra">): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const [key, value] of Object.entries(record.infra?.labels ?? {}))
+    if (key === LABEL_OWNER || (!key.startsWith("io.kubernetes.") && !key.startsWith("io.podrun.")))
+      labels[key] = value;
+  return labels;
+}
+
+/** The records whose pod labels (podLabels) the selector matches, in their order. */
+export function selectByLabels<T extends Pick<PodRecord, "infra">>(
+  records: readonly T[],
+  selector: LabelSelector,
+): T[] {
+  return records.filter((record) => matchesLabelSelector(selector, podLabels(record)));
 }
 
 /**

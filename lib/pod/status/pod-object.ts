@@ -6,6 +6,19 @@ import { toKubeTime, type PodSummary } from "./pod-status.js";
 // names and images of its containers, and its status. Only what the engine can tell is there: no
 // restartPolicy (but a sidecar's, from its kind label), no probes, no node.
 
+/** The fields `--field-selector` may name for pods, as the API server allows them (a subset). */
+export const POD_SELECTABLE_FIELDS = ["metadata.name", "metadata.namespace", "status.phase", "status.podIP"] as const;
+
+/** A pod's selectable fields, for `--field-selector`. */
+export function podFields(pod: PodSummary): Record<string, string> {
+  return {
+    "metadata.name": pod.name,
+    "metadata.namespace": pod.namespace,
+    "status.phase": pod.phase,
+    "status.podIP": pod.podIP ?? "",
+  };
+}
+
 /** The `kind: List` that `kubectl get pods -o json` prints, even with no pod in it. */
 export function toPodList(pods: readonly PodSummary[]): {
   apiVersion: "v1";
@@ -42,6 +55,7 @@ export function toPodObject(pod: PodSummary): Pod {
       name: pod.name,
       namespace: pod.namespace,
       uid: pod.uid,
+      ...(Object.keys(pod.labels).length > 0 ? { labels: { ...pod.labels } } : {}),
       ...(created ? { creationTimestamp: created } : {}),
     },
     spec: {

@@ -1,7 +1,7 @@
 import type { ContainerStatus, ContainerStateTerminated } from "kubernetes-types/core/v1.js";
 import type { RuntimeName } from "../../runtime/detect.js";
 import type { ContainerState } from "../../runtime/types.js";
-import { currentContainers, isSidecarState, kubeContainerName, type PodRecord } from "./find-pods.js";
+import { currentContainers, isSidecarState, kubeContainerName, podLabels, type PodRecord } from "./find-pods.js";
 
 // What a pod is, told the kubelet's way from what the engine says about its containers (pure):
 // each container's core/v1 ContainerStatus (running / terminated / waiting), the pod's phase as
@@ -18,6 +18,8 @@ export interface PodSummary {
   name: string;
   namespace: string;
   uid: string;
+  /** The pod's own labels (find-pods.ts podLabels): what `-l` selects on. */
+  labels: Record<string, string>;
   /** When the pod was made: its sandbox's creation, else its first container's (ISO, "" if unknown). */
   createdAt: string;
   phase: PodPhase;
@@ -65,6 +67,7 @@ export function summarizePod(record: PodRecord, runtime: RuntimeName): PodSummar
   const podIP = record.infra?.ip || all.find((c) => c.ip)?.ip;
   return {
     name: record.name,
+    labels: podLabels(record),
     namespace: record.namespace,
     uid: record.uid,
     createdAt: record.infra?.createdAt || earliest(all.map((c) => c.createdAt)) || "",

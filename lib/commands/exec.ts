@@ -1,0 +1,119 @@
+import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { parseLabelSelector } from "../manifest/label-selector.js";
+import { readPodRecord } from "../pod/pod-record.js";
+import { chooseExecContainer, sortMostActive } from "../pod/status/exec-target.js";
+import { findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
+import { summarizePod } from "../pod/status/pod-status.js";
+import { chooseRuntime } from "../runtime/choose-runtime.js";
+import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
+import type { RuntimeName } from "../runtime/detect.js";
+import { resolveRequestTimeout } from "../runtime/request-timeout.js";
+import type { ContainerRuntime } from "../runtime/types.js";
+import { resolveStateDir } from "../state/paths.js";
+import { stopSignal } from "../process/stop-signal.js";
+import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../kinds/workload-ref.js";
+
+// `podrun exec POD|TYPE/NAME -- COMMAND…`: a command in a running container, as `kubectl exec`
+// runs it: the pod and container chosen as kubectl chooses (pod/status/exec-target.ts), the
+// command's output as it comes, its exit code passed through (with kubectl's "command terminated
+// with exit code N" line), stdin streamed with -i, a terminal with -t.
+
+export interface ExecOptions {
+  /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
+  createRuntime?: RuntimeFactory;
+  /** A pod's name or TYPE/NAME (a workload: its most active pod); absent with `selector`. */
+  target?: string;
+  /** `-l`: the most active of the pods whose labels match. */
+  selector?: string;
+  /** The command and its arguments (after `--`). */
+  command: string[];
+  /** `-c`: the container (an app, sidecar or init container). Default: the pod's default container. */
+  container?: string;
+  /** `-i`: stream standard input to the command. */
+  stdin: boolean;
+  /** `-t`: give the command a terminal (standard input must be one). */
+  tty: boolean;
+  namespace?: string;
+  runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
+  /** podrun's state directory: the pod's record (its spec) is read from it. */
+  stateDir?: string;
+  env?: NodeJS.ProcessEnv;
+  input?: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  /** Ends the command (default: SIGINT or SIGTERM, when there is no terminal). */
+  signal?: AbortSignal;
+}
+
+export async function exec(options: ExecOptions): Promise<void> {
+  const { env = process.env, stdout = process.stdout, stderr = process.stderr, input = process.stdin } = options;
+  checkExecArguments(options);
+  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
+    requestTimeoutMs: resolveRequestTimeout(options.runtimeRequestTimeout, env),
+  });
+  const namespace = options.namespace ?? "default";
+  // 1. The pod: the one named, or the most active of a workload's or of those -l selects.
+  const record = await findExecPod(runtime, namespace, options, stderr);
+  // 2. The container, from the pod's record (its spec) and what the engine runs.
+  const spec = await readPodRecord(options.stateDir ?? resolveStateDir(env), runtime.name, record);
+  const choice = chooseExecContainer(summarizePod(record, runtime.name), spec, options.container);
+  if (!choice.ok) return fail(stderr, `error: ${choice.message}`);
+  if (choice.note !== undefined) stderr.write(`${choice.note}\n`);
+  // 3. The command, attached; its exit code is podrun's.
+  // Without a terminal, Ctrl-C reaches podrun: it ends the command, exit 130. With one, it is a
+  // key the command reads.
+  const interrupt = options.tty ? undefined : stopSignal(options.signal);
+  try {
+    const code = await runtime.execAttached(choice.state.id, options.command, {
+      stdin: options.stdin ? input : undefined,
+      tty: options.tty,
+      stdout,
+      stderr,
+      ...(interrupt ? { signal: interrupt.signal } : {}),
+    });
+    if (interrupt?.signal.aborted) throw new ExitError(ExitCode.Interrupted);
+    if (code !== 0) {
+      stderr.write(`command terminated with exit code ${code}\n`);
+      throw new ExitError(code);
+    }
+  } finally {
+    interrupt?.release();
+  }
+}
+
+function checkExecArguments(options: ExecOptions): void {
+  if (options.command.length === 0) throw new UsageError("you must specify at least one command for the container");
+  if (options.selector !== undefined && options.target !== undefined)
+    throw new UsageError("only a selector (-l) or a POD name is allowed");
+  if (options.selector === undefined && options.target === undefined)
+    throw new UsageError("POD or TYPE/NAME is a required argument for the exec command");
+  if (options.tty && options.input !== undefined && options.input.isTTY !== true && options.stdin)
+    throw new UsageError("-t needs a terminal on standard input: drop -t to stream a pipe with -i");
+}
+
+async function findExecPod(
+  runtime: ContainerRuntime,
+  namespace: string,
+  options: ExecOptions,
+  stderr: NodeJS.WritableStream,
+): Promise<PodRecord> {
+  let records: PodRecord[];
+  if (options.selector !== undefined) {
+    records = selectByLabels(await findPods(runtime, { namespace }), parseLabelSelector(options.selector));
+    if (records.length === 0) return fail(stderr, `error: no pods found for selector "${options.selector}"`);
+  } else {
+    const target = options.target!;
+    const ref = parseResourceRef(target, "exec") ?? { kind: "Pod", name: target };
+    const filter = isWorkloadRef(ref) ? { namespace } : { namespace, name: ref.name };
+    records = selectPods(await findPods(runtime, filter), ref);
+    if (records.length === 0) return fail(stderr, formatNotFound(ref));
+  }
+  const summaries = new Map(records.map((record) => [summarizePod(record, runtime.name), record]));
+  return summaries.get(sortMostActive([...summaries.keys()])[0]!)!;
+}
+
+function fail(stderr: NodeJS.WritableStream, message: string): never {
+  stderr.write(`${message}\n`);
+  throw new ExitError(ExitCode.Failed);
+}

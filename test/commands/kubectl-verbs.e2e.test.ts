@@ -1,0 +1,217 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import t, { type Test } from "tap";
+import type { RuntimeName } from "../../lib/runtime/detect.js";
+import { runCommand } from "../../lib/runtime/exec.js";
+import { PODRUN_BIN, runCli } from "../harness/cli.js";
+import { removeManagedContainers } from "../harness/cleanup.js";
+import { requirePodEngine } from "../harness/engine.js";
+import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
+
+// The kubectl verbs of issue 26 on docker and podman, through the CLI, checked against what the
+// engine holds: -l and --field-selector on ps, logs, events and down; exec (the pod and container
+// it picks, the exit code passed through, stdin with -i, a terminal only with -t, kubectl's
+// errors). One stack per engine, in a namespace of the test's own: a Deployment of two pods and
+// a bare pod with an init container, a default-container annotation and a second container.
+
+function manifest(ns: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: ${ns}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api, tier: backend}}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: app
+        image: ${BUSYBOX}
+        command: [sh, -c, 'echo "hello from $(hostname)"; exec sleep 600']
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: tools
+  namespace: ${ns}
+  labels: {app: tools, tier: ops}
+  annotations: {kubectl.kubernetes.io/default-container: shell}
+spec:
+  terminationGracePeriodSeconds: 0
+  initContainers:
+  - {name: prepare, image: ${BUSYBOX}, command: [sh, -c, 'echo prepared']}
+  containers:
+  - {name: idle, image: ${BUSYBOX}, command: [sleep, '600']}
+  - {name: shell, image: ${BUSYBOX}, command: [sleep, '600']}
+`;
+}
+
+/** A container's log, once it printed its line (tried for 10 s). */
+async function started(runtime: RuntimeName, container: string): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    if ((await runCommand(runtime, ["logs", container], { reject: false })).stdout.includes("hello")) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const rows = (stdout: string) =>
+  stdout
+    .split("\n")
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => line.split(/\s+/)[0]!);
+
+async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
+  if (!(await requirePodEngine(t, runtime))) return;
+  const ns = uniqueName("verbs");
+  const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-verbs-"));
+  const stateDir = join(dir, "state");
+  const file = join(dir, "stack.yaml");
+  await writeFile(file, manifest(ns));
+  const env = { PODRUN_STATE_DIR: stateDir };
+  const cli = (args: string[], input?: string) =>
+    runCli([args[0]!, "--runtime", runtime, "-n", ns, ...args.slice(1)], {
+      env,
+      ...(input === undefined ? {} : { input }),
+    });
+  t.teardown(async () => {
+    await runCli(["down", "--all", "-n", ns, "--grace-period", "0", "--runtime", runtime], { env });
+    await removeManagedContainers(runtime, { "io.kubernetes.pod.namespace": ns });
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const up = await runCli(["up", file, "--runtime", runtime], { env });
+  t.equal(up.exitCode, 0, `up: ${up.stderr}`);
+  const api = rows((await cli(["ps", "-l", "app=api"])).stdout);
+  t.equal(api.length, 2, "ps -l app=api: the Deployment's two pods");
+  for (const pod of api) await started(runtime, `${ns}_${pod}_app`);
+
+  t.test("ps -l and --field-selector", async (t) => {
+    t.same(rows((await cli(["ps", "-l", "tier in (ops)"])).stdout), ["tools"], "set-based");
+    t.same(rows((await cli(["ps", "-l", "app,app!=api"])).stdout), ["tools"], "exists and !=");
+    const none = await cli(["ps", "-l", "app=db"]);
+    t.equal(none.stderr.trim(), `No resources found in ${ns} namespace.`);
+    const field = await cli(["ps", "--field-selector", "metadata.name=tools,status.phase=Running"]);
+    t.same(rows(field.stdout), ["tools"], "--field-selector");
+    const bad = await cli(["ps", "-l", "app in api"]);
+    t.equal(bad.exitCode, 2, "a bad selector: usage error");
+    t.match(bad.stderr, /unable to parse label selector "app in api": found 'api', expected: '\('/);
+    const json = JSON.parse((await cli(["ps", "-l", "app=tools", "-o", "json"])).stdout) as {
+      items: { metadata: { labels: Record<string, string> } }[];
+    };
+    t.same(json.items[0]!.metadata.labels, { app: "tools", tier: "ops" }, "-o json: the pod's labels");
+  });
+
+  t.test("logs -l --prefix: each selected pod's lines, written inside it", async (t) => {
+    const logs = await cli(["logs", "-l", "app=api", "--prefix"]);
+    t.equal(logs.exitCode, 0);
+    t.same(
+      logs.stdout.split("\n").filter(Boolean).sort(),
+      api.map((pod) => `[pod/${pod}/app] hello from ${pod}`).sort(),
+    );
+  });
+
+  t.test("exec: the command's output and exit code; the container kubectl picks", async (t) => {
+    const ok = await cli(["exec", `deploy/api`, "--", "sh", "-c", "echo out; echo err >&2; cat /etc/hostname"]);
+    t.equal(ok.exitCode, 0);
+    t.match(ok.stdout, /^out\n(api-\S+)\n?$/, "stdout, in the Deployment's pod");
+    t.ok(api.includes(/\n(\S+)\n?$/.exec(ok.stdout)![1]!), "one of its pods, by its hostname");
+    t.equal(ok.stderr, "err\n");
+    const failed = await cli(["exec", "tools", "--", "sh", "-c", "echo partial; exit 3"]);
+    t.equal(failed.exitCode, 3, "the command's exit code is podrun's");
+    t.equal(failed.stdout, "partial\n");
+    t.equal(failed.stderr, "command terminated with exit code 3\n", "kubectl's line");
+    // The annotation names shell: the command runs there (its own process list has one sleep).
+    const annotated = await cli(["exec", "tools", "--", "sh", "-c", "cat /proc/1/cmdline | tr '\\0' ' '"]);
+    t.equal(annotated.stdout.trim(), "sleep 600", "in a container of the pod");
+    t.equal(annotated.stderr, "", "the annotation's container: no note");
+    const marked = await cli(["exec", "tools", "-c", "shell", "--", "sh", "-c", "touch /tmp/mark"]);
+    t.equal(marked.exitCode, 0);
+    const seen = await cli(["exec", "tools", "--", "ls", "/tmp/mark"]);
+    t.equal(seen.exitCode, 0, "the default is the annotation's: the file -c shell made is there");
+    const other = await cli(["exec", "tools", "-c", "idle", "--", "ls", "/tmp/mark"]);
+    t.not(other.exitCode, 0, "not in the other container");
+    const defaulted = await cli(["exec", "-l", "app=api", "--", "true"]);
+    t.equal(defaulted.exitCode, 0, "-l: the first selected pod");
+  });
+
+  t.test("exec -i streams stdin; a terminal only with -t", async (t) => {
+    const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n");
+    const piped = await cli(["exec", "-i", "tools", "--", "wc", "-l"], `${lines}\n`);
+    t.equal(piped.stdout.trim(), "1000", "every line of stdin reached the command");
+    const noInput = await cli(["exec", "tools", "--", "sh", "-c", "cat; echo done"]);
+    t.equal(noInput.stdout, "done\n", "without -i the command gets no stdin");
+    const noTty = await cli(["exec", "tools", "--", "sh", "-c", "test -t 1"]);
+    t.equal(noTty.exitCode, 1, "no terminal without -t");
+    // script(1) gives podrun a terminal, as a user's shell would.
+    const command = [
+      PODRUN_BIN,
+      "exec",
+      "-it",
+      "tools",
+      "--runtime",
+      runtime,
+      "-n",
+      ns,
+      "--",
+      "sh",
+      "-c",
+      "test -t 1 && echo tty",
+    ];
+    const shell = command.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
+    const viaScript = await promisify(execFile)("script", ["-qec", `node ${shell}`, "/dev/null"], {
+      env: { ...process.env, ...env },
+    }).catch((error: { stdout?: string; code?: number }) => ({ stdout: error.stdout ?? "", code: error.code }));
+    t.match(viaScript.stdout, /tty/, "-t: the command has a terminal");
+  });
+
+  t.test("exec: kubectl's errors", async (t) => {
+    const noPod = await cli(["exec", "nope", "--", "true"]);
+    t.equal(noPod.exitCode, 1);
+    t.equal(noPod.stderr, 'Error from server (NotFound): pods "nope" not found\n');
+    const noContainer = await cli(["exec", "tools", "-c", "db", "--", "true"]);
+    t.equal(noContainer.exitCode, 1);
+    t.equal(noContainer.stderr, 'error: unable to upgrade connection: container not found ("db")\n');
+    const exited = await cli(["exec", "tools", "-c", "prepare", "--", "true"]);
+    t.equal(exited.exitCode, 1, "an init container that completed");
+    t.match(exited.stderr, /container is in CONTAINER_EXITED state/);
+    const noCommand = await cli(["exec", "tools"]);
+    t.equal(noCommand.exitCode, 2);
+    t.equal(noCommand.stderr, "error: you must specify at least one command for the container\n");
+    const missingBinary = await cli(["exec", "tools", "--", "no-such-binary"]);
+    t.equal(missingBinary.exitCode, runtime === "docker" ? 126 : 127, "the engine's exit code for a missing binary");
+    t.match(missingBinary.stderr, /command terminated with exit code 12[67]\n$/);
+  });
+
+  t.test("events -l and down -l: the selected pods only", async (t) => {
+    const events = await cli(["events", "-l", "app=tools", "--json"]);
+    const names = new Set(
+      events.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { involvedObject: { name: string } }).involvedObject.name),
+    );
+    t.same([...names], ["tools"], "events of the tools pod alone");
+    const down = await cli(["down", "-l", "app=api", "--grace-period", "0"]);
+    t.equal(down.exitCode, 0);
+    const left = await runCommand(runtime, [
+      "ps",
+      "-a",
+      "-q",
+      "--filter",
+      `label=io.kubernetes.pod.namespace=${ns}`,
+      "--filter",
+      "label=io.kubernetes.container.name=app",
+    ]);
+    t.equal(left.stdout.trim(), "", "the engine holds no container of the Deployment's pods");
+    t.same(rows((await cli(["ps"])).stdout), ["tools"], "the other pod stays");
+  });
+}
+
+// Each engine's stack is its own (namespace, state directory): the two run side by side.
+t.jobs = 2;
+for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered: true }, (t) => verbsTest(t, runtime));
