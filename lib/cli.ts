@@ -43,6 +43,7 @@ Examples:
   $ podrun ps svc -o wide                    the Services, like kubectl get svc: CLUSTER-IP, PORT(S), ENDPOINTS
   $ podrun logs web -c app -f                follow one container's output, like kubectl logs
   $ podrun exec deploy/db -- psql -c 'select 1'  run a command in a pod's container; its exit code is podrun's
+  $ podrun wait --for=condition=Ready pod -l app=api   wait for readiness (probes), like kubectl wait
   $ podrun logs deploy/web                   a workload's pods (deploy, rs, sts, ds, job): also ps, events, down
   $ podrun validate pod.yaml                 check a manifest as kubectl --validate=strict would
   $ podrun validate examples/*.yaml          several files as one set: one summary line per pod
@@ -187,6 +188,7 @@ export function buildProgram(): Command {
     declarePs,
     declareLogs,
     declareExec,
+    declareWait,
     declareDown,
     declareBackoff,
   ])
@@ -492,6 +494,47 @@ function declareExec(program: Command): void {
         stdin: flags.stdin === true,
         tty: flags.tty === true,
       });
+    });
+}
+
+interface WaitFlags {
+  for?: string;
+  selector?: string;
+  all?: true;
+  namespace?: string;
+  timeout?: string;
+  runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
+  stateDir?: string;
+}
+
+// `podrun wait`: kubectl's wait.
+function declareWait(program: Command): void {
+  program
+    .command("wait")
+    .description("wait until pods or workloads meet a condition, like kubectl wait (probes run by podrun itself)")
+    .argument(
+      "[target...]",
+      "TYPE/NAME (pod/web, deploy/api, job/migrate), TYPE NAME..., a pod's name, or a TYPE with -l/--all",
+    )
+    .option(
+      "--for <condition>",
+      "delete, condition=NAME[=true|false] (pods: Ready, ContainersReady, Initialized, PodScheduled; deploy: Available; job: Complete, Failed), or jsonpath='{.status.phase}'=VALUE",
+    )
+    .option("-l, --selector <query>", "the pods whose labels match, as kubectl's -l")
+    .option("--all", "every pod of the namespace")
+    .option("-n, --namespace <ns>", "the namespace (default: default)")
+    .option("--timeout <duration>", "how long to wait (default 30s; 0: look once; negative: a week)")
+    .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
+    .option("--state-dir <dir>", "state directory (the pods' records: their probes; the event log)")
+    .addHelpText(
+      "after",
+      "\nReady is decided by the pod's readiness probes, which this command runs itself (there is no kubelet): each target\nis waited for at once, within one --timeout. Exit 0 when every condition is met, 1 when one is not in time.\n\nExamples:\n  $ podrun wait --for=condition=Ready pod -l app=api --timeout=120s\n  $ podrun wait --for=condition=Available deploy/api\n  $ podrun wait --for=condition=Complete job/migrate --timeout 5m\n  $ podrun wait --for=jsonpath='{.status.phase}'=Running pod/web\n  $ podrun wait --for=delete pod/web --timeout 60s",
+    )
+    .action(async (args: string[], flags: WaitFlags) => {
+      const { wait } = await import("./commands/wait.js");
+      await wait({ ...flags, args, all: flags.all === true });
     });
 }
 

@@ -16,6 +16,8 @@ export const POD_KIND: KindEntry = {
   referable: false,
   resource: { plural: "pods", singular: "pod", short: "po" },
   ownsPods: false,
+  // A pod's conditions, as the kubelet sets them (pkg/kubelet/status/generate.go).
+  conditions: ["PodScheduled", "Initialized", "ContainersReady", "Ready"],
   order: 4,
   run: "pods",
   validate: (value, { index, report }) => validatePod(value, index, report),

@@ -9,15 +9,15 @@ export function namedKinds(table: KindTable = KINDS): (KindEntry & { resource: N
   return table.kinds.filter((k): k is KindEntry & { resource: NonNullable<KindEntry["resource"]> } => !!k.resource);
 }
 
-/** The commands that act on a pod's containers: they take pods and workloads, not Services. */
-export const CONTAINER_COMMANDS: ReadonlySet<string> = new Set(["logs", "exec"]);
+/** The commands that act on pods (their containers, their readiness): they take pods and workloads, not Services. */
+export const POD_COMMANDS: ReadonlySet<string> = new Set(["logs", "exec", "wait"]);
 
 /**
  * Whether `command` takes the kind as `TYPE/NAME`: every command takes pods and workloads; a
- * Service (no pods of its own) every one but those that act on containers (CONTAINER_COMMANDS).
+ * Service (no pods of its own) every one but those that act on pods alone (POD_COMMANDS).
  */
 export function takesKind(entry: KindEntry, command: string): boolean {
-  return entry.run !== "service" || !CONTAINER_COMMANDS.has(command);
+  return entry.run !== "service" || !POD_COMMANDS.has(command);
 }
 
 /** What each kind `command` takes is written as, for usage lines: `pod (po), deployment (deploy), …, job`. */

@@ -41,6 +41,11 @@ export interface KindEntry extends ManifestKind {
    * (a StatefulSet's OrderedReady); absent or false: its pods start together with every other.
    */
   startsInOrder?: (item: ManifestItem) => boolean;
+  /**
+   * The status conditions `wait --for=condition=` may wait for (kubectl's names); how each is
+   * told is lib/apply/wait.ts's. Absent: none.
+   */
+  conditions?: readonly string[];
   /** Where its objects come in a run, lowest first; `validate` lists objects in the same order. */
   order: number;
   run: KindRun;

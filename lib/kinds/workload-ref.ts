@@ -2,7 +2,7 @@ import { UsageError } from "../errors.js";
 import { findObjectNameErrors } from "../manifest/rules/names.js";
 import { OWNER_LABEL, ownerLabelsOf, stableUid } from "../workloads/expand.js";
 import type { PodRecord } from "../pod/status/find-pods.js";
-import { acceptedTypes, CONTAINER_COMMANDS, entryOfKind, entryOfType, takesKind } from "./resource-names.js";
+import { acceptedTypes, POD_COMMANDS, entryOfKind, entryOfType, takesKind } from "./resource-names.js";
 import { KINDS } from "./table.js";
 import type { KindTable } from "./types.js";
 
@@ -42,7 +42,7 @@ export function parseResourceRef(arg: string, command: string, table: KindTable 
   const name = arg.slice(slash + 1);
   const entry = entryOfType(type, table);
   if (!entry || !takesKind(entry, command)) {
-    const what = CONTAINER_COMMANDS.has(command) ? "pods and workloads" : "pods, workloads and Services";
+    const what = POD_COMMANDS.has(command) ? "pods and workloads" : "pods, workloads and Services";
     throw new UsageError(
       `"${arg}": podrun ${command} takes ${what}, not "${type}": the types are ${acceptedTypes(table, command)}`,
     );

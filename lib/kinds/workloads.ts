@@ -28,7 +28,7 @@ const SUFFIX = SUFFIX_CHARACTER;
 function workloadKind(
   kind: WorkloadKind,
   resource: ResourceNames,
-  pods: Pick<KindEntry, "podNameSuffix" | "podsOwnedVia" | "startsInOrder"> = {},
+  pods: Pick<KindEntry, "podNameSuffix" | "podsOwnedVia" | "startsInOrder" | "conditions"> = {},
   run: KindRun = "pods",
 ): KindEntry {
   return {
@@ -59,7 +59,7 @@ export const DEPLOYMENT_KIND = workloadKind(
   "Deployment",
   { plural: "deployments", singular: "deployment", short: "deploy", group: "apps" },
   // Its ReplicaSet's pods: `web-<pod-template-hash>-<5>`, owned by that ReplicaSet.
-  { podNameSuffix: `${SUFFIX}{1,10}-${SUFFIX}{5}`, podsOwnedVia: "ReplicaSet" },
+  { podNameSuffix: `${SUFFIX}{1,10}-${SUFFIX}{5}`, podsOwnedVia: "ReplicaSet", conditions: ["Available"] },
 );
 export const REPLICA_SET_KIND = workloadKind("ReplicaSet", {
   plural: "replicasets",
@@ -89,6 +89,6 @@ export const JOB_KIND = workloadKind(
   "Job",
   { plural: "jobs", singular: "job", group: "batch" },
   // An Indexed Job's pods carry their completion index: `<job>-<index>-<5>`.
-  { podNameSuffix: JOB_POD_NAME_SUFFIX },
+  { podNameSuffix: JOB_POD_NAME_SUFFIX, conditions: ["Complete", "Failed"] },
   "job",
 );

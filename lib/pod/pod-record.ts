@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { PodrunError } from "../errors.js";
 import { writeFileAtomic } from "../state/atomic-write.js";
+import { describeFsError } from "../state/state-error.js";
 import { podDirectory } from "./volumes/pod-dir.js";
 
 // The pod as `up` ran it, kept in its pod directory as `pod.json`: the object the API server
@@ -14,9 +16,23 @@ import { podDirectory } from "./volumes/pod-dir.js";
 
 export const POD_RECORD_FILE = "pod.json";
 
-/** Writes the pod's record into its directory (atomically: a reader sees the old or the new one). */
+/**
+ * Writes the pod's record into its directory (atomically: a reader sees the old or the new one).
+ * A write that fails (a full disk) fails the pod's start, as its other files do.
+ */
 export async function writePodRecord(podDir: string, pod: Pod): Promise<void> {
-  await writeFileAtomic(join(podDir, POD_RECORD_FILE), `${JSON.stringify(pod)}\n`);
+  const file = join(podDir, POD_RECORD_FILE);
+  try {
+    await writeFileAtomic(file, `${JSON.stringify(pod)}\n`);
+  } catch (error) {
+    throw new PodrunError(
+      "CreateContainerConfigError",
+      `cannot write the pod's record ${file}: ${describeFsError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
 }
 
 /** The pod as `up` last ran it on this engine; undefined when there is no (readable) record. */

@@ -31,7 +31,8 @@ spec:
       containers:
       - name: app
         image: ${BUSYBOX}
-        command: [sh, -c, 'echo "hello from $(hostname)"; exec sleep 600']
+        command: [sh, -c, 'echo "hello from $(hostname)"; sleep 2; touch /tmp/ready; exec sleep 600']
+        readinessProbe: {exec: {command: [cat, /tmp/ready]}, periodSeconds: 1}
 ---
 apiVersion: v1
 kind: Pod
@@ -187,6 +188,24 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     t.match(missingBinary.stderr, /command terminated with exit code 12[67]\n$/);
   });
 
+  t.test("wait: readiness by the pods' probes, run by wait itself; kubectl's lines and timeout", async (t) => {
+    const ready = await cli(["wait", "--for=condition=Ready", "pod", "-l", "app=api", "--timeout", "60s"]);
+    t.equal(ready.exitCode, 0, ready.stderr);
+    t.same(ready.stdout.split("\n").filter(Boolean).sort(), api.map((pod) => `pod/${pod} condition met`).sort());
+    const probed = await runCommand(runtime, ["exec", `${ns}_${api[0]}_app`, "cat", "/tmp/ready"], { reject: false });
+    t.equal(probed.exitCode, 0, "the probe's file is there: Ready came from the probe passing");
+    const available = await cli(["wait", "--for=condition=Available", "deploy/api"]);
+    t.equal(available.stdout.trim(), "deployment.apps/api condition met");
+    const phase = await cli(["wait", "--for=jsonpath={.status.phase}=Running", "pod/tools"]);
+    t.equal(phase.stdout.trim(), "pod/tools condition met");
+    const late = await cli(["wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/tools", "--timeout", "2s"]);
+    t.equal(late.exitCode, 1, "not in time: exit 1");
+    t.equal(late.stderr, "error: timed out waiting for the condition on pods/tools\n");
+    const missing = await cli(["wait", "--for=condition=Ready", "pod/nope"]);
+    t.equal(missing.exitCode, 1);
+    t.equal(missing.stderr, 'Error from server (NotFound): pods "nope" not found\n');
+  });
+
   t.test("events -l and down -l: the selected pods only", async (t) => {
     const events = await cli(["events", "-l", "app=tools", "--json"]);
     const names = new Set(
@@ -196,8 +215,12 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
         .map((line) => (JSON.parse(line) as { involvedObject: { name: string } }).involvedObject.name),
     );
     t.same([...names], ["tools"], "events of the tools pod alone");
+    const deleted = cli(["wait", "--for=delete", "pod", "-l", "app=api", "--timeout", "60s"]);
     const down = await cli(["down", "-l", "app=api", "--grace-period", "0"]);
     t.equal(down.exitCode, 0);
+    const gone = await deleted;
+    t.equal(gone.exitCode, 0, "wait --for=delete ends once the pods are gone");
+    t.same(gone.stdout.split("\n").filter(Boolean).sort(), api.map((pod) => `pod/${pod} condition met`).sort());
     const left = await runCommand(runtime, [
       "ps",
       "-a",

@@ -57,8 +57,6 @@ export async function prepareDisk(
   const podDir = await choosePodDirectory({ podDir: volumes.podDir, stateDir, engine, identity, dryRun });
   // A kept pod's directory is in use by its kept containers: a failure now must not remove it.
   if (podDir !== undefined && !kept && !dryRun) undo.podDirectory(podDir);
-  // The pod as run, for exec, describe and wait (pod-record.ts).
-  if (podDir !== undefined && !dryRun) await writePodRecord(podDir, withUid(pod, identity));
   // The pod's /etc/hosts and resolv.conf (lib/pod/etc/etc-files.ts), in the same directory.
   const etcFiles =
     stateDir === undefined
@@ -72,6 +70,8 @@ export async function prepareDisk(
           dryRun,
           cluster: options.cluster,
         });
+  // The pod as run, for exec and wait (pod-record.ts): once its other files are written.
+  if (podDir !== undefined && !dryRun) await writePodRecord(podDir, withUid(pod, identity));
   const mountpoints = new Map<string, Promise<string>>();
   const sources: MountSourceContext = {
     podDir,

@@ -149,10 +149,10 @@ for (const runtime of ["docker", "podman"] as const) {
         "no lock or temp file left",
       );
 
-      // Room for the pod's files (its /etc/hosts and resolv.conf, a page each) but not for the
-      // event log: the pod runs, a Warning names the log.
+      // Room for the pod's files (its /etc/hosts, resolv.conf and record, a page each) but not
+      // for the event log: the pod runs, a Warning names the log.
       await rm(join(stateDir, "fill"));
-      await fill(join(stateDir, "fill"), 2);
+      await fill(join(stateDir, "fill"), 3);
       const tight = await runCli(["up", "--runtime", runtime, files[late]!], { env });
       t.equal(tight.exitCode, 0, tight.stderr);
       // The disk fills mid-line (a short write) or before it (ENOSPC): a torn line readers skip.
@@ -192,8 +192,8 @@ for (const runtime of ["docker", "podman"] as const) {
       const { dir, stateDir } = await smallStateDir(t, runtime, [name]);
       const file = join(dir, "pod.yaml");
       await writeFile(file, podYaml(name).replace("      command:", "      imagePullPolicy: Always\n      command:"));
-      // Room for the pod's /etc files (a page each), none for the back-off's lock.
-      await fill(join(stateDir, "fill"), 2);
+      // Room for the pod's /etc files and its record (a page each), none for the back-off's lock.
+      await fill(join(stateDir, "fill"), 3);
 
       const r = await runCli(["up", "--runtime", runtime, file], { env: { PODRUN_STATE_DIR: stateDir } });
       t.equal(r.exitCode, 1, "exit 1");
