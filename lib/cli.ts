@@ -189,6 +189,8 @@ export function buildProgram(): Command {
     declareLogs,
     declareExec,
     declareWait,
+    declareRollout,
+    declareCp,
     declareDown,
     declareBackoff,
   ])
@@ -535,6 +537,68 @@ function declareWait(program: Command): void {
     .action(async (args: string[], flags: WaitFlags) => {
       const { wait } = await import("./commands/wait.js");
       await wait({ ...flags, args, all: flags.all === true });
+    });
+}
+
+interface RolloutFlags {
+  timeout?: string;
+  namespace?: string;
+  runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
+  stateDir?: string;
+}
+
+// `podrun rollout status`.
+function declareRollout(program: Command): void {
+  const rollout = program.command("rollout").description("follow a workload's rollout, like kubectl rollout");
+  rollout
+    .command("status")
+    .description(
+      "wait until a Deployment, StatefulSet or DaemonSet has every pod Ready, printing kubectl's progress lines",
+    )
+    .argument("<target>", "deploy/NAME, sts/NAME or ds/NAME")
+    .option("--timeout <duration>", "give up after this long, exit 1 (default 0: no limit)")
+    .option("-n, --namespace <ns>", "the namespace (default: default)")
+    .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
+    .option("--state-dir <dir>", "state directory (the pods' records: their probes; the event log)")
+    .addHelpText(
+      "after",
+      "\nReady is decided by the pods' readiness probes, run by this command (there is no kubelet).\n\nExamples:\n  $ podrun rollout status deploy/api\n  $ podrun rollout status sts/db --timeout 2m",
+    )
+    .action(async (target: string, flags: RolloutFlags) => {
+      const { rolloutStatus } = await import("./commands/rollout.js");
+      await rolloutStatus({ ...flags, target });
+    });
+}
+
+interface CpFlags {
+  container?: string;
+  namespace?: string;
+  runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
+  stateDir?: string;
+}
+
+// `podrun cp`.
+function declareCp(program: Command): void {
+  program
+    .command("cp")
+    .description("copy files and directories to and from a pod's container, like kubectl cp")
+    .argument("<src>", "[NAMESPACE/]POD:PATH or a local path")
+    .argument("<dest>", "a local path or [NAMESPACE/]POD:PATH")
+    .option("-c, --container <name>", "the container (default: the pod's default-container annotation, else its first)")
+    .option("-n, --namespace <ns>", "the pod's namespace, unless given as NAMESPACE/POD (default: default)")
+    .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
+    .option("--state-dir <dir>", "state directory (the pod's record: its default container)")
+    .addHelpText(
+      "after",
+      "\nThe engine's own cp does the copy: no tar needed in the image, and a container that exited can be copied from.\n\nExamples:\n  $ podrun cp web:/var/log/app.log ./app.log\n  $ podrun cp ./fixtures db:/docker-entrypoint-initdb.d -c postgres\n  $ podrun cp ci/web:/tmp/report.xml report.xml",
+    )
+    .action(async (source: string, destination: string, flags: CpFlags) => {
+      const { cp } = await import("./commands/cp.js");
+      await cp({ ...flags, source, destination });
     });
 }
 

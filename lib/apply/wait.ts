@@ -52,7 +52,7 @@ export interface WaitOutcome {
   result: WaitResult;
 }
 
-interface WaitDeps {
+export interface WaitDeps {
   runtime: ContainerRuntime;
   recorder: Pick<EventRecorder, "event">;
 }
@@ -148,6 +148,17 @@ async function waitForReadyPods(deps: WaitDeps, context: TargetContext, target: 
   if (found !== "met") return found;
   const results = await Promise.all(pods.map((record) => waitForReadyPod(deps, context, record)));
   return results.find((result) => result !== "met") ?? "met";
+}
+
+/** One pod until it is Ready (its probes), the time limit or the signal: `rollout status` counts its pods so. */
+export function waitForPodReadiness(
+  deps: WaitDeps,
+  limits: { stateDir: string; endsAtMs: number; clock?: Clock; signal?: AbortSignal | undefined },
+  record: PodRecord,
+): Promise<WaitResult> {
+  const ready: WaitFor = { kind: "condition", condition: "Ready", value: "True" };
+  const context = { ...limits, clock: limits.clock ?? systemClock, targets: [], for: ready, timeoutMs: 0 };
+  return waitForReadyPod(deps, context, record);
 }
 
 async function waitForReadyPod(deps: WaitDeps, context: TargetContext, record: PodRecord): Promise<WaitResult> {

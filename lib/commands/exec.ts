@@ -4,12 +4,9 @@ import { readPodRecord } from "../pod/pod-record.js";
 import { chooseExecContainer, sortMostActive } from "../pod/status/exec-target.js";
 import { findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
 import { summarizePod } from "../pod/status/pod-status.js";
-import { chooseRuntime } from "../runtime/choose-runtime.js";
-import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
-import type { RuntimeName } from "../runtime/detect.js";
-import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
+import { openEngine, type EngineCommandOptions } from "./engine-command.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../kinds/workload-ref.js";
 
@@ -18,9 +15,7 @@ import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../
 // command's output as it comes, its exit code passed through (with kubectl's "command terminated
 // with exit code N" line), stdin streamed with -i, a terminal with -t.
 
-export interface ExecOptions {
-  /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
-  createRuntime?: RuntimeFactory;
+export interface ExecOptions extends EngineCommandOptions {
   /** A pod's name or TYPE/NAME (a workload: its most active pod); absent with `selector`. */
   target?: string;
   /** `-l`: the most active of the pods whose labels match. */
@@ -33,25 +28,13 @@ export interface ExecOptions {
   stdin: boolean;
   /** `-t`: give the command a terminal (standard input must be one). */
   tty: boolean;
-  namespace?: string;
-  runtime?: RuntimeName;
-  runtimeRequestTimeout?: string;
-  /** podrun's state directory: the pod's record (its spec) is read from it. */
-  stateDir?: string;
-  env?: NodeJS.ProcessEnv;
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
-  stdout?: NodeJS.WritableStream;
-  stderr?: NodeJS.WritableStream;
-  /** Ends the command (default: SIGINT or SIGTERM, when there is no terminal). */
-  signal?: AbortSignal;
 }
 
 export async function exec(options: ExecOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, input = process.stdin } = options;
   checkExecArguments(options);
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
-    requestTimeoutMs: resolveRequestTimeout(options.runtimeRequestTimeout, env),
-  });
+  const runtime = await openEngine(options, env);
   const namespace = options.namespace ?? "default";
   // 1. The pod: the one named, or the most active of a workload's or of those -l selects.
   const record = await findExecPod(runtime, namespace, options, stderr);

@@ -8,20 +8,15 @@ import { formatNotFound, parseResourceRef, type ResourceRef } from "../kinds/wor
 import { parseLabelSelector } from "../manifest/label-selector.js";
 import { findPods, selectByLabels } from "../pod/status/find-pods.js";
 import { stopSignal } from "../process/stop-signal.js";
-import { chooseRuntime } from "../runtime/choose-runtime.js";
-import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
-import type { RuntimeName } from "../runtime/detect.js";
-import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
+import { openEngine, type EngineCommandOptions } from "./engine-command.js";
 
 // `podrun wait --for=… TARGET…`: kubectl's wait, its arguments, lines and exit codes
 // (`pod/web condition met`; `error: timed out waiting for the condition on pods/web`, exit 1).
 // The targets are read here; lib/apply/wait.ts waits for them.
 
-export interface WaitOptions {
-  /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
-  createRuntime?: RuntimeFactory;
+export interface WaitOptions extends EngineCommandOptions {
   /** `TYPE/NAME…`, `TYPE NAME…`, a pod's name, or a TYPE alone with `selector` or `all`. */
   args: string[];
   /** `--for`: delete, condition=NAME[=VALUE], jsonpath='{…}'[=VALUE]. */
@@ -30,17 +25,8 @@ export interface WaitOptions {
   selector?: string;
   /** `--all`: every pod of the namespace. */
   all?: boolean;
-  namespace?: string;
   /** kubectl's duration (default 30s; 0: look once; negative: a week). */
   timeout?: string;
-  runtime?: RuntimeName;
-  runtimeRequestTimeout?: string;
-  /** podrun's state directory: the pods' records (their probes), the Jobs', the event log. */
-  stateDir?: string;
-  env?: NodeJS.ProcessEnv;
-  stdout?: NodeJS.WritableStream;
-  stderr?: NodeJS.WritableStream;
-  signal?: AbortSignal;
 }
 
 export async function wait(options: WaitOptions): Promise<void> {
@@ -50,9 +36,7 @@ export async function wait(options: WaitOptions): Promise<void> {
   const timeoutMs = parseWaitTimeout(options.timeout);
   const namespace = options.namespace ?? "default";
   const named = readTargets(options, wanted);
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
-    requestTimeoutMs: resolveRequestTimeout(options.runtimeRequestTimeout, env),
-  });
+  const runtime = await openEngine(options, env);
   // 2. The targets: those named, or the pods -l or --all selects now.
   const targets = named.refs
     ? named.refs.map((ref) => ({ ref, namespace }))

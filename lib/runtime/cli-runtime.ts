@@ -311,6 +311,21 @@ export class CliRuntime implements ContainerRuntime {
     });
   }
 
+  async copyFiles(
+    id: string,
+    copy: { direction: "into" | "out"; containerPath: string; hostPath: string },
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
+    return this.explained(async () => {
+      const inContainer = `${id}:${copy.containerPath}`;
+      const args = ["cp", ...(copy.direction === "out" ? [inContainer, copy.hostPath] : [copy.hostPath, inContainer])];
+      if (this.record(args)) return { ok: true };
+      const result = await this.run(args, { reject: false });
+      if (result.exitCode === 0) return { ok: true };
+      const reason = result.stderr.split("\n").find((line) => line.trim() !== "") ?? `exit code ${result.exitCode}`;
+      return { ok: false, reason: reason.replace(/^(Error response from daemon: |Error: )/, "") };
+    });
+  }
+
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
     return this.explained(async () => {
       const args = ["stop", "-t", String(Math.max(0, Math.round(timeoutSeconds))), id];

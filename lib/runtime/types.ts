@@ -183,6 +183,15 @@ export interface ContainerRuntime {
    * the command's exit code (128 + N when signal N ended it).
    */
   execAttached(id: string, command: readonly string[], options: AttachedOptions): Promise<number>;
+  /**
+   * Copies a file or directory between a container and the host (`cp`, the same on the three
+   * engines): `into` the container from `hostPath`, or out of it to `hostPath`. The engine's
+   * failure (a path that is not there) is the answer, not a throw: its first line says why.
+   */
+  copyFiles(
+    id: string,
+    copy: { direction: "into" | "out"; containerPath: string; hostPath: string },
+  ): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Sends the stop signal, then SIGKILL after `timeoutSeconds`. A missing container is success. */
   stopContainer(id: string, timeoutSeconds: number): Promise<void>;
   /** Force-removes containers; missing ones are success. */

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -44,7 +44,7 @@ metadata:
 spec:
   terminationGracePeriodSeconds: 0
   initContainers:
-  - {name: prepare, image: ${BUSYBOX}, command: [sh, -c, 'echo prepared']}
+  - {name: prepare, image: ${BUSYBOX}, command: [sh, -c, 'echo prepared; echo done > /tmp/prepared']}
   containers:
   - {name: idle, image: ${BUSYBOX}, command: [sleep, '600']}
   - {name: shell, image: ${BUSYBOX}, command: [sleep, '600']}
@@ -58,6 +58,8 @@ async function started(runtime: RuntimeName, container: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+const verbWords = (args: readonly string[]) => (args[0] === "rollout" ? 2 : 1);
 
 const rows = (stdout: string) =>
   stdout
@@ -75,7 +77,8 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
   await writeFile(file, manifest(ns));
   const env = { PODRUN_STATE_DIR: stateDir };
   const cli = (args: string[], input?: string) =>
-    runCli([args[0]!, "--runtime", runtime, "-n", ns, ...args.slice(1)], {
+    // The engine and namespace flags after the verb (`rollout status`: two words), before any `--`.
+    runCli([...args.slice(0, verbWords(args)), "--runtime", runtime, "-n", ns, ...args.slice(verbWords(args))], {
       env,
       ...(input === undefined ? {} : { input }),
     });
@@ -170,6 +173,29 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     t.match(viaScript.stdout, /tty/, "-t: the command has a terminal");
   });
 
+  t.test("cp: to and from the default container, a directory, an exited container, kubectl's errors", async (t) => {
+    await writeFile(join(dir, "in.txt"), "from the host\n");
+    const into = await cli(["cp", join(dir, "in.txt"), "tools:/tmp/in.txt"]);
+    t.equal(into.exitCode, 0, into.stderr);
+    t.equal((await cli(["exec", "tools", "-c", "shell", "--", "cat", "/tmp/in.txt"])).stdout, "from the host\n");
+    const out = await cli(["cp", `${ns}/tools:/tmp/in.txt`, join(dir, "back.txt")]);
+    t.equal(out.exitCode, 0, out.stderr);
+    t.equal(await readFile(join(dir, "back.txt"), "utf8"), "from the host\n", "NAMESPACE/POD:PATH, back again");
+    await mkdir(join(dir, "tree", "sub"), { recursive: true });
+    await writeFile(join(dir, "tree", "sub", "f"), "deep\n");
+    t.equal((await cli(["cp", join(dir, "tree"), "tools:/tmp/tree"])).exitCode, 0);
+    t.equal((await cli(["exec", "tools", "--", "cat", "/tmp/tree/sub/f"])).stdout, "deep\n", "a directory, whole");
+    const exited = await cli(["cp", "-c", "prepare", "tools:/tmp/prepared", join(dir, "prepared")]);
+    t.equal(exited.exitCode, 0, `from the init container that completed: ${exited.stderr}`);
+    t.equal(await readFile(join(dir, "prepared"), "utf8"), "done\n", "the file it wrote");
+    const missing = await cli(["cp", "tools:/no/such/file", join(dir, "x")]);
+    t.equal(missing.exitCode, 1);
+    t.match(missing.stderr, /^error: .*\/no\/such\/file/);
+    const both = await cli(["cp", "tools:/a", "tools:/b"]);
+    t.equal(both.exitCode, 2);
+    t.equal(both.stderr, "error: one of src or dest must be a local file specification\n");
+  });
+
   t.test("exec: kubectl's errors", async (t) => {
     const noPod = await cli(["exec", "nope", "--", "true"]);
     t.equal(noPod.exitCode, 1);
@@ -188,23 +214,29 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     t.match(missingBinary.stderr, /command terminated with exit code 12[67]\n$/);
   });
 
-  t.test("wait: readiness by the pods' probes, run by wait itself; kubectl's lines and timeout", async (t) => {
-    const ready = await cli(["wait", "--for=condition=Ready", "pod", "-l", "app=api", "--timeout", "60s"]);
-    t.equal(ready.exitCode, 0, ready.stderr);
-    t.same(ready.stdout.split("\n").filter(Boolean).sort(), api.map((pod) => `pod/${pod} condition met`).sort());
-    const probed = await runCommand(runtime, ["exec", `${ns}_${api[0]}_app`, "cat", "/tmp/ready"], { reject: false });
-    t.equal(probed.exitCode, 0, "the probe's file is there: Ready came from the probe passing");
-    const available = await cli(["wait", "--for=condition=Available", "deploy/api"]);
-    t.equal(available.stdout.trim(), "deployment.apps/api condition met");
-    const phase = await cli(["wait", "--for=jsonpath={.status.phase}=Running", "pod/tools"]);
-    t.equal(phase.stdout.trim(), "pod/tools condition met");
-    const late = await cli(["wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/tools", "--timeout", "2s"]);
-    t.equal(late.exitCode, 1, "not in time: exit 1");
-    t.equal(late.stderr, "error: timed out waiting for the condition on pods/tools\n");
-    const missing = await cli(["wait", "--for=condition=Ready", "pod/nope"]);
-    t.equal(missing.exitCode, 1);
-    t.equal(missing.stderr, 'Error from server (NotFound): pods "nope" not found\n');
-  });
+  t.test(
+    "wait and rollout status: readiness by the pods' probes, run by podrun; kubectl's lines and timeout",
+    async (t) => {
+      const ready = await cli(["wait", "--for=condition=Ready", "pod", "-l", "app=api", "--timeout", "60s"]);
+      t.equal(ready.exitCode, 0, ready.stderr);
+      t.same(ready.stdout.split("\n").filter(Boolean).sort(), api.map((pod) => `pod/${pod} condition met`).sort());
+      const probed = await runCommand(runtime, ["exec", `${ns}_${api[0]}_app`, "cat", "/tmp/ready"], { reject: false });
+      t.equal(probed.exitCode, 0, "the probe's file is there: Ready came from the probe passing");
+      const available = await cli(["wait", "--for=condition=Available", "deploy/api"]);
+      t.equal(available.stdout.trim(), "deployment.apps/api condition met");
+      const rollout = await cli(["rollout", "status", "deploy/api", "--timeout", "60s"]);
+      t.equal(rollout.exitCode, 0, rollout.stderr);
+      t.equal(rollout.stdout.trim().split("\n").at(-1), 'deployment "api" successfully rolled out', "rollout status");
+      const phase = await cli(["wait", "--for=jsonpath={.status.phase}=Running", "pod/tools"]);
+      t.equal(phase.stdout.trim(), "pod/tools condition met");
+      const late = await cli(["wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/tools", "--timeout", "2s"]);
+      t.equal(late.exitCode, 1, "not in time: exit 1");
+      t.equal(late.stderr, "error: timed out waiting for the condition on pods/tools\n");
+      const missing = await cli(["wait", "--for=condition=Ready", "pod/nope"]);
+      t.equal(missing.exitCode, 1);
+      t.equal(missing.stderr, 'Error from server (NotFound): pods "nope" not found\n');
+    },
+  );
 
   t.test("events -l and down -l: the selected pods only", async (t) => {
     const events = await cli(["events", "-l", "app=tools", "--json"]);

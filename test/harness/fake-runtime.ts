@@ -476,6 +476,15 @@ export class FakeRuntime implements ContainerRuntime {
     return result.exitCode;
   }
 
+  /** Files are not modelled: a copy succeeds when the container is there. */
+  async copyFiles(
+    id: string,
+    copy: { direction: "into" | "out"; containerPath: string; hostPath: string },
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
+    await this.enter("copyFiles", [id, copy], this.subjectOf(id), `${copy.direction} ${copy.containerPath}`);
+    return this.find(id) ? { ok: true } : { ok: false, reason: `No such container: ${id}` };
+  }
+
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
     await this.enter("stopContainer", [id, timeoutSeconds], this.subjectOf(id), String(timeoutSeconds));
     const fake = this.find(id);

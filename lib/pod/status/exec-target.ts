@@ -3,7 +3,7 @@ import type { ContainerState } from "../../runtime/types.js";
 import { currentContainers, kubeContainerName } from "./find-pods.js";
 import type { PodSummary } from "./pod-status.js";
 
-// Which pod and container `podrun exec` runs in, chosen as kubectl chooses them (pure), with its
+// Which pod and container `podrun exec` runs in (and `podrun cp` copies from), chosen as kubectl chooses them (pure), with its
 // messages:
 // - a workload's pod, or the first of `-l`: the most active one, as kubectl's
 //   AttachablePodForObject sorts them (podutils.ActivePods, reversed): running before pending,
@@ -43,8 +43,10 @@ export function chooseExecContainer(
   pod: Pick<PodSummary, "name" | "phase" | "initContainers" | "appContainers">,
   spec: Pod | undefined,
   requested: string | undefined,
+  /** false (`cp`): a container that exited is chosen too, as the engines copy from it. */
+  mustRun = true,
 ): ExecContainerChoice {
-  if (pod.phase === "Succeeded" || pod.phase === "Failed")
+  if (mustRun && (pod.phase === "Succeeded" || pod.phase === "Failed"))
     return { ok: false, message: `cannot exec into a container in a completed pod; current phase is ${pod.phase}` };
   const states = new Map(
     currentContainers([...pod.initContainers, ...pod.appContainers]).map((state) => [kubeContainerName(state), state]),
@@ -68,7 +70,7 @@ export function chooseExecContainer(
   const state = name === undefined ? undefined : states.get(name);
   if (name === undefined || state === undefined)
     return { ok: false, message: `unable to upgrade connection: container not found ("${name ?? ""}")` };
-  if (!state.running)
+  if (mustRun && !state.running)
     return {
       ok: false,
       message: `Internal error occurred: error executing command in container: failed to exec in container: container is in CONTAINER_EXITED state`,
