@@ -412,11 +412,15 @@ for (const runtime of RUNTIMES) {
       if (subnets.length > 0) t.ok(onCluster > 0, `on a cluster subnet in ${onCluster} of ${round} rounds (${subnet})`);
       // That subnet held by a network of another name: the next one is taken, or the engine's pick.
       if (subnets.length > 0) {
-        // Another test file's network may take that subnet meanwhile: then it is the foreign one.
+        // Another test file's network may take that subnet meanwhile: then it is the foreign one,
+        // and it may be gone again before ensureNetwork looks (the subnet is free then): only a
+        // foreign network of this test's own is sure to hold it.
         const held = await runCommand(runtime, ["network", "create", "--subnet", subnet, foreign], { reject: false });
         if (held.exitCode !== 0) t.match(held.stderr, /Pool overlaps/, "taken by another test's network");
-        const next = await rt.ensureNetwork(name, labels);
-        t.not(next.subnets[0]?.subnet, subnet, `another subnet: ${next.subnets[0]?.subnet}`);
+        else {
+          const next = await rt.ensureNetwork(name, labels);
+          t.not(next.subnets[0]?.subnet, subnet, `another subnet: ${next.subnets[0]?.subnet}`);
+        }
       }
     },
   );
