@@ -102,19 +102,27 @@ type CallerOnly = "createRuntime" | "env" | "stdout" | "stderr" | "now" | "signa
 /** A command's options as flags, each one absent unless given; `NotFlags` come from arguments or are mapped. */
 type FlagsOf<T, NotFlags extends keyof T = never> = { [K in Exclude<keyof T, CallerOnly | NotFlags>]?: T[K] };
 
-/** -f and -R, for the commands that read manifests. */
+/** -f, -R and -k, for the commands that read manifests. */
 interface ManifestFlags {
   filename?: string[];
   recursive?: true;
+  kustomize?: string;
 }
 
-/** The manifests of a command: its FILE arguments, then those of -f, in the order given. */
+/** The manifests of a command: its FILE arguments, then those of -f, in the order given; none with -k. */
 function manifestArguments(files: readonly string[], flags: ManifestFlags): string[] {
   const all = [...files, ...(flags.filename ?? [])];
+  if (flags.kustomize !== undefined) {
+    if (all.length > 0) throw new UsageError("only one of -f or -k can be specified");
+    return [];
+  }
   if (all.length === 0)
-    throw new UsageError("no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE)");
+    throw new UsageError("no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE, -k DIR)");
   return all;
 }
+
+const KUSTOMIZE_HELP =
+  "the kustomization directory DIR, as kubectl apply -k (rendered by kustomize build, else kubectl kustomize)";
 
 interface ValidateFlags extends ManifestFlags {
   json?: true;
@@ -206,16 +214,18 @@ function declareValidate(program: Command): void {
     .argument("[file...]", FILES_HELP)
     .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
+    .option("-k, --kustomize <dir>", KUSTOMIZE_HELP)
     .option("--json", "print the defaulted objects of every file as one JSON List instead of summary lines")
     .addHelpText(
       "after",
-      "\nThe files are checked as one set, as one kubectl apply -f: a Pod may use the ConfigMaps and Secrets of any of them.\n\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate cm.yaml pod.yaml\n  $ podrun validate -R k8s/\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'",
+      "\nThe files are checked as one set, as one kubectl apply -f: a Pod may use the ConfigMaps and Secrets of any of them.\n\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate cm.yaml pod.yaml\n  $ podrun validate -R k8s/\n  $ podrun validate -k overlays/ci\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'",
     )
     .action(async (files: string[], flags: ValidateFlags) => {
       const { validate } = await import("./commands/validate.js");
       await validate({
         files: manifestArguments(files, flags),
         recursive: flags.recursive === true,
+        ...(flags.kustomize !== undefined ? { kustomize: flags.kustomize } : {}),
         json: flags.json === true,
       });
     });
@@ -229,6 +239,7 @@ function declareUp(program: Command): void {
     .argument("[file...]", FILES_HELP)
     .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
     .option("-R, --recursive", RECURSIVE_HELP)
+    .option("-k, --kustomize <dir>", KUSTOMIZE_HELP)
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
     .option(
@@ -276,7 +287,7 @@ function declareUp(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up together,\nas on a cluster: 4 start at a time, a StatefulSet's pods one after the other (OrderedReady), the Jobs beside\nthem; with --wait, all are waited for together within one --timeout. A pod that fails does not stop the others,\nand the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml",
+      "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up together,\nas on a cluster: 4 start at a time, a StatefulSet's pods one after the other (OrderedReady), the Jobs beside\nthem; with --wait, all are waited for together within one --timeout. A pod that fails does not stop the others,\nand the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml\n  $ podrun up -k overlays/ci --wait",
     )
     .action(async (files: string[], flags: UpFlags) => {
       const { up, parseWaitTimeout } = await import("./commands/up.js");
@@ -289,6 +300,7 @@ function toUpOptions(files: string[], flags: UpFlags, parseWaitTimeout: (value: 
   return {
     files: manifestArguments(files, flags),
     recursive: flags.recursive === true,
+    ...(flags.kustomize !== undefined ? { kustomize: flags.kustomize } : {}),
     runtime: flags.runtime,
     runtimeRequestTimeout: flags.runtimeRequestTimeout,
     infraImage: flags.infraImage,
@@ -619,6 +631,7 @@ function declareDown(program: Command): void {
       collectFilename,
     )
     .option("-R, --recursive", RECURSIVE_HELP)
+    .option("-k, --kustomize <dir>", KUSTOMIZE_HELP)
     .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
     .option("-l, --selector <query>", `${SELECTOR_HELP.replace("only pods", "the pods")}, in the namespace of -n`)
     .option(
@@ -638,7 +651,7 @@ function declareDown(program: Command): void {
     .option("--state-dir <dir>", "state directory (event log)")
     .addHelpText(
       "after",
-      "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down -l app=web -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml",
+      "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down -k overlays/ci\n  $ podrun down -l app=web -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml",
     )
     .action(async (targets: string[], flags: DownFlags) => {
       const { down } = await import("./commands/down.js");
@@ -655,6 +668,7 @@ function toDownOptions(targets: string[], flags: DownFlags): DownOptions {
     targets,
     filenames: flags.filename ?? [],
     recursive: flags.recursive === true,
+    ...(flags.kustomize !== undefined ? { kustomize: flags.kustomize } : {}),
     all: flags.all === true,
     selector: flags.selector,
     volumes: flags.volumes === true,

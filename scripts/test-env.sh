@@ -38,6 +38,9 @@ BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
 PACKAGES=(docker.io docker-registry podman catatonit netavark aardvark-dns busybox-static apache2-utils curl gcc
   libc6-dev golang-go golang-k8s-sigs-yaml-dev)
+# `-k` renders a kustomization with `kustomize build`, else `kubectl kustomize`: Debian's kubectl
+# (kubernetes-client, which carries kustomize) when the machine has neither.
+if ! command -v kustomize >/dev/null && ! command -v kubectl >/dev/null; then PACKAGES+=(kubernetes-client); fi
 # Built from scripts/k8s-yaml-reader for the YAML differential test.
 YAML_READER=$STATE/k8s-yaml-reader
 # The Node.js majors podrun supports (package.json's engines): the suite runs on the newest, and

@@ -48,6 +48,8 @@ export interface DownOptions {
   filenames?: string[];
   /** Read the subdirectories of the directories given (-R). */
   recursive?: boolean;
+  /** `-k DIR`: the pods of the kustomization of DIR (lib/manifest/kustomize.ts). */
+  kustomize?: string;
   all: boolean;
   /** `-l`: the pods whose labels match this selector (kubectl's grammar), in the namespace of -n. */
   selector?: string;
@@ -156,6 +158,7 @@ async function readDownArguments(options: DownOptions) {
         args: options.targets,
         filenames: options.filenames ?? [],
         recursive: options.recursive === true,
+        kustomize: options.kustomize,
         namespace: options.namespace,
         claims: options.volumes ? claims : undefined,
         jobs,
@@ -170,7 +173,7 @@ function checkDownArguments(options: DownOptions): void {
     const problems = findDns1123LabelErrors(options.namespace);
     if (problems.length > 0) throw new UsageError(`invalid namespace "${options.namespace}": ${problems[0]}`);
   }
-  const given = options.targets.length + (options.filenames ?? []).length;
+  const given = options.targets.length + (options.filenames ?? []).length + (options.kustomize !== undefined ? 1 : 0);
   if (options.all && given > 0) throw new UsageError("--all takes no FILE or POD argument: give one or the other");
   if (options.selector !== undefined) {
     if (options.all) throw new UsageError("cannot set --all and --selector at the same time");
@@ -206,6 +209,7 @@ async function resolveTargets(input: {
   args: readonly string[];
   filenames: readonly string[];
   recursive: boolean;
+  kustomize?: string | undefined;
   namespace: string | undefined;
   claims?: Claim[];
   jobs?: { name: string; namespace: string }[];
@@ -240,7 +244,8 @@ async function resolveTargets(input: {
     names.push({ name: arg, namespace: namespace ?? "default", alsoDirectory: isDirectory });
   }
   manifestPaths.push(...input.filenames);
-  if (manifestPaths.length > 0) await addManifestTargets(manifestPaths, input, targets);
+  if (manifestPaths.length > 0 || input.kustomize !== undefined)
+    await addManifestTargets(manifestPaths, input, targets);
   for (const target of names) if (!targets.has(keyOf(target))) targets.set(keyOf(target), target);
   return [...targets.values()];
 }
@@ -252,7 +257,11 @@ async function addManifestTargets(
   targets: Map<string, DownTarget>,
 ): Promise<void> {
   const { namespace } = input;
-  const manifest = await loadManifests(paths, { recursive: input.recursive, checkReferences: false });
+  const manifest = await loadManifests(paths, {
+    recursive: input.recursive,
+    kustomize: input.kustomize,
+    checkReferences: false,
+  });
   const plan = planObjects(manifest.items);
   for (const claim of manifest.persistentVolumeClaims ?? [])
     input.claims?.push({ name: claim.metadata!.name!, namespace: claim.metadata!.namespace || "default" });

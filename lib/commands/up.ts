@@ -49,6 +49,8 @@ export interface UpOptions {
   files: readonly string[];
   /** Read the subdirectories of a directory too (-R). */
   recursive?: boolean;
+  /** `-k DIR`: the kustomization of DIR (lib/manifest/kustomize.ts), instead of files. */
+  kustomize?: string;
   runtime?: RuntimeName;
   /** `--runtime-request-timeout`: each engine command's deadline (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
   runtimeRequestTimeout?: string;
@@ -204,7 +206,10 @@ async function readUpInput(options: UpOptions, env: NodeJS.ProcessEnv, warn: (wa
   if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt))
     throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
-  const manifest = await loadManifests(options.files, { recursive: options.recursive === true });
+  const manifest = await loadManifests(options.files, {
+    recursive: options.recursive === true,
+    kustomize: options.kustomize,
+  });
   for (const warning of manifest.warnings) warn(warning);
   // The bare pods, then the pods of each workload in file order, as their controllers would make them.
   const plan = planObjects(manifest.items);

@@ -11,6 +11,8 @@ export interface ValidateOptions {
   files: readonly string[];
   /** Read the subdirectories of a directory too (-R). */
   recursive?: boolean;
+  /** `-k DIR`: the kustomization of DIR (lib/manifest/kustomize.ts). */
+  kustomize?: string;
   json: boolean;
   /** Where summaries (or JSON) go, and where errors and warnings go. */
   stdout?: NodeJS.WritableStream;
@@ -27,7 +29,10 @@ export async function validate(options: ValidateOptions): Promise<void> {
   const color = configureColor();
   let manifest: Manifest;
   try {
-    manifest = await loadManifests(options.files, { recursive: options.recursive === true });
+    manifest = await loadManifests(options.files, {
+      recursive: options.recursive === true,
+      kustomize: options.kustomize,
+    });
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error;
     for (const line of error.lines) stderr.write(`${color.red(line)}\n`);

@@ -1,4 +1,5 @@
 import type { ConfigMap, PersistentVolumeClaim, Secret } from "kubernetes-types/core/v1.js";
+import { renderKustomization } from "./kustomize.js";
 import { ManifestError } from "../errors.js";
 import { formatFieldError, type FieldError } from "./field-error.js";
 import { FieldPath } from "./field-path.js";
@@ -58,6 +59,8 @@ export interface LoadOptions extends ExpandOptions {
   kinds: KindSet;
   /** What `-` reads (default: process.stdin). */
   stdin?: NodeJS.ReadableStream;
+  /** `-k DIR`: the kustomization of DIR, rendered (kustomize.ts), read with the files. */
+  kustomize?: string | undefined;
   /**
    * false: a reference to a ConfigMap or Secret in none of the files is not an error (`down`
    * needs a pod's name and hooks, not its ConfigMaps). Default true.
@@ -81,6 +84,14 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   for (const file of files) {
     try {
       sources.push(await readManifestSource(file, options.stdin));
+    } catch (error) {
+      if (!(error instanceof ManifestError)) throw error;
+      errors.push(...error.lines);
+    }
+  }
+  if (options.kustomize !== undefined) {
+    try {
+      sources.push(await renderKustomization(options.kustomize));
     } catch (error) {
       if (!(error instanceof ManifestError)) throw error;
       errors.push(...error.lines);
