@@ -199,6 +199,7 @@ export function buildProgram(): Command {
     declareWait,
     declareRollout,
     declareCp,
+    declareDescribe,
     declareDown,
     declareBackoff,
   ])
@@ -611,6 +612,37 @@ function declareCp(program: Command): void {
     .action(async (source: string, destination: string, flags: CpFlags) => {
       const { cp } = await import("./commands/cp.js");
       await cp({ ...flags, source, destination });
+    });
+}
+
+interface DescribeFlags {
+  selector?: string;
+  namespace?: string;
+  runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
+  stateDir?: string;
+}
+
+// `podrun describe`.
+function declareDescribe(program: Command): void {
+  program
+    .command("describe")
+    .description(
+      "show a pod in detail, like kubectl describe pod: containers' state, last state, probes, env, mounts, events",
+    )
+    .argument("[target...]", "pod names, pod/NAME, a workload (deploy/web: its pods), or pod with -l")
+    .option("-l, --selector <query>", "the pods whose labels match, as kubectl's -l")
+    .option("-n, --namespace <ns>", "the namespace (default: default)")
+    .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
+    .option("--state-dir <dir>", "state directory (the pods' records, the event log)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ podrun describe web\n  $ podrun describe pod -l app=api\n  $ podrun describe deploy/api -n ci",
+    )
+    .action(async (args: string[], flags: DescribeFlags) => {
+      const { describe } = await import("./commands/describe.js");
+      await describe({ ...flags, args });
     });
 }
 

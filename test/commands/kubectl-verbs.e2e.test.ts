@@ -51,6 +51,28 @@ spec:
 `;
 }
 
+/** A pod whose container exits 3 at once (restarted by the engine), reading a Secret. */
+function crashManifest(ns: string): string {
+  return `apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: ${ns}}
+stringData: {password: s3cret-value}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: crashy, namespace: ${ns}, labels: {role: crash}}
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: app
+    image: ${BUSYBOX}
+    command: [sh, -c, 'exit 3']
+    env:
+    - name: PASSWORD
+      valueFrom: {secretKeyRef: {name: db, key: password}}
+`;
+}
+
 /** A container's log, once it printed its line (tried for 10 s). */
 async function started(runtime: RuntimeName, container: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
@@ -195,6 +217,46 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     t.equal(both.exitCode, 2);
     t.equal(both.stderr, "error: one of src or dest must be a local file specification\n");
   });
+
+  t.test(
+    "describe: a crash-looping container's last state and exit code, kubectl's layout, no Secret value",
+    async (t) => {
+      const crash = join(dir, "crash.yaml");
+      await writeFile(crash, crashManifest(ns));
+      const upped = await runCli(["up", crash, "--runtime", runtime], { env });
+      t.equal(upped.exitCode, 0, upped.stderr);
+      t.teardown(() => runCli(["down", crash, "--runtime", runtime, "--grace-period", "0"], { env }));
+      // The engine restarts it at once, then backs off (docker) or not (podman): looked at until it waits.
+      let text = "";
+      for (let i = 0; i < 40 && !text.includes("CrashLoopBackOff"); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        text = (await cli(["describe", "crashy"])).stdout;
+      }
+      t.match(text, /^Name: +crashy\nNamespace: +\S+\n/);
+      t.match(
+        text,
+        /\n {4}State: +Waiting\n {6}Reason: +CrashLoopBackOff\n {4}Last State: +Terminated\n {6}Reason: +Error\n {6}Exit Code: +3\n/,
+      );
+      t.match(text, /\n {4}Restart Count: +[1-9]\d*\n/);
+      t.match(text, /\n {6}PASSWORD: +<set to the key 'password' in secret 'db'> +Optional: false\n/);
+      t.notMatch(text, /s3cret-value/, "the Secret's value is never shown");
+      t.match(
+        text,
+        /\nEvents:\n +Type +Reason +Age +From +Message\n[\s\S]*Started +\S+ +podrun +Started container app/,
+      );
+      const tools = (await cli(["describe", "pod/tools"])).stdout;
+      t.match(
+        tools,
+        /\nInit Containers:\n {2}prepare:\n[\s\S]*State: +Terminated\n {6}Reason: +Completed\n {6}Exit Code: +0\n/,
+      );
+      t.match(tools, /\nAnnotations: +kubectl\.kubernetes\.io\/default-container=shell\n/);
+      const workload = (await cli(["describe", "deploy/api"])).stdout;
+      t.equal(workload.match(/Controlled By: +Deployment\/api/g)?.length, 2, "a workload: each of its pods");
+      const none = await cli(["describe", "nope"]);
+      t.equal(none.exitCode, 1);
+      t.equal(none.stderr, 'Error from server (NotFound): pods "nope" not found\n');
+    },
+  );
 
   t.test("exec: kubectl's errors", async (t) => {
     const noPod = await cli(["exec", "nope", "--", "true"]);
