@@ -200,6 +200,7 @@ export function buildProgram(): Command {
     declareRollout,
     declareCp,
     declareDescribe,
+    declarePortForward,
     declareDown,
     declareBackoff,
   ])
@@ -643,6 +644,46 @@ function declareDescribe(program: Command): void {
     .action(async (args: string[], flags: DescribeFlags) => {
       const { describe } = await import("./commands/describe.js");
       await describe({ ...flags, args });
+    });
+}
+
+interface PortForwardFlags {
+  address?: string;
+  via?: "auto" | "direct" | "engine";
+  namespace?: string;
+  runtime?: RuntimeName;
+  runtimeRequestTimeout?: string;
+  stateDir?: string;
+}
+
+// `podrun port-forward`.
+function declarePortForward(program: Command): void {
+  program
+    .command("port-forward")
+    .description("forward local ports to a pod (or a Service's pod), like kubectl port-forward, until Ctrl-C")
+    .argument("<target>", "pod name, a workload (deploy/web: its most active pod) or svc/NAME")
+    .argument(
+      "<port...>",
+      "[LOCAL:]REMOTE (the same number for both when LOCAL is left out); :REMOTE picks a free local port",
+    )
+    .option("--address <addresses>", "where to listen, comma-separated (default: 127.0.0.1; localhost is 127.0.0.1)")
+    .addOption(
+      new Option(
+        "--via <path>",
+        "auto: to the pod's IP when the host reaches it, else through the engine (exec of nc in the pod); direct; engine",
+      ).choices(["auto", "direct", "engine"]),
+    )
+    .option("-n, --namespace <ns>", "the namespace (default: default)")
+    .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
+    .option("--state-dir <dir>", "state directory (the pods' records: named ports; the Services' records)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ podrun port-forward web 8080:80\n  $ podrun port-forward svc/api :80            a free local port, printed\n  $ podrun port-forward deploy/db 5432 --address 127.0.0.1,::1\n  $ podrun port-forward web 8080:http --via engine",
+    )
+    .action(async (target: string, ports: string[], flags: PortForwardFlags) => {
+      const { portForward } = await import("./commands/port-forward.js");
+      await portForward({ ...flags, target, ports });
     });
 }
 

@@ -3,9 +3,16 @@ import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { ContainerRuntime } from "../runtime/types.js";
+import { ExitCode, ExitError } from "../errors.js";
+import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../kinds/workload-ref.js";
+import { parseLabelSelector } from "../manifest/label-selector.js";
+import { sortMostActive } from "../pod/status/exec-target.js";
+import { findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
+import { summarizePod } from "../pod/status/pod-status.js";
 
-// What the kubectl verbs that act on running pods (exec, wait, rollout status, cp) take alike:
-// the engine, the namespace, the state directory, and the streams a test replaces.
+// What the kubectl verbs that act on running pods (exec, wait, rollout status, cp, describe,
+// port-forward) take alike: the engine, the namespace, the state directory, the streams a test
+// replaces; and the one pod exec and port-forward act in.
 
 export interface EngineCommandOptions {
   /** The engine to talk to; a fake in engine-free tests. Default: the container CLI. */
@@ -29,4 +36,35 @@ export async function openEngine(options: EngineCommandOptions, env: NodeJS.Proc
   return (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
     requestTimeoutMs: resolveRequestTimeout(options.runtimeRequestTimeout, env),
   });
+}
+
+/**
+ * The one pod a command acts in (exec, port-forward): the pod named, or the most active of a
+ * workload's or of those `selector` matches, as kubectl's AttachablePodForObject picks it. None:
+ * kubectl's line on stderr, exit 1.
+ */
+export async function findOnePod(
+  runtime: ContainerRuntime,
+  namespace: string,
+  request: { target?: string | undefined; selector?: string | undefined; command: string },
+  stderr: NodeJS.WritableStream,
+): Promise<PodRecord> {
+  let records: PodRecord[];
+  let notFound: string;
+  if (request.selector !== undefined) {
+    records = selectByLabels(await findPods(runtime, { namespace }), parseLabelSelector(request.selector));
+    notFound = `error: no pods found for selector "${request.selector}"`;
+  } else {
+    const target = request.target!;
+    const ref = parseResourceRef(target, request.command) ?? { kind: "Pod", name: target };
+    const filter = isWorkloadRef(ref) ? { namespace } : { namespace, name: ref.name };
+    records = selectPods(await findPods(runtime, filter), ref);
+    notFound = formatNotFound(ref);
+  }
+  if (records.length === 0) {
+    stderr.write(`${notFound}\n`);
+    throw new ExitError(ExitCode.Failed);
+  }
+  const summaries = new Map(records.map((record) => [summarizePod(record, runtime.name), record]));
+  return summaries.get(sortMostActive([...summaries.keys()])[0]!)!;
 }

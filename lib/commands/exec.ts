@@ -1,14 +1,10 @@
 import { ExitCode, ExitError, UsageError } from "../errors.js";
-import { parseLabelSelector } from "../manifest/label-selector.js";
 import { readPodRecord } from "../pod/pod-record.js";
-import { chooseExecContainer, sortMostActive } from "../pod/status/exec-target.js";
-import { findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
+import { chooseExecContainer } from "../pod/status/exec-target.js";
 import { summarizePod } from "../pod/status/pod-status.js";
-import type { ContainerRuntime } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
-import { openEngine, type EngineCommandOptions } from "./engine-command.js";
+import { findOnePod, openEngine, type EngineCommandOptions } from "./engine-command.js";
 import { stopSignal } from "../process/stop-signal.js";
-import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../kinds/workload-ref.js";
 
 // `podrun exec POD|TYPE/NAME -- COMMAND…`: a command in a running container, as `kubectl exec`
 // runs it: the pod and container chosen as kubectl chooses (pod/status/exec-target.ts), the
@@ -37,7 +33,7 @@ export async function exec(options: ExecOptions): Promise<void> {
   const runtime = await openEngine(options, env);
   const namespace = options.namespace ?? "default";
   // 1. The pod: the one named, or the most active of a workload's or of those -l selects.
-  const record = await findExecPod(runtime, namespace, options, stderr);
+  const record = await findOnePod(runtime, namespace, { ...options, command: "exec" }, stderr);
   // 2. The container, from the pod's record (its spec) and what the engine runs.
   const spec = await readPodRecord(options.stateDir ?? resolveStateDir(env), runtime.name, record);
   const choice = chooseExecContainer(summarizePod(record, runtime.name), spec, options.container);
@@ -73,27 +69,6 @@ function checkExecArguments(options: ExecOptions): void {
     throw new UsageError("POD or TYPE/NAME is a required argument for the exec command");
   if (options.tty && options.input !== undefined && options.input.isTTY !== true && options.stdin)
     throw new UsageError("-t needs a terminal on standard input: drop -t to stream a pipe with -i");
-}
-
-async function findExecPod(
-  runtime: ContainerRuntime,
-  namespace: string,
-  options: ExecOptions,
-  stderr: NodeJS.WritableStream,
-): Promise<PodRecord> {
-  let records: PodRecord[];
-  if (options.selector !== undefined) {
-    records = selectByLabels(await findPods(runtime, { namespace }), parseLabelSelector(options.selector));
-    if (records.length === 0) return fail(stderr, `error: no pods found for selector "${options.selector}"`);
-  } else {
-    const target = options.target!;
-    const ref = parseResourceRef(target, "exec") ?? { kind: "Pod", name: target };
-    const filter = isWorkloadRef(ref) ? { namespace } : { namespace, name: ref.name };
-    records = selectPods(await findPods(runtime, filter), ref);
-    if (records.length === 0) return fail(stderr, formatNotFound(ref));
-  }
-  const summaries = new Map(records.map((record) => [summarizePod(record, runtime.name), record]));
-  return summaries.get(sortMostActive([...summaries.keys()])[0]!)!;
 }
 
 function fail(stderr: NodeJS.WritableStream, message: string): never {

@@ -6,6 +6,8 @@ import { promisify } from "node:util";
 import t, { type Test } from "tap";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
+import { request } from "node:http";
+import { execa } from "execa";
 import { PODRUN_BIN, runCli } from "../harness/cli.js";
 import { removeManagedContainers } from "../harness/cleanup.js";
 import { requirePodEngine } from "../harness/engine.js";
@@ -31,8 +33,16 @@ spec:
       containers:
       - name: app
         image: ${BUSYBOX}
-        command: [sh, -c, 'echo "hello from $(hostname)"; sleep 2; touch /tmp/ready; exec sleep 600']
+        command: [sh, -c, 'echo "hello from $(hostname)"; sleep 2; touch /tmp/ready; mkdir /www; hostname > /www/index.html; exec httpd -f -p 8080 -h /www']
+        ports: [{name: http, containerPort: 8080}]
         readinessProbe: {exec: {command: [cat, /tmp/ready]}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: ${ns}}
+spec:
+  selector: {app: api}
+  ports: [{port: 80, targetPort: http}]
 ---
 apiVersion: v1
 kind: Pod
@@ -79,6 +89,20 @@ async function started(runtime: RuntimeName, container: string): Promise<void> {
     if ((await runCommand(runtime, ["logs", container], { reject: false })).stdout.includes("hello")) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** GET / on a local port, a fresh connection each time: the body, trimmed. */
+function httpGet(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: "/", agent: false, timeout: 10_000 }, (res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      res.on("end", () => resolve(body.trim()));
+    });
+    req.on("error", reject);
+    req.on("timeout", () => req.destroy(new Error("timed out")));
+    req.end();
+  });
 }
 
 const verbWords = (args: readonly string[]) => (args[0] === "rollout" ? 2 : 1);
@@ -194,6 +218,46 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     }).catch((error: { stdout?: string; code?: number }) => ({ stdout: error.stdout ?? "", code: error.code }));
     t.match(viaScript.stdout, /tty/, "-t: the command has a terminal");
   });
+
+  t.test("port-forward: a Service's port, 100 requests, SIGTERM ends it (exit 0); through the engine", async (t) => {
+    const direct = await forward(["svc/api", ":80"]);
+    t.match(direct.lines[0], /^Forwarding from 127\.0\.0\.1:\d+ -> 8080$/, "the Service port mapped to its targetPort");
+    const served = new Set<string>();
+    for (let i = 0; i < 100; i++) served.add(await httpGet(direct.port));
+    t.ok(
+      [...served].every((pod) => api.includes(pod)),
+      `every answer from a pod of the Deployment: ${[...served].join(", ")}`,
+    );
+    const ended = await direct.stop();
+    t.equal(ended.exitCode, 0, "SIGTERM ends it, exit 0");
+    t.equal(ended.stdout.split("\n").filter((l) => l === `Handling connection for ${direct.port}`).length, 100);
+    await t.rejects(httpGet(direct.port), "the port is closed");
+    const engine = await forward(["deploy/api", ":http", "--via", "engine"]);
+    for (let i = 0; i < 10; i++) t.ok(api.includes(await httpGet(engine.port)), `through the engine: request ${i + 1}`);
+    t.equal((await engine.stop()).exitCode, 0);
+  });
+
+  /** `podrun port-forward ARGS` in the background, once it printed where it listens. */
+  async function forward(args: string[]) {
+    const child = execa(process.execPath, [PODRUN_BIN, "port-forward", "--runtime", runtime, "-n", ns, ...args], {
+      env: { ...env, NO_COLOR: "1" },
+      reject: false,
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    for (let i = 0; i < 100 && !/Forwarding from/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+    const lines = out.split("\n").filter(Boolean);
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+    return {
+      lines,
+      port,
+      stop: async () => {
+        child.kill("SIGTERM");
+        const result = await child;
+        return { exitCode: result.exitCode, stdout: out };
+      },
+    };
+  }
 
   t.test("cp: to and from the default container, a directory, an exited container, kubectl's errors", async (t) => {
     await writeFile(join(dir, "in.txt"), "from the host\n");

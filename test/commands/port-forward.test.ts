@@ -1,0 +1,92 @@
+import { createServer, connect } from "node:net";
+import t from "tap";
+import { startPortForwarding } from "../../lib/apply/port-forward.js";
+import { parsePortSpecs } from "../../lib/commands/port-forward.js";
+import { UsageError } from "../../lib/errors.js";
+
+// port-forward's ports as kubectl reads them (a table), and the forwarder against a TCP server on
+// loopback standing for the pod. The engines: kubectl-verbs.e2e.test.ts.
+
+t.test("[LOCAL:]REMOTE, :REMOTE, LOCAL:NAME", async (t) => {
+  t.same(parsePortSpecs(["8080:80", "5432", ":80", "9000:http"]), [
+    { local: 8080, remote: "80" },
+    { local: 5432, remote: "5432" },
+    { local: 0, remote: "80" },
+    { local: 9000, remote: "http" },
+  ]);
+  const refused: Array<[string, string]> = [
+    ["a:80", "Error parsing local port 'a'"],
+    ["80:0", "Error parsing remote port '0'"],
+    ["80:99999", "Error parsing remote port '99999'"],
+    ["1:2:3", "invalid port format '1:2:3'"],
+    ["http", "invalid port format 'http': a named port needs a LOCAL: port"],
+  ];
+  for (const [spec, message] of refused) t.throws(() => parsePortSpecs([spec]), new UsageError(message), spec);
+  t.throws(() => parsePortSpecs([]), new UsageError("at least 1 PORT is required for port-forward"));
+});
+
+t.test("direct: each connection piped to the pod's port, kubectl's lines; close ends them", async (t) => {
+  const pod = createServer((socket) => socket.end("pong\n"));
+  await new Promise<void>((resolve) => pod.listen(0, "127.0.0.1", resolve));
+  t.teardown(() => pod.close());
+  const remote = (pod.address() as { port: number }).port;
+  const lines: string[] = [];
+  const forwarding = await startPortForwarding(
+    { execAttached: () => Promise.reject(new Error("not the engine path")) },
+    {
+      ports: [{ local: 0, remote }],
+      addresses: ["127.0.0.1"],
+      podIP: "127.0.0.1",
+      containerId: "c",
+      via: "auto",
+      onLine: (l) => lines.push(l),
+      onError: (l) => lines.push(l),
+    },
+  );
+  const local = forwarding.listening[0]!.local;
+  const answer = await new Promise<string>((resolve) => {
+    let text = "";
+    connect(local, "127.0.0.1")
+      .on("data", (d) => (text += d.toString()))
+      .on("close", () => resolve(text));
+  });
+  t.equal(answer, "pong\n");
+  t.same(lines, [`Forwarding from 127.0.0.1:${local} -> ${remote}`, `Handling connection for ${local}`]);
+  await forwarding.close();
+  await t.rejects(
+    new Promise((resolve, reject) => connect(local, "127.0.0.1").on("connect", resolve).on("error", reject)),
+    "closed",
+  );
+});
+
+t.test("no pod IP: through the engine, the connection on the exec's stdin and stdout", async (t) => {
+  const commands: string[][] = [];
+  const forwarding = await startPortForwarding(
+    {
+      execAttached: async (_id, command, options) => {
+        commands.push([...command]);
+        options.stdout.write("through nc\n");
+        return 0;
+      },
+    },
+    {
+      ports: [{ local: 0, remote: 5432 }],
+      addresses: ["127.0.0.1"],
+      podIP: "",
+      containerId: "c",
+      via: "auto",
+      onLine: () => undefined,
+      onError: () => undefined,
+    },
+  );
+  const local = forwarding.listening[0]!.local;
+  const answer = await new Promise<string>((resolve) => {
+    let text = "";
+    connect(local, "127.0.0.1")
+      .on("data", (d) => (text += d.toString()))
+      .on("close", () => resolve(text));
+  });
+  t.equal(answer, "through nc\n");
+  t.same(commands, [["nc", "127.0.0.1", "5432"]]);
+  await forwarding.close();
+});
