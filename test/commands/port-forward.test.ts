@@ -44,12 +44,7 @@ t.test("direct: each connection piped to the pod's port, kubectl's lines; close 
     },
   );
   const local = forwarding.listening[0]!.local;
-  const answer = await new Promise<string>((resolve) => {
-    let text = "";
-    connect(local, "127.0.0.1")
-      .on("data", (d) => (text += d.toString()))
-      .on("close", () => resolve(text));
-  });
+  const answer = await readAll(local);
   t.equal(answer, "pong\n");
   t.same(lines, [`Forwarding from 127.0.0.1:${local} -> ${remote}`, `Handling connection for ${local}`]);
   await forwarding.close();
@@ -80,13 +75,18 @@ t.test("no pod IP: through the engine, the connection on the exec's stdin and st
     },
   );
   const local = forwarding.listening[0]!.local;
-  const answer = await new Promise<string>((resolve) => {
-    let text = "";
-    connect(local, "127.0.0.1")
-      .on("data", (d) => (text += d.toString()))
-      .on("close", () => resolve(text));
-  });
+  const answer = await readAll(local);
   t.equal(answer, "through nc\n");
   t.same(commands, [["nc", "127.0.0.1", "5432"]]);
   await forwarding.close();
 });
+
+/** Everything a connection to the local port receives, until it closes. */
+function readAll(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    connect(port, "127.0.0.1")
+      .on("data", (d) => (text += d.toString()))
+      .on("close", () => resolve(text));
+  });
+}
