@@ -237,6 +237,8 @@ function declareValidate(program: Command): void {
 function declareUp(program: Command): void {
   program
     .command("up")
+    // kubectl's verb, so that a CI script's `kubectl apply -f k8s/` runs as it is.
+    .alias("apply")
     .description("run pods: sandbox, init containers, then app containers (pull, create, start, postStart)")
     .argument("[file...]", FILES_HELP)
     .option("-f, --filename <file>", FILENAME_HELP, collectFilename)
@@ -691,6 +693,8 @@ function declarePortForward(program: Command): void {
 function declareDown(program: Command): void {
   program
     .command("down")
+    // kubectl's verb, so that a CI script's `kubectl delete -f k8s/` runs as it is.
+    .alias("delete")
     .description(
       "stop and remove pods: preStop hooks, stop within the grace period, remove containers, sandbox and emptyDir volumes",
     )

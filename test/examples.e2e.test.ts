@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import t, { type Test } from "tap";
 import type { RuntimeName } from "../lib/runtime/detect.js";
 import { runCommand } from "../lib/runtime/exec.js";
-import { runCli, type CliResult } from "./harness/cli.js";
+import { PODRUN_BIN, runCli, type CliResult } from "./harness/cli.js";
 import { removeManagedContainers } from "./harness/cleanup.js";
 import { engineBlind, requirePodEngine } from "./harness/engine.js";
 
@@ -171,4 +171,41 @@ async function checkShop(t: Test, runtime: RuntimeName, env: Record<string, stri
   }
   const claim = await runCommand(runtime, ["volume", "inspect", SHOP.volume], { reject: false });
   t.not(claim.exitCode, 0, "shop/: the claim's volume is gone (down --volumes)");
+}
+
+// The CI script of examples/kind-ci, written for kind and kubectl, run with the binary's name
+// changed and nothing else: apply, rollout status, wait (pods, a Job), exec, port-forward, logs -l,
+// delete. Its verbs are proven one by one on both engines in test/commands/kubectl-verbs.e2e.
+for (const runtime of engineBlind("docker")) {
+  t.test(`${runtime}: a kind + kubectl CI script runs unchanged with KUBECTL=podrun`, async (t) => {
+    if (!(await requirePodEngine(t, runtime))) return;
+    const script = example("kind-ci/ci.sh");
+    t.notMatch(await readFile(script, "utf8"), /^[^#]*podrun/m, "the script names kubectl's verbs only");
+    const stateDir = await mkdtemp(join(tmpdir(), "podrun-kind-ci-"));
+    t.teardown(async () => {
+      await removeManagedContainers(runtime, { "io.podrun.owner": "Deployment/kind-ci-api" });
+      await removeManagedContainers(runtime, { "io.podrun.owner": "Job/kind-ci-migrate" });
+      await rm(stateDir, { recursive: true, force: true });
+    });
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const result = await runCommand("sh", [script], {
+      reject: false,
+      timeoutMs: 240_000,
+      env: {
+        KUBECTL: `${process.execPath} ${PODRUN_BIN}`,
+        PORT: String(port),
+        PODRUN_RUNTIME: runtime,
+        PODRUN_STATE_DIR: stateDir,
+        NO_COLOR: "1",
+      },
+    });
+    t.equal(result.exitCode, 0, result.stderr);
+    t.match(result.stdout, /deployment "kind-ci-api" successfully rolled out/);
+    t.match(result.stdout, /job\.batch\/kind-ci-migrate condition met/);
+    t.match(result.stdout, /ok from kind-ci-api-/, "through exec and through the port-forward");
+    t.match(result.stdout, /\[pod\/kind-ci-api-[^/]+\/api\] listening/, "logs -l --prefix");
+    t.match(result.stdout, /ci: passed/);
+    const left = await runCommand(runtime, ["ps", "-aq", "--filter", "label=io.podrun.owner=Deployment/kind-ci-api"]);
+    t.equal(left.stdout.trim(), "", "delete -f removed the pods");
+  });
 }
