@@ -17,6 +17,7 @@ import type { PsOptions } from "./commands/ps.js";
 import type { UpOptions } from "./commands/up.js";
 import type { DownOptions } from "./commands/down.js";
 import type { RuntimeName } from "./runtime/detect.js";
+import type { CommandShape } from "./commands/completion.js";
 import { KUBERNETES_API_VERSION } from "./manifest/kubernetes-version.js";
 
 // This module only declares the commands: each action lazy-imports the one module that does the
@@ -203,6 +204,7 @@ export function buildProgram(): Command {
     declarePortForward,
     declareDown,
     declareBackoff,
+    declareCompletion,
   ])
     declare(program);
   return program;
@@ -791,10 +793,48 @@ function declareBackoff(program: Command): void {
     });
 }
 
+// `podrun completion SHELL`: the script; it calls `podrun __complete WORD…` (main, below).
+function declareCompletion(program: Command): void {
+  program
+    .command("completion")
+    .description("print the shell completion script for bash, zsh or fish: commands, flags, pod and workload names")
+    .argument("<shell>", "bash, zsh or fish")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ source <(podrun completion bash)          in ~/.bashrc\n  $ source <(podrun completion zsh)           in ~/.zshrc\n  $ podrun completion fish | source           in ~/.config/fish/config.fish",
+    )
+    .action(async (shell: string) => {
+      const { completionScript } = await import("./commands/completion.js");
+      process.stdout.write(completionScript(shell));
+    });
+}
+
+/** The commands as completion sees them, read off their declarations. */
+function commandShapes(command: Command): CommandShape[] {
+  return command.commands.map((sub) => ({
+    name: sub.name(),
+    aliases: sub.aliases(),
+    flags: [...sub.options.flatMap((o) => [o.long, o.short]), "--help"].filter((f): f is string => !!f),
+    subcommands: commandShapes(sub),
+  }));
+}
+
+/** `podrun __complete WORD… CURRENT`: the candidates, one a line (the completion scripts' question). */
+async function completeCommandLine(words: readonly string[]): Promise<void> {
+  const { completeWords, namespaceOf, podNamesForCompletion } = await import("./commands/completion.js");
+  const typed = words.slice(0, -1);
+  const candidates = await completeWords(commandShapes(buildProgram()), typed, words.at(-1) ?? "", () =>
+    podNamesForCompletion(namespaceOf(typed), process.env),
+  );
+  process.stdout.write(candidates.map((c) => `${c}\n`).join(""));
+}
+
 /** Runs the CLI and returns the exit code; never throws. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   ignoreBrokenPipe(process.stdout);
   try {
+    // Before commander: the words are the user's half-typed command line, not this command's.
+    if (argv[2] === "__complete") return await completeCommandLine(argv.slice(3)).then(() => ExitCode.Ok);
     await buildProgram().parseAsync([...argv]);
     return ExitCode.Ok;
   } catch (error) {

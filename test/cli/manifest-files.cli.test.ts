@@ -52,7 +52,7 @@ t.test("up: usage and manifest errors, exit 2, before any engine is asked", asyn
   const dir = await project();
   const none = await runCli(["up", "--runtime", "docker"], { cwd: dir });
   t.equal(none.exitCode, 2);
-  t.equal(none.stderr, "error: no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE)\n");
+  t.equal(none.stderr, "error: no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE, -k DIR)\n");
   const noPod = await runCli(["up", "--runtime", "docker", "--dry-run", "cm-only.yaml"], { cwd: dir });
   t.equal(noPod.exitCode, 2);
   t.equal(noPod.stderr, "error: cm-only.yaml: no Pod to run (the file holds only ConfigMaps or Secrets)\n");

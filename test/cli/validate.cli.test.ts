@@ -72,7 +72,7 @@ t.test("--version and --help", async (t) => {
   const help = await runCli(["--help"]);
   t.equal(help.exitCode, 0);
   t.match(help.stdout, /validate \[options\] \[file\.\.\.\]/);
-  t.match(help.stdout, /up \[options\] \[file\.\.\.\]/);
+  t.match(help.stdout, /up\|apply \[options\] \[file\.\.\.\]/);
   t.match(help.stdout, /\$ podrun validate pod\.yaml/);
   t.match(help.stdout, /Exit codes: 0 ok, 1 .*, 2 usage or manifest error/);
 });
@@ -83,7 +83,10 @@ t.test("usage errors exit 2", async (t) => {
   t.match(unknown.stderr, /unknown command 'frobnicate'/);
   const missing = await runCli(["validate"]);
   t.equal(missing.exitCode, 2);
-  t.equal(missing.stderr, "error: no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE)\n");
+  t.equal(
+    missing.stderr,
+    "error: no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE, -k DIR)\n",
+  );
   const flag = await runCli(["validate", "--bogus", "x.yaml"]);
   t.equal(flag.exitCode, 2);
 });

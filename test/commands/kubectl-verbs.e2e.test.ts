@@ -282,6 +282,38 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     t.equal(both.stderr, "error: one of src or dest must be a local file specification\n");
   });
 
+  t.test("completion: bash completes commands, flags, and the engine's pods and workloads", async (t) => {
+    // `podrun` on PATH, as a user's install puts it, on this engine.
+    const bin = join(dir, "bin");
+    await mkdir(bin, { recursive: true });
+    await writeFile(
+      join(bin, "podrun"),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(PODRUN_BIN)} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const script = (await runCli(["completion", "bash"])).stdout;
+    await writeFile(join(dir, "completion.bash"), script);
+    const complete = async (line: string) => {
+      const words = line.split(" ");
+      const program = [
+        `source ${JSON.stringify(join(dir, "completion.bash"))}`,
+        `COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(" ")}); COMP_CWORD=${words.length - 1}`,
+        "_podrun",
+        'printf "%s\\n" "${COMPREPLY[@]}"',
+      ].join("\n");
+      const result = await runCommand("bash", ["-c", program], {
+        env: { PATH: `${bin}:${process.env.PATH}`, PODRUN_RUNTIME: runtime, ...env },
+      });
+      return result.stdout.split("\n").filter(Boolean);
+    };
+    t.same(await complete("podrun ro"), ["rollout"]);
+    t.same(await complete("podrun logs --ta"), ["--tail"]);
+    const names = await complete(`podrun logs -n ${ns} `);
+    t.ok(names.includes("tools") && api.every((pod) => names.includes(pod)), `the pods: ${names.join(" ")}`);
+    t.ok(names.includes("deployment/api"), "and the workloads");
+    t.same(await complete(`podrun exec -n ${ns} too`), ["tools"]);
+  });
+
   t.test(
     "describe: a crash-looping container's last state and exit code, kubectl's layout, no Secret value",
     async (t) => {
