@@ -810,7 +810,7 @@ function declareCompletion(program: Command): void {
 }
 
 /** The commands as completion sees them, read off their declarations. */
-function commandShapes(command: Command): CommandShape[] {
+export function commandShapes(command: Command): CommandShape[] {
   return command.commands.map((sub) => ({
     name: sub.name(),
     aliases: sub.aliases(),

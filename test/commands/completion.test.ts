@@ -1,21 +1,12 @@
 import t from "tap";
-import { buildProgram } from "../../lib/cli.js";
+import { buildProgram, commandShapes } from "../../lib/cli.js";
 import { completeWords, completionScript, namespaceOf, type CommandShape } from "../../lib/commands/completion.js";
 import { UsageError } from "../../lib/errors.js";
 
 // What `podrun __complete` offers (a table over the real program's commands), and the scripts.
 // With an engine and a real shell: kubectl-verbs.e2e.test.ts.
 
-function shapes(): CommandShape[] {
-  const read = (command: ReturnType<typeof buildProgram>): CommandShape[] =>
-    command.commands.map((sub) => ({
-      name: sub.name(),
-      aliases: sub.aliases(),
-      flags: [...sub.options.flatMap((o) => [o.long, o.short]), "--help"].filter((f): f is string => !!f),
-      subcommands: read(sub),
-    }));
-  return read(buildProgram());
-}
+const shapes = (): CommandShape[] => commandShapes(buildProgram());
 
 t.test("commands, their flags, and pods where a command takes them", async (t) => {
   let asked = 0;
