@@ -155,7 +155,10 @@ interface OutputFlag {
 }
 
 type EventsFlags = FlagsOf<EventsOptions, "wide"> & OutputFlag;
-type PsFlags = FlagsOf<PsOptions, "wide" | "names" | "json"> & { output?: "wide" | "json"; json?: true };
+type PsFlags = FlagsOf<PsOptions, "wide" | "names" | "json" | "nameOnly"> & {
+  output?: "wide" | "json" | "name";
+  json?: true;
+};
 type LogsFlags = FlagsOf<LogsOptions, "pod">;
 
 interface DownFlags extends ManifestFlags {
@@ -195,6 +198,7 @@ export function buildProgram(): Command {
     declareUp,
     declareEvents,
     declarePs,
+    declareGet,
     declareLogs,
     declareExec,
     declareWait,
@@ -395,7 +399,7 @@ function declarePs(program: Command): void {
       new Option(
         "-o, --output <format>",
         "wide adds IP, CONTAINERS, IMAGES, CONTAINER IDS (and OWNER when a pod is a workload's; Services: SELECTOR, ENDPOINTS); json: as --json",
-      ).choices(["wide", "json"]),
+      ).choices(["wide", "json", "name"]),
     )
     .option(
       "--json",
@@ -417,8 +421,54 @@ function declarePs(program: Command): void {
         allNamespaces: flags.allNamespaces === true,
         wide: flags.output === "wide",
         json: flags.json === true || flags.output === "json",
+        nameOnly: flags.output === "name",
       });
     });
+}
+
+// `podrun get pods|svc`: kubectl's verb for what `ps` lists, so that a script's `kubectl get pods -l …` runs as it is.
+function declareGet(program: Command): void {
+  program
+    .command("get")
+    .description("list pods or Services, like kubectl get: `get pods` is `ps`, `get svc` is `ps svc`")
+    .argument("<type>", "pods (pod, po) or services (svc)")
+    .argument("[name...]", "only these")
+    .option("-n, --namespace <ns>", "only this namespace (default: default)")
+    .option("-A, --all-namespaces", "every namespace, with a NAMESPACE column")
+    .option("-l, --selector <query>", SELECTOR_HELP)
+    .option("--field-selector <query>", "pods: metadata.name, metadata.namespace, status.phase, status.podIP")
+    .addOption(new Option("-o, --output <format>", "wide, json or name (pods)").choices(["wide", "json", "name"]))
+    .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
+    .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ podrun get pods -l app=api -o wide\n  $ podrun get pods -o name\n  $ podrun get svc -o json",
+    )
+    .action(async (type: string, names: string[], flags: PsFlags) => {
+      const { ps } = await import("./commands/ps.js");
+      const kind = readGetType(type);
+      if (kind === "svc" && flags.output === "name")
+        throw new UsageError("-o name lists pods for now: podrun get svc takes -o wide or json");
+      await ps({
+        ...flags,
+        names: kind === "svc" ? ["svc", ...names] : names,
+        allNamespaces: flags.allNamespaces === true,
+        wide: flags.output === "wide",
+        json: flags.json === true || flags.output === "json",
+        nameOnly: flags.output === "name",
+      });
+    });
+}
+
+/** `get`'s TYPE: pods or Services (the other kinds' lists are not built yet: a usage error saying so). */
+function readGetType(type: string): "pods" | "svc" {
+  const lower = type.toLowerCase();
+  if (["pods", "pod", "po"].includes(lower)) return "pods";
+  if (["services", "service", "svc"].includes(lower)) return "svc";
+  throw new UsageError(
+    `podrun get lists pods and services (svc) for now, not "${type}": workloads are listed by their pods (podrun get pods -o wide shows OWNER)`,
+  );
 }
 
 // `podrun logs`.

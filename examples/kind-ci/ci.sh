@@ -31,5 +31,6 @@ FORWARD=$!
 for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$PORT/" && break; sleep 0.2; done
 curl -fsS "http://127.0.0.1:$PORT/"
 
+$KUBECTL get pods -l app=kind-ci-api -o wide
 $KUBECTL logs -l app=kind-ci-api --prefix
 echo "ci: passed"

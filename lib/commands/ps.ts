@@ -53,6 +53,8 @@ export interface PsOptions {
   allNamespaces: boolean;
   wide: boolean;
   json: boolean;
+  /** `-o name`: one `pod/NAME` a line, as kubectl prints it. */
+  nameOnly?: boolean;
   runtime?: RuntimeName;
   /** `--runtime-request-timeout`: each engine command's deadline (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
   runtimeRequestTimeout?: string;
@@ -136,6 +138,10 @@ function writePods(
 ): void {
   const ownerOfPod = (pod: PodSummary) => owners.get(`${pod.namespace}/${pod.name}`);
 
+  if (options.nameOnly) {
+    stdout.write(pods.map((pod) => `pod/${pod.name}\n`).join(""));
+    return;
+  }
   if (options.json) {
     const list = toPodList(pods);
     list.items.forEach((item, i) => withOwner(item, ownerOfPod(pods[i]!)));

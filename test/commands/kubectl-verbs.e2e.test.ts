@@ -154,6 +154,12 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
       items: { metadata: { labels: Record<string, string> } }[];
     };
     t.same(json.items[0]!.metadata.labels, { app: "tools", tier: "ops" }, "-o json: the pod's labels");
+    const names = await cli(["get", "pods", "-l", "app=api", "-o", "name"]);
+    t.same(names.stdout.split("\n").filter(Boolean).sort(), api.map((pod) => `pod/${pod}`).sort(), "get pods -o name");
+    const svc = await cli(["get", "svc", "api"]);
+    t.match(svc.stdout, /^NAME +TYPE +CLUSTER-IP/, "get svc: the Services' table");
+    const other = await cli(["get", "deployments"]);
+    t.equal(other.exitCode, 2, "a kind get does not list yet: a usage error");
   });
 
   t.test("logs -l --prefix: each selected pod's lines, written inside it", async (t) => {
