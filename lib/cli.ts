@@ -415,15 +415,20 @@ function declarePs(program: Command): void {
     )
     .action(async (names: string[], flags: PsFlags) => {
       const { ps } = await import("./commands/ps.js");
-      await ps({
-        ...flags,
-        names,
-        allNamespaces: flags.allNamespaces === true,
-        wide: flags.output === "wide",
-        json: flags.json === true || flags.output === "json",
-        nameOnly: flags.output === "name",
-      });
+      await ps(toPsOptions(names, flags));
     });
+}
+
+/** `ps`'s (and `get`'s) flags as its options: `-o` read into wide, json or name. */
+function toPsOptions(names: string[], flags: PsFlags): PsOptions {
+  return {
+    ...flags,
+    names,
+    allNamespaces: flags.allNamespaces === true,
+    wide: flags.output === "wide",
+    json: flags.json === true || flags.output === "json",
+    nameOnly: flags.output === "name",
+  };
 }
 
 // `podrun get pods|svc`: kubectl's verb for what `ps` lists, so that a script's `kubectl get pods -l …` runs as it is.
@@ -450,14 +455,7 @@ function declareGet(program: Command): void {
       const kind = readGetType(type);
       if (kind === "svc" && flags.output === "name")
         throw new UsageError("-o name lists pods for now: podrun get svc takes -o wide or json");
-      await ps({
-        ...flags,
-        names: kind === "svc" ? ["svc", ...names] : names,
-        allNamespaces: flags.allNamespaces === true,
-        wide: flags.output === "wide",
-        json: flags.json === true || flags.output === "json",
-        nameOnly: flags.output === "name",
-      });
+      await ps(toPsOptions(kind === "svc" ? ["svc", ...names] : names, flags));
     });
 }
 

@@ -1,10 +1,10 @@
-import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
 import { readPodRecord } from "../pod/pod-record.js";
 import { chooseExecContainer } from "../pod/status/exec-target.js";
 import { findPods } from "../pod/status/find-pods.js";
 import { summarizePod } from "../pod/status/pod-status.js";
 import { resolveStateDir } from "../state/paths.js";
-import { openEngine, type EngineCommandOptions } from "./engine-command.js";
+import { failWith, openEngine, type EngineCommandOptions } from "./engine-command.js";
 import { formatNotFound } from "../kinds/workload-ref.js";
 
 // `podrun cp POD:PATH LOCAL` and `podrun cp LOCAL POD:PATH`: kubectl's arguments
@@ -42,10 +42,10 @@ export async function cp(options: CpOptions): Promise<void> {
   const runtime = await openEngine(options, env);
   // 2. The pod and its container, as exec chooses it (a stopped one too).
   const [record] = await findPods(runtime, { namespace, name: remote.pod });
-  if (!record) return fail(stderr, formatNotFound({ kind: "Pod", name: remote.pod }));
+  if (!record) return failWith(stderr, formatNotFound({ kind: "Pod", name: remote.pod }));
   const spec = await readPodRecord(options.stateDir ?? resolveStateDir(env), runtime.name, record);
   const choice = chooseExecContainer(summarizePod(record, runtime.name), spec, options.container, false);
-  if (!choice.ok) return fail(stderr, `error: ${choice.message}`);
+  if (!choice.ok) return failWith(stderr, `error: ${choice.message}`);
   if (choice.note !== undefined) stderr.write(`${choice.note}\n`);
   // 3. The engine's copy.
   const copied = await runtime.copyFiles(choice.state.id, {
@@ -53,10 +53,5 @@ export async function cp(options: CpOptions): Promise<void> {
     containerPath: remote.path,
     hostPath: from ? options.destination : options.source,
   });
-  if (!copied.ok) fail(stderr, `error: ${copied.reason}`);
-}
-
-function fail(stderr: NodeJS.WritableStream, message: string): never {
-  stderr.write(`${message}\n`);
-  throw new ExitError(ExitCode.Failed);
+  if (!copied.ok) failWith(stderr, `error: ${copied.reason}`);
 }

@@ -103,7 +103,10 @@ async function eventsOf(stateDir: string, pods: readonly PodRecord[]): Promise<M
   if (wanted.size === 0) return new Map();
   for await (const event of readEventLog(stateDir)) {
     const key = keyOf(event);
-    if (key) byPod.set(key, [...(byPod.get(key) ?? []), event]);
+    if (!key) continue;
+    const list = byPod.get(key);
+    if (list) list.push(event);
+    else byPod.set(key, [event]);
   }
   return new Map([...byPod].map(([key, list]) => [key, foldEvents(list).sort((a, b) => a.lastMs - b.lastMs)]));
 }

@@ -61,10 +61,13 @@ export async function findOnePod(
     records = selectPods(await findPods(runtime, filter), ref);
     notFound = formatNotFound(ref);
   }
-  if (records.length === 0) {
-    stderr.write(`${notFound}\n`);
-    throw new ExitError(ExitCode.Failed);
-  }
+  if (records.length === 0) return failWith(stderr, notFound);
   const summaries = new Map(records.map((record) => [summarizePod(record, runtime.name), record]));
   return summaries.get(sortMostActive([...summaries.keys()])[0]!)!;
+}
+
+/** A failure already worded in kubectl's line: the line on stderr, then exit 1. */
+export function failWith(stderr: NodeJS.WritableStream, line: string): never {
+  stderr.write(`${line}\n`);
+  throw new ExitError(ExitCode.Failed);
 }

@@ -13,9 +13,8 @@ import { resolveStateDir } from "../state/paths.js";
 import { StateAccessError, UsageError } from "../errors.js";
 import { parseLabelSelector } from "../manifest/label-selector.js";
 import { findPods, selectByLabels } from "../pod/status/find-pods.js";
-import { chooseRuntime } from "../runtime/choose-runtime.js";
-import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
-import { resolveRequestTimeout } from "../runtime/request-timeout.js";
+import type { RuntimeFactory } from "../runtime/cli-runtime.js";
+import { openEngine } from "./engine-command.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { describeFsError } from "../state/state-error.js";
 import { stopSignal } from "../process/stop-signal.js";
@@ -71,9 +70,7 @@ async function selectedPods(options: EventsOptions, env: NodeJS.ProcessEnv): Pro
   if (options.selector === undefined) return undefined;
   if (options.pod !== undefined) throw new UsageError("only a selector (-l) or a POD name is allowed");
   const selector = parseLabelSelector(options.selector);
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
-    requestTimeoutMs: resolveRequestTimeout(undefined, env),
-  });
+  const runtime = await openEngine(options, env);
   const filter = options.namespace === undefined ? {} : { namespace: options.namespace };
   const records = selectByLabels(await findPods(runtime, filter), selector);
   return new Set(records.map((record) => `${record.namespace}/${record.name}`));

@@ -3,7 +3,7 @@ import { readPodRecord } from "../pod/pod-record.js";
 import { chooseExecContainer } from "../pod/status/exec-target.js";
 import { summarizePod } from "../pod/status/pod-status.js";
 import { resolveStateDir } from "../state/paths.js";
-import { findOnePod, openEngine, type EngineCommandOptions } from "./engine-command.js";
+import { failWith, findOnePod, openEngine, type EngineCommandOptions } from "./engine-command.js";
 import { stopSignal } from "../process/stop-signal.js";
 
 // `podrun exec POD|TYPE/NAME -- COMMAND…`: a command in a running container, as `kubectl exec`
@@ -37,7 +37,7 @@ export async function exec(options: ExecOptions): Promise<void> {
   // 2. The container, from the pod's record (its spec) and what the engine runs.
   const spec = await readPodRecord(options.stateDir ?? resolveStateDir(env), runtime.name, record);
   const choice = chooseExecContainer(summarizePod(record, runtime.name), spec, options.container);
-  if (!choice.ok) return fail(stderr, `error: ${choice.message}`);
+  if (!choice.ok) return failWith(stderr, `error: ${choice.message}`);
   if (choice.note !== undefined) stderr.write(`${choice.note}\n`);
   // 3. The command, attached; its exit code is podrun's.
   // Without a terminal, Ctrl-C reaches podrun: it ends the command, exit 130. With one, it is a
@@ -69,9 +69,4 @@ function checkExecArguments(options: ExecOptions): void {
     throw new UsageError("POD or TYPE/NAME is a required argument for the exec command");
   if (options.tty && options.input !== undefined && options.input.isTTY !== true && options.stdin)
     throw new UsageError("-t needs a terminal on standard input: drop -t to stream a pipe with -i");
-}
-
-function fail(stderr: NodeJS.WritableStream, message: string): never {
-  stderr.write(`${message}\n`);
-  throw new ExitError(ExitCode.Failed);
 }

@@ -4,9 +4,8 @@ import { parseDurationOption } from "../events/parse-duration.js";
 import { findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
 import { parseLabelSelector } from "../manifest/label-selector.js";
 import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/status/log-targets.js";
-import { chooseRuntime } from "../runtime/choose-runtime.js";
-import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
-import { resolveRequestTimeout } from "../runtime/request-timeout.js";
+import type { RuntimeFactory } from "../runtime/cli-runtime.js";
+import { openEngine } from "./engine-command.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import type { ContainerRuntime, LogLine } from "../runtime/types.js";
 import { stopSignal } from "../process/stop-signal.js";
@@ -57,10 +56,7 @@ export async function logs(options: LogsOptions): Promise<void> {
   if (options.container !== undefined && options.allContainers) {
     throw new UsageError(`--all-containers=true should not be specified with container name ${options.container}`);
   }
-  const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
-    requestTimeoutMs,
-  });
+  const runtime = await openEngine(options, env);
   const namespace = options.namespace ?? "default";
   const { records, selector, tail } = await findLogPods(runtime, namespace, options, stderr);
   if (records.length === 0) {

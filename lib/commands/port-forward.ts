@@ -1,5 +1,5 @@
 import type { Pod, Service } from "kubernetes-types/core/v1.js";
-import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
 import { startPortForwarding, type ForwardedPort } from "../apply/port-forward.js";
 import { parseResourceRef } from "../kinds/workload-ref.js";
 import { readPodRecord } from "../pod/pod-record.js";
@@ -7,7 +7,7 @@ import { currentContainers } from "../pod/status/find-pods.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { readServiceRecords } from "../services/service-record.js";
 import { resolveStateDir } from "../state/paths.js";
-import { findOnePod, openEngine, type EngineCommandOptions } from "./engine-command.js";
+import { failWith, findOnePod, openEngine, type EngineCommandOptions } from "./engine-command.js";
 
 // `podrun port-forward POD|TYPE/NAME|svc/NAME [LOCAL:]REMOTE…`: kubectl's port-forward, in the
 // foreground until SIGINT or SIGTERM (then exit 0), with its lines. A Service's port is mapped to
@@ -74,7 +74,7 @@ export async function portForward(options: PortForwardOptions): Promise<void> {
   const spec = await readPodRecord(stateDir, runtime.name, record);
   const ports = specs.map((p): ForwardedPort => ({ local: p.local, remote: resolveRemote(p.remote, service, spec) }));
   const container = currentContainers(record.appContainers).find((c) => c.running) ?? record.appContainers[0];
-  if (!container) return fail(stderr, `error: pod ${record.name} has no container to forward through`);
+  if (!container) return failWith(stderr, `error: pod ${record.name} has no container to forward through`);
   // 3. Listen, until SIGINT or SIGTERM.
   const stop = stopSignal(options.signal);
   try {
@@ -87,7 +87,7 @@ export async function portForward(options: PortForwardOptions): Promise<void> {
       onLine: (line) => stdout.write(`${line}\n`),
       onError: (line) => stderr.write(`${line}\n`),
     }).catch((error: NodeJS.ErrnoException) =>
-      fail(stderr, `error: unable to listen on any of the requested ports: ${error.message}`),
+      failWith(stderr, `error: unable to listen on any of the requested ports: ${error.message}`),
     );
     await new Promise<void>((resolve) => {
       if (stop.signal.aborted) resolve();
@@ -110,7 +110,7 @@ async function findService(
   const found = records.find(
     (r) => (r.service.metadata?.namespace || "default") === namespace && r.service.metadata?.name === name,
   );
-  if (!found) return fail(stderr, `Error from server (NotFound): services "${name}" not found`);
+  if (!found) return failWith(stderr, `Error from server (NotFound): services "${name}" not found`);
   return found.service;
 }
 
@@ -136,9 +136,4 @@ function resolveRemote(remote: string, service: Service | undefined, pod: Pod | 
   const named = containers.flatMap((c) => c.ports ?? []).find((p) => p.name === target);
   if (!named) throw new UsageError(`Pod '${pod?.metadata?.name ?? ""}' does not have a named port '${target}'`);
   return named.containerPort;
-}
-
-function fail(stderr: NodeJS.WritableStream, message: string): never {
-  stderr.write(`${message}\n`);
-  throw new ExitError(ExitCode.Failed);
 }

@@ -12,9 +12,8 @@ import { addTerminationMessages } from "../pod/termination-message.js";
 import { podDirectory } from "../pod/volumes/pod-dir.js";
 import { resolveStateDir } from "../state/paths.js";
 import { formatRestarts, summarizePod, type PodSummary } from "../pod/status/pod-status.js";
-import { chooseRuntime } from "../runtime/choose-runtime.js";
-import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
-import { resolveRequestTimeout } from "../runtime/request-timeout.js";
+import type { RuntimeFactory } from "../runtime/cli-runtime.js";
+import { openEngine } from "./engine-command.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import {
   formatNotFound,
@@ -71,10 +70,7 @@ export async function ps(options: PsOptions): Promise<void> {
   const services = options.volumes ? undefined : serviceArguments(options.names ?? []);
   const refs = options.volumes || services ? [] : parseRefs(options.names ?? [], "ps");
   const { labels, fields } = readSelectors(options, services !== undefined);
-  const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
-  const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
-    requestTimeoutMs,
-  });
+  const runtime = await openEngine(options, env);
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? "default");
   if (options.volumes)
     return listClaimVolumes(runtime, { namespace, names: options.names ?? [], json: options.json, stdout, stderr });

@@ -7,7 +7,7 @@ import { formatNotFound, parseResourceRef, selectPods, type ResourceRef } from "
 import { findPods, podLabels, type PodRecord } from "../pod/status/find-pods.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { resolveStateDir } from "../state/paths.js";
-import { openEngine, type EngineCommandOptions } from "./engine-command.js";
+import { failWith, openEngine, type EngineCommandOptions } from "./engine-command.js";
 
 // `podrun rollout status deploy/x|sts/x|ds/x`: kubectl's status lines
 // (https://github.com/kubernetes/kubectl/blob/v0.34.0/pkg/polymorphichelpers/rollout_status.go)
@@ -54,7 +54,7 @@ export async function rolloutStatus(options: RolloutStatusOptions): Promise<void
   const namespace = options.namespace ?? "default";
   // 2. Its pods, as the engine holds them.
   const pods = selectPods(await findPods(runtime, { namespace }), ref);
-  if (pods.length === 0) return fail(stderr, formatNotFound(ref));
+  if (pods.length === 0) return failWith(stderr, formatNotFound(ref));
   // 3. Each pod until Ready, a line each time the count changes; the end, kubectl's line.
   const stateDir = options.stateDir ?? resolveStateDir(env);
   const log = await openEventLog(stateDir);
@@ -84,7 +84,7 @@ export async function rolloutStatus(options: RolloutStatusOptions): Promise<void
   }
   // 4. The exit code: 0 once rolled out.
   if (results.includes("interrupted")) throw new ExitError(ExitCode.Interrupted);
-  if (results.some((r) => r !== "met")) return fail(stderr, "error: timed out waiting for the condition");
+  if (results.some((r) => r !== "met")) return failWith(stderr, "error: timed out waiting for the condition");
   stdout.write(`${viewer.done(ref.name, pods)}\n`);
 }
 
@@ -96,9 +96,4 @@ function readTarget(target: string): ResourceRef {
       `no status viewer has been implemented for ${ref.kind}: rollout status takes deploy/x, sts/x or ds/x`,
     );
   return ref;
-}
-
-function fail(stderr: NodeJS.WritableStream, message: string): never {
-  stderr.write(`${message}\n`);
-  throw new ExitError(ExitCode.Failed);
 }

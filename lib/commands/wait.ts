@@ -10,7 +10,7 @@ import { findPods, selectByLabels } from "../pod/status/find-pods.js";
 import { stopSignal } from "../process/stop-signal.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import { resolveStateDir } from "../state/paths.js";
-import { openEngine, type EngineCommandOptions } from "./engine-command.js";
+import { failWith, openEngine, type EngineCommandOptions } from "./engine-command.js";
 
 // `podrun wait --for=… TARGET…`: kubectl's wait, its arguments, lines and exit codes
 // (`pod/web condition met`; `error: timed out waiting for the condition on pods/web`, exit 1).
@@ -43,7 +43,7 @@ export async function wait(options: WaitOptions): Promise<void> {
     : await selectedPods(runtime, namespace, options);
   if (targets.length === 0) {
     if (wanted.kind === "delete") return;
-    return fail(stderr, "error: no matching resources found");
+    return failWith(stderr, "error: no matching resources found");
   }
   // 3. Wait for them all, each line as its target is done; probe events go to the event log.
   const stateDir = options.stateDir ?? resolveStateDir(env);
@@ -127,9 +127,4 @@ function printOutcome(
   } else if (result === "notFound" && wanted.kind !== "delete") {
     streams.stderr.write(`${formatNotFound(target.ref)}\n`);
   }
-}
-
-function fail(stderr: NodeJS.WritableStream, message: string): never {
-  stderr.write(`${message}\n`);
-  throw new ExitError(ExitCode.Failed);
 }
