@@ -33,9 +33,9 @@ export interface EngineCommandOptions {
 
 /** The engine the options name (--runtime, else $PODRUN_RUNTIME, else the first that answers). */
 export async function openEngine(options: EngineCommandOptions, env: NodeJS.ProcessEnv): Promise<ContainerRuntime> {
-  return (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
-    requestTimeoutMs: resolveRequestTimeout(options.runtimeRequestTimeout, env),
-  });
+  // The flag first: a bad --runtime-request-timeout is exit 2 before any engine is asked.
+  const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
+  return (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), { requestTimeoutMs });
 }
 
 /**
