@@ -37,6 +37,26 @@ export default tseslint.config(
   },
   // lib/'s layers (eslint.layers.js): an import that goes up or sideways fails.
   ...layerRules,
+  // The engine boundary: only lib/runtime/ knows which CLI answered, how it failed (CommandError)
+  // and how it words its flags (getDialect). Everything else asks the ContainerRuntime interface.
+  {
+    files: ["lib/**/*.ts"],
+    ignores: ["lib/runtime/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/runtime/exec.js", "**/runtime/dialects.js"],
+              importNames: ["CommandError", "getDialect"],
+              message: "only lib/runtime/ handles engine CLI failures and dialects: use the ContainerRuntime interface",
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Layout is prettier's (`npm run format`; `npm run lint` checks it): no style rule may disagree.
   prettier,
 );

@@ -1,5 +1,5 @@
 import { ManifestError, UsageError } from "../errors.js";
-import { CommandError, runCommand } from "../runtime/exec.js";
+import { runOptionalTool } from "../runtime/exec.js";
 import { MAX_MANIFEST_BYTES, type ManifestSource } from "./read-source.js";
 
 // `-k DIR`, as `kubectl apply -k DIR`: the kustomization rendered by `kustomize build DIR`, else by
@@ -23,20 +23,16 @@ export async function renderKustomization(
   for (const renderer of RENDERERS) {
     const args = renderer.args(dir);
     const name = `${renderer.binary} ${args.join(" ")}`;
-    try {
-      const result = await runCommand(renderer.binary, args, { reject: false, timeoutMs: BUILD_TIMEOUT_MS, env });
-      if (result.exitCode !== 0) {
-        const reason = result.stderr.split("\n").find((line) => line.trim() !== "") ?? `exit code ${result.exitCode}`;
-        throw new ManifestError([`${dir}: ${name} failed: ${reason.replace(/^Error: /, "")}`]);
-      }
-      if (Buffer.byteLength(result.stdout) > MAX_MANIFEST_BYTES)
-        throw new ManifestError([`${dir}: ${name} printed more than ${MAX_MANIFEST_BYTES} bytes`]);
-      if (result.stdout.trim() === "") throw new ManifestError([`${dir}: ${name} printed no object`]);
-      return { name, text: result.stdout };
-    } catch (error) {
-      if (error instanceof CommandError && error.notInstalled) continue;
-      throw error;
+    const result = await runOptionalTool(renderer.binary, args, { reject: false, timeoutMs: BUILD_TIMEOUT_MS, env });
+    if (result === undefined) continue;
+    if (result.exitCode !== 0) {
+      const reason = result.stderr.split("\n").find((line) => line.trim() !== "") ?? `exit code ${result.exitCode}`;
+      throw new ManifestError([`${dir}: ${name} failed: ${reason.replace(/^Error: /, "")}`]);
     }
+    if (Buffer.byteLength(result.stdout) > MAX_MANIFEST_BYTES)
+      throw new ManifestError([`${dir}: ${name} printed more than ${MAX_MANIFEST_BYTES} bytes`]);
+    if (result.stdout.trim() === "") throw new ManifestError([`${dir}: ${name} printed no object`]);
+    return { name, text: result.stdout };
   }
   throw new UsageError(
     `-k ${dir}: neither kustomize nor kubectl is on PATH: install one (kubectl kustomize renders -k)`,

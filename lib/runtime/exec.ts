@@ -121,6 +121,24 @@ export async function runCommand(
   };
 }
 
+/**
+ * Runs a tool that may not be installed (a manifest renderer, not an engine): its result, or
+ * undefined when the binary is not on PATH, so that the caller may try another. Every other
+ * failure is thrown as runCommand throws it.
+ */
+export async function runOptionalTool(
+  binary: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<CommandResult | undefined> {
+  try {
+    return await runCommand(binary, args, options);
+  } catch (error) {
+    if (error instanceof CommandError && error.notInstalled) return undefined;
+    throw error;
+  }
+}
+
 export interface AttachedOptions {
   /** Streamed to the command's stdin (`exec -i`); absent: the command gets none. */
   stdin?: NodeJS.ReadableStream | undefined;
