@@ -14,6 +14,7 @@ import type { ClearBackoffOptions, ListBackoffOptions } from "./commands/backoff
 import type { EventsOptions } from "./commands/events.js";
 import type { LogsOptions } from "./commands/logs.js";
 import type { PsOptions } from "./commands/ps.js";
+import type { GetCommandOptions } from "./commands/get.js";
 import type { UpOptions } from "./commands/up.js";
 import type { DownOptions } from "./commands/down.js";
 import type { RuntimeName } from "./runtime/detect.js";
@@ -160,6 +161,7 @@ type PsFlags = FlagsOf<PsOptions, "wide" | "names" | "json" | "nameOnly"> & {
   json?: true;
 };
 type LogsFlags = FlagsOf<LogsOptions, "pod">;
+type GetFlags = FlagsOf<GetCommandOptions, "type" | "names" | "noHeaders"> & { headers?: boolean };
 
 interface DownFlags extends ManifestFlags {
   all?: true;
@@ -431,42 +433,43 @@ function toPsOptions(names: string[], flags: PsFlags): PsOptions {
   };
 }
 
-// `podrun get pods|svc`: kubectl's verb for what `ps` lists, so that a script's `kubectl get pods -l …` runs as it is.
+// `podrun get`: kubectl's verb for listing; pods and Services are what `ps` lists, the workloads
+// are made from their pods (commands/get.ts), so that a script's `kubectl get … -o jsonpath=…` runs as it is.
 function declareGet(program: Command): void {
   program
     .command("get")
-    .description("list pods or Services, like kubectl get: `get pods` is `ps`, `get svc` is `ps svc`")
-    .argument("<type>", "pods (pod, po) or services (svc)")
+    .description("list pods, workloads, Services, claims or events, like kubectl get (read from the engine)")
+    .argument(
+      "<type>",
+      "pods (po), deployments (deploy), replicasets (rs), statefulsets (sts), daemonsets (ds), jobs, services (svc), pvc, events (ev); or TYPE/NAME",
+    )
     .argument("[name...]", "only these")
     .option("-n, --namespace <ns>", "only this namespace (default: default)")
     .option("-A, --all-namespaces", "every namespace, with a NAMESPACE column")
     .option("-l, --selector <query>", SELECTOR_HELP)
     .option("--field-selector <query>", "pods: metadata.name, metadata.namespace, status.phase, status.podIP")
-    .addOption(new Option("-o, --output <format>", "wide, json or name (pods)").choices(["wide", "json", "name"]))
+    .option(
+      "-o, --output <format>",
+      "wide, json, yaml, name, jsonpath=TEMPLATE, jsonpath-as-json=TEMPLATE, jsonpath-file=FILE, custom-columns=SPEC, custom-columns-file=FILE",
+    )
+    .option("--no-headers", "custom-columns and the workloads' tables: leave out the header line")
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
     .option("--state-dir <dir>", "state directory (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)")
     .addHelpText(
       "after",
-      "\nExamples:\n  $ podrun get pods -l app=api -o wide\n  $ podrun get pods -o name\n  $ podrun get svc -o json",
+      "\nOne name (get pod web, get deploy/api) prints that object itself; otherwise a kind: List, as kubectl does.\n\nExamples:\n  $ podrun get pods -l app=api -o wide\n  $ podrun get pod web -o jsonpath='{.status.phase}'\n  $ podrun get pods -o jsonpath='{range .items[*]}{.metadata.name}{\"\\t\"}{.status.podIP}{\"\\n\"}{end}'\n  $ podrun get deploy\n  $ podrun get deploy/api -o yaml\n  $ podrun get jobs -o custom-columns=NAME:.metadata.name,DONE:.status.succeeded\n  $ podrun get svc api -o jsonpath='{.spec.clusterIP}'\n  $ podrun get events",
     )
-    .action(async (type: string, names: string[], flags: PsFlags) => {
-      const { ps } = await import("./commands/ps.js");
-      const kind = readGetType(type);
-      if (kind === "svc" && flags.output === "name")
-        throw new UsageError("-o name lists pods for now: podrun get svc takes -o wide or json");
-      await ps(toPsOptions(kind === "svc" ? ["svc", ...names] : names, flags));
+    .action(async (type: string, names: string[], flags: GetFlags) => {
+      const { runGet } = await import("./commands/get.js");
+      await runGet({
+        ...flags,
+        type,
+        names,
+        allNamespaces: flags.allNamespaces === true,
+        noHeaders: flags.headers === false,
+      });
     });
-}
-
-/** `get`'s TYPE: pods or Services (the other kinds' lists are not built yet: a usage error saying so). */
-function readGetType(type: string): "pods" | "svc" {
-  const lower = type.toLowerCase();
-  if (["pods", "pod", "po"].includes(lower)) return "pods";
-  if (["services", "service", "svc"].includes(lower)) return "svc";
-  throw new UsageError(
-    `podrun get lists pods and services (svc) for now, not "${type}": workloads are listed by their pods (podrun get pods -o wide shows OWNER)`,
-  );
 }
 
 // `podrun logs`.
@@ -500,6 +503,10 @@ function declareLogs(program: Command): void {
     .option("-n, --namespace <ns>", "the pod's namespace (default: default)")
     .addOption(runtimeOption())
     .addOption(requestTimeoutOption())
+    .option(
+      "--state-dir <dir>",
+      "state directory: the pods' records (default: $PODRUN_STATE_DIR, else $XDG_STATE_HOME/podrun)",
+    )
     .addHelpText(
       "after",
       "\nExamples:\n  $ podrun logs web\n  $ podrun logs web -c sidecar --tail 20 --timestamps\n  $ podrun logs web -f --since 5m\n  $ podrun logs web --all-containers --prefix\n  $ podrun logs deploy/web -f --tail 10\n  $ podrun logs -l app=api --prefix --all-containers",
@@ -533,7 +540,7 @@ function declareExec(program: Command): void {
   program
     .command("exec")
     .description("run a command in a running container of a pod, like kubectl exec: its output, its exit code")
-    .argument("[pod]", "pod name, or a workload (deploy/web, sts/db…): its most active pod")
+    .argument("[pod]", "pod name, a workload (deploy/web, sts/db…) or svc/NAME: its most active pod")
     .argument("[command...]", "the command and its arguments, after --")
     .option("-c, --container <name>", "the container (default: the pod's default-container annotation, else its first)")
     .option("-i, --stdin", "pass standard input to the command")
@@ -681,9 +688,12 @@ function declareDescribe(program: Command): void {
   program
     .command("describe")
     .description(
-      "show a pod in detail, like kubectl describe pod: containers' state, last state, probes, env, mounts, events",
+      "show a pod or a Service in detail, like kubectl describe: containers' state, last state, probes, env, mounts, events",
     )
-    .argument("[target...]", "pod names, pod/NAME, a workload (deploy/web: its pods), or pod with -l")
+    .argument(
+      "[target...]",
+      "pod names, pod/NAME, a workload (deploy/web: its pods), svc/NAME (or svc NAME…), or pod with -l",
+    )
     .option("-l, --selector <query>", "the pods whose labels match, as kubectl's -l")
     .option("-n, --namespace <ns>", "the namespace (default: default)")
     .addOption(runtimeOption())
@@ -691,7 +701,7 @@ function declareDescribe(program: Command): void {
     .option("--state-dir <dir>", "state directory (the pods' records, the event log)")
     .addHelpText(
       "after",
-      "\nExamples:\n  $ podrun describe web\n  $ podrun describe pod -l app=api\n  $ podrun describe deploy/api -n ci",
+      "\nExamples:\n  $ podrun describe web\n  $ podrun describe pod -l app=api\n  $ podrun describe deploy/api -n ci\n  $ podrun describe svc api",
     )
     .action(async (args: string[], flags: DescribeFlags) => {
       const { describe } = await import("./commands/describe.js");

@@ -3,7 +3,10 @@ import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { ContainerRuntime } from "../runtime/types.js";
-import { ExitCode, ExitError } from "../errors.js";
+import type { Service } from "kubernetes-types/core/v1.js";
+import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { entryOfType } from "../kinds/resource-names.js";
+import { readServiceRecords } from "../services/service-record.js";
 import { formatNotFound, isWorkloadRef, parseResourceRef, selectPods } from "../kinds/workload-ref.js";
 import { parseLabelSelector } from "../manifest/label-selector.js";
 import { sortMostActive } from "../pod/status/exec-target.js";
@@ -70,4 +73,37 @@ export async function findOnePod(
 export function failWith(stderr: NodeJS.WritableStream, line: string): never {
   stderr.write(`${line}\n`);
   throw new ExitError(ExitCode.Failed);
+}
+
+/** `svc/NAME` (in any spelling of the Service type: `service/x`, `services/x`): the Service's name; undefined otherwise. */
+export function serviceTargetName(target: string | undefined): string | undefined {
+  const slash = target?.indexOf("/") ?? -1;
+  if (target === undefined || slash < 0) return undefined;
+  return entryOfType(target.slice(0, slash))?.kind === "Service" ? target.slice(slash + 1) : undefined;
+}
+
+/** The Service `up` recorded (services/service-record.ts); none: kubectl's NotFound line, exit 1. */
+export async function findService(
+  stateDir: string,
+  engine: string,
+  namespace: string,
+  name: string,
+  stderr: NodeJS.WritableStream,
+): Promise<Service> {
+  const records = await readServiceRecords(stateDir, engine);
+  const found = records.find(
+    (r) => (r.service.metadata?.namespace || "default") === namespace && r.service.metadata?.name === name,
+  );
+  if (!found) return failWith(stderr, `Error from server (NotFound): services "${name}" not found`);
+  return found.service;
+}
+
+/** The Service's selector as `-l` text, for the pod it stands for (kubectl's error for a Service without one). */
+export function serviceSelector(service: Service): string {
+  const selector = Object.entries(service.spec?.selector ?? {});
+  if (selector.length === 0)
+    throw new UsageError(
+      `cannot attach to *v1.Service: invalid service '${service.metadata?.name}': Service is defined without a selector`,
+    );
+  return selector.map(([k, v]) => `${k}=${v}`).join(",");
 }

@@ -1,7 +1,10 @@
 import { once } from "node:events";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { parseDurationOption } from "../events/parse-duration.js";
-import { findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
+import { currentContainers, findPods, selectByLabels, type PodRecord } from "../pod/status/find-pods.js";
+import { chooseExecContainer } from "../pod/status/exec-target.js";
+import { readPodRecord } from "../pod/pod-record.js";
+import { resolveStateDir } from "../state/paths.js";
 import { parseLabelSelector } from "../manifest/label-selector.js";
 import { describeNotStarted, selectLogTargets, type LogTarget } from "../pod/status/log-targets.js";
 import type { RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -39,6 +42,8 @@ export interface LogsOptions {
   allContainers: boolean;
   prefix: boolean;
   namespace?: string;
+  /** podrun's state directory: the pods' records, for their default container (default: resolveStateDir). */
+  stateDir?: string;
   runtime?: RuntimeName;
   /** `--runtime-request-timeout`: the deadline of each engine command but the log stream itself (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
   runtimeRequestTimeout?: string;
@@ -48,6 +53,26 @@ export interface LogsOptions {
   /** Ends a follow (default: SIGINT or SIGTERM). */
   signal?: AbortSignal;
   now?: () => number;
+}
+
+/**
+ * kubectl's default container for a pod of several when no -c is given (as exec picks it:
+ * exec-target.ts): the one its default-container annotation names, else its first, with
+ * kubectl's "Defaulted container" note on stderr. The request as it is otherwise.
+ */
+async function withDefaultContainer(
+  record: PodRecord,
+  options: LogsOptions,
+  context: { runtime: ContainerRuntime; env: NodeJS.ProcessEnv; stderr: NodeJS.WritableStream },
+): Promise<LogsOptions> {
+  if (options.container !== undefined || options.allContainers) return options;
+  if (currentContainers(record.appContainers).length < 2) return options;
+  const stateDir = options.stateDir ?? resolveStateDir(context.env);
+  const spec = await readPodRecord(stateDir, context.runtime.name, record);
+  const choice = chooseExecContainer(record, spec, undefined, false);
+  if (!choice.ok) return options;
+  if (choice.note !== undefined) context.stderr.write(`${choice.note}\n`);
+  return { ...options, container: choice.name };
 }
 
 export async function logs(options: LogsOptions): Promise<void> {
@@ -65,7 +90,7 @@ export async function logs(options: LogsOptions): Promise<void> {
   }
   const sources: { pod: string; target: LogTarget }[] = [];
   for (const record of records) {
-    const targets = selectLogTargets(record, options);
+    const targets = selectLogTargets(record, await withDefaultContainer(record, options, { runtime, env, stderr }));
     const notStarted = targets.length === 1 ? describeNotStarted(record.name, targets[0]!) : undefined;
     // One pod: kubectl's error. A workload's pod still starting is said and left out; the others are read.
     if (notStarted && records.length === 1) return fail(stderr, `Error from server (BadRequest): ${notStarted}`);

@@ -5,9 +5,16 @@ import { parseResourceRef } from "../kinds/workload-ref.js";
 import { readPodRecord } from "../pod/pod-record.js";
 import { currentContainers } from "../pod/status/find-pods.js";
 import { stopSignal } from "../process/stop-signal.js";
-import { readServiceRecords } from "../services/service-record.js";
 import { resolveStateDir } from "../state/paths.js";
-import { failWith, findOnePod, openEngine, type EngineCommandOptions } from "./engine-command.js";
+import {
+  failWith,
+  findOnePod,
+  findService,
+  openEngine,
+  serviceSelector,
+  serviceTargetName,
+  type EngineCommandOptions,
+} from "./engine-command.js";
 
 // `podrun port-forward POD|TYPE/NAME|svc/NAME [LOCAL:]REMOTE…`: kubectl's port-forward, in the
 // foreground until SIGINT or SIGTERM (then exit 0), with its lines. A Service's port is mapped to
@@ -57,14 +64,17 @@ export async function portForward(options: PortForwardOptions): Promise<void> {
   const addresses = (options.address ?? "127.0.0.1")
     .split(",")
     .map((a) => (a.trim() === "localhost" ? "127.0.0.1" : a.trim()));
-  const ref = parseResourceRef(options.target, "port-forward");
+  const serviceName = serviceTargetName(options.target);
+  const ref = serviceName ? undefined : parseResourceRef(options.target, "port-forward");
   const runtime = await openEngine(options, env);
   const namespace = options.namespace ?? "default";
   const stateDir = options.stateDir ?? resolveStateDir(env);
   // 2. The pod (a Service's: one its selector picks), its spec, and each port on it.
   const service =
-    ref?.kind === "Service" ? await findService(stateDir, runtime.name, namespace, ref.name, stderr) : undefined;
-  const selector = service ? selectorText(service) : undefined;
+    serviceName !== undefined || ref?.kind === "Service"
+      ? await findService(stateDir, runtime.name, namespace, serviceName ?? ref!.name, stderr)
+      : undefined;
+  const selector = service ? serviceSelector(service) : undefined;
   const record = await findOnePod(
     runtime,
     namespace,
@@ -97,30 +107,6 @@ export async function portForward(options: PortForwardOptions): Promise<void> {
   } finally {
     stop.release();
   }
-}
-
-async function findService(
-  stateDir: string,
-  engine: string,
-  namespace: string,
-  name: string,
-  stderr: NodeJS.WritableStream,
-) {
-  const records = await readServiceRecords(stateDir, engine);
-  const found = records.find(
-    (r) => (r.service.metadata?.namespace || "default") === namespace && r.service.metadata?.name === name,
-  );
-  if (!found) return failWith(stderr, `Error from server (NotFound): services "${name}" not found`);
-  return found.service;
-}
-
-function selectorText(service: Service): string {
-  const selector = Object.entries(service.spec?.selector ?? {});
-  if (selector.length === 0)
-    throw new UsageError(
-      `cannot attach to *v1.Service: invalid service '${service.metadata?.name}': Service is defined without a selector`,
-    );
-  return selector.map(([k, v]) => `${k}=${v}`).join(",");
 }
 
 /** The pod's port: a Service port mapped to its targetPort; a name resolved against the containers' ports. */

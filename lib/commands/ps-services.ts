@@ -1,8 +1,11 @@
 import type { Service } from "kubernetes-types/core/v1.js";
+import { formatLabels } from "../text/labels.js";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { entryOfType } from "../kinds/resource-names.js";
 import { parseRefs } from "../kinds/workload-ref.js";
 import { formatTable } from "../output/table.js";
+import type { ObjectFormat } from "../output/output-format.js";
+import { formatObjects, type KubeObject } from "../output/print-objects.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import { findServices, type ListedService } from "../services/list-services.js";
 import { formatHumanDuration } from "../text/human-duration.js";
@@ -46,7 +49,12 @@ export async function listServices(
     namespace?: string | undefined;
     names: readonly string[];
     wide: boolean;
-    json: boolean;
+    /** The objects in this format (json: `ps svc --json`), instead of the table. */
+    format?: ObjectFormat | undefined;
+    /** With format: one Service asked for by name, printed as itself (kubectl's get). */
+    single?: boolean | undefined;
+    /** The table without its header line. */
+    noHeaders?: boolean | undefined;
     stateDir: string;
     nowMs: number;
     stdout: NodeJS.WritableStream;
@@ -58,14 +66,23 @@ export async function listServices(
   const selected = names.length === 0 ? found : found.filter((s) => names.includes(s.service.metadata?.name ?? ""));
   const missing = [...new Set(names)].filter((name) => !found.some((s) => s.service.metadata?.name === name));
   try {
-    if (options.json) stdout.write(`${JSON.stringify(toServiceList(selected), null, 4)}\n`);
+    if (options.format?.kind === "json" && !options.single)
+      stdout.write(`${JSON.stringify(toServiceList(selected), null, 4)}\n`);
+    else if (options.format)
+      stdout.write(
+        formatObjects(
+          selected.map((s) => s.service as KubeObject),
+          options.format,
+          { single: options.single === true },
+        ),
+      );
     else if (selected.length > 0) {
       const table = formatServiceTable(selected, {
         namespaceColumn: options.namespace === undefined,
         wide: options.wide,
         nowMs: options.nowMs,
       });
-      stdout.write(`${table.join("\n")}\n`);
+      stdout.write(`${(options.noHeaders ? table.slice(1) : table).join("\n")}\n`);
     } else if (missing.length === 0)
       stderr.write(
         options.namespace === undefined
@@ -113,7 +130,7 @@ export function formatServiceTable(
       formatExternalIP(service, options.wide),
       formatPorts(service) || "<none>",
       created ? formatHumanDuration(options.nowMs - Date.parse(created)) : "<unknown>",
-      ...(options.wide ? [formatSelector(service.spec?.selector), formatEndpoints(endpoints)] : []),
+      ...(options.wide ? [formatLabels(service.spec?.selector), formatEndpoints(endpoints)] : []),
     ];
   });
   return formatTable([header, ...rows]);
@@ -151,12 +168,6 @@ export function formatPorts(service: Service): string {
   return (service.spec?.ports ?? [])
     .map((p) => `${p.port}${p.nodePort ? `:${p.nodePort}` : ""}/${p.protocol ?? "TCP"}`)
     .join(",");
-}
-
-/** labels.FormatLabels: `app=api,tier=web` sorted by key, `<none>` for none. */
-export function formatSelector(selector: Readonly<Record<string, string>> | undefined): string {
-  const pairs = Object.entries(selector ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return pairs.length > 0 ? pairs.map(([key, value]) => `${key}=${value}`).join(",") : "<none>";
 }
 
 /** formatEndpoints: the first 3, then `+ N more...`; `<none>` for none. */

@@ -3,6 +3,8 @@ import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { configureColor } from "../output/color.js";
 import { formatHumanDuration } from "../text/human-duration.js";
 import { formatTable } from "../output/table.js";
+import type { ObjectFormat } from "../output/output-format.js";
+import { formatObjects, type KubeObject } from "../output/print-objects.js";
 import { findPods, selectByLabels } from "../pod/status/find-pods.js";
 import { podFields, POD_SELECTABLE_FIELDS, toPodList } from "../pod/status/pod-object.js";
 import { parseLabelSelector } from "../manifest/label-selector.js";
@@ -54,6 +56,12 @@ export interface PsOptions {
   json: boolean;
   /** `-o name`: one `pod/NAME` a line, as kubectl prints it. */
   nameOnly?: boolean;
+  /** `get -o yaml|jsonpath|custom-columns|…`: the objects in that format (print-objects.ts), instead of json or the table. */
+  objectFormat?: ObjectFormat;
+  /** `get --no-headers`: the table without its header line. */
+  noHeaders?: boolean;
+  /** With objectFormat: one object was asked for by name, printed as itself rather than in a List (kubectl's get). */
+  single?: boolean;
   runtime?: RuntimeName;
   /** `--runtime-request-timeout`: each engine command's deadline (default $PODRUN_RUNTIME_REQUEST_TIMEOUT, else 2m). */
   runtimeRequestTimeout?: string;
@@ -76,8 +84,20 @@ export async function ps(options: PsOptions): Promise<void> {
     return listClaimVolumes(runtime, { namespace, names: options.names ?? [], json: options.json, stdout, stderr });
   const stateDir = options.stateDir ?? resolveStateDir(env);
   if (services) {
-    const { wide, json } = options;
-    return listServices(runtime, { namespace, names: services, wide, json, stateDir, nowMs: now(), stdout, stderr });
+    const { wide, json, objectFormat, single, noHeaders } = options;
+    const format = objectFormat ?? (json ? { kind: "json" as const } : undefined);
+    return listServices(runtime, {
+      namespace,
+      names: services,
+      wide,
+      format,
+      single,
+      noHeaders,
+      stateDir,
+      nowMs: now(),
+      stdout,
+      stderr,
+    });
   }
   const records = await findPods(runtime, namespace === undefined ? {} : { namespace });
   const { selected, missing } = selectByRefs(labels ? selectByLabels(records, labels) : records, refs);
@@ -85,8 +105,8 @@ export async function ps(options: PsOptions): Promise<void> {
   const pods = selected
     .map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()))
     .filter((pod) => !fields || matchesFieldSelector(fields, podFields(pod)));
-  // Only the JSON shows messages: the table costs no file or log read.
-  if (options.json)
+  // Only the objects show messages: the table costs no file or log read.
+  if (options.json || options.objectFormat)
     await Promise.all(
       pods.map((pod) => addTerminationMessages(pod, runtime, podDirectory(stateDir, runtime.name, pod))),
     );
@@ -138,10 +158,17 @@ function writePods(
     stdout.write(pods.map((pod) => `pod/${pod.name}\n`).join(""));
     return;
   }
-  if (options.json) {
+  if (options.json || options.objectFormat) {
     const list = toPodList(pods);
     list.items.forEach((item, i) => withOwner(item, ownerOfPod(pods[i]!)));
-    stdout.write(`${JSON.stringify(list, null, 4)}\n`);
+    if (options.objectFormat)
+      stdout.write(
+        formatObjects(list.items as KubeObject[], options.objectFormat, {
+          single: options.single === true,
+          noHeaders: options.noHeaders === true,
+        }),
+      );
+    else stdout.write(`${JSON.stringify(list, null, 4)}\n`);
     return;
   }
   if (pods.length === 0) {
@@ -156,7 +183,7 @@ function writePods(
     color: configureColor(env),
     owner: ownerOfPod,
   });
-  stdout.write(`${lines.join("\n")}\n`);
+  stdout.write(`${(options.noHeaders ? lines.slice(1) : lines).join("\n")}\n`);
 }
 
 /** The table's lines, the header first; STATUS coloured when colour is on (after padding, so columns stay aligned). */

@@ -10,7 +10,7 @@ export function namedKinds(table: KindTable = KINDS): (KindEntry & { resource: N
 }
 
 /** The commands that act on pods (their containers, their readiness): they take pods and workloads, not Services. */
-export const POD_COMMANDS: ReadonlySet<string> = new Set(["logs", "exec", "wait", "describe"]);
+export const POD_COMMANDS: ReadonlySet<string> = new Set(["logs", "exec", "wait"]);
 
 /**
  * Whether `command` takes the kind as `TYPE/NAME`: every command takes pods and workloads; a

@@ -24,6 +24,15 @@ export type KindRun =
   /** Made before every pod (lib/services/): its address, its names on the cluster network, its proxy; removed by `down`. */
   | "service";
 
+/** `podrun get TYPE`'s table for a kind, as kubectl's printer lays it out: NAME first, AGE last. */
+export interface KindColumns {
+  headers: readonly string[];
+  /** What -o wide adds after them. */
+  wideHeaders: readonly string[];
+  row(object: Record<string, unknown>, nowMs: number): string[];
+  wideRow(object: Record<string, unknown>): string[];
+}
+
 export interface KindEntry extends ManifestKind {
   /** `TYPE/NAME` spellings; undefined: not a type the commands take. */
   resource?: ResourceNames;
@@ -46,6 +55,11 @@ export interface KindEntry extends ManifestKind {
    * told is lib/apply/wait.ts's. Absent: none.
    */
   conditions?: readonly string[];
+  /**
+   * `podrun get TYPE`: its objects are made from the pods the engine holds (workload-objects.ts)
+   * and printed in these columns. Absent: `get` lists it otherwise (pods, Services) or not at all.
+   */
+  columns?: KindColumns;
   /** Where its objects come in a run, lowest first; `validate` lists objects in the same order. */
   order: number;
   run: KindRun;

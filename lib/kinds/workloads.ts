@@ -7,6 +7,7 @@ import { plural } from "../text/plural.js";
 import { expandWorkload, SUFFIX_CHARACTER } from "../workloads/expand.js";
 import { JOB_POD_NAME_SUFFIX } from "../workloads/job-pods.js";
 import { describePod } from "./describe.js";
+import { WORKLOAD_COLUMNS } from "./workload-columns.js";
 import type { KindEntry, KindRun, ResourceNames } from "./types.js";
 
 // The workloads: a template whose pods podrun makes as the kind's controller would
@@ -39,6 +40,7 @@ function workloadKind(
     apiVersion: KIND_API_VERSIONS[kind],
     referable: true,
     resource,
+    columns: WORKLOAD_COLUMNS[kind],
     ownsPods: true,
     order: 5,
     run,

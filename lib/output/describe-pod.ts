@@ -69,7 +69,8 @@ export function formatPodDescription(input: PodDescription): string {
   return `${alignTabs(lines).join("\n")}\n`;
 }
 
-function keyValues(title: string, values: Readonly<Record<string, string>> | undefined): string[] {
+/** `Labels:` and the like: one `k=v` a line, sorted; `<none>` for none. */
+export function keyValues(title: string, values: Readonly<Record<string, string>> | undefined): string[] {
   const entries = Object.entries(values ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length === 0) return [`${title}:\t<none>`];
   return entries.map(([k, v], i) => `${i === 0 ? `${title}:` : ""}\t${k}=${v}`);
@@ -239,7 +240,8 @@ export function qosClass(spec: Pod | undefined): string {
   return guaranteed ? "Guaranteed" : "Burstable";
 }
 
-function describeEvents(rows: readonly FoldedRow[], nowMs: number): string[] {
+/** The `Events:` table, as kubectl's DescribeEvents prints the folded rows. */
+export function describeEvents(rows: readonly FoldedRow[], nowMs: number): string[] {
   if (rows.length === 0) return ["Events:\t<none>"];
   const lines = ["Events:", "  Type\tReason\tAge\tFrom\tMessage", "  ----\t------\t----\t----\t-------"];
   for (const row of rows) {

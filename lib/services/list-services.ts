@@ -30,6 +30,8 @@ export interface ListedService {
   service: Service;
   /** `ip:port` of each port's endpoints, port by port (a headless Service without ports: its pods' IPs). */
   endpoints: string[];
+  /** The same, one list per port of spec.ports, in its order (none without ports), as `describe svc` shows them. */
+  endpointsByPort: string[][];
 }
 
 export async function findServices(
@@ -54,7 +56,11 @@ export async function findServices(
   const pods = candidatePods(containers);
   return mergeServices(proxies, [...records, ...elsewhere.flat()])
     .filter((service) => options.namespace === undefined || service.metadata?.namespace === options.namespace)
-    .map((service) => ({ service, endpoints: endpointsOf(service, pods) }));
+    .map((service) => ({
+      service,
+      endpoints: endpointsOf(service, pods),
+      endpointsByPort: endpointsByPortOf(service, pods),
+    }));
 }
 
 /** The Services of these proxies and records (pure), sorted by namespace and name, as the API server lists them. */
@@ -76,7 +82,13 @@ export function endpointsOf(service: Service, pods: readonly CandidatePod[]): st
   if (service.spec?.type === "ExternalName") return [];
   // kubectl's formatEndpoints: a headless Service without ports lists its addresses alone.
   if (!service.spec?.ports?.length) return headlessAddresses(service, pods);
-  return serviceEndpoints(service, pods).flatMap((port) =>
+  return endpointsByPortOf(service, pods).flat();
+}
+
+/** `ip:port` of each port's endpoints, a list per port of spec.ports (pure); none for an ExternalName Service. */
+export function endpointsByPortOf(service: Service, pods: readonly CandidatePod[]): string[][] {
+  if (service.spec?.type === "ExternalName" || !service.spec?.ports?.length) return [];
+  return serviceEndpoints(service, pods).map((port) =>
     port.endpoints.map(({ ip, port }) => (ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`)),
   );
 }

@@ -18,6 +18,9 @@ export interface JobRecord {
   /** The terminal condition, once the Job has one. */
   finished?: { type: "Complete" | "Failed"; reason: string; message: string; at: number };
   ttlSecondsAfterFinished?: number;
+  /** spec.completions and spec.parallelism as the controller read them, for `get job`'s COMPLETIONS. */
+  completions?: number;
+  parallelism?: number;
 }
 
 export function jobsDirectory(stateDir: string, engine: string): string {
@@ -82,6 +85,8 @@ export function parseJobRecord(text: string | undefined): JobRecord | undefined 
   const record: JobRecord = { namespace: v.namespace, name: v.name };
   if (typeof v.startTime === "number") record.startTime = v.startTime;
   if (typeof v.ttlSecondsAfterFinished === "number") record.ttlSecondsAfterFinished = v.ttlSecondsAfterFinished;
+  if (typeof v.completions === "number") record.completions = v.completions;
+  if (typeof v.parallelism === "number") record.parallelism = v.parallelism;
   const f = v.finished as Record<string, unknown> | undefined;
   if (f && (f.type === "Complete" || f.type === "Failed") && typeof f.at === "number") {
     record.finished = {

@@ -191,6 +191,8 @@ async function saveRecord(run: JobRun): Promise<void> {
   if (finished) next.finished = finished;
   if (controller.spec.ttlSecondsAfterFinished !== undefined)
     next.ttlSecondsAfterFinished = controller.spec.ttlSecondsAfterFinished;
+  if (controller.spec.completions !== undefined) next.completions = controller.spec.completions;
+  next.parallelism = controller.spec.parallelism;
   await writeJobRecord(options.podOptions.stateDir, run.deps.runtime.name, next);
 }
 

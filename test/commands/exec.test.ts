@@ -87,5 +87,8 @@ t.test("kubectl's errors: no pod, no container, no command, pod and -l both", as
     run({ target: "deploy/api", selector: "app" }),
     new UsageError("only a selector (-l) or a POD name is allowed"),
   );
-  await t.rejects(run({ target: "svc/api" }), /podrun exec takes pods and workloads, not "svc"/);
+  // A Service stands for a pod its selector picks: one that was never made is kubectl's NotFound.
+  await t.rejects(run({ target: "svc/api" }), ExitError);
+  t.same(world.stderr.lines(), ['Error from server (NotFound): services "api" not found']);
+  await t.rejects(run({ target: "ingress/api" }), /podrun exec takes pods and workloads, not "ingress"/);
 });

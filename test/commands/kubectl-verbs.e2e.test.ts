@@ -158,9 +158,93 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     t.same(names.stdout.split("\n").filter(Boolean).sort(), api.map((pod) => `pod/${pod}`).sort(), "get pods -o name");
     const svc = await cli(["get", "svc", "api"]);
     t.match(svc.stdout, /^NAME +TYPE +CLUSTER-IP/, "get svc: the Services' table");
-    const other = await cli(["get", "deployments"]);
-    t.equal(other.exitCode, 2, "a kind get does not list yet: a usage error");
   });
+
+  t.test(
+    "get: workloads, Jobs and Services in kubectl's columns; -o jsonpath, custom-columns, yaml, name",
+    async (t) => {
+      const deploy = await cli(["get", "deploy"]);
+      t.equal(deploy.exitCode, 0, deploy.stderr);
+      t.match(deploy.stdout, /^NAME +READY +UP-TO-DATE +AVAILABLE +AGE\napi +[0-2]\/2 +2 +[0-2] +\S+\n$/, "get deploy");
+      const phase = await cli(["get", "pod", "tools", "-o", "jsonpath={.status.phase}"]);
+      t.equal(phase.stdout, "Running", "one pod by name: the object itself");
+      const ranged = await cli(["get", "pods", "-o", 'jsonpath={range .items[*]}{.metadata.name}{"\\n"}{end}']);
+      t.same(ranged.stdout.split("\n").filter(Boolean).sort(), [...api, "tools"].sort(), "range over the List");
+      const filtered = await cli([
+        "get",
+        "pod",
+        "tools",
+        "-o",
+        'jsonpath={.spec.containers[?(@.name=="shell")].image}',
+      ]);
+      t.equal(filtered.stdout, BUSYBOX, "a filter");
+      const image = await cli(["get", "deploy/api", "-o", "jsonpath={.spec.template.spec.containers[0].image}"]);
+      t.equal(image.stdout, BUSYBOX, "the Deployment's template, from its pods' records");
+      const replicas = await cli(["get", "deployment.apps", "api", "-o", "jsonpath={.spec.replicas}"]);
+      t.equal(replicas.stdout, "2");
+      const columns = await cli([
+        "get",
+        "pods",
+        "-l",
+        "app=api",
+        "-o",
+        "custom-columns=NAME:.metadata.name,IP:.status.podIP",
+      ]);
+      const table = columns.stdout.split("\n").filter(Boolean);
+      t.match(table[0], /^NAME +IP$/);
+      t.same(
+        table
+          .slice(1)
+          .map((line) => line.split(/\s+/)[0])
+          .sort(),
+        [...api].sort(),
+        "custom-columns",
+      );
+      t.ok(
+        table.slice(1).every((line) => /\s\d+\.\d+\.\d+\.\d+$/.test(line)),
+        "each pod's IP",
+      );
+      const clusterIP = (await cli(["get", "svc", "api", "-o", "jsonpath={.spec.clusterIP}"])).stdout;
+      t.match(clusterIP, /^\d+\.\d+\.\d+\.\d+$/, "a Service's clusterIP");
+      const yaml = await cli(["get", "svc/api", "-o", "yaml"]);
+      t.match(
+        yaml.stdout,
+        /^apiVersion: v1\nkind: Service\nmetadata:\n/,
+        "-o yaml: the Service, keys sorted as kubectl's",
+      );
+      t.same((await cli(["get", "deploy", "-o", "name"])).stdout, "deployment.apps/api\n");
+      const missing = await cli(["get", "deploy", "nope"]);
+      t.equal(missing.exitCode, 1);
+      t.equal(missing.stderr, 'Error from server (NotFound): deployments.apps "nope" not found\n');
+      const none = await cli(["get", "sts"]);
+      t.equal(none.stderr, `No resources found in ${ns} namespace.\n`);
+      const bad = await cli(["get", "pods", "-o", "jsonpath={.items[*}"]);
+      t.equal(bad.exitCode, 2, `a bad template: ${bad.stderr}`);
+      // A Job run to completion: its record says so.
+      const jobFile = join(dir, "job.yaml");
+      await writeFile(
+        jobFile,
+        `apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate, namespace: ${ns}}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: ${BUSYBOX}, command: [sh, -c, 'echo migrated']}]\n`,
+      );
+      const ran = await runCli(["up", "--wait", jobFile, "--runtime", runtime], { env });
+      t.equal(ran.exitCode, 0, ran.stderr);
+      const job = await cli(["get", "jobs"]);
+      t.match(
+        job.stdout,
+        /^NAME +STATUS +COMPLETIONS +DURATION +AGE\nmigrate +Complete +1\/1 +\S+ +\S+\n$/,
+        "get jobs",
+      );
+      const succeeded = await cli([
+        "get",
+        "job/migrate",
+        "-o",
+        "jsonpath={.status.succeeded}/{.status.conditions[0].type}",
+      ]);
+      t.equal(succeeded.stdout, "1/Complete");
+      const gone = await runCli(["down", jobFile, "--runtime", runtime], { env });
+      t.equal(gone.exitCode, 0, gone.stderr);
+    },
+  );
 
   t.test("logs -l --prefix: each selected pod's lines, written inside it", async (t) => {
     const logs = await cli(["logs", "-l", "app=api", "--prefix"]);
@@ -169,6 +253,10 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
       logs.stdout.split("\n").filter(Boolean).sort(),
       api.map((pod) => `[pod/${pod}/app] hello from ${pod}`).sort(),
     );
+    // Two containers, no -c: the one the default-container annotation names (kubectl says nothing then).
+    const defaulted = await cli(["logs", "tools"]);
+    t.equal(defaulted.exitCode, 0, `logs of a pod of two containers: ${defaulted.stderr}`);
+    t.equal(defaulted.stderr, "");
   });
 
   t.test("exec: the command's output and exit code; the container kubectl picks", async (t) => {
@@ -193,6 +281,9 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     t.not(other.exitCode, 0, "not in the other container");
     const defaulted = await cli(["exec", "-l", "app=api", "--", "true"]);
     t.equal(defaulted.exitCode, 0, "-l: the first selected pod");
+    const viaService = await cli(["exec", "svc/api", "--", "cat", "/etc/hostname"]);
+    t.equal(viaService.exitCode, 0, viaService.stderr);
+    t.ok(api.includes(viaService.stdout.trim()), "svc/api: a pod its selector picks");
   });
 
   t.test("exec -i streams stdin; a terminal only with -t", async (t) => {
@@ -354,9 +445,17 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
       t.match(tools, /\nAnnotations: +kubectl\.kubernetes\.io\/default-container=shell\n/);
       const workload = (await cli(["describe", "deploy/api"])).stdout;
       t.equal(workload.match(/Controlled By: +Deployment\/api/g)?.length, 2, "a workload: each of its pods");
+      const service = (await cli(["describe", "svc/api"])).stdout;
+      t.match(service, /^Name: +api\nNamespace: +\S+\n[\s\S]*\nSelector: +app=api\nType: +ClusterIP\n/, "describe svc");
+      t.match(
+        service,
+        /\nPort: +<unset> +80\/TCP\nTargetPort: +http\/TCP\nEndpoints: +(\d+\.\d+\.\d+\.\d+:8080,?){2}\n/,
+      );
       const none = await cli(["describe", "nope"]);
       t.equal(none.exitCode, 1);
       t.equal(none.stderr, 'Error from server (NotFound): pods "nope" not found\n');
+      const noService = await cli(["describe", "svc", "nope"]);
+      t.equal(noService.stderr, 'Error from server (NotFound): services "nope" not found\n');
     },
   );
 

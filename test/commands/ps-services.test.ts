@@ -1,11 +1,11 @@
 import t from "tap";
+import { formatLabels } from "../../lib/text/labels.js";
 import type { Service } from "kubernetes-types/core/v1.js";
 import { join } from "node:path";
 import { ps } from "../../lib/commands/ps.js";
 import {
   formatEndpoints,
   formatExternalIP,
-  formatSelector,
   formatServiceTable,
   serviceArguments,
 } from "../../lib/commands/ps-services.js";
@@ -26,7 +26,7 @@ function listed(name: string, spec: Service["spec"], extra: Partial<ListedServic
     spec,
     status: extra.service?.status ?? { loadBalancer: {} },
   };
-  return { service, endpoints: extra.endpoints ?? [] };
+  return { service, endpoints: extra.endpoints ?? [], endpointsByPort: extra.endpointsByPort ?? [] };
 }
 
 const services: ListedService[] = [
@@ -89,8 +89,8 @@ t.test("EXTERNAL-IP as getServiceExternalIP; SELECTOR and ENDPOINTS as kubectl f
   );
   t.equal(formatExternalIP(lb([{ hostname: "lb.local" }], ["10.0.0.1"]), false), "lb.local,10.0.0.1");
   t.equal(formatExternalIP({ spec: { type: "NodePort", externalIPs: ["10.0.0.2"] } }, false), "10.0.0.2");
-  t.equal(formatSelector({ tier: "web", app: "api" }), "app=api,tier=web", "sorted by key");
-  t.equal(formatSelector(undefined), "<none>");
+  t.equal(formatLabels({ tier: "web", app: "api" }), "app=api,tier=web", "sorted by key");
+  t.equal(formatLabels(undefined), "<none>");
   t.equal(formatEndpoints(["a:1", "b:1", "c:1", "d:1", "e:1"]), "a:1,b:1,c:1 + 2 more...");
 });
 

@@ -40,7 +40,8 @@ export type ExecContainerChoice =
  * is not there and one that is not running are refused with kubectl's words.
  */
 export function chooseExecContainer(
-  pod: Pick<PodSummary, "name" | "phase" | "initContainers" | "appContainers">,
+  /** Its phase: none for `logs` and `cp`, which read exited containers too. */
+  pod: Pick<PodSummary, "name" | "initContainers" | "appContainers"> & { phase?: PodSummary["phase"] },
   spec: Pod | undefined,
   requested: string | undefined,
   /** false (`cp`): a container that exited is chosen too, as the engines copy from it. */
