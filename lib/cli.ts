@@ -211,9 +211,30 @@ export function buildProgram(): Command {
     declareDown,
     declareBackoff,
     declareCompletion,
+    declareVersion,
   ])
     declare(program);
   return program;
+}
+
+// `podrun version`: podrun's, the engine's, and where the engine is (runtime/engine-location.ts).
+function declareVersion(program: Command): void {
+  program
+    .command("version")
+    .description(
+      "print podrun's version, the engine's, and where the engine is: this host, a VM (Docker Desktop, Colima…) or another host",
+    )
+    .addOption(new Option("-o, --output <format>", "json: one object").choices(["json"]))
+    .addOption(runtimeOption())
+    .addOption(requestTimeoutOption())
+    .addHelpText(
+      "after",
+      "\nWhere the engine is decides what podrun can reach: a pod's address from this host (probes, hooks, port-forward),\nand this host's files (volumes). --version prints podrun's version alone.\n\nExamples:\n  $ podrun version\n  $ podrun version --runtime podman -o json",
+    )
+    .action(async (flags: { output?: "json"; runtime?: RuntimeName; runtimeRequestTimeout?: string }) => {
+      const { version } = await import("./commands/version.js");
+      await version({ ...flags, json: flags.output === "json" });
+    });
 }
 
 // `podrun validate`: lib/manifest/ alone.

@@ -32,3 +32,5 @@ stop_pid_file "$STATE/registry-open.pid" docker-registry
 stop_pid_file "$STATE/registry-auth.pid" docker-registry
 # dockerd stops its containers (and the containerd it started) on SIGTERM.
 stop_pid_file "$STATE/dockerd.pid" dockerd
+# The simulated VM's dockerd (its network namespace stays: the next test-env.sh reuses it).
+stop_pid_file "$STATE/vm-docker/docker.pid" dockerd

@@ -33,6 +33,13 @@ SERVICE_PROXY_BUILD=$ROOT/images/service-proxy/build.sh
 # The tests' UDP server (a DNS responder), built from images/test-udp-responder; pods pull it from the open registry.
 UDP_RESPONDER=$OPEN/podrun-test/udp-responder:0.1.0
 UDP_RESPONDER_BUILD=$ROOT/images/test-udp-responder/build.sh
+# The simulated VM engine (issue 27): a second dockerd in a network namespace of its own, reached
+# through its socket. Its containers' addresses are not routable from this host and its published
+# ports bind inside that namespace, as an engine in Docker Desktop's or Colima's VM is seen from
+# the Mac. Its own subnets, so that no address of it is one of this host's networks either.
+VM_NETNS=podrun-vm
+VM_DOCKER_DIR=$STATE/vm-docker
+VM_DOCKER_HOST=unix://$VM_DOCKER_DIR/docker.sock
 # Local name of the imported busybox image; the registry names are tags of it.
 BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
@@ -217,6 +224,50 @@ start_dockerd() {
   done
   tail -n 20 "$STATE/dockerd.log" >&2 || true
   die "dockerd did not answer within 60s (log: $STATE/dockerd.log)"
+}
+
+vm_docker() { docker -H "$VM_DOCKER_HOST" "$@"; }
+vm_docker_answers() { vm_docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
+
+# The simulated VM's dockerd. nsenter, not `ip netns exec`: the latter mounts a sysfs of its own,
+# which hides the cgroup mounts dockerd needs. It starts a containerd of its own under its exec-root.
+start_vm_dockerd() {
+  if vm_docker_answers; then
+    log "vm dockerd already running"
+    return
+  fi
+  local t=$(date +%s.%N) pid i
+  if [[ ! -e /run/netns/$VM_NETNS ]]; then
+    ip netns add "$VM_NETNS"
+    ip -n "$VM_NETNS" link set lo up
+  fi
+  mkdir -p "$VM_DOCKER_DIR/data" "$VM_DOCKER_DIR/exec"
+  pid_file_alive "$VM_DOCKER_DIR/docker.pid" dockerd || rm -f "$VM_DOCKER_DIR/docker.pid"
+  pid_file_alive "$VM_DOCKER_DIR/exec/containerd/containerd.pid" containerd ||
+    rm -f "$VM_DOCKER_DIR/exec/containerd/containerd.pid"
+  setsid nohup nsenter --net="/run/netns/$VM_NETNS" dockerd --data-root "$VM_DOCKER_DIR/data" \
+    --exec-root "$VM_DOCKER_DIR/exec" --pidfile "$VM_DOCKER_DIR/docker.pid" -H "$VM_DOCKER_HOST" \
+    --bip 10.213.0.1/24 --default-address-pool base=10.214.0.0/16,size=24 \
+    >>"$STATE/vm-dockerd.log" 2>&1 </dev/null &
+  pid=$!
+  for ((i = 0; i < 120; i++)); do
+    vm_docker_answers && { log "vm dockerd ready ($(since "$t"))"; return; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  tail -n 20 "$STATE/vm-dockerd.log" >&2 || true
+  die "the vm dockerd did not answer within 60s (log: $STATE/vm-dockerd.log)"
+}
+
+# The images its tests run, copied from this host's dockerd (it reaches no registry on this host's loopback).
+vm_docker_images() {
+  local image missing=()
+  for image in "$BUSYBOX" "$PAUSE" "$SERVICE_PROXY"; do
+    vm_docker image inspect "$image" >/dev/null 2>&1 || missing+=("$image")
+  done
+  ((${#missing[@]} == 0)) && return
+  docker save "${missing[@]}" | vm_docker load >/dev/null
+  log "vm dockerd: loaded ${missing[*]}"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -523,6 +574,7 @@ write_env_json() {
   "runtimes": ["docker", "podman"],
   "logs": {"open": "$STATE/registry-open.log", "auth": "$STATE/registry-auth.log"},
   "yamlReader": "$YAML_READER",
+  "vmDocker": {"host": "$VM_DOCKER_HOST", "netns": "$VM_NETNS"},
   "nodes": {$(for major in "${NODE_MAJORS[@]}"; do printf '%s"%s": "%s"' "${sep:-}" "$major" "$STATE/node-$major/bin/node"; sep=", "; done)}
 }
 EOF
@@ -586,6 +638,8 @@ ensure_service_proxy
 ensure_udp_responder
 log "images in registries and docker"
 podman_images
+start_vm_dockerd
+vm_docker_images
 build_yaml_reader
 install_node_runtimes
 write_env_json

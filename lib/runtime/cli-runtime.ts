@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 // ContainerRuntime over a container CLI: docker, podman or nerdctl, told apart by the dialect
 // table. Every call goes through runCommand (argv arrays, never a shell). In dry-run mode the
 // commands are recorded instead of run, so a caller can print the whole plan. A command that
@@ -31,6 +33,7 @@ import {
   type CommandResult,
   type RunOptions,
 } from "./exec.js";
+import { firstAddress, locateEngine, type EngineLocation, type HostInterfaces } from "./engine-location.js";
 import { clusterDnsServer, isSubnetTaken, parseNetworkInspect, parseNetworkList, subnetsOverlap } from "./network.js";
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
 import {
@@ -98,6 +101,42 @@ export function createRuntime(
   options: Omit<CliRuntimeOptions, "name" | "binary"> = {},
 ): CliRuntime {
   return new CliRuntime({ name: detected.name, binary: detected.binary, version: detected.clientVersion, ...options });
+}
+
+/**
+ * This host's interfaces: Linux lists every one under /sys/class/net, up or down, and every local
+ * address in /proc/net/fib_trie (a bridge with no container is down, and Node lists only those up).
+ */
+const HOST_INTERFACES: HostInterfaces = {
+  exists: (name) => /^[\w.-]+$/.test(name) && existsSync(`/sys/class/net/${name}`),
+  hasAddress: (address) =>
+    Object.values(networkInterfaces()).some((list) => list?.some((a) => a.address === address)) ||
+    localAddresses().has(address),
+};
+
+/** The LOCAL /32 entries of the kernel's routing trie; none where there is no /proc (macOS). */
+/** A network's IPv4 gateway: as the engine says, else the first address of its subnet (docker's pick). */
+function gatewayOf(network: NetworkInfo | undefined): string | undefined {
+  const subnet = network?.subnets.find((s) => !s.subnet.includes(":"));
+  return subnet?.gateway ?? (subnet ? firstAddress(subnet.subnet) : undefined);
+}
+
+function localAddresses(): Set<string> {
+  let text: string;
+  try {
+    text = readFileSync("/proc/net/fib_trie", "utf8");
+  } catch {
+    return new Set(); // not Linux: no bridge of an engine's is here anyway
+  }
+  const found = new Set<string>();
+  const lines = text.split("\n");
+  lines.forEach((line, i) => {
+    if (/\/32 host LOCAL/.test(line)) {
+      const address = /([\d.]+)\s*$/.exec(lines[i - 1] ?? "")?.[1];
+      if (address) found.add(address);
+    }
+  });
+  return found;
 }
 
 export class CliRuntime implements ContainerRuntime {
@@ -556,6 +595,28 @@ export class CliRuntime implements ContainerRuntime {
       if (failed) throw toCommandError(this.binary, create(subnets[candidate]), failed);
       throw new EngineError("not-found", `network ${name} not found`);
     });
+  }
+
+  async locate(network: string): Promise<EngineLocation> {
+    const { env, contextArgs, defaultNetwork, rootless, bridgesOnDemand } = this.dialect.endpoint;
+    // The endpoint: the CLI's variable, else its current context's (a docker context of the user's).
+    const firstLine = async (args: readonly string[] | undefined) =>
+      args ? (await this.run(args, { reject: false })).stdout.trim().split("\n")[0]! : "";
+    const [endpoint, rootlessText, inspected] = await Promise.all([
+      process.env[env] || firstLine(contextArgs),
+      firstLine(rootless?.args),
+      // The network's bridge: podrun's cluster network, else (not made yet) the engine's default one.
+      this.run(["network", "inspect", network, defaultNetwork], { reject: false }),
+    ]);
+    const networks = parseNetworkInspect(this.dialect, inspected.stdout);
+    const chosen = networks.find((n) => n.name === network) ?? networks.find((n) => n.name === defaultNetwork);
+    const bridge = {
+      network: chosen?.name ?? defaultNetwork,
+      interfaceName: chosen?.bridge,
+      gateway: gatewayOf(chosen),
+    };
+    const engine = { onDemand: bridgesOnDemand, rootless: rootless !== undefined && rootless.says.test(rootlessText) };
+    return locateEngine(endpoint, bridge, HOST_INTERFACES, engine);
   }
 
   async removeNetwork(name: string): Promise<boolean> {

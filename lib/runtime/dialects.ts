@@ -105,6 +105,20 @@ export interface Dialect {
    * is still listed there, is answered on the old gateway only, and no name resolves on the new one.
    */
   readonly clusterSubnets: readonly string[];
+  /**
+   * Where the CLI's engine is (engine-location.ts): the environment variable that points it at
+   * another endpoint, the command that prints the current context's endpoint (docker's contexts),
+   * and the network every engine has, inspected when podrun's cluster network is not made yet.
+   */
+  readonly endpoint: {
+    env: string;
+    contextArgs?: readonly string[];
+    defaultNetwork: string;
+    /** The command whose output says the engine runs rootless, and what in it says so. */
+    rootless?: { args: readonly string[]; says: RegExp };
+    /** A network's bridge is made with its first container (podman's netavark), not with the network. */
+    bridgesOnDemand: boolean;
+  };
 }
 
 // docker: "No such container|image|object", "get <volume>: no such volume"; podman: "no such
@@ -147,6 +161,14 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     dockerHubAuthKey: "https://index.docker.io/v1/",
     clusterDns: "embedded",
     clusterSubnets: ["10.244.0.0/16", "10.247.0.0/16"],
+    endpoint: {
+      env: "DOCKER_HOST",
+      contextArgs: ["context", "inspect", "--format", "{{.Endpoints.docker.Host}}"],
+      defaultNetwork: "bridge",
+      // A rootless dockerd lists `name=rootless` among its security options.
+      rootless: { args: ["info", "--format", "{{json .SecurityOptions}}"], says: /name=rootless/ },
+      bridgesOnDemand: false,
+    },
   },
   podman: {
     name: "podman",
@@ -165,6 +187,13 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     dockerHubAuthKey: "docker.io",
     clusterDns: "gateway",
     clusterSubnets: [],
+    // `podman --remote` and podman machine's client read CONTAINER_HOST (or their connection).
+    endpoint: {
+      env: "CONTAINER_HOST",
+      defaultNetwork: "podman",
+      rootless: { args: ["info", "--format", "{{.Host.Security.Rootless}}"], says: /^true/ },
+      bridgesOnDemand: true,
+    },
   },
   nerdctl: {
     name: "nerdctl",
@@ -185,6 +214,7 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     dockerHubAuthKey: "https://index.docker.io/v1/",
     clusterDns: "none",
     clusterSubnets: [],
+    endpoint: { env: "CONTAINERD_ADDRESS", defaultNetwork: "bridge", bridgesOnDemand: false },
   },
 };
 

@@ -47,9 +47,10 @@ export function parseNetworkInspect(dialect: Dialect, stdout: string): NetworkIn
     // docker's user-defined bridges always have the embedded server; podman says per network.
     const dns = dialect.clusterDns === "embedded" ? true : item["dns_enabled"] === true;
     const created = item["Created"] ?? item["created"];
+    const bridge = bridgeOf(item, id);
     return [
       {
-        network: { id, name, labels, subnets, dns },
+        network: { id, name, labels, subnets, dns, ...(bridge ? { bridge } : {}) },
         created: (typeof created === "string" && Date.parse(created)) || 0,
       },
     ];
@@ -72,6 +73,18 @@ export function clusterDnsServer(dialect: Dialect, network: NetworkInfo): string
   if (dialect.clusterDns === "gateway")
     return network.subnets.find((s) => s.gateway && !s.gateway.includes(":"))?.gateway;
   return undefined;
+}
+
+/**
+ * The bridge's interface on the engine's host: podman says it (`network_interface`); docker's is
+ * its `com.docker.network.bridge.name` option, else `br-` and the first 12 characters of the
+ * network's ID, as libnetwork names a bridge network's (nerdctl names its own the same way).
+ */
+function bridgeOf(item: Record<string, unknown>, id: string): string | undefined {
+  if (typeof item["network_interface"] === "string") return item["network_interface"];
+  const named = asStringMap(item["Options"])["com.docker.network.bridge.name"];
+  if (named) return named;
+  return item["Driver"] === "bridge" && id.length >= 12 ? `br-${id.slice(0, 12)}` : undefined;
 }
 
 function asStringMap(value: unknown): Record<string, string> {

@@ -50,6 +50,8 @@ export interface NetworkInfo {
   dns: boolean;
   /** Where a container on it sends DNS queries; undefined when the engine has no DNS there. */
   dnsServer?: string;
+  /** The bridge's interface on the engine's host (docker0, br-1a2b3c4d5e6f, podman1), when the engine says. */
+  bridge?: string;
 }
 
 /** What `create` needs for one container of a pod, with Kubernetes semantics. */

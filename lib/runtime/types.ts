@@ -1,3 +1,4 @@
+import type { EngineLocation } from "./engine-location.js";
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
 import type { ContainerSpec, NetworkInfo, SandboxSpec } from "./specs.js";
@@ -223,6 +224,11 @@ export interface ContainerRuntime {
   ensureNetwork(name: string, labels: Record<string, string>): Promise<NetworkInfo>;
   /** Removes the network; a missing one is success; false when containers still use it (it stays). */
   removeNetwork(name: string): Promise<boolean>;
+  /**
+   * Where the engine is, seen from this host (engine-location.ts): its endpoint, and whether the
+   * bridge of `network` (else the engine's default network) is one of this host's interfaces.
+   */
+  locate(network: string): Promise<EngineLocation>;
   /** The directory on the host that holds the volume's files (its Mountpoint); throws when the volume is missing. */
   inspectVolumeMountpoint(name: string): Promise<string>;
   /**

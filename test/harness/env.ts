@@ -32,6 +32,11 @@ export interface TestEnv {
   logs: Record<RegistryName, string>;
   /** kubectl's YAML reader built from scripts/k8s-yaml-reader; absent in an older env.json. */
   yamlReader?: string;
+  /**
+   * The simulated VM engine: a dockerd in a network namespace of its own (`netns`), reached at
+   * `host` (a DOCKER_HOST), holding busybox, pause and the Service proxy; absent in an older env.json.
+   */
+  vmDocker?: { host: string; netns: string };
 }
 
 export function testEnvHome(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,3 +1,4 @@
+import type { EngineLocation } from "../../lib/runtime/engine-location.js";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
@@ -563,6 +564,20 @@ export class FakeRuntime implements ContainerRuntime {
     if (inUse) return false;
     this.networks.delete(name);
     return true;
+  }
+
+  /** Where the fake engine is: `location` as a test sets it; by default a local engine. */
+  location: EngineLocation = {
+    place: "local",
+    podIPsRoutable: true,
+    sharedDisk: true,
+    endpoint: "",
+    reason: "the fake engine",
+  };
+
+  async locate(network: string): Promise<EngineLocation> {
+    await this.enter("locate", [network], network);
+    return { ...this.location };
   }
 
   async createVolume(name: string, labels: Record<string, string>): Promise<void> {
