@@ -259,11 +259,13 @@ start_vm_dockerd() {
   die "the vm dockerd did not answer within 60s (log: $STATE/vm-dockerd.log)"
 }
 
-# The images its tests run, copied from this host's dockerd (it reaches no registry on this host's loopback).
+# The images its tests run, copied from this host's dockerd (it reaches no registry on this host's
+# loopback): those it lacks, and those rebuilt here since (the Service proxy's, by its source hash).
 vm_docker_images() {
   local image missing=()
   for image in "$BUSYBOX" "$PAUSE" "$SERVICE_PROXY"; do
-    vm_docker image inspect "$image" >/dev/null 2>&1 || missing+=("$image")
+    [[ $(vm_docker image inspect -f '{{.Id}}' "$image" 2>/dev/null) == $(docker image inspect -f '{{.Id}}' "$image") ]] ||
+      missing+=("$image")
   done
   ((${#missing[@]} == 0)) && return
   docker save "${missing[@]}" | vm_docker load >/dev/null

@@ -12,6 +12,8 @@
 // mounted that directory (watch.go), so that podrun can wait until the proxy follows its file.
 //
 // Usage: service-proxy [-config-dir /podrun/service] [-status-dir /podrun/status] [-v]
+//
+//	service-proxy -relay | -dial HOST:PORT   (dial.go: podrun's way to a pod through the engine)
 package main
 
 import (
@@ -25,6 +27,8 @@ import (
 )
 
 func main() {
+	// podrun's relay (dial.go): -relay to idle, -dial HOST:PORT for one connection over stdio.
+	dialMode(os.Args)
 	configDir := flag.String("config-dir", "/podrun/service", "directory holding "+configFile)
 	statusDir := flag.String("status-dir", "/podrun/status", "writable directory for "+appliedFile+" (skipped when absent)")
 	verbose := flag.Bool("v", false, "log every connection and UDP session")

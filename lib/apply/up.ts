@@ -1,4 +1,5 @@
 import { EngineError, PodrunError } from "../errors.js";
+import { reachPods } from "./reach-pods.js";
 import { toInvolvedObject } from "../events/types.js";
 import { identifyPod } from "../pod/identity.js";
 import { runPod, type PodOutcome, type PodProgress, type RunPodDeps } from "../pod/run-pod.js";
@@ -86,6 +87,9 @@ interface UpState {
 export async function applyUp(deps: RunPodDeps, options: UpRunOptions): Promise<UpResult> {
   const state: UpState = { failed: [], done: [], proxies: [] };
   const { dryRun, signal } = options.podOptions;
+  // Step 0: where this host cannot reach the pods, their probes and hooks go through the engine (reach-pods.ts).
+  const probed = [...options.plan.runs.map((r) => r.pod), ...options.plan.jobs.flatMap((j) => j.workload.pods)];
+  if (!dryRun) await reachPods(deps.runtime, probed, options.services.image);
   if (!dryRun) await removeStalePods(deps, options, state);
   // A dry run goes pod by pod, in one start slot: its commands are printed as each pod's would run.
   const planned = dryRun ? { ...options, plan: inSequence(options.plan) } : options;

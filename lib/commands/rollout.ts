@@ -1,4 +1,6 @@
 import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { reachPods } from "../apply/reach-pods.js";
+import { resolveProxyImage } from "../services/proxy-config.js";
 import { openEventLog } from "../events/event-log.js";
 import { createRecorder } from "../events/recorder.js";
 import { waitForPodReadiness } from "../apply/wait.js";
@@ -51,6 +53,8 @@ export async function rolloutStatus(options: RolloutStatusOptions): Promise<void
   const viewer = VIEWERS[ref.kind]!;
   const limitMs = options.timeout === undefined ? 0 : parseWaitTimeout(options.timeout);
   const runtime = await openEngine(options, env);
+  // Readiness is probed here: where this host cannot reach the pods, through the engine (reach-pods.ts).
+  await reachPods(runtime, undefined, resolveProxyImage(undefined, env));
   const namespace = options.namespace ?? "default";
   // 2. Its pods, as the engine holds them.
   const pods = selectPods(await findPods(runtime, { namespace }), ref);

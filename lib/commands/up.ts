@@ -11,7 +11,7 @@ import { createImagePuller, DEFAULT_PARALLEL_PULLS } from "../images/puller.js";
 import { loadManifests } from "../kinds/read-manifests.js";
 import { planObjects, type PodRun } from "../apply/plan-objects.js";
 import { formatServiceOutcome } from "../output/service-lines.js";
-import { SERVICE_PROXY_IMAGE } from "../services/proxy-config.js";
+import { resolveProxyImage } from "../services/proxy-config.js";
 import { applyUp, type UpResult, type UpRunOptions, type UpStep } from "../apply/up.js";
 import { configureColor } from "../output/color.js";
 import { plural } from "../text/plural.js";
@@ -36,9 +36,6 @@ import {
   formatUnschedulable,
 } from "../output/up-lines.js";
 import type { ContainerRuntime, RuntimeCommand } from "../runtime/types.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
-import { CLUSTER_NETWORK_NAME } from "../pod/cluster-network.js";
-import { networkChecks } from "../pod/spec/network-checks.js";
 import { createFileBackoffStore, createMemoryBackoffStore } from "../state/backoff-store.js";
 import { resolveStateDir } from "../state/paths.js";
 
@@ -121,7 +118,7 @@ export async function up(options: UpOptions): Promise<void> {
   const log: EventLog | undefined = options.dryRun ? undefined : await openEventLog(stateDir);
   const recorder = createRecorder({ sinks: output.sinks, log });
   const warnOnce = (message: string) => warn(`Warning: ${message}`);
-  if (!options.dryRun) await warnUnreachablePods(runtime, plan.runs, warnOnce);
+  const proxyImage = resolveProxyImage(options.serviceProxyImage, env);
   // Ctrl-C or SIGTERM: while starting, what this run made is removed (exit 130); during `--wait`,
   // the wait answers it. One watcher for the whole run; pulls under way are aborted through it.
   const interrupt = options.dryRun ? undefined : watchInterrupt();
@@ -141,7 +138,7 @@ export async function up(options: UpOptions): Promise<void> {
         plan,
         podOptions: podOptionsOf(options, { env, input, stateDir, signal: interrupt?.signal }),
         services: {
-          image: options.serviceProxyImage || env.PODRUN_SERVICE_PROXY_IMAGE || SERVICE_PROXY_IMAGE,
+          image: proxyImage,
           // Loopback unless asked: a CI machine's test database must not be reachable from the network by accident.
           address: options.address || env.PODRUN_ADDRESS || "127.0.0.1",
         },
@@ -206,29 +203,6 @@ function parallelLimit(env: NodeJS.ProcessEnv): number | undefined {
 }
 
 /** What `up` reads before anything is created: a missing or broken file, or a wrong flag, is a usage error. */
-/**
- * Where the engine's pods are not reachable from this host (an engine in a VM or namespace of its
- * own, rootless, or remote: runtime/engine-location.ts), a pod's httpGet and tcpSocket checks
- * cannot reach it, and may even get another host's answer: one Warning before the run says so.
- * The engine is asked only when some pod has such a check.
- */
-async function warnUnreachablePods(
-  runtime: ContainerRuntime,
-  runs: readonly { pod: Pod }[],
-  warnOnce: (message: string) => void,
-): Promise<void> {
-  const checks = runs.flatMap((run) =>
-    networkChecks(run.pod).map((check) => `pod/${run.pod.metadata?.name}[${check}]`),
-  );
-  if (checks.length === 0) return;
-  const location = await runtime.locate(CLUSTER_NETWORK_NAME);
-  if (location.podIPsRoutable) return;
-  const more = checks.length > 1 ? ` and ${checks.length - 1} more` : "";
-  warnOnce(
-    `pod addresses are not reachable from this host (${location.reason}): the httpGet and tcpSocket checks (${checks[0]}${more}) cannot reach the pods; use exec probes and hooks, or an engine on this host (podrun version says where the engine is)`,
-  );
-}
-
 async function readUpInput(options: UpOptions, env: NodeJS.ProcessEnv, warn: (warning: string) => void) {
   if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt))
     throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");

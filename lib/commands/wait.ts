@@ -1,4 +1,6 @@
 import { ExitCode, ExitError, UsageError } from "../errors.js";
+import { reachPods } from "../apply/reach-pods.js";
+import { resolveProxyImage } from "../services/proxy-config.js";
 import { openEventLog } from "../events/event-log.js";
 import { createRecorder } from "../events/recorder.js";
 import { waitForTargets, type WaitOutcome, type WaitTarget } from "../apply/wait.js";
@@ -37,6 +39,8 @@ export async function wait(options: WaitOptions): Promise<void> {
   const namespace = options.namespace ?? "default";
   const named = readTargets(options, wanted);
   const runtime = await openEngine(options, env);
+  // Readiness is probed here: where this host cannot reach the pods, through the engine (reach-pods.ts).
+  if (wanted.kind === "condition") await reachPods(runtime, undefined, resolveProxyImage(undefined, env));
   // 2. The targets: those named, or the pods -l or --all selects now.
   const targets = named.refs
     ? named.refs.map((ref) => ({ ref, namespace }))

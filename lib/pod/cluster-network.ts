@@ -116,5 +116,7 @@ export async function removeClusterNetworkIfUnused(
   listed?: readonly unknown[],
 ): Promise<boolean> {
   if ((listed ?? (await runtime.listContainers({ [LABEL_MANAGED]: "true" }))).length > 0) return false;
+  // The relay (runtime/relay.ts) is no pod's: it goes with the network it relays on.
+  await runtime.removeRelay(CLUSTER_NETWORK_NAME);
   return runtime.removeNetwork(CLUSTER_NETWORK_NAME);
 }

@@ -4,6 +4,7 @@ import { resolveContainerPort } from "../probes/container-port.js";
 import { formatHandlerUrl, HttpGetError, httpGet } from "../probes/http-get.js";
 import type { ContainerRuntime } from "../runtime/types.js";
 import { systemClock } from "./readiness/wait-clock.js";
+import { podDial } from "./pod-dial.js";
 
 // A lifecycle handler (postStart now, preStop later), run the way the kubelet runs it: exec
 // inside the container, an HTTP GET against the pod, or a sleep. The hook's own output is
@@ -48,7 +49,8 @@ export async function runLifecycleHandler(handler: LifecycleHandler, target: Hoo
     const url = formatHandlerUrl(action.scheme ?? "HTTP", action.host || target.podIP, port, action.path ?? "/");
     let status: number;
     try {
-      ({ status } = await httpGet({ url, headers: action.httpHeaders ?? [], timeoutMs, purpose: "lifecycle" }));
+      const dial = podDial(target.runtime);
+      ({ status } = await httpGet({ url, headers: action.httpHeaders ?? [], timeoutMs, purpose: "lifecycle", dial }));
     } catch (error) {
       if (!(error instanceof HttpGetError)) throw error;
       throw new HookError(`HTTP GET ${url.href} failed: ${error.code ?? error.message}`);

@@ -25,6 +25,8 @@ export function describeDialError(error: unknown, host: string, address: string)
   if (code === "EAI_AGAIN") return `dial tcp: lookup ${host}: server misbehaving`;
   if (code === "ECONNRESET") return `read tcp ${address}: read: connection reset by peer`;
   if (code === "EPIPE") return `write tcp ${address}: write: broken pipe`;
+  // A dial through the engine's relay failed: its line is Go's already (runtime/relay.ts).
+  if (/^dial tcp /.test(errorMessage(error))) return errorMessage(error);
   return `dial tcp ${address}: ${errorMessage(error)}`;
 }
 

@@ -1,6 +1,15 @@
-import { request as requestHttp, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import {
+  request as requestHttp,
+  type ClientRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type RequestOptions,
+} from "node:http";
 import { request as requestHttps } from "node:https";
+import { connect as tlsConnect } from "node:tls";
+import type { Duplex } from "node:stream";
 import { describeDialError, errorCode, joinHostPort } from "./dial-error.js";
+import type { Dial } from "./dial.js";
 
 // One HTTP GET as the kubelet makes it for an httpGet probe or lifecycle hook (pkg/probe/http):
 // no keep-alive, no certificate check for HTTPS, a User-Agent of its own and `Accept: */*` unless
@@ -23,6 +32,8 @@ export interface HttpGetRequest {
   /** `probe` (default) or `lifecycle`: the User-Agent's purpose, unless a header sets it. */
   purpose?: "probe" | "lifecycle";
   signal?: AbortSignal;
+  /** Through the engine, where this host cannot reach the pod (dial.ts); default: from this host. */
+  dial?: Dial | undefined;
 }
 
 export interface HttpGetResponse {
@@ -63,7 +74,7 @@ export async function httpGet(request: HttpGetRequest): Promise<HttpGetResponse>
     let url = first;
     let headers = buildHeaders(request.headers ?? [], request.purpose ?? "probe");
     for (let redirects = 0; ; redirects++) {
-      const response = await getOnce(url, headers, deadline.signal);
+      const response = await getOnce(url, headers, deadline.signal, request.dial);
       const location = response.location;
       if (!REDIRECT_STATUSES.has(response.status) || location === undefined)
         return { status: response.status, body: response.body, url };
@@ -113,7 +124,12 @@ interface RawResponse {
 
 type Failure = { failure: string; code: string | undefined };
 
-function getOnce(url: URL, headers: OutgoingHttpHeaders, deadline: AbortSignal): Promise<RawResponse> {
+function getOnce(
+  url: URL,
+  headers: OutgoingHttpHeaders,
+  deadline: AbortSignal,
+  dial: Dial | undefined,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const where = `Get "${url.href}"`;
     const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -135,7 +151,7 @@ function getOnce(url: URL, headers: OutgoingHttpHeaders, deadline: AbortSignal):
       code: errorCode(error),
     });
     const onDeadline = () => settle(describeDeadline(deadline, response !== undefined));
-    const req = sendGet(url, headers, (res) => {
+    const req = sendGet(url, headers, dial && relayedConnection(dial, host, url, deadline), (res) => {
       response = res;
       readResponse(res, settle, (error) => settle(failed(error)));
     });
@@ -146,14 +162,43 @@ function getOnce(url: URL, headers: OutgoingHttpHeaders, deadline: AbortSignal):
   });
 }
 
-function sendGet(url: URL, headers: OutgoingHttpHeaders, onResponse: (res: IncomingMessage) => void): ClientRequest {
+type CreateConnection = NonNullable<RequestOptions["createConnection"]>;
+
+function sendGet(
+  url: URL,
+  headers: OutgoingHttpHeaders,
+  createConnection: CreateConnection | undefined,
+  onResponse: (res: IncomingMessage) => void,
+): ClientRequest {
+  // A connection of its own each time: no agent (node:http takes createConnection only without one).
   const options = {
     method: "GET",
     headers,
-    agent: false as const,
+    ...(createConnection ? { createConnection } : { agent: false as const }),
     ...(url.protocol === "https:" ? { rejectUnauthorized: false } : {}),
   };
   return (url.protocol === "https:" ? requestHttps : requestHttp)(url, options, onResponse);
+}
+
+/**
+ * node:http's createConnection for a connection through the engine (dial.ts): the relayed
+ * stream, under TLS for https (no certificate check, as the kubelet's). A failed dial is the
+ * request's error, in the relay's words (`dial tcp …: connect: connection refused`).
+ */
+function relayedConnection(dial: Dial, host: string, url: URL, deadline: AbortSignal): CreateConnection {
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  return (_options, created) => {
+    dial(host, port, deadline).then(
+      (socket) =>
+        created(
+          null,
+          url.protocol === "https:" ? tlsConnect({ socket, rejectUnauthorized: false, servername: host }) : socket,
+        ),
+      // node:http reads no socket along with an error.
+      (error: Error) => created(error, undefined as unknown as Duplex),
+    );
+    return undefined;
+  };
 }
 
 // The status, the Location header and at most MAX_BODY_BYTES of the body.

@@ -1,4 +1,5 @@
 import { formatHandlerUrl, HttpGetError, httpGet } from "./http-get.js";
+import type { Dial } from "./dial.js";
 import type { ProbeResult } from "./probe-spec.js";
 import { errorMessage } from "../errors.js";
 
@@ -14,6 +15,8 @@ export async function runHttpProbe(options: {
   headers: readonly { name: string; value: string }[];
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Through the engine, where this host cannot reach the pod (dial.ts). */
+  dial?: Dial | undefined;
 }): Promise<ProbeResult> {
   const url = formatHandlerUrl(options.scheme, options.host, options.port, options.path);
   try {
@@ -22,6 +25,7 @@ export async function runHttpProbe(options: {
       headers: options.headers,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
+      dial: options.dial,
     });
     if (response.status >= 200 && response.status < 300) return { result: "success", output: response.body };
     if (response.status >= 300 && response.status < 400)

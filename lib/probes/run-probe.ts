@@ -1,4 +1,5 @@
 import type { ContainerRuntime } from "../runtime/types.js";
+import type { Dial } from "./dial.js";
 import { runExecProbe } from "./exec-probe.js";
 import { runHttpProbe } from "./http-probe.js";
 import type { ProbeResult, ProbeSpec } from "./probe-spec.js";
@@ -14,6 +15,8 @@ export interface ProbeTarget {
    * pod's IP (127.0.0.1 with hostNetwork), or undefined when the pod cannot be reached from here.
    */
   resolveAddress(port: number): { host: string; port: number } | undefined;
+  /** Where this host cannot reach the pod: its network probes' connections, through the engine (dial.ts). */
+  dial?: Dial | undefined;
   signal?: AbortSignal;
 }
 
@@ -41,13 +44,20 @@ export async function runProbe(spec: ProbeSpec, target: ProbeTarget): Promise<Pr
         path: action.path,
         headers: action.headers,
         timeoutMs: spec.timeoutMs,
+        dial: target.dial,
         ...signal,
       });
     }
     case "tcpSocket": {
       const address = action.host ? { host: action.host, port: action.port } : target.resolveAddress(action.port);
       if (!address) return unreachable(action.port);
-      return runTcpProbe({ host: address.host, port: address.port, timeoutMs: spec.timeoutMs, ...signal });
+      return runTcpProbe({
+        host: address.host,
+        port: address.port,
+        timeoutMs: spec.timeoutMs,
+        dial: target.dial,
+        ...signal,
+      });
     }
     case "grpc":
       return { result: "warning", output: GRPC_UNSUPPORTED };

@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { describeDialError, describeDialTimeout, joinHostPort } from "./dial-error.js";
+import type { Dial } from "./dial.js";
 import type { ProbeResult } from "./probe-spec.js";
 
 // A tcpSocket probe: success when a TCP connection opens within the time limit, made from the
@@ -10,7 +11,10 @@ export function runTcpProbe(options: {
   port: number;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Through the engine, where this host cannot reach the pod (dial.ts); default: from this host. */
+  dial?: Dial | undefined;
 }): Promise<ProbeResult> {
+  if (options.dial) return runRelayedTcpProbe({ ...options, dial: options.dial });
   const { host, port } = options;
   const address = joinHostPort(host, port);
   if (options.signal?.aborted)
@@ -32,4 +36,28 @@ export function runTcpProbe(options: {
     socket.once("connect", () => done({ result: "success", output: "" }));
     socket.once("error", (error) => done({ result: "failure", output: describeDialError(error, host, address) }));
   });
+}
+
+/** The same through the engine: success once the relay says the connection opened. */
+async function runRelayedTcpProbe(options: {
+  host: string;
+  port: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  dial: Dial;
+}): Promise<ProbeResult> {
+  const address = joinHostPort(options.host, options.port);
+  const deadline = AbortSignal.any([
+    AbortSignal.timeout(options.timeoutMs),
+    ...(options.signal ? [options.signal] : []),
+  ]);
+  try {
+    const socket = await options.dial(options.host, options.port, deadline);
+    socket.destroy();
+    return { result: "success", output: "" };
+  } catch (error) {
+    if (options.signal?.aborted) return { result: "unknown", output: `dial tcp ${address}: operation was canceled` };
+    if (deadline.aborted) return { result: "failure", output: describeDialTimeout(address) };
+    return { result: "failure", output: (error as Error).message };
+  }
 }

@@ -33,6 +33,8 @@ import {
   type CommandResult,
   type RunOptions,
 } from "./exec.js";
+import { buildDialArgs, buildRelayRunArgs, dialThroughRelay, relayName } from "./relay.js";
+import type { Duplex } from "node:stream";
 import { firstAddress, locateEngine, type EngineLocation, type HostInterfaces } from "./engine-location.js";
 import { clusterDnsServer, isSubnetTaken, parseNetworkInspect, parseNetworkList, subnetsOverlap } from "./network.js";
 import { fillPeerAddresses, listUnresolvedPeers, matchImages, parseJsonObjects, toContainerState } from "./inspect.js";
@@ -148,6 +150,8 @@ export class CliRuntime implements ContainerRuntime {
   private readonly dryRun: CliRuntimeOptions["dryRun"];
   private readonly requestTimeoutMs: number | undefined;
   private readonly pullProgressDeadlineMs: number;
+  /** Each network's relay, made or found once per process (relay.ts). */
+  private readonly relays = new Map<string, Promise<void>>();
 
   constructor(options: CliRuntimeOptions) {
     this.name = options.name;
@@ -617,6 +621,43 @@ export class CliRuntime implements ContainerRuntime {
     };
     const engine = { onDemand: bridgesOnDemand, rootless: rootless !== undefined && rootless.says.test(rootlessText) };
     return locateEngine(endpoint, bridge, HOST_INTERFACES, engine);
+  }
+
+  relay: { network: string; image: string } | undefined = undefined;
+
+  async dial(host: string, port: number, signal?: AbortSignal): Promise<Duplex> {
+    if (!this.relay) throw new Error("no relay: the pods are reached from this host");
+    await this.ensureRelay(this.relay.network, this.relay.image);
+    return dialThroughRelay(this.binary, buildDialArgs(this.relay.network, host, port), signal);
+  }
+
+  /** The relay of `network`, running: made (or started) once per process, a concurrent run's kept. */
+  private ensureRelay(network: string, image: string): Promise<void> {
+    let ready = this.relays.get(network);
+    if (!ready) {
+      ready = this.explained(async () => {
+        const name = relayName(network);
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const state = await this.run(["container", "inspect", "-f", "{{.State.Running}}", name], { reject: false });
+          if (state.exitCode === 0 && state.stdout.trim() === "true") return;
+          const made =
+            state.exitCode === 0
+              ? await this.run(["start", name], { reject: false })
+              : await this.run(buildRelayRunArgs(network, image), { reject: false });
+          if (made.exitCode === 0) return;
+          // Another run made it meanwhile (a name conflict): look again.
+          if (attempt === 2) throw toCommandError(this.binary, buildRelayRunArgs(network, image), made);
+        }
+      });
+      ready.catch(() => this.relays.delete(network));
+      this.relays.set(network, ready);
+    }
+    return ready;
+  }
+
+  async removeRelay(network: string): Promise<void> {
+    this.relays.delete(network);
+    await this.run([...["rm", ...this.dialect.forceRemoveFlags], relayName(network)], { reject: false });
   }
 
   async removeNetwork(name: string): Promise<boolean> {

@@ -2,7 +2,7 @@
 // with an argument array, never a shell, so nothing in a manifest can be interpreted as shell
 // syntax. Node's own spawn rather than a wrapper library: `up` runs a dozen engine commands, and
 // each wrapped spawn cost more in the main thread than podrun's own work between them.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import type { Readable } from "node:stream";
@@ -137,6 +137,15 @@ export async function runOptionalTool(
     if (error instanceof CommandError && error.notInstalled) return undefined;
     throw error;
   }
+}
+
+/**
+ * A child with its three streams piped, for a caller that streams both ways (a connection relayed
+ * through the engine: relay.ts). An argument array, never a shell.
+ */
+export function spawnPiped(binary: string, args: readonly string[]): ChildProcessWithoutNullStreams {
+  if (process.env["PODRUN_DEBUG"] === "1") process.stderr.write(`podrun: exec ${formatCommand(binary, args)}\n`);
+  return spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] });
 }
 
 export interface AttachedOptions {

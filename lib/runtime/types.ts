@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { EngineLocation } from "./engine-location.js";
 import type { RegistryCredential } from "../credentials/types.js";
 import type { RuntimeName } from "./detect.js";
@@ -20,6 +21,8 @@ export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
 export const LABEL_MANAGED = "io.podrun.managed";
 /** On every container of a pod made from a workload: `Deployment/web` (lib/workloads/expand.ts). */
 export const LABEL_OWNER = "io.podrun.owner";
+/** On podrun's relay container (relay.ts): the network it relays on. Not LABEL_MANAGED: it is no pod's. */
+export const LABEL_RELAY = "io.podrun.relay";
 /**
  * "init", "sidecar" (an init container with `restartPolicy: Always`) or "app": `ps` counts app
  * containers and sidecars in READY; `down` stops app containers first, then sidecars in reverse
@@ -229,6 +232,16 @@ export interface ContainerRuntime {
    * bridge of `network` (else the engine's default network) is one of this host's interfaces.
    */
   locate(network: string): Promise<EngineLocation>;
+  /**
+   * Where this host cannot reach the pods (engine-location.ts): from now on `dial` opens
+   * connections from inside `network`, through the engine, in a relay container of `image`
+   * (relay.ts), made on the first dial. Undefined until set: pods are reached from this host.
+   */
+  relay: { network: string; image: string } | undefined;
+  /** A TCP connection to `host:port` through the relay; rejects with the dial's error in Go's words. */
+  dial(host: string, port: number, signal?: AbortSignal): Promise<Duplex>;
+  /** Removes the relay of `network`, if there is one. */
+  removeRelay(network: string): Promise<void>;
   /** The directory on the host that holds the volume's files (its Mountpoint); throws when the volume is missing. */
   inspectVolumeMountpoint(name: string): Promise<string>;
   /**

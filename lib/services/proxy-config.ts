@@ -8,6 +8,11 @@
 
 /** podrun's default Service proxy image (scripts/test-env.sh builds it offline). */
 export const SERVICE_PROXY_IMAGE = "ghcr.io/podrun/service-proxy:0.1.0";
+
+/** The proxy's image (also podrun's relay's: runtime/relay.ts): `--service-proxy-image`, else $PODRUN_SERVICE_PROXY_IMAGE, else podrun's. */
+export function resolveProxyImage(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  return flag || env["PODRUN_SERVICE_PROXY_IMAGE"] || SERVICE_PROXY_IMAGE;
+}
 /** Where the proxy container reads its config: mount a directory here, not the file. */
 export const SERVICE_PROXY_CONFIG_DIR = "/podrun/service";
 export const SERVICE_PROXY_CONFIG_FILE = "service.json";

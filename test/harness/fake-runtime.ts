@@ -1,3 +1,5 @@
+import { connect } from "node:net";
+import type { Duplex } from "node:stream";
 import type { EngineLocation } from "../../lib/runtime/engine-location.js";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -578,6 +580,22 @@ export class FakeRuntime implements ContainerRuntime {
   async locate(network: string): Promise<EngineLocation> {
     await this.enter("locate", [network], network);
     return { ...this.location };
+  }
+
+  relay: { network: string; image: string } | undefined = undefined;
+
+  /** The fake engine's relay is this host: a plain connection to host:port. */
+  async dial(host: string, port: number): Promise<Duplex> {
+    await this.enter("dial", [host, port], `${host}:${port}`);
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host, port });
+      socket.once("connect", () => resolve(socket));
+      socket.once("error", (error) => reject(new Error(`dial tcp ${host}:${port}: ${error.message}`)));
+    });
+  }
+
+  async removeRelay(network: string): Promise<void> {
+    await this.enter("removeRelay", [network], network);
   }
 
   async createVolume(name: string, labels: Record<string, string>): Promise<void> {

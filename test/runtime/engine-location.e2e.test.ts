@@ -70,42 +70,62 @@ t.test("the simulated VM: its pods' addresses are not reachable from this host",
   t.not(fromHere.trim(), token, `from this host, ${ip} is not the pod (${fromHere.trim().slice(0, 60)})`);
 });
 
-t.test("up on the simulated VM: one Warning for the pods' httpGet and tcpSocket checks", async (t) => {
+t.test("the simulated VM: httpGet and tcpSocket probes and hooks through the engine's relay", async (t) => {
   const vm = requireTestEnv(t)?.vmDocker;
   if (!vm) return missing(t, "the simulated VM engine (vmDocker in env.json)");
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-vm-"));
   const env = { DOCKER_HOST: vm.host, PODRUN_STATE_DIR: join(dir, "state") };
   const name = `vm-${randomBytes(4).toString("hex")}`;
   const file = join(dir, "pod.yaml");
+  // Every kind of network check: web's server answers them; side's postStart reaches web (started first).
   await writeFile(
     file,
     `apiVersion: v1
 kind: Pod
 metadata: {name: ${name}}
 spec:
-  terminationGracePeriodSeconds: 0
+  terminationGracePeriodSeconds: 5
   containers:
   - name: web
     image: ${BUSYBOX}
-    command: [httpd, -f, -p, "8080", -h, /]
-    readinessProbe: {tcpSocket: {port: 8080}}
+    command: [sh, -c, 'mkdir /www && echo ok > /www/index.html && exec httpd -f -p 8080 -h /www']
+    startupProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
+    readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
+    livenessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+    lifecycle:
+      preStop: {httpGet: {path: /index.html, port: 8080}}
+  - name: side
+    image: ${BUSYBOX}
+    command: [sleep, "600"]
+    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+    lifecycle:
+      postStart: {httpGet: {path: /index.html, port: 8080}}
 `,
   );
+  const docker = (args: string[]) => execa("docker", args, { env, reject: false });
   t.teardown(async () => {
-    await runCli(["down", file, "--runtime", "docker", "--grace-period", "0"], { env });
+    await runCli(["down", "--all", "--runtime", "docker", "--grace-period", "0"], { env });
     await rm(dir, { recursive: true, force: true });
   });
-  const up = await runCli(["up", file, "--runtime", "docker"], { env });
-  t.equal(up.exitCode, 0, up.stderr);
-  t.match(
-    up.stderr,
-    new RegExp(
-      `^Warning: pod addresses are not reachable from this host \\(network \\S+'s bridge \\S+ \\([\\d.]+\\) is not on this host\\): the httpGet and tcpSocket checks \\(pod/${name}\\[web: readinessProbe tcpSocket\\]\\) cannot reach the pods`,
-      "m",
-    ),
+  const up = await runCli(["up", "--wait", "--timeout", "60s", file, "--runtime", "docker"], { env });
+  t.equal(up.exitCode, 0, `up --wait: ${up.stderr}`);
+  t.match(up.stdout, new RegExp(`pod/${name}: ready: 2/2 containers`), "Ready: its probes passed through the relay");
+  t.notMatch(up.stdout, /Unhealthy|FailedPostStartHook/, "no probe or hook failed");
+  const relays = await docker(["ps", "--filter", "label=io.podrun.relay", "--format", "{{.Names}}"]);
+  t.equal(relays.stdout.trim(), "podrun-relay-podrun", "one relay, on the cluster network");
+  const waited = await runCli(
+    ["wait", "--for=condition=Ready", `pod/${name}`, "--timeout", "30s", "--runtime", "docker"],
+    { env },
   );
-  const down = await runCli(["down", file, "--runtime", "docker", "--grace-period", "0"], { env });
+  t.equal(waited.stdout, `pod/${name} condition met\n`, `wait runs the probes through the relay too: ${waited.stderr}`);
+  const down = await runCli(["down", file, "--runtime", "docker"], { env });
   t.equal(down.exitCode, 0, down.stderr);
-  const left = await execa("docker", ["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${name}`], { env });
-  t.equal(left.stdout.trim(), "", "down leaves nothing of the pod on the VM's engine");
+  const events = await runCli(["events", "--reason", "FailedPreStopHook", "--runtime", "docker"], { env });
+  t.notMatch(events.stdout, /FailedPreStopHook/, "the httpGet preStop hook reached the pod");
+  const all = await runCli(["down", "--all", "--runtime", "docker"], { env });
+  t.equal(all.exitCode, 0, all.stderr);
+  const left = await docker(["ps", "-aq", "--filter", "label=io.podrun.relay"]);
+  t.equal(left.stdout.trim(), "", "down --all removes the relay with the cluster network");
+  const network = await docker(["network", "ls", "-q", "--filter", "name=^podrun$"]);
+  t.equal(network.stdout.trim(), "", "and the network");
 });

@@ -1,4 +1,5 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import { podDial } from "../pod-dial.js";
 import { PodrunError } from "../../errors.js";
 import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject, type InvolvedObject } from "../../events/types.js";
@@ -29,7 +30,7 @@ import { Waker } from "./waker.js";
 // the liveness kills (liveness.ts), and settles once with an Outcome, which wait-ready.ts words.
 
 export interface ProberOptions {
-  runtime: Pick<ContainerRuntime, "inspectContainers" | "execInContainer" | "logs">;
+  runtime: Pick<ContainerRuntime, "inspectContainers" | "execInContainer" | "logs" | "relay" | "dial">;
   recorder: Pick<EventRecorder, "event">;
   /** The validated, defaulted pod. */
   pod: Pod;
@@ -205,6 +206,7 @@ export class Prober {
       runtime: this.options.runtime,
       containerId: t.id,
       resolveAddress: (port) => resolveProbeAddress(this.options.podIP, this.options.pod, port),
+      dial: podDial(this.options.runtime),
       signal: this.signal,
     };
   }
