@@ -753,7 +753,7 @@ function declarePortForward(program: Command): void {
     .addOption(
       new Option(
         "--via <path>",
-        "auto: to the pod's IP when the host reaches it, else through the engine (exec of nc in the pod); direct; engine",
+        "auto: to the pod's IP when the host reaches it; through podrun's relay where the engine is in a VM or remote; else exec of nc in the pod. direct; engine",
       ).choices(["auto", "direct", "engine"]),
     )
     .option("-n, --namespace <ns>", "the namespace (default: default)")

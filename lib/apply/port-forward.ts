@@ -10,8 +10,12 @@ import type { ContainerRuntime } from "../runtime/types.js";
 //   shares the pod's network namespace, the connection's bytes on the exec's stdin and stdout.
 //   It works wherever `exec` does (rootless podman, a remote DOCKER_HOST, a VM), and needs `nc` in
 //   the image (busybox has it), as kubectl's needs socat on the node.
-// With `auto`, a connection goes direct when the pod has an IP and it answers (or refuses) in
-// time; a connection that cannot reach it switches every later one to the engine.
+// - through the engine's relay (runtime/relay.ts): where the host cannot reach the pods (an engine
+//   in a VM or on another host), a connection from the relay container on the cluster network
+//   to the pod's IP; no tool needed in the image. `auto` takes it when the engine's place says so
+//   (commands/port-forward.ts asks once, before listening).
+// With `auto` otherwise, a connection goes direct when the pod has an IP and it answers (or
+// refuses) in time; a connection that cannot reach it switches every later one to the engine.
 
 export interface ForwardedPort {
   /** 0: a free port, picked by the system. */
@@ -26,7 +30,8 @@ export interface PortForwardRequest {
   podIP: string;
   /** The container the engine path runs `nc` in. */
   containerId: string;
-  via: "auto" | "direct" | "engine";
+  /** `relay`: through the runtime's relay (its `relay` set: apply/reach-pods.ts). */
+  via: "auto" | "direct" | "engine" | "relay";
   /** kubectl's lines: `Forwarding from …`, `Handling connection for …`. */
   onLine: (line: string) => void;
   /** A connection that failed: kubectl's error line; the forward goes on. */
@@ -44,7 +49,7 @@ const DIRECT_CONNECT_MS = 1500;
 const UNREACHABLE = new Set(["ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
 
 export async function startPortForwarding(
-  runtime: Pick<ContainerRuntime, "execAttached">,
+  runtime: Pick<ContainerRuntime, "execAttached" | "dial">,
   request: PortForwardRequest,
 ): Promise<PortForwarding> {
   let via = request.via === "auto" && request.podIP === "" ? "engine" : request.via;
@@ -63,6 +68,15 @@ export async function startPortForwarding(
     };
     if (via === "engine")
       return void throughEngine(runtime, request.containerId, remote, client).catch((e: Error) => fail(e.message));
+    if (via === "relay")
+      return void runtime.dial(request.podIP, remote).then(
+        (upstream) => {
+          upstream.on("error", () => client.destroy());
+          client.once("close", () => upstream.destroy());
+          client.pipe(upstream).pipe(client);
+        },
+        (error: Error) => fail(`error forwarding port ${remote} to pod: ${error.message}`),
+      );
     const upstream = connect({ host: request.podIP, port: remote, timeout: DIRECT_CONNECT_MS });
     upstream.once("connect", () => {
       upstream.setTimeout(0);

@@ -1,4 +1,7 @@
 import type { Pod, Service } from "kubernetes-types/core/v1.js";
+import { reachPods } from "../apply/reach-pods.js";
+import { resolveProxyImage } from "../services/proxy-config.js";
+import type { ContainerRuntime } from "../runtime/types.js";
 import { UsageError } from "../errors.js";
 import { startPortForwarding, type ForwardedPort } from "../apply/port-forward.js";
 import { parseResourceRef } from "../kinds/workload-ref.js";
@@ -85,15 +88,17 @@ export async function portForward(options: PortForwardOptions): Promise<void> {
   const ports = specs.map((p): ForwardedPort => ({ local: p.local, remote: resolveRemote(p.remote, service, spec) }));
   const container = currentContainers(record.appContainers).find((c) => c.running) ?? record.appContainers[0];
   if (!container) return failWith(stderr, `error: pod ${record.name} has no container to forward through`);
+  const hostNetwork = spec?.spec?.hostNetwork === true;
+  const via = await chooseVia(runtime, options.via ?? "auto", { hostNetwork, env });
   // 3. Listen, until SIGINT or SIGTERM.
   const stop = stopSignal(options.signal);
   try {
     const forwarding = await startPortForwarding(runtime, {
       ports,
       addresses,
-      podIP: spec?.spec?.hostNetwork ? "127.0.0.1" : (record.infra?.ip ?? ""),
+      podIP: hostNetwork ? "127.0.0.1" : (record.infra?.ip ?? ""),
       containerId: container.id,
-      via: options.via ?? "auto",
+      via,
       onLine: (line) => stdout.write(`${line}\n`),
       onError: (line) => stderr.write(`${line}\n`),
     }).catch((error: NodeJS.ErrnoException) =>
@@ -107,6 +112,20 @@ export async function portForward(options: PortForwardOptions): Promise<void> {
   } finally {
     stop.release();
   }
+}
+
+/**
+ * `auto`: through the engine's relay where this host cannot reach the pods (reach-pods.ts: the
+ * engine's place, asked once), else as before (direct, falling back to the engine's exec). A
+ * hostNetwork pod's ports are the engine host's: the relay, on the cluster network, is not there.
+ */
+async function chooseVia(
+  runtime: ContainerRuntime,
+  via: NonNullable<PortForwardOptions["via"]>,
+  context: { hostNetwork: boolean; env: NodeJS.ProcessEnv },
+): Promise<NonNullable<PortForwardOptions["via"]> | "relay"> {
+  if (via !== "auto" || context.hostNetwork) return via;
+  return (await reachPods(runtime, undefined, resolveProxyImage(undefined, context.env))) ? "relay" : "auto";
 }
 
 /** The pod's port: a Service port mapped to its targetPort; a name resolved against the containers' ports. */

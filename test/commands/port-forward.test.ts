@@ -32,7 +32,10 @@ t.test("direct: each connection piped to the pod's port, kubectl's lines; close 
   const remote = (pod.address() as { port: number }).port;
   const lines: string[] = [];
   const forwarding = await startPortForwarding(
-    { execAttached: () => Promise.reject(new Error("not the engine path")) },
+    {
+      execAttached: () => Promise.reject(new Error("not the engine path")),
+      dial: () => Promise.reject(new Error("not the relay")),
+    },
     {
       ports: [{ local: 0, remote }],
       addresses: ["127.0.0.1"],
@@ -63,6 +66,7 @@ t.test("no pod IP: through the engine, the connection on the exec's stdin and st
         options.stdout.write("through nc\n");
         return 0;
       },
+      dial: () => Promise.reject(new Error("not the relay")),
     },
     {
       ports: [{ local: 0, remote: 5432 }],
@@ -90,3 +94,37 @@ function readAll(port: number): Promise<string> {
       .on("close", () => resolve(text));
   });
 }
+
+t.test("relay: each connection through the engine's relay, to the pod's IP and port", async (t) => {
+  const pod = createServer((socket) => socket.end("via relay\n"));
+  await new Promise<void>((resolve) => pod.listen(0, "127.0.0.1", resolve));
+  t.teardown(() => pod.close());
+  const port = (pod.address() as { port: number }).port;
+  const dialed: string[] = [];
+  const forwarding = await startPortForwarding(
+    {
+      execAttached: () => Promise.reject(new Error("not the exec path")),
+      // The relay's stand-in: it reaches the "pod" (a server here) whatever address is asked.
+      dial: (host, remote) => {
+        dialed.push(`${host}:${remote}`);
+        return new Promise((resolve, reject) => {
+          const socket = connect(port, "127.0.0.1");
+          socket.once("connect", () => resolve(socket));
+          socket.once("error", reject);
+        });
+      },
+    },
+    {
+      ports: [{ local: 0, remote: 8080 }],
+      addresses: ["127.0.0.1"],
+      podIP: "10.255.255.1",
+      containerId: "c",
+      via: "relay",
+      onLine: () => undefined,
+      onError: () => undefined,
+    },
+  );
+  t.teardown(() => forwarding.close());
+  t.equal(await readAll(forwarding.listening[0]!.local), "via relay\n");
+  t.same(dialed, ["10.255.255.1:8080"], "the pod's own IP and port, dialed by the relay");
+});

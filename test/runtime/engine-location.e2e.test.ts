@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
 import { execa } from "execa";
-import { runCli } from "../harness/cli.js";
+import { PODRUN_BIN, runCli } from "../harness/cli.js";
 import { missing, requireEngine, requireTestEnv } from "../harness/engine.js";
 import { BUSYBOX } from "../harness/engine-pod.js";
 
@@ -118,6 +118,22 @@ spec:
     { env },
   );
   t.equal(waited.stdout, `pod/${name} condition met\n`, `wait runs the probes through the relay too: ${waited.stderr}`);
+  // port-forward: the engine's place says the pod is not reachable, so its connections go through the relay.
+  const forward = execa(process.execPath, [PODRUN_BIN, "port-forward", "--runtime", "docker", `pod/${name}`, ":8080"], {
+    env: { ...env, NO_COLOR: "1" },
+    reject: false,
+  });
+  let said = "";
+  forward.stdout.on("data", (chunk: Buffer) => (said += chunk.toString()));
+  for (let i = 0; i < 100 && !/Forwarding from/.test(said); i++) await new Promise((r) => setTimeout(r, 100));
+  const port = Number(/127\.0\.0\.1:(\d+) -> 8080/.exec(said)?.[1]);
+  t.ok(port > 0, `port-forward listens: ${said}`);
+  const bodies = await Promise.all(
+    Array.from({ length: 5 }, () => fetch(`http://127.0.0.1:${port}/index.html`).then((r) => r.text())),
+  );
+  t.same(bodies, Array(5).fill("ok\n"), "each request reached the pod through the relay");
+  forward.kill("SIGTERM");
+  t.equal((await forward).exitCode, 0, "SIGTERM ends it");
   const down = await runCli(["down", file, "--runtime", "docker"], { env });
   t.equal(down.exitCode, 0, down.stderr);
   const events = await runCli(["events", "--reason", "FailedPreStopHook", "--runtime", "docker"], { env });
