@@ -34,3 +34,4 @@ stop_pid_file "$STATE/registry-auth.pid" docker-registry
 stop_pid_file "$STATE/dockerd.pid" dockerd
 # The simulated VM's dockerd (its network namespace stays: the next test-env.sh reuses it).
 stop_pid_file "$STATE/vm-docker/docker.pid" dockerd
+stop_pid_file "$STATE/vm-podman/service.pid" podman

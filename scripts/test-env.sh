@@ -40,6 +40,10 @@ UDP_RESPONDER_BUILD=$ROOT/images/test-udp-responder/build.sh
 VM_NETNS=podrun-vm
 VM_DOCKER_DIR=$STATE/vm-docker
 VM_DOCKER_HOST=unix://$VM_DOCKER_DIR/docker.sock
+# And a podman system service in the same namespace, with storage, networks and subnets of its own,
+# used as a remote podman is (CONTAINER_HOST): podman machine's and `podman --remote`'s case.
+VM_PODMAN_DIR=$STATE/vm-podman
+VM_PODMAN_HOST=unix://$VM_PODMAN_DIR/podman.sock
 # Local name of the imported busybox image; the registry names are tags of it.
 BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
@@ -259,18 +263,54 @@ start_vm_dockerd() {
   die "the vm dockerd did not answer within 60s (log: $STATE/vm-dockerd.log)"
 }
 
-# The images its tests run, copied from this host's dockerd (it reaches no registry on this host's
-# loopback): those it lacks, and those rebuilt here since (the Service proxy's, by its source hash).
-vm_docker_images() {
-  local image missing=()
+# The images the simulated VM's tests run, copied into its engine $1 (vm_docker, vm_podman) from
+# this host's $2 (docker, podman; $3…: its save flags), which it cannot pull from (the registries
+# are on this host's loopback): those it lacks, and those rebuilt here since (by image ID).
+vm_images() {
+  local into=$1 from=$2 image missing=()
   for image in "$BUSYBOX" "$PAUSE" "$SERVICE_PROXY"; do
-    [[ $(vm_docker image inspect -f '{{.Id}}' "$image" 2>/dev/null) == $(docker image inspect -f '{{.Id}}' "$image") ]] ||
+    [[ $($into image inspect --format '{{.Id}}' "$image" 2>/dev/null) == $($from image inspect --format '{{.Id}}' "$image") ]] ||
       missing+=("$image")
   done
   ((${#missing[@]} == 0)) && return
-  docker save "${missing[@]}" | vm_docker load >/dev/null
-  log "vm dockerd: loaded ${missing[*]}"
+  $from save "${@:3}" "${missing[@]}" 2>/dev/null | $into load >/dev/null
+  log "$into: loaded ${missing[*]}"
 }
+
+vm_podman() { CONTAINER_HOST=$VM_PODMAN_HOST podman --remote "$@"; }
+vm_podman_answers() { vm_podman version --format '{{.Server.Version}}' >/dev/null 2>&1; }
+
+start_vm_podman() {
+  if vm_podman_answers; then
+    log "vm podman service already running"
+    return
+  fi
+  local t=$(date +%s.%N) i
+  mkdir -p "$VM_PODMAN_DIR/root" "$VM_PODMAN_DIR/run" "$VM_PODMAN_DIR/networks"
+  # CONTAINERS_CONF replaces the machine's file: its default_ulimits (configure_podman) come along.
+  cat >"$VM_PODMAN_DIR/containers.conf" <<'CONF'
+[containers]
+default_ulimits = []
+
+[network]
+network_backend = "netavark"
+default_subnet = "10.215.0.0/16"
+default_subnet_pools = [{"base" = "10.216.0.0/16", "size" = 24}]
+CONF
+  rm -f "$VM_PODMAN_DIR/podman.sock"
+  CONTAINERS_CONF="$VM_PODMAN_DIR/containers.conf" setsid nohup nsenter --net="/run/netns/$VM_NETNS" \
+    podman --root "$VM_PODMAN_DIR/root" --runroot "$VM_PODMAN_DIR/run" \
+    --network-config-dir "$VM_PODMAN_DIR/networks" system service --time=0 "$VM_PODMAN_HOST" \
+    >>"$STATE/vm-podman.log" 2>&1 </dev/null &
+  echo $! >"$VM_PODMAN_DIR/service.pid"
+  for ((i = 0; i < 60; i++)); do
+    vm_podman_answers && { log "vm podman service ready ($(since "$t"))"; return; }
+    sleep 0.5
+  done
+  tail -n 20 "$STATE/vm-podman.log" >&2 || true
+  die "the vm podman service did not answer within 30s (log: $STATE/vm-podman.log)"
+}
+
 
 # ---------------------------------------------------------------------------------------------
 # Any HTTP status from GET /v2/ (200 open, 401 auth) means a registry is serving there.
@@ -577,6 +617,7 @@ write_env_json() {
   "logs": {"open": "$STATE/registry-open.log", "auth": "$STATE/registry-auth.log"},
   "yamlReader": "$YAML_READER",
   "vmDocker": {"host": "$VM_DOCKER_HOST", "netns": "$VM_NETNS"},
+  "vmPodman": {"host": "$VM_PODMAN_HOST", "netns": "$VM_NETNS"},
   "nodes": {$(for major in "${NODE_MAJORS[@]}"; do printf '%s"%s": "%s"' "${sep:-}" "$major" "$STATE/node-$major/bin/node"; sep=", "; done)}
 }
 EOF
@@ -641,7 +682,9 @@ ensure_udp_responder
 log "images in registries and docker"
 podman_images
 start_vm_dockerd
-vm_docker_images
+vm_images vm_docker docker
+start_vm_podman
+vm_images vm_podman podman -m
 build_yaml_reader
 install_node_runtimes
 write_env_json

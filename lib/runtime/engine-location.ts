@@ -73,8 +73,9 @@ export interface HostInterfaces {
  * Whether the bridge is one of this host's interfaces: one of its name is here, and the gateway's
  * address is this host's (a bridge of the same name may be another engine's: docker0). A bridge
  * the engine makes with its network's first container (podman's netavark: `onDemand`) proves
- * nothing by its absence: a rootful podman on this host's socket shares this host's network
- * namespace, so the answer is yes then, unless the engine runs rootless.
+ * nothing by its absence: a rootful podman that is its own engine (no endpoint: not a service
+ * reached through a socket) runs in this host's network namespace, so the answer is yes then,
+ * unless the engine runs rootless.
  */
 export function bridgeIsHere(
   bridge: EngineBridge,
@@ -106,7 +107,9 @@ export function locateEngine(
   engine: { onDemand: boolean; rootless: boolean },
 ): EngineLocation {
   const byEndpoint = placeOfEndpoint(endpoint);
-  const routable = byEndpoint?.place !== "remote" && bridgeIsHere(bridge, host, engine);
+  // A podman service reached through a socket may run anywhere: its bridges must be seen here.
+  const ownEngine = { ...engine, onDemand: engine.onDemand && endpoint === "" };
+  const routable = byEndpoint?.place !== "remote" && bridgeIsHere(bridge, host, ownEngine);
   const where = bridge.interfaceName ? `${bridge.interfaceName} (${bridge.gateway ?? "no gateway"})` : bridge.gateway;
   const bridgeReason = engine.rootless
     ? "the engine runs rootless: its networks are in a namespace of its own"

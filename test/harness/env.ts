@@ -37,6 +37,8 @@ export interface TestEnv {
    * `host` (a DOCKER_HOST), holding busybox, pause and the Service proxy; absent in an older env.json.
    */
   vmDocker?: { host: string; netns: string };
+  /** A podman system service in the same namespace, with its own storage and subnets, reached at `host` (a CONTAINER_HOST). */
+  vmPodman?: { host: string; netns: string };
 }
 
 export function testEnvHome(env: NodeJS.ProcessEnv = process.env): string {

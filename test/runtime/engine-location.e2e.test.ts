@@ -70,17 +70,26 @@ t.test("the simulated VM: its pods' addresses are not reachable from this host",
   t.not(fromHere.trim(), token, `from this host, ${ip} is not the pod (${fromHere.trim().slice(0, 60)})`);
 });
 
-t.test("the simulated VM: httpGet and tcpSocket probes and hooks through the engine's relay", async (t) => {
-  const vm = requireTestEnv(t)?.vmDocker;
-  if (!vm) return missing(t, "the simulated VM engine (vmDocker in env.json)");
-  const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-vm-"));
-  const env = { DOCKER_HOST: vm.host, PODRUN_STATE_DIR: join(dir, "state") };
-  const name = `vm-${randomBytes(4).toString("hex")}`;
-  const file = join(dir, "pod.yaml");
-  // Every kind of network check: web's server answers them; side's postStart reaches web (started first).
-  await writeFile(
-    file,
-    `apiVersion: v1
+/** The simulated VM engines: a dockerd (DOCKER_HOST) and a podman service used as a remote podman (CONTAINER_HOST). */
+const VM_ENGINES = [
+  { runtime: "docker", key: "vmDocker", variable: "DOCKER_HOST" },
+  { runtime: "podman", key: "vmPodman", variable: "CONTAINER_HOST" },
+] as const;
+
+for (const { runtime, key, variable } of VM_ENGINES)
+  t.test(
+    `the simulated VM (${runtime}): httpGet and tcpSocket probes and hooks through the engine's relay`,
+    async (t) => {
+      const vm = requireTestEnv(t)?.[key];
+      if (!vm) return missing(t, `the simulated VM engine (${key} in env.json)`);
+      const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-vm-"));
+      const env = { [variable]: vm.host, PODRUN_STATE_DIR: join(dir, "state") };
+      const name = `vm-${randomBytes(4).toString("hex")}`;
+      const file = join(dir, "pod.yaml");
+      // Every kind of network check: web's server answers them; side's postStart reaches web (started first).
+      await writeFile(
+        file,
+        `apiVersion: v1
 kind: Pod
 metadata: {name: ${name}}
 spec:
@@ -101,47 +110,60 @@ spec:
     lifecycle:
       postStart: {httpGet: {path: /index.html, port: 8080}}
 `,
+      );
+      const engine = (args: string[]) => execa(runtime, args, { env, reject: false });
+      t.teardown(async () => {
+        await runCli(["down", "--all", "--runtime", runtime, "--grace-period", "0"], { env });
+        await rm(dir, { recursive: true, force: true });
+      });
+      const up = await runCli(["up", "--wait", "--timeout", "60s", file, "--runtime", runtime], { env });
+      t.equal(up.exitCode, 0, `up --wait: ${up.stderr}`);
+      t.match(
+        up.stdout,
+        new RegExp(`pod/${name}: ready: 2/2 containers`),
+        "Ready: its probes passed through the relay",
+      );
+      t.notMatch(up.stdout, /Unhealthy|FailedPostStartHook/, "no probe or hook failed");
+      const relays = await engine(["ps", "--filter", "label=io.podrun.relay", "--format", "{{.Names}}"]);
+      t.equal(relays.stdout.trim(), "podrun-relay-podrun", "one relay, on the cluster network");
+      const waited = await runCli(
+        ["wait", "--for=condition=Ready", `pod/${name}`, "--timeout", "30s", "--runtime", runtime],
+        { env },
+      );
+      t.equal(
+        waited.stdout,
+        `pod/${name} condition met\n`,
+        `wait runs the probes through the relay too: ${waited.stderr}`,
+      );
+      // port-forward: the engine's place says the pod is not reachable, so its connections go through the relay.
+      const forward = execa(
+        process.execPath,
+        [PODRUN_BIN, "port-forward", "--runtime", runtime, `pod/${name}`, ":8080"],
+        {
+          env: { ...env, NO_COLOR: "1" },
+          reject: false,
+        },
+      );
+      let said = "";
+      forward.stdout.on("data", (chunk: Buffer) => (said += chunk.toString()));
+      for (let i = 0; i < 100 && !/Forwarding from/.test(said); i++) await new Promise((r) => setTimeout(r, 100));
+      const port = Number(/127\.0\.0\.1:(\d+) -> 8080/.exec(said)?.[1]);
+      t.ok(port > 0, `port-forward listens: ${said}`);
+      const bodies = await Promise.all(
+        Array.from({ length: 5 }, () => fetch(`http://127.0.0.1:${port}/index.html`).then((r) => r.text())),
+      );
+      t.same(bodies, Array(5).fill("ok\n"), "each request reached the pod through the relay");
+      forward.kill("SIGTERM");
+      t.equal((await forward).exitCode, 0, "SIGTERM ends it");
+      const down = await runCli(["down", file, "--runtime", runtime], { env });
+      t.equal(down.exitCode, 0, down.stderr);
+      const events = await runCli(["events", "--reason", "FailedPreStopHook", "--runtime", runtime], { env });
+      t.notMatch(events.stdout, /FailedPreStopHook/, "the httpGet preStop hook reached the pod");
+      const all = await runCli(["down", "--all", "--runtime", runtime], { env });
+      t.equal(all.exitCode, 0, all.stderr);
+      const left = await engine(["ps", "-aq", "--filter", "label=io.podrun.relay"]);
+      t.equal(left.stdout.trim(), "", "down --all removes the relay with the cluster network");
+      const network = await engine(["network", "ls", "-q", "--filter", "name=^podrun$"]);
+      t.equal(network.stdout.trim(), "", "and the network");
+    },
   );
-  const docker = (args: string[]) => execa("docker", args, { env, reject: false });
-  t.teardown(async () => {
-    await runCli(["down", "--all", "--runtime", "docker", "--grace-period", "0"], { env });
-    await rm(dir, { recursive: true, force: true });
-  });
-  const up = await runCli(["up", "--wait", "--timeout", "60s", file, "--runtime", "docker"], { env });
-  t.equal(up.exitCode, 0, `up --wait: ${up.stderr}`);
-  t.match(up.stdout, new RegExp(`pod/${name}: ready: 2/2 containers`), "Ready: its probes passed through the relay");
-  t.notMatch(up.stdout, /Unhealthy|FailedPostStartHook/, "no probe or hook failed");
-  const relays = await docker(["ps", "--filter", "label=io.podrun.relay", "--format", "{{.Names}}"]);
-  t.equal(relays.stdout.trim(), "podrun-relay-podrun", "one relay, on the cluster network");
-  const waited = await runCli(
-    ["wait", "--for=condition=Ready", `pod/${name}`, "--timeout", "30s", "--runtime", "docker"],
-    { env },
-  );
-  t.equal(waited.stdout, `pod/${name} condition met\n`, `wait runs the probes through the relay too: ${waited.stderr}`);
-  // port-forward: the engine's place says the pod is not reachable, so its connections go through the relay.
-  const forward = execa(process.execPath, [PODRUN_BIN, "port-forward", "--runtime", "docker", `pod/${name}`, ":8080"], {
-    env: { ...env, NO_COLOR: "1" },
-    reject: false,
-  });
-  let said = "";
-  forward.stdout.on("data", (chunk: Buffer) => (said += chunk.toString()));
-  for (let i = 0; i < 100 && !/Forwarding from/.test(said); i++) await new Promise((r) => setTimeout(r, 100));
-  const port = Number(/127\.0\.0\.1:(\d+) -> 8080/.exec(said)?.[1]);
-  t.ok(port > 0, `port-forward listens: ${said}`);
-  const bodies = await Promise.all(
-    Array.from({ length: 5 }, () => fetch(`http://127.0.0.1:${port}/index.html`).then((r) => r.text())),
-  );
-  t.same(bodies, Array(5).fill("ok\n"), "each request reached the pod through the relay");
-  forward.kill("SIGTERM");
-  t.equal((await forward).exitCode, 0, "SIGTERM ends it");
-  const down = await runCli(["down", file, "--runtime", "docker"], { env });
-  t.equal(down.exitCode, 0, down.stderr);
-  const events = await runCli(["events", "--reason", "FailedPreStopHook", "--runtime", "docker"], { env });
-  t.notMatch(events.stdout, /FailedPreStopHook/, "the httpGet preStop hook reached the pod");
-  const all = await runCli(["down", "--all", "--runtime", "docker"], { env });
-  t.equal(all.exitCode, 0, all.stderr);
-  const left = await docker(["ps", "-aq", "--filter", "label=io.podrun.relay"]);
-  t.equal(left.stdout.trim(), "", "down --all removes the relay with the cluster network");
-  const network = await docker(["network", "ls", "-q", "--filter", "name=^podrun$"]);
-  t.equal(network.stdout.trim(), "", "and the network");
-});

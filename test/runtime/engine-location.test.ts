@@ -101,6 +101,14 @@ t.test("the place: endpoint and bridge together", async (t) => {
     place: "vm",
     reason: /Docker Desktop's socket; network bridge's bridge docker0 \(10\.213\.0\.1\) is not on this host$/,
   });
+  // A podman service through a socket, its bridge not made here: not taken as here (it may run anywhere).
+  const podmanBridge = { network: "podman", interfaceName: "podman0", gateway: "10.88.0.1" };
+  const podman = { onDemand: true, rootless: false };
+  t.match(locateEngine("", podmanBridge, here, podman), { place: "local", podIPsRoutable: true });
+  t.match(locateEngine("unix:///run/x/podman.sock", podmanBridge, here, podman), {
+    place: "vm",
+    podIPsRoutable: false,
+  });
   // Another host: its bridge is never judged (a bridge of the same name and address may be here).
   t.match(locateEngine("ssh://ci@build.example.com", local, here, engine), {
     place: "remote",
