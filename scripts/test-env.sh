@@ -298,7 +298,12 @@ default_subnet = "10.215.0.0/16"
 default_subnet_pools = [{"base" = "10.216.0.0/16", "size" = 24}]
 CONF
   rm -f "$VM_PODMAN_DIR/podman.sock"
+  # A rootful podman keeps netavark's run directory (its address allocations, aardvark-dns's files
+  # per network name) at /run/containers/networks whatever its roots: in a mount namespace of its
+  # own, a tmpfs there keeps this one's apart from this host's podman (both have a `podrun` network).
+  mkdir -p /run/containers/networks
   CONTAINERS_CONF="$VM_PODMAN_DIR/containers.conf" setsid nohup nsenter --net="/run/netns/$VM_NETNS" \
+    unshare --mount --propagation private -- sh -c 'mount -t tmpfs tmpfs /run/containers/networks && exec "$@"' sh \
     podman --root "$VM_PODMAN_DIR/root" --runroot "$VM_PODMAN_DIR/run" \
     --network-config-dir "$VM_PODMAN_DIR/networks" system service --time=0 "$VM_PODMAN_HOST" \
     >>"$STATE/vm-podman.log" 2>&1 </dev/null &
