@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import {
   EngineError,
@@ -19,14 +18,10 @@ import type { UpOptions } from "./commands/up.js";
 import type { DownOptions } from "./commands/down.js";
 import type { RuntimeName } from "./runtime/detect.js";
 import type { CommandShape } from "./commands/completion.js";
-import { KUBERNETES_API_VERSION } from "./manifest/kubernetes-version.js";
+import { podrunVersion } from "./manifest/kubernetes-version.js";
 
 // This module only declares the commands: each action lazy-imports the one module that does the
 // work, so `podrun --version` loads commander alone. Errors become exit codes here and nowhere else.
-
-// One line: podrun's version and the Kubernetes API its validation follows.
-const readVersion = (): string =>
-  `${(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version} (Kubernetes API ${KUBERNETES_API_VERSION})`;
 
 const EXAMPLES = `
 Examples:
@@ -188,7 +183,7 @@ const RECURSIVE_HELP = "also read the subdirectories of the directories given";
 export function buildProgram(): Command {
   const program = new Command("podrun")
     .description("Run a Kubernetes Pod manifest on this machine with docker, podman or nerdctl: no cluster needed.")
-    .version(readVersion(), "-V, --version", "print the podrun version")
+    .version(podrunVersion().line, "-V, --version", "print the podrun version")
     .helpOption("-h, --help", "show help")
     .addHelpText("after", EXAMPLES)
     .showSuggestionAfterError(true)

@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { readStopLabels } from "../pod/spec/stop-labels.js";
 import { reachPods } from "../apply/reach-pods.js";
 import { resolveProxyImage } from "../services/proxy-config.js";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
@@ -93,9 +94,11 @@ export async function down(options: DownOptions): Promise<void> {
     return;
   }
   for (const gone of found.gone) stdout.write(`${formatWorkloadGone(gone, { json: options.json })}\n`);
-  // preStop hooks are run here: where this host cannot reach the pods, through the engine (reach-pods.ts).
-  if (options.gracePeriod !== 0 && found.wanted.length > 0)
-    await reachPods(runtime, undefined, resolveProxyImage(undefined, env));
+  // httpGet preStop hooks are run here: where this host cannot reach the pods, through the engine (reach-pods.ts).
+  const httpPreStop = [...found.pods.values()].some((pod) =>
+    pod.appContainers.some((container) => readStopLabels(container.labels).preStop?.httpGet),
+  );
+  if (options.gracePeriod !== 0 && httpPreStop) await reachPods(runtime, undefined, resolveProxyImage(undefined, env));
   await removeJobRecords(runtime.name, request);
   // After the pods: the Services of the files (or all, with --all); then the endpoints of the
   // Services that stay, and (--all) the cluster network once nothing is on it.

@@ -43,20 +43,27 @@ export async function openEngine(options: EngineCommandOptions, env: NodeJS.Proc
 
 /**
  * The one pod a command acts in (exec, port-forward): the pod named, or the most active of a
- * workload's or of those `selector` matches, as kubectl's AttachablePodForObject picks it. None:
- * kubectl's line on stderr, exit 1.
+ * workload's, of a Service's (`svc/NAME`: the pods its selector picks; the Service returned too)
+ * or of those `selector` matches, as kubectl's AttachablePodForObject picks it. None: kubectl's
+ * line on stderr, exit 1.
  */
 export async function findOnePod(
   runtime: ContainerRuntime,
   namespace: string,
-  request: { target?: string | undefined; selector?: string | undefined; command: string },
+  request: { target?: string | undefined; selector?: string | undefined; command: string; stateDir: string },
   stderr: NodeJS.WritableStream,
-): Promise<PodRecord> {
+): Promise<{ record: PodRecord; service?: Service }> {
+  const serviceName = serviceTargetName(request.target);
+  const service =
+    serviceName === undefined
+      ? undefined
+      : await findService(request.stateDir, runtime.name, namespace, serviceName, stderr);
+  const selector = service ? serviceSelector(service) : request.selector;
   let records: PodRecord[];
   let notFound: string;
-  if (request.selector !== undefined) {
-    records = selectByLabels(await findPods(runtime, { namespace }), parseLabelSelector(request.selector));
-    notFound = `error: no pods found for selector "${request.selector}"`;
+  if (selector !== undefined) {
+    records = selectByLabels(await findPods(runtime, { namespace }), parseLabelSelector(selector));
+    notFound = `error: no pods found for selector "${selector}"`;
   } else {
     const target = request.target!;
     const ref = parseResourceRef(target, request.command) ?? { kind: "Pod", name: target };
@@ -66,7 +73,8 @@ export async function findOnePod(
   }
   if (records.length === 0) return failWith(stderr, notFound);
   const summaries = new Map(records.map((record) => [summarizePod(record, runtime.name), record]));
-  return summaries.get(sortMostActive([...summaries.keys()])[0]!)!;
+  const record = summaries.get(sortMostActive([...summaries.keys()])[0]!)!;
+  return service ? { record, service } : { record };
 }
 
 /** A failure already worded in kubectl's line: the line on stderr, then exit 1. */
@@ -76,14 +84,14 @@ export function failWith(stderr: NodeJS.WritableStream, line: string): never {
 }
 
 /** `svc/NAME` (in any spelling of the Service type: `service/x`, `services/x`): the Service's name; undefined otherwise. */
-export function serviceTargetName(target: string | undefined): string | undefined {
+function serviceTargetName(target: string | undefined): string | undefined {
   const slash = target?.indexOf("/") ?? -1;
   if (target === undefined || slash < 0) return undefined;
   return entryOfType(target.slice(0, slash))?.kind === "Service" ? target.slice(slash + 1) : undefined;
 }
 
 /** The Service `up` recorded (services/service-record.ts); none: kubectl's NotFound line, exit 1. */
-export async function findService(
+async function findService(
   stateDir: string,
   engine: string,
   namespace: string,
@@ -99,7 +107,7 @@ export async function findService(
 }
 
 /** The Service's selector as `-l` text, for the pod it stands for (kubectl's error for a Service without one). */
-export function serviceSelector(service: Service): string {
+function serviceSelector(service: Service): string {
   const selector = Object.entries(service.spec?.selector ?? {});
   if (selector.length === 0)
     throw new UsageError(

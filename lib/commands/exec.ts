@@ -3,15 +3,7 @@ import { readPodRecord } from "../pod/pod-record.js";
 import { chooseExecContainer } from "../pod/status/exec-target.js";
 import { summarizePod } from "../pod/status/pod-status.js";
 import { resolveStateDir } from "../state/paths.js";
-import {
-  failWith,
-  findOnePod,
-  findService,
-  openEngine,
-  serviceSelector,
-  serviceTargetName,
-  type EngineCommandOptions,
-} from "./engine-command.js";
+import { failWith, findOnePod, openEngine, type EngineCommandOptions } from "./engine-command.js";
 import { stopSignal } from "../process/stop-signal.js";
 
 // `podrun exec POD|TYPE/NAME -- COMMAND…`: a command in a running container, as `kubectl exec`
@@ -42,10 +34,7 @@ export async function exec(options: ExecOptions): Promise<void> {
   const namespace = options.namespace ?? "default";
   const stateDir = options.stateDir ?? resolveStateDir(env);
   // 1. The pod: the one named, or the most active of a workload's, a Service's or those -l selects.
-  const serviceName = serviceTargetName(options.target);
-  const service = serviceName && (await findService(stateDir, runtime.name, namespace, serviceName, stderr));
-  const request = service ? { selector: serviceSelector(service) } : options;
-  const record = await findOnePod(runtime, namespace, { ...request, command: "exec" }, stderr);
+  const { record } = await findOnePod(runtime, namespace, { ...options, command: "exec", stateDir }, stderr);
   // 2. The container, from the pod's record (its spec) and what the engine runs.
   const spec = await readPodRecord(stateDir, runtime.name, record);
   const choice = chooseExecContainer(summarizePod(record, runtime.name), spec, options.container);

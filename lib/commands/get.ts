@@ -133,9 +133,19 @@ export async function get(options: GetOptions): Promise<void> {
   const pods = records.map((record) =>
     withOwner(toPodObject(applyActiveDeadline(summarizePod(record, runtime.name), record, now())), ownerOf(record)),
   );
+  // A workload's template is one of its pods' records: one read per owner (a Deployment's
+  // ReplicaSet, another workload itself), none for bare pods.
+  const firstOfOwner = new Map<string, number>();
+  pods.forEach((pod, i) => {
+    const owner = pod.metadata?.ownerReferences?.[0];
+    const key = owner && `${records[i]!.namespace}/${owner.kind}/${owner.name}`;
+    if (key && !firstOfOwner.has(key)) firstOfOwner.set(key, i);
+  });
   const specs = new Map<Pod, PodSpec | undefined>(
     await Promise.all(
-      pods.map(async (pod, i) => [pod, (await readPodRecord(stateDir, runtime.name, records[i]!))?.spec] as const),
+      [...firstOfOwner.values()].map(
+        async (i) => [pods[i]!, (await readPodRecord(stateDir, runtime.name, records[i]!))?.spec] as const,
+      ),
     ),
   );
   const jobs = (await listJobRecords(stateDir, runtime.name)).filter(

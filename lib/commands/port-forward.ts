@@ -9,15 +9,7 @@ import { readPodRecord } from "../pod/pod-record.js";
 import { currentContainers } from "../pod/status/find-pods.js";
 import { stopSignal } from "../process/stop-signal.js";
 import { resolveStateDir } from "../state/paths.js";
-import {
-  failWith,
-  findOnePod,
-  findService,
-  openEngine,
-  serviceSelector,
-  serviceTargetName,
-  type EngineCommandOptions,
-} from "./engine-command.js";
+import { failWith, findOnePod, openEngine, type EngineCommandOptions } from "./engine-command.js";
 
 // `podrun port-forward POD|TYPE/NAME|svc/NAME [LOCAL:]REMOTE…`: kubectl's port-forward, in the
 // foreground until SIGINT or SIGTERM (then exit 0), with its lines. A Service's port is mapped to
@@ -67,23 +59,13 @@ export async function portForward(options: PortForwardOptions): Promise<void> {
   const addresses = (options.address ?? "127.0.0.1")
     .split(",")
     .map((a) => (a.trim() === "localhost" ? "127.0.0.1" : a.trim()));
-  const serviceName = serviceTargetName(options.target);
-  const ref = serviceName ? undefined : parseResourceRef(options.target, "port-forward");
+  parseResourceRef(options.target, "port-forward"); // a bad TYPE/NAME: exit 2 before the engine is asked
   const runtime = await openEngine(options, env);
   const namespace = options.namespace ?? "default";
   const stateDir = options.stateDir ?? resolveStateDir(env);
   // 2. The pod (a Service's: one its selector picks), its spec, and each port on it.
-  const service =
-    serviceName !== undefined || ref?.kind === "Service"
-      ? await findService(stateDir, runtime.name, namespace, serviceName ?? ref!.name, stderr)
-      : undefined;
-  const selector = service ? serviceSelector(service) : undefined;
-  const record = await findOnePod(
-    runtime,
-    namespace,
-    service ? { selector, command: "port-forward" } : { target: options.target, command: "port-forward" },
-    stderr,
-  );
+  const request = { target: options.target, command: "port-forward", stateDir };
+  const { record, service } = await findOnePod(runtime, namespace, request, stderr);
   const spec = await readPodRecord(stateDir, runtime.name, record);
   const ports = specs.map((p): ForwardedPort => ({ local: p.local, remote: resolveRemote(p.remote, service, spec) }));
   const container = currentContainers(record.appContainers).find((c) => c.running) ?? record.appContainers[0];

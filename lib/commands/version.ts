@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { KUBERNETES_API_VERSION } from "../manifest/kubernetes-version.js";
+import { KUBERNETES_API_VERSION, podrunVersion } from "../manifest/kubernetes-version.js";
 import { CLUSTER_NETWORK_NAME } from "../pod/cluster-network.js";
 import { detectRuntime, type RuntimeName } from "../runtime/detect.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -30,9 +29,7 @@ export async function version(options: VersionOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout } = options;
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   // 1. podrun's own version; 2. the engine, probed for its versions; 3. where it is.
-  const podrun = (
-    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-  ).version;
+  const { podrun } = podrunVersion();
   const detected = await detectRuntime({ ...(options.runtime ? { preferred: options.runtime } : {}), env });
   const runtime = (options.createRuntime ?? createRuntime)(detected, { requestTimeoutMs });
   const location = await runtime.locate(CLUSTER_NETWORK_NAME);

@@ -608,7 +608,7 @@ export class CliRuntime implements ContainerRuntime {
       args ? (await this.run(args, { reject: false })).stdout.trim().split("\n")[0]! : "";
     const [endpoint, rootlessText, inspected] = await Promise.all([
       process.env[env] || firstLine(contextArgs),
-      firstLine(rootless?.args),
+      typeof rootless === "object" ? firstLine(rootless.args) : "",
       // The network's bridge: podrun's cluster network, else (not made yet) the engine's default one.
       this.run(["network", "inspect", network, defaultNetwork], { reject: false }),
     ]);
@@ -619,7 +619,10 @@ export class CliRuntime implements ContainerRuntime {
       interfaceName: chosen?.bridge,
       gateway: gatewayOf(chosen),
     };
-    const engine = { onDemand: bridgesOnDemand, rootless: rootless !== undefined && rootless.says.test(rootlessText) };
+    // A service reached through a socket (an endpoint) is not this process: "user" tells nothing then.
+    const userRootless = rootless === "user" && endpoint === "" && process.getuid?.() !== 0;
+    const said = typeof rootless === "object" && rootless.says.test(rootlessText);
+    const engine = { onDemand: bridgesOnDemand, rootless: userRootless || said };
     return locateEngine(endpoint, bridge, HOST_INTERFACES, engine);
   }
 
