@@ -44,6 +44,10 @@ VM_DOCKER_HOST=unix://$VM_DOCKER_DIR/docker.sock
 # used as a remote podman is (CONTAINER_HOST): podman machine's and `podman --remote`'s case.
 VM_PODMAN_DIR=$STATE/vm-podman
 VM_PODMAN_HOST=unix://$VM_PODMAN_DIR/podman.sock
+# Both VM engines run in a mount namespace of their own with a tmpfs over this directory: a state
+# directory under it is one the engine cannot see (a remote engine's case, or a VM that does not
+# share it), while one elsewhere is shared with them (the VM engines' default of sharing the home).
+VM_HIDDEN=$STATE/vm-hidden
 # Local name of the imported busybox image; the registry names are tags of it.
 BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
@@ -231,16 +235,23 @@ start_dockerd() {
 }
 
 vm_docker() { docker -H "$VM_DOCKER_HOST" "$@"; }
+# Whether process $1 runs with the tmpfs over $VM_HIDDEN (an engine started before it did does not).
+hides_vm_dir() { [[ -n $1 ]] && grep -q " $VM_HIDDEN " "/proc/$1/mountinfo" 2>/dev/null; }
 vm_docker_answers() { vm_docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
 # The simulated VM's dockerd. nsenter, not `ip netns exec`: the latter mounts a sysfs of its own,
 # which hides the cgroup mounts dockerd needs. It starts a containerd of its own under its exec-root.
 start_vm_dockerd() {
-  if vm_docker_answers; then
+  if vm_docker_answers && hides_vm_dir "$(cat "$VM_DOCKER_DIR/docker.pid" 2>/dev/null)"; then
     log "vm dockerd already running"
     return
   fi
-  local t=$(date +%s.%N) pid i
+  # One started before it hid $VM_HIDDEN: stopped, to start again as it should be.
+  if pid_file_alive "$VM_DOCKER_DIR/docker.pid" dockerd; then
+    kill "$(cat "$VM_DOCKER_DIR/docker.pid")"
+    for ((i = 0; i < 60; i++)); do pid_file_alive "$VM_DOCKER_DIR/docker.pid" dockerd || break; sleep 0.5; done
+  fi
+  local t=$(date +%s.%N) pid
   if [[ ! -e /run/netns/$VM_NETNS ]]; then
     ip netns add "$VM_NETNS"
     ip -n "$VM_NETNS" link set lo up
@@ -249,7 +260,10 @@ start_vm_dockerd() {
   pid_file_alive "$VM_DOCKER_DIR/docker.pid" dockerd || rm -f "$VM_DOCKER_DIR/docker.pid"
   pid_file_alive "$VM_DOCKER_DIR/exec/containerd/containerd.pid" containerd ||
     rm -f "$VM_DOCKER_DIR/exec/containerd/containerd.pid"
-  setsid nohup nsenter --net="/run/netns/$VM_NETNS" dockerd --data-root "$VM_DOCKER_DIR/data" \
+  mkdir -p "$VM_HIDDEN"
+  setsid nohup nsenter --net="/run/netns/$VM_NETNS" \
+    unshare --mount --propagation private -- sh -c 'mount -t tmpfs tmpfs "$0" && shift && exec "$@"' "$VM_HIDDEN" sh \
+    dockerd --data-root "$VM_DOCKER_DIR/data" \
     --exec-root "$VM_DOCKER_DIR/exec" --pidfile "$VM_DOCKER_DIR/docker.pid" -H "$VM_DOCKER_HOST" \
     --bip 10.213.0.1/24 --default-address-pool base=10.214.0.0/16,size=24 \
     >>"$STATE/vm-dockerd.log" 2>&1 </dev/null &
@@ -281,9 +295,15 @@ vm_podman() { CONTAINER_HOST=$VM_PODMAN_HOST podman --remote "$@"; }
 vm_podman_answers() { vm_podman version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
 start_vm_podman() {
-  if vm_podman_answers; then
+  if vm_podman_answers && hides_vm_dir "$(cat "$VM_PODMAN_DIR/service.pid" 2>/dev/null)"; then
     log "vm podman service already running"
     return
+  fi
+  local old
+  old=$(cat "$VM_PODMAN_DIR/service.pid" 2>/dev/null || true)
+  if [[ -n $old ]] && kill -0 "$old" 2>/dev/null; then
+    kill "$old"
+    for ((i = 0; i < 60; i++)); do kill -0 "$old" 2>/dev/null || break; sleep 0.5; done
   fi
   local t=$(date +%s.%N) i
   mkdir -p "$VM_PODMAN_DIR/root" "$VM_PODMAN_DIR/run" "$VM_PODMAN_DIR/networks"
@@ -301,9 +321,10 @@ CONF
   # A rootful podman keeps netavark's run directory (its address allocations, aardvark-dns's files
   # per network name) at /run/containers/networks whatever its roots: in a mount namespace of its
   # own, a tmpfs there keeps this one's apart from this host's podman (both have a `podrun` network).
-  mkdir -p /run/containers/networks
+  mkdir -p /run/containers/networks "$VM_HIDDEN"
   CONTAINERS_CONF="$VM_PODMAN_DIR/containers.conf" setsid nohup nsenter --net="/run/netns/$VM_NETNS" \
-    unshare --mount --propagation private -- sh -c 'mount -t tmpfs tmpfs /run/containers/networks && exec "$@"' sh \
+    unshare --mount --propagation private -- \
+    sh -c 'mount -t tmpfs tmpfs /run/containers/networks && mount -t tmpfs tmpfs "$0" && shift && exec "$@"' "$VM_HIDDEN" sh \
     podman --root "$VM_PODMAN_DIR/root" --runroot "$VM_PODMAN_DIR/run" \
     --network-config-dir "$VM_PODMAN_DIR/networks" system service --time=0 "$VM_PODMAN_HOST" \
     >>"$STATE/vm-podman.log" 2>&1 </dev/null &
@@ -623,6 +644,7 @@ write_env_json() {
   "yamlReader": "$YAML_READER",
   "vmDocker": {"host": "$VM_DOCKER_HOST", "netns": "$VM_NETNS"},
   "vmPodman": {"host": "$VM_PODMAN_HOST", "netns": "$VM_NETNS"},
+  "vmHiddenDir": "$VM_HIDDEN",
   "nodes": {$(for major in "${NODE_MAJORS[@]}"; do printf '%s"%s": "%s"' "${sep:-}" "$major" "$STATE/node-$major/bin/node"; sep=", "; done)}
 }
 EOF

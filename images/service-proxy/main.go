@@ -29,6 +29,8 @@ import (
 func main() {
 	// podrun's relay (dial.go): -relay to idle, -dial HOST:PORT for one connection over stdio.
 	dialMode(os.Args)
+	// podrun's files on an engine that cannot see this host's disk (files.go).
+	filesMode(os.Args)
 	configDir := flag.String("config-dir", "/podrun/service", "directory holding "+configFile)
 	statusDir := flag.String("status-dir", "/podrun/status", "writable directory for "+appliedFile+" (skipped when absent)")
 	verbose := flag.Bool("v", false, "log every connection and UDP session")

@@ -1,5 +1,6 @@
 import { EngineError, PodrunError } from "../errors.js";
 import { reachPods } from "./reach-pods.js";
+import { reachFiles } from "./reach-files.js";
 import { toInvolvedObject } from "../events/types.js";
 import { identifyPod } from "../pod/identity.js";
 import { runPod, type PodOutcome, type PodProgress, type RunPodDeps } from "../pod/run-pod.js";
@@ -90,6 +91,8 @@ export async function applyUp(deps: RunPodDeps, options: UpRunOptions): Promise<
   // Step 0: where this host cannot reach the pods, their probes and hooks go through the engine (reach-pods.ts).
   const probed = [...options.plan.runs.map((r) => r.pod), ...options.plan.jobs.flatMap((j) => j.workload.pods)];
   if (!dryRun) await reachPods(deps.runtime, probed, options.services.image);
+  // …and where the engine does not see this host's files, the pods' files are copied to it (reach-files.ts).
+  if (!dryRun) await reachFiles(deps.runtime, options.podOptions.stateDir, options.services.image);
   if (!dryRun) await removeStalePods(deps, options, state);
   // A dry run goes pod by pod, in one start slot: its commands are printed as each pod's would run.
   const planned = dryRun ? { ...options, plan: inSequence(options.plan) } : options;

@@ -12,6 +12,8 @@ import { matchesFieldSelector, parseFieldSelector } from "../manifest/field-sele
 import { applyActiveDeadline } from "../pod/active-deadline.js";
 import { addTerminationMessages } from "../pod/termination-message.js";
 import { podDirectory } from "../pod/volumes/pod-dir.js";
+import { reachFiles } from "../apply/reach-files.js";
+import { resolveProxyImage } from "../services/proxy-config.js";
 import { resolveStateDir } from "../state/paths.js";
 import { formatRestarts, summarizePod, type PodSummary } from "../pod/status/pod-status.js";
 import type { RuntimeFactory } from "../runtime/cli-runtime.js";
@@ -73,6 +75,13 @@ export interface PsOptions {
   now?: () => number;
 }
 
+/** Whether a container of the pod has ended (the only ones with a termination message). */
+function hasTerminated(pod: PodSummary): boolean {
+  return [...pod.initContainerStatuses, ...pod.containerStatuses].some(
+    (status) => status.state?.terminated !== undefined || status.lastState?.terminated !== undefined,
+  );
+}
+
 export async function ps(options: PsOptions): Promise<void> {
   const { env = process.env, stdout = process.stdout, stderr = process.stderr, now = Date.now } = options;
   const services = options.volumes ? undefined : serviceArguments(options.names ?? []);
@@ -106,10 +115,14 @@ export async function ps(options: PsOptions): Promise<void> {
     .map((record) => applyActiveDeadline(summarizePod(record, runtime.name), record, now()))
     .filter((pod) => !fields || matchesFieldSelector(fields, podFields(pod)));
   // Only the objects show messages: the table costs no file or log read.
-  if (options.json || options.objectFormat)
+  if (options.json || options.objectFormat) {
+    // An engine that does not see this host's files holds the messages' files (lib/apply/reach-files.ts).
+    if (pods.some((pod) => hasTerminated(pod)))
+      await reachFiles(runtime, stateDir, resolveProxyImage(undefined, env), { env });
     await Promise.all(
       pods.map((pod) => addTerminationMessages(pod, runtime, podDirectory(stateDir, runtime.name, pod))),
     );
+  }
   try {
     writePods(pods, namespace, options, { stdout, stderr, nowMs: now(), env, owners });
   } finally {

@@ -4,6 +4,9 @@ import { detectRuntime, type RuntimeName } from "../runtime/detect.js";
 import { createRuntime, type RuntimeFactory } from "../runtime/cli-runtime.js";
 import { resolveRequestTimeout } from "../runtime/request-timeout.js";
 import type { EngineLocation } from "../runtime/engine-location.js";
+import { reachFiles } from "../apply/reach-files.js";
+import { resolveProxyImage } from "../services/proxy-config.js";
+import { resolveStateDir } from "../state/paths.js";
 
 // `podrun version`: podrun's version, then the engine it talks to (as `kubectl version` prints the
 // client's and the server's), and where that engine is, seen from this host
@@ -32,7 +35,12 @@ export async function version(options: VersionOptions): Promise<void> {
   const { podrun } = podrunVersion();
   const detected = await detectRuntime({ ...(options.runtime ? { preferred: options.runtime } : {}), env });
   const runtime = (options.createRuntime ?? createRuntime)(detected, { requestTimeoutMs });
-  const location = await runtime.locate(CLUSTER_NETWORK_NAME);
+  // Whether it sees this host's files: asked anew, by a mount where the endpoint does not tell (reach-files.ts).
+  const [place, files] = await Promise.all([
+    runtime.locate(CLUSTER_NETWORK_NAME),
+    reachFiles(runtime, resolveStateDir(env), resolveProxyImage(undefined, env), { fresh: true, env }),
+  ]);
+  const location = { ...place, sharedDisk: files.shared, files: files.reason };
   if (options.json) {
     const engine = {
       name: detected.name,
@@ -49,7 +57,7 @@ export async function version(options: VersionOptions): Promise<void> {
       `endpoint: ${location.endpoint || "the CLI's default"}`,
       `place: ${PLACE_WORDS[location.place]}: ${location.reason}`,
       `pod addresses: ${location.podIPsRoutable ? "reachable from this host" : "not reachable from this host"}`,
-      `files: ${location.sharedDisk ? "shared with the engine" : "not seen by the engine"} (judged from the place)`,
+      `files: ${files.shared ? "seen by the engine: bind-mounted" : "not seen by the engine: copied into engine volumes"}: ${files.reason}`,
     ].join("\n") + "\n",
   );
 }

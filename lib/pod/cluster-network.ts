@@ -2,6 +2,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { isNetworkUnusable } from "../runtime/network.js";
 import type { ContainerRuntime, SandboxNetwork } from "../runtime/types.js";
 import { LABEL_MANAGED } from "../runtime/types.js";
+import { HOST_NETWORK } from "../runtime/relay.js";
 import { resolvePodHostDomain, serviceDomainName } from "./etc/hosts-file.js";
 import type { PodIdentity } from "./identity.js";
 import { resolvePodHostname } from "./spec/pod-settings.js";
@@ -116,7 +117,7 @@ export async function removeClusterNetworkIfUnused(
   listed?: readonly unknown[],
 ): Promise<boolean> {
   if ((listed ?? (await runtime.listContainers({ [LABEL_MANAGED]: "true" }))).length > 0) return false;
-  // The relay (runtime/relay.ts) is no pod's: it goes with the network it relays on.
-  await runtime.removeRelay(CLUSTER_NETWORK_NAME);
+  // The relays (runtime/relay.ts) are no pod's: they go with the network, the host network's too.
+  await Promise.all([runtime.removeRelay(CLUSTER_NETWORK_NAME), runtime.removeRelay(HOST_NETWORK)]);
   return runtime.removeNetwork(CLUSTER_NETWORK_NAME);
 }

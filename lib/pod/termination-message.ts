@@ -5,6 +5,7 @@ import { LABEL_TERMINATION_MESSAGE_POLICY, type ContainerRuntime, type Container
 import { kubeContainerName } from "./status/find-pods.js";
 import type { PodSummary } from "./status/pod-status.js";
 import { errorFirstLine, errorMessage } from "../errors.js";
+import { filesVolumeOfPodDir, readFromEngine } from "./volumes/engine-files.js";
 
 // terminationMessagePath and terminationMessagePolicy as the kubelet has them
 // (pkg/kubelet/kuberuntime/kuberuntime_container.go): every container gets a file of its own,
@@ -85,6 +86,9 @@ export const MAX_TERMINATION_MESSAGE_BYTES = 4096;
 export const MAX_TERMINATION_LOG_LINES = 80;
 export const MAX_TERMINATION_LOG_BYTES = 2048;
 
+/** What reading a message needs of the engine: logs, and the files helper where it holds the file. */
+type TerminationRuntime = Pick<ContainerRuntime, "logs"> & Partial<Pick<ContainerRuntime, "files" | "runFilesHelper">>;
+
 export interface TerminationMessage {
   text: string;
   /** Where it came from: the container's file, or its log (FallbackToLogsOnError). */
@@ -95,6 +99,8 @@ export interface TerminationMessage {
 export async function readTerminationMessage(options: {
   /** The container's termination file on the host (termination-log.ts), if it has one. */
   file?: string;
+  /** Reads the file's copy through the engine instead (an engine that does not see this host's files); undefined: none. */
+  readCopy?: () => Promise<Buffer | undefined>;
   policy: TerminationMessagePolicy;
   exitCode: number;
   /** The container's last `tail` log lines, stdout and stderr merged. */
@@ -104,7 +110,10 @@ export async function readTerminationMessage(options: {
   let text = "";
   if (options.file !== undefined) {
     try {
-      text = await readTail(options.file, MAX_TERMINATION_MESSAGE_BYTES);
+      if (options.readCopy) {
+        const copy = (await options.readCopy()) ?? Buffer.alloc(0);
+        text = copy.subarray(Math.max(0, copy.length - MAX_TERMINATION_MESSAGE_BYTES)).toString();
+      } else text = await readTail(options.file, MAX_TERMINATION_MESSAGE_BYTES);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT")
         return { text: `Error on reading termination log ${options.file}: ${errorMessage(error)}`, from: "file" };
@@ -124,11 +133,26 @@ export async function readTerminationMessage(options: {
 
 /** The message of one container podrun made, from its pod directory and its labels. */
 export function readContainerTerminationMessage(
-  runtime: Pick<ContainerRuntime, "logs">,
+  runtime: TerminationRuntime,
   options: { podDir?: string; container: string; id: string; policy: TerminationMessagePolicy; exitCode: number },
 ): Promise<TerminationMessage> {
+  const { podDir } = options;
+  const relative = `containers/${options.container}/termination-log`;
   return readTerminationMessage({
-    file: options.podDir === undefined ? undefined : terminationLogFile(options.podDir, options.container),
+    file: podDir === undefined ? undefined : terminationLogFile(podDir, options.container),
+    // The container wrote it in the pod's files volume, on the engine's host (engine-files.ts).
+    ...(podDir !== undefined && runtime.files && runtime.runFilesHelper
+      ? {
+          readCopy: async () =>
+            (
+              await readFromEngine(
+                { runFilesHelper: runtime.runFilesHelper!.bind(runtime) },
+                filesVolumeOfPodDir(podDir),
+                [relative],
+              )
+            ).get(relative),
+        }
+      : {}),
     policy: options.policy,
     exitCode: options.exitCode,
     logs: (tail) => runtime.logs(options.id, { tail }),
@@ -141,7 +165,7 @@ export function readContainerTerminationMessage(
  * lines. A message taken from the log adds nothing: the details show the log's last lines already.
  */
 export async function describeTerminationMessage(
-  runtime: Pick<ContainerRuntime, "logs">,
+  runtime: TerminationRuntime,
   options: {
     podDir?: string;
     container: Pick<Container, "name" | "terminationMessagePolicy">;
@@ -180,7 +204,7 @@ export async function describeTerminationMessage(
  */
 export async function addTerminationMessages(
   pod: PodSummary,
-  runtime: Pick<ContainerRuntime, "logs">,
+  runtime: TerminationRuntime,
   podDir: string,
 ): Promise<void> {
   const pairs = [
@@ -198,7 +222,7 @@ export async function addTerminationMessages(
 }
 
 function readMessageOf(
-  runtime: Pick<ContainerRuntime, "logs">,
+  runtime: TerminationRuntime,
   podDir: string,
   state: ContainerState,
   terminated: ContainerStateTerminated,

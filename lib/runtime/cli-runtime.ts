@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
-import { networkInterfaces } from "node:os";
+import { readFile } from "node:fs/promises";
+import { homedir, networkInterfaces } from "node:os";
+import { join } from "node:path";
 // ContainerRuntime over a container CLI: docker, podman or nerdctl, told apart by the dialect
 // table. Every call goes through runCommand (argv arrays, never a shell). In dry-run mode the
 // commands are recorded instead of run, so a caller can print the whole plan. A command that
@@ -33,7 +35,8 @@ import {
   type CommandResult,
   type RunOptions,
 } from "./exec.js";
-import { buildDialArgs, buildRelayRunArgs, dialThroughRelay, relayName } from "./relay.js";
+import { buildDialArgs, buildRelayRunArgs, dialThroughRelay, relayName, relayNetworkFor } from "./relay.js";
+import { buildFilesHelperArgs } from "./files-helper.js";
 import type { Duplex } from "node:stream";
 import { firstAddress, locateEngine, type EngineLocation, type HostInterfaces } from "./engine-location.js";
 import { clusterDnsServer, isSubnetTaken, parseNetworkInspect, parseNetworkList, subnetsOverlap } from "./network.js";
@@ -61,6 +64,7 @@ import {
   type ContainerSpec,
   type ContainerState,
   type ExecResult,
+  type HelperMount,
   type ImageInfo,
   type LogLine,
   type LogStreamOptions,
@@ -118,6 +122,23 @@ const HOST_INTERFACES: HostInterfaces = {
 
 /** The LOCAL /32 entries of the kernel's routing trie; none where there is no /proc (macOS). */
 /** A network's IPv4 gateway: as the engine says, else the first address of its subnet (docker's pick). */
+/**
+ * Whether the user named a context (docker's `DOCKER_CONTEXT`, or `currentContext` in the CLI's
+ * config.json): only then is the CLI asked for its endpoint; otherwise it is its default socket.
+ */
+async function namesContext(context: NonNullable<Dialect["endpoint"]["context"]>): Promise<boolean> {
+  if (process.env[context.env]) return true;
+  const dir = process.env[context.configDirEnv] || join(homedir(), context.configDir);
+  try {
+    const config = JSON.parse(await readFile(join(dir, "config.json"), "utf8")) as { currentContext?: unknown };
+    return (
+      typeof config.currentContext === "string" && config.currentContext !== "" && config.currentContext !== "default"
+    );
+  } catch {
+    return false; // no config (or not JSON): the CLI's default context
+  }
+}
+
 function gatewayOf(network: NetworkInfo | undefined): string | undefined {
   const subnet = network?.subnets.find((s) => !s.subnet.includes(":"));
   return subnet?.gateway ?? (subnet ? firstAddress(subnet.subnet) : undefined);
@@ -601,13 +622,22 @@ export class CliRuntime implements ContainerRuntime {
     });
   }
 
+  async endpoint(): Promise<string> {
+    const { env, context } = this.dialect.endpoint;
+    const set = process.env[env];
+    if (set) return set;
+    // No context named (docker's DOCKER_CONTEXT, or config.json's currentContext): the CLI's default socket, not asked.
+    if (!context || !(await namesContext(context))) return "";
+    const asked = await this.run(context.args, { reject: false });
+    return asked.stdout.trim().split("\n")[0]!;
+  }
+
   async locate(network: string): Promise<EngineLocation> {
-    const { env, contextArgs, defaultNetwork, rootless, bridgesOnDemand } = this.dialect.endpoint;
-    // The endpoint: the CLI's variable, else its current context's (a docker context of the user's).
+    const { defaultNetwork, rootless, bridgesOnDemand } = this.dialect.endpoint;
     const firstLine = async (args: readonly string[] | undefined) =>
       args ? (await this.run(args, { reject: false })).stdout.trim().split("\n")[0]! : "";
     const [endpoint, rootlessText, inspected] = await Promise.all([
-      process.env[env] || firstLine(contextArgs),
+      this.endpoint(),
       typeof rootless === "object" ? firstLine(rootless.args) : "",
       // The network's bridge: podrun's cluster network, else (not made yet) the engine's default one.
       this.run(["network", "inspect", network, defaultNetwork], { reject: false }),
@@ -628,10 +658,27 @@ export class CliRuntime implements ContainerRuntime {
 
   relay: { network: string; image: string } | undefined = undefined;
 
+  files: { image: string } | undefined = undefined;
+
+  async runFilesHelper(
+    args: readonly string[],
+    options: { mounts: readonly HelperMount[]; input?: Buffer; image?: string },
+  ): Promise<{ stdout: string; stderr: string }> {
+    const image = options.image ?? this.files?.image;
+    if (image === undefined) throw new Error("no files helper: the engine sees this host's files");
+    const argv = buildFilesHelperArgs(image, args, options.mounts);
+    if (this.record(argv)) return { stdout: "", stderr: "" };
+    const result = await this.run(argv, { reject: false, ...(options.input ? { input: options.input } : {}) });
+    // The helper's own error is its last line of stderr; the engine's (a mount refused) is the whole.
+    if (result.exitCode !== 0) throw await explainCommandError(this.dialect, toCommandError(this.binary, argv, result));
+    return { stdout: result.stdout, stderr: result.stderr };
+  }
+
   async dial(host: string, port: number, signal?: AbortSignal): Promise<Duplex> {
     if (!this.relay) throw new Error("no relay: the pods are reached from this host");
-    await this.ensureRelay(this.relay.network, this.relay.image);
-    return dialThroughRelay(this.binary, buildDialArgs(this.relay.network, host, port), signal);
+    const network = relayNetworkFor(host, this.relay.network);
+    await this.ensureRelay(network, this.relay.image);
+    return dialThroughRelay(this.binary, buildDialArgs(network, host, port), signal);
   }
 
   /** The relay of `network`, running: made (or started) once per process, a concurrent run's kept. */

@@ -112,7 +112,12 @@ export interface Dialect {
    */
   readonly endpoint: {
     env: string;
-    contextArgs?: readonly string[];
+    /**
+     * The CLI's contexts (docker's): the command that prints the current one's endpoint, asked
+     * only when one is named, by the variable `env` or by config.json's `currentContext` in the
+     * directory `configDirEnv` names (else `configDir` under the home directory).
+     */
+    context?: { args: readonly string[]; env: string; configDirEnv: string; configDir: string };
     defaultNetwork: string;
     /**
      * How to tell the engine runs rootless: a command whose output says so (and what in it), or
@@ -167,7 +172,12 @@ export const DIALECTS: Readonly<Record<RuntimeName, Dialect>> = {
     clusterSubnets: ["10.244.0.0/16", "10.247.0.0/16"],
     endpoint: {
       env: "DOCKER_HOST",
-      contextArgs: ["context", "inspect", "--format", "{{.Endpoints.docker.Host}}"],
+      context: {
+        args: ["context", "inspect", "--format", "{{.Endpoints.docker.Host}}"],
+        env: "DOCKER_CONTEXT",
+        configDirEnv: "DOCKER_CONFIG",
+        configDir: ".docker",
+      },
       defaultNetwork: "bridge",
       // A rootless dockerd lists `name=rootless` among its security options.
       rootless: { args: ["info", "--format", "{{json .SecurityOptions}}"], says: /name=rootless/ },

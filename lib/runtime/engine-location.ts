@@ -122,3 +122,28 @@ export function locateEngine(
   const reason = byEndpoint ? `${byEndpoint.reason}; ${bridgeReason}` : bridgeReason;
   return { place, podIPsRoutable: routable, sharedDisk: true, endpoint, reason };
 }
+
+/**
+ * Whether the engine sees this host's files, from its endpoint alone: "shared" for the CLI's
+ * default on Linux (the engine is this host's) and the usual local sockets, "unshared" for
+ * another host, else "check": a VM's socket (Docker Desktop, Colima, podman machine share only
+ * some directories), any other socket or loopback address, and every engine on macOS or Windows,
+ * which run in a VM. A check is a mount of a directory of this host, read back through the engine.
+ */
+export function diskOfEndpoint(endpoint: string, platform: string, uid?: number): "shared" | "unshared" | "check" {
+  if (placeOfEndpoint(endpoint)?.place === "remote") return "unshared";
+  if (platform !== "linux") return "check";
+  if (endpoint === "") return "shared";
+  const socket = /^unix:\/\/(.+)$/.exec(endpoint)?.[1];
+  if (socket === undefined) return "check";
+  const runtimeDir = `/run/user/${uid ?? ""}`;
+  const local = [
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/podman/podman.sock",
+    "/run/containerd/containerd.sock",
+    `${runtimeDir}/docker.sock`,
+    `${runtimeDir}/podman/podman.sock`,
+  ];
+  return local.includes(socket) ? "shared" : "check";
+}

@@ -10,7 +10,7 @@ import { quoteArgument } from "./quote.js";
 
 export interface RunOptions {
   /** Written to the child's stdin. This is how secrets reach a runtime: never through argv. */
-  input?: string;
+  input?: string | Buffer;
   /** Added to the inherited environment (it does not replace it); an undefined value removes that variable. */
   env?: Record<string, string | undefined>;
   /** Kill the child (SIGTERM, then SIGKILL 5 s later) when it runs longer than this. */

@@ -10,6 +10,18 @@ import { LABEL_RELAY } from "./types.js";
 // docker and 170 ms on podman per connection (bench/RESULTS.md, "A connection to a pod through
 // the engine"), and needs no tool in the user's image.
 
+/** The engine's host network, as `--network` names it on every engine. */
+export const HOST_NETWORK = "host";
+
+/**
+ * The network a connection to `host` is relayed from: a loopback address is the engine host's
+ * own (a hostNetwork pod's checks go to 127.0.0.1, as a kubelet's go to its node's), reached from
+ * a relay on the host network; any other, from the relay on the cluster network.
+ */
+export function relayNetworkFor(host: string, clusterNetwork: string): string {
+  return /^127\.|^::1$|^localhost$/i.test(host) ? HOST_NETWORK : clusterNetwork;
+}
+
 /** The relay container of a network: one per engine, named after the network. */
 export function relayName(network: string): string {
   return `podrun-relay-${network}`;

@@ -23,6 +23,8 @@ export const LABEL_MANAGED = "io.podrun.managed";
 export const LABEL_OWNER = "io.podrun.owner";
 /** On podrun's relay container (relay.ts): the network it relays on. Not LABEL_MANAGED: it is no pod's. */
 export const LABEL_RELAY = "io.podrun.relay";
+/** On the one-off container that copies a pod's files into an engine that cannot see this host's disk (files-helper.ts). */
+export const LABEL_FILES_HELPER = "io.podrun.files-helper";
 /**
  * "init", "sidecar" (an init container with `restartPolicy: Always`) or "app": `ps` counts app
  * containers and sidecars in READY; `down` stops app containers first, then sidecars in reverse
@@ -54,6 +56,14 @@ export interface ImageInfo {
   size: number;
   /** The image's USER (`Config.User`: `uid`, `name`, `uid:gid`…); absent or empty: root. */
   user?: string;
+}
+
+/** A mount of the files helper (files-helper.ts): an engine volume, or a path of the engine's host. */
+export interface HelperMount {
+  type: "volume" | "bind";
+  source: string;
+  target: string;
+  readOnly?: boolean;
 }
 
 /** An engine volume, as listVolumes finds it. */
@@ -244,6 +254,22 @@ export interface ContainerRuntime {
   removeRelay(network: string): Promise<void>;
   /** The directory on the host that holds the volume's files (its Mountpoint); throws when the volume is missing. */
   inspectVolumeMountpoint(name: string): Promise<string>;
+  /**
+   * Where the engine does not see this host's files (a remote engine, a VM that does not share
+   * podrun's state directory: lib/pod/volumes/engine-files.ts), the image whose helper copies
+   * them in. Undefined: the engine sees them, and bind mounts name this host's paths.
+   */
+  files: { image: string } | undefined;
+  /**
+   * One run of the files helper (files-helper.ts): `run --rm -i` of `files.image` (or `image`)
+   * with `mounts`, `input` on its stdin; its stdout and stderr. A failure throws, in the helper's words.
+   */
+  runFilesHelper(
+    args: readonly string[],
+    options: { mounts: readonly HelperMount[]; input?: Buffer; image?: string },
+  ): Promise<{ stdout: string; stderr: string }>;
+  /** The endpoint the CLI talks to (`DOCKER_HOST`, the current docker context's, `CONTAINER_HOST`); "" for its default. */
+  endpoint(): Promise<string>;
   /**
    * A container's log line by line as the engine gives it (stdout and stderr in the order read),
    * never held whole. With `follow` it goes on until the container stops or `signal` aborts (a

@@ -39,6 +39,8 @@ export interface TestEnv {
   vmDocker?: { host: string; netns: string };
   /** A podman system service in the same namespace, with its own storage and subnets, reached at `host` (a CONTAINER_HOST). */
   vmPodman?: { host: string; netns: string };
+  /** A directory of this host that both VM engines' mount namespaces hide under a tmpfs: a state directory there is one they cannot see. */
+  vmHiddenDir?: string;
 }
 
 export function testEnvHome(env: NodeJS.ProcessEnv = process.env): string {

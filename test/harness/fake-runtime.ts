@@ -17,6 +17,7 @@ import {
   type ContainerSpec,
   type ContainerState,
   type ExecResult,
+  type HelperMount,
   type ImageInfo,
   type LogLine,
   type LogStreamOptions,
@@ -596,6 +597,22 @@ export class FakeRuntime implements ContainerRuntime {
 
   async removeRelay(network: string): Promise<void> {
     await this.enter("removeRelay", [network], network);
+  }
+
+  files: { image: string } | undefined = undefined;
+
+  /** Recorded (mounts and args), never run: the helper's effect is proved against real engines. */
+  async runFilesHelper(
+    args: readonly string[],
+    options: { mounts: readonly HelperMount[]; input?: Buffer; image?: string },
+  ): Promise<{ stdout: string; stderr: string }> {
+    await this.enter("runFilesHelper", [args, options.mounts], args[0] ?? "");
+    return { stdout: args[0] === "-read" ? "{}" : "", stderr: "" };
+  }
+
+  /** The fake engine's endpoint: the location's. */
+  async endpoint(): Promise<string> {
+    return this.location.endpoint;
   }
 
   async createVolume(name: string, labels: Record<string, string>): Promise<void> {

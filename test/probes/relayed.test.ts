@@ -4,7 +4,7 @@ import { connect, type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { httpGet } from "../../lib/probes/http-get.js";
 import { runTcpProbe } from "../../lib/probes/tcp-probe.js";
-import { buildDialArgs, buildRelayRunArgs, relayName } from "../../lib/runtime/relay.js";
+import { buildDialArgs, buildRelayRunArgs, relayName, relayNetworkFor } from "../../lib/runtime/relay.js";
 
 // Network checks through a dial of the caller's (the engine's relay, where this host cannot reach
 // the pods): the probe's semantics stay the same, only the connection is another's. Here the
@@ -95,4 +95,12 @@ t.test("the relay's argv", async (t) => {
     "10.244.0.7:8080",
   ]);
   t.same(buildDialArgs("podrun", "fd00::7", 80).at(-1), "[fd00::7]:80");
+});
+
+t.test("a loopback address is the engine host's: relayed from the host network", async (t) => {
+  t.equal(relayNetworkFor("127.0.0.1", "podrun"), "host");
+  t.equal(relayNetworkFor("127.0.0.53", "podrun"), "host");
+  t.equal(relayNetworkFor("::1", "podrun"), "host");
+  t.equal(relayNetworkFor("10.244.0.7", "podrun"), "podrun");
+  t.equal(relayNetworkFor("fd00::7", "podrun"), "podrun");
 });

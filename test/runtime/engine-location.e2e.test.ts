@@ -85,6 +85,8 @@ for (const { runtime, key, variable } of VM_ENGINES)
       const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-vm-"));
       const env = { [variable]: vm.host, PODRUN_STATE_DIR: join(dir, "state") };
       const name = `vm-${randomBytes(4).toString("hex")}`;
+      // A hostNetwork pod's port, on the engine's host (the simulated VM's namespace): its checks go to 127.0.0.1 there.
+      const hostPort = 30000 + (randomBytes(2).readUInt16BE() % 10000);
       const file = join(dir, "pod.yaml");
       // Every kind of network check: web's server answers them; side's postStart reaches web (started first).
       await writeFile(
@@ -109,6 +111,18 @@ spec:
     readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
     lifecycle:
       postStart: {httpGet: {path: /index.html, port: 8080}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}-host}
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: web
+    image: ${BUSYBOX}
+    command: [sh, -c, 'mkdir /www && echo ok > /www/index.html && exec httpd -f -p ${hostPort} -h /www']
+    readinessProbe: {httpGet: {path: /index.html, port: ${hostPort}}, periodSeconds: 1}
 `,
       );
       const engine = (args: string[]) => execa(runtime, args, { env, reject: false });
@@ -123,9 +137,18 @@ spec:
         new RegExp(`pod/${name}: ready: 2/2 containers`),
         "Ready: its probes passed through the relay",
       );
+      t.match(
+        up.stdout,
+        new RegExp(`pod/${name}-host: ready: 1/1 container `),
+        "the hostNetwork pod Ready: its probe went to the engine host's loopback",
+      );
       t.notMatch(up.stdout, /Unhealthy|FailedPostStartHook/, "no probe or hook failed");
       const relays = await engine(["ps", "--filter", "label=io.podrun.relay", "--format", "{{.Names}}"]);
-      t.equal(relays.stdout.trim(), "podrun-relay-podrun", "one relay, on the cluster network");
+      t.same(
+        relays.stdout.trim().split("\n").sort(),
+        ["podrun-relay-host", "podrun-relay-podrun"],
+        "one relay on the cluster network, one on the engine's host network",
+      );
       const waited = await runCli(
         ["wait", "--for=condition=Ready", `pod/${name}`, "--timeout", "30s", "--runtime", runtime],
         { env },

@@ -1,6 +1,7 @@
 import t from "tap";
 import {
   bridgeIsHere,
+  diskOfEndpoint,
   firstAddress,
   locateEngine,
   placeOfEndpoint,
@@ -122,4 +123,26 @@ t.test("a network made without a gateway: the first address of its subnet", asyn
   t.equal(firstAddress("10.89.3.0/24"), "10.89.3.1");
   t.equal(firstAddress("10.89.3.77/24"), "10.89.3.1");
   t.equal(firstAddress("fd00::/64"), undefined);
+});
+
+t.test("whether the engine sees this host's files, from its endpoint", async (t) => {
+  const cases: [string, string, number | undefined, string][] = [
+    ["", "linux", 0, "shared"],
+    ["unix:///var/run/docker.sock", "linux", 0, "shared"],
+    ["unix:///run/podman/podman.sock", "linux", 0, "shared"],
+    ["unix:///run/user/1000/podman/podman.sock", "linux", 1000, "shared"],
+    ["unix:///run/user/1000/docker.sock", "linux", 1000, "shared"],
+    ["unix:///run/user/1000/docker.sock", "linux", 1001, "check"],
+    ["unix:///home/me/.colima/default/docker.sock", "linux", 1000, "check"],
+    ["unix:///var/lib/podrun-test/vm-docker/docker.sock", "linux", 0, "check"],
+    ["tcp://127.0.0.1:2375", "linux", 0, "check"],
+    ["ssh://core@127.0.0.1:2222", "linux", 0, "check"],
+    ["ssh://me@build.example.com", "linux", 0, "unshared"],
+    ["tcp://10.1.2.3:2376", "darwin", 501, "unshared"],
+    ["", "darwin", 501, "check"],
+    ["unix:///Users/me/.docker/run/docker.sock", "darwin", 501, "check"],
+    ["npipe:////./pipe/docker_engine", "win32", undefined, "check"],
+  ];
+  for (const [endpoint, platform, uid, want] of cases)
+    t.equal(diskOfEndpoint(endpoint, platform, uid), want, `${endpoint || "(default)"} on ${platform}`);
 });

@@ -4,7 +4,21 @@ import type { EventRecorder } from "../../events/recorder.js";
 import { toInvolvedObject } from "../../events/types.js";
 import { describeError } from "../../runtime/engine-error.js";
 import type { ContainerRuntime } from "../../runtime/types.js";
-import { preparePodEtcFiles } from "../etc/etc-files.js";
+import { HOSTS_FILE, preparePodEtcFiles } from "../etc/etc-files.js";
+import { join } from "node:path";
+import {
+  COPIED_PATHS,
+  collectPodFiles,
+  copyToEngine,
+  emptyDirEntries,
+  ENGINE_COPY_HASH_FILE,
+  filesVolumeLabels,
+  filesVolumeName,
+  makeSubPathOnEngine,
+  terminationLogEntries,
+} from "../volumes/engine-files.js";
+import { OWNERSHIP_WARNING_REASON } from "../volumes/volume-ownership.js";
+import { planTerminationLog } from "../termination-message.js";
 import type { PodIdentity } from "../identity.js";
 import type { ClusterNetwork } from "../cluster-network.js";
 import type { PodObjects } from "../../manifest/pod-objects.js";
@@ -73,16 +87,110 @@ export async function prepareDisk(
   // The pod as run, for exec and wait (pod-record.ts): once its other files are written.
   if (podDir !== undefined && !dryRun) await writePodRecord(podDir, withUid(pod, identity));
   const mountpoints = new Map<string, Promise<string>>();
+  const mountpoint = (name: string) => {
+    let found = mountpoints.get(name);
+    if (!found) mountpoints.set(name, (found = deps.runtime.inspectVolumeMountpoint(name)));
+    return found;
+  };
+  // An engine that does not see this host's files: the pod directory's copy in an engine volume (engine-files.ts).
+  const engineDir =
+    podDir !== undefined && deps.runtime.files && !dryRun
+      ? await makeFilesVolume(deps, { identity, kept, mountpoint }, undo)
+      : undefined;
   const sources: MountSourceContext = {
     podDir,
-    mountpoint: (name) => {
-      let found = mountpoints.get(name);
-      if (!found) mountpoints.set(name, (found = deps.runtime.inspectVolumeMountpoint(name)));
-      return found;
-    },
+    mountpoint,
     touchDisk: !dryRun,
+    ...(engineDir !== undefined
+      ? {
+          engineDir,
+          engineSubPath: (volume: string, subPath: string) => makeSubPathOnEngine(deps.runtime, volume, subPath),
+        }
+      : {}),
   };
   return { sources, ...(etcFiles ? { etcFiles } : {}) };
+}
+
+/** The pod's files volume, made (a new pod's, anew) and found on the engine's host. */
+async function makeFilesVolume(
+  deps: DiskDeps,
+  options: { identity: PodIdentity; kept: boolean; mountpoint: (name: string) => Promise<string> },
+  undo: UndoLog,
+): Promise<string> {
+  const name = filesVolumeName(options.identity);
+  const failed = (error: unknown): never => {
+    const message = `MountVolume.SetUp failed for the pod's files (${name}) : ${describeError(error)}`;
+    deps.recorder.event(toInvolvedObject(options.identity), "Warning", "FailedMount", message);
+    throw new PodrunError("FailedMount", message, { cause: error });
+  };
+  if (!options.kept) {
+    undo.volumes([name]);
+    await deps.runtime.removeVolumes([name]).catch(failed);
+    await deps.runtime.createVolume(name, filesVolumeLabels(options.identity)).catch(failed);
+  }
+  return options.mountpoint(name).catch(failed);
+}
+
+/**
+ * Copies the pod directory's files into its files volume through the engine (engine-files.ts),
+ * with a new pod's empty termination files and emptyDir set-up; a kept pod's copy is made only
+ * when its files changed. Nothing to do for an engine that sees this host's files.
+ */
+export async function copyFilesToEngine(
+  deps: DiskDeps,
+  options: { pod: Pod; identity: PodIdentity; sources: MountSourceContext; kept: boolean },
+): Promise<void> {
+  const { pod, identity, sources } = options;
+  if (sources.engineDir === undefined || sources.podDir === undefined) return;
+  const spec = pod.spec!;
+  const fsGroup = spec.securityContext?.fsGroup;
+  const emptyDirs = options.kept ? [] : planPodVolumes(spec, identity);
+  const containers = options.kept
+    ? []
+    : [...(spec.initContainers ?? []), ...spec.containers]
+        .filter(
+          (c) =>
+            planTerminationLog(
+              c,
+              (c.volumeMounts ?? []).map((m) => m.mountPath),
+            ) !== undefined,
+        )
+        .map((c) => c.name);
+  const entries = [
+    ...(await collectPodFiles(sources.podDir, COPIED_PATHS, fsGroup)),
+    ...terminationLogEntries(containers),
+    ...emptyDirEntries(emptyDirs, fsGroup),
+  ];
+  const failures = await copyToEngine(deps.runtime, {
+    pod: identity,
+    entries,
+    owned: ["volumes"],
+    emptyDirs,
+    hashFile: join(sources.podDir, ENGINE_COPY_HASH_FILE),
+    skipUnchanged: options.kept,
+  }).catch((error: unknown) => {
+    const message = `MountVolume.SetUp failed for the pod's files (${filesVolumeName(identity)}) : ${describeError(error)}`;
+    deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", message);
+    throw new PodrunError("FailedMount", message, { cause: error });
+  });
+  if (failures.length > 0)
+    deps.recorder.event(
+      toInvolvedObject(identity),
+      "Warning",
+      OWNERSHIP_WARNING_REASON,
+      `the pod's files on ${deps.runtime.name}'s host: ${failures[0]}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}`,
+    );
+}
+
+/** The pod's hosts file, completed with its IP here (etc-files.ts), copied again where the engine cannot see it. */
+export async function copyHostsFileToEngine(
+  deps: DiskDeps,
+  options: { identity: PodIdentity; sources: MountSourceContext },
+): Promise<void> {
+  const { sources } = options;
+  if (sources.engineDir === undefined || sources.podDir === undefined) return;
+  const entries = await collectPodFiles(sources.podDir, [HOSTS_FILE], undefined);
+  await copyToEngine(deps.runtime, { pod: options.identity, entries });
 }
 
 /**
@@ -121,7 +229,8 @@ export async function createEmptyDirs(
     identity,
     engine: deps.runtime,
     mountpoint: sources.mountpoint,
-    touchDisk: sources.touchDisk,
+    // An engine that does not see this host's files: set up through it, with the files (copyFilesToEngine).
+    touchDisk: sources.touchDisk && sources.engineDir === undefined,
     recorder: deps.recorder,
   });
 }

@@ -44,7 +44,8 @@ export interface SandboxOptions {
   podHash: string;
   authFile?: AuthFileCredentials | undefined;
   images: PodImages;
-  etcFiles?: PodEtcFiles | undefined;
+  /** With `copied`: copies the completed hosts file where the engine reads it (pod-disk.ts), when it does not see this host's. */
+  etcFiles?: (PodEtcFiles & { copied?: () => Promise<void> }) | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -70,9 +71,10 @@ export async function ensureSandbox(
   const { etcFiles } = options;
   if (etcFiles && plan.completeHostsFile) {
     // An IP the engine cannot tell leaves the pod's own line out of the file (hostsFileContent): the start goes on.
-    started = started.then(async () =>
-      completeHostsFile(etcFiles, options.pod, options.identity, await findIP().catch(() => undefined)),
-    );
+    started = started.then(async () => {
+      await completeHostsFile(etcFiles, options.pod, options.identity, await findIP().catch(() => undefined));
+      await etcFiles.copied?.();
+    });
     started.catch(() => undefined); // awaited by every start; a failure must not go unhandled meanwhile
   }
   let running = made === undefined;

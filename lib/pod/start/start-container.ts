@@ -16,7 +16,7 @@ import { buildContainerSpec, type ContainerKind } from "../spec/container-spec.j
 import { DEFAULT_HOOK_TIMEOUT_MS, HookError, runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
 import type { PodObjects } from "../../manifest/pod-objects.js";
-import { resolveMountSources, type MountSourceContext } from "../volumes/mount-sources.js";
+import { resolveMountSources, toEngineSources, type MountSourceContext } from "../volumes/mount-sources.js";
 import { withTerminationLog } from "../volumes/termination-log.js";
 import {
   NO_CAPACITY,
@@ -203,6 +203,8 @@ async function configureContainer(
   });
   if (mounts.length > 0) spec.mounts = mounts;
   if (etcFiles) spec.mounts = withEtcFileMounts(spec.mounts, etcFiles);
+  // An engine that does not see this host's files binds their copies on its host (engine-files.ts).
+  if (spec.mounts && sources.engineDir !== undefined) spec.mounts = toEngineSources(spec.mounts, sources);
   return spec;
 }
 

@@ -14,7 +14,7 @@ import { startContainer, type ContainerStepContext, type PodImages } from "./sta
 import { NO_OBJECTS, type PodObjects } from "../../manifest/pod-objects.js";
 import type { RestartContainer } from "../readiness/liveness.js";
 import { undoStart } from "../undo-pod.js";
-import { createEmptyDirs, prepareDisk } from "./pod-disk.js";
+import { copyFilesToEngine, copyHostsFileToEngine, createEmptyDirs, prepareDisk } from "./pod-disk.js";
 import { runInitContainers } from "./init-containers.js";
 import { ensureSandbox, type SandboxHandle } from "./sandbox.js";
 import { planStart, type StartPlan } from "./start-plan.js";
@@ -110,14 +110,19 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       { pod, identity, objects, stateDir: options.stateDir, cluster: options.cluster },
       undo,
     );
-    // Step 3: emptyDir volumes, made while the sandbox starts (a kept pod's stay); every create waits for them.
-    const ready =
-      plan.volumes === "keep"
-        ? Promise.resolve()
-        : createEmptyDirs(deps, { pod, identity, sources: disk.sources }, undo);
+    // Step 3: emptyDir volumes, made while the sandbox starts (a kept pod's stay), then the pod's
+    // files copied to an engine that does not see this host's; every create waits for them.
+    const kept = plan.volumes === "keep";
+    const ready = (
+      kept ? Promise.resolve() : createEmptyDirs(deps, { pod, identity, sources: disk.sources }, undo)
+    ).then(() => copyFilesToEngine(deps, { pod, identity, sources: disk.sources, kept }));
     volumesSettled = ready.catch(() => undefined); // awaited before each create; a failure must not go unhandled meanwhile
     // Step 4: the sandbox, made and starting (or kept, or none); each container's start waits for it.
-    const sandbox = await ensureSandbox(deps, plan, { ...options, podHash, images, etcFiles: disk.etcFiles }, undo);
+    const etcFiles = disk.etcFiles && {
+      ...disk.etcFiles,
+      copied: () => copyHostsFileToEngine(deps, { identity, sources: disk.sources }),
+    };
+    const sandbox = await ensureSandbox(deps, plan, { ...options, podHash, images, etcFiles }, undo);
     const context: ContainerStepContext = {
       deps,
       pod: { pod, identity, objects, podHash },

@@ -20,6 +20,24 @@ export interface MountSourceContext {
   mountpoint: (runtimeName: string) => Promise<string>;
   /** False in a dry run: nothing is looked at or made on disk. */
   touchDisk: boolean;
+  /**
+   * An engine that does not see this host's files: the pod directory's copy on the engine's host
+   * (engine-files.ts). Bind sources under podDir are given as paths under it (toEngineSources).
+   */
+  engineDir?: string;
+  /** With engineDir: makes a subPath directory in an engine volume on the engine's host. */
+  engineSubPath?: (volume: string, subPath: string) => Promise<void>;
+}
+
+/** `mounts` with the sources under the pod directory moved to its copy on the engine's host, where it has one. */
+export function toEngineSources(mounts: readonly VolumeMount[], context: MountSourceContext): VolumeMount[] {
+  const { podDir, engineDir } = context;
+  if (podDir === undefined || engineDir === undefined) return [...mounts];
+  return mounts.map((mount) => {
+    const source = mount.source;
+    if (source === undefined || (source !== podDir && !source.startsWith(`${podDir}/`))) return mount;
+    return { ...mount, source: `${engineDir}${source.slice(podDir.length)}` };
+  });
 }
 
 /** `mounts` with every bind given its `source`; throws PodrunError(CreateContainerConfigError). */
@@ -46,7 +64,10 @@ export async function resolveMountSources(
     if (subPath.split(/[\\/]/).includes(".."))
       fail(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
     const source = join(base, subPath);
-    if (context.touchDisk)
+    // An emptyDir's volume on an engine that does not see this host's files: made there.
+    if (context.touchDisk && bind.from === "engine-volume" && context.engineSubPath)
+      await context.engineSubPath(mount.volume, subPath);
+    else if (context.touchDisk)
       await prepareSubPath({ base, source, subPath, volume: mount.volume, container: options.container });
     resolved.push({ ...mount, source });
   }
