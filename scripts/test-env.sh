@@ -48,11 +48,16 @@ VM_PODMAN_HOST=unix://$VM_PODMAN_DIR/podman.sock
 # directory under it is one the engine cannot see (a remote engine's case, or a VM that does not
 # share it), while one elsewhere is shared with them (the VM engines' default of sharing the home).
 VM_HIDDEN=$STATE/vm-hidden
+# Rootless podman (issue 27): a user of its own, whose podman runs in a user namespace (subordinate
+# ids 200000–265535), networks through slirp4netns, and holds busybox, pause and the Service proxy
+# copied from root's podman. The tests run podrun as that user.
+ROOTLESS_USER=podrun-rootless
+ROOTLESS_UID=2345
 # Local name of the imported busybox image; the registry names are tags of it.
 BUSYBOX_LOCAL=podrun-test/busybox:1.36
 
 PACKAGES=(docker.io docker-registry podman catatonit netavark aardvark-dns busybox-static apache2-utils curl gcc
-  libc6-dev golang-go golang-k8s-sigs-yaml-dev)
+  libc6-dev golang-go golang-k8s-sigs-yaml-dev uidmap slirp4netns)
 # `-k` renders a kustomization with `kustomize build`, else `kubectl kustomize`: Debian's kubectl
 # (kubernetes-client, which carries kustomize) when the machine has neither.
 if ! command -v kustomize >/dev/null && ! command -v kubectl >/dev/null; then PACKAGES+=(kubernetes-client); fi
@@ -645,6 +650,7 @@ write_env_json() {
   "vmDocker": {"host": "$VM_DOCKER_HOST", "netns": "$VM_NETNS"},
   "vmPodman": {"host": "$VM_PODMAN_HOST", "netns": "$VM_NETNS"},
   "vmHiddenDir": "$VM_HIDDEN",
+  "rootlessPodman": {"user": "$ROOTLESS_USER", "uid": $ROOTLESS_UID, "home": "/home/$ROOTLESS_USER", "runtimeDir": "/run/user/$ROOTLESS_UID"},
   "nodes": {$(for major in "${NODE_MAJORS[@]}"; do printf '%s"%s": "%s"' "${sep:-}" "$major" "$STATE/node-$major/bin/node"; sep=", "; done)}
 }
 EOF
@@ -692,6 +698,38 @@ configure_subids() {
   done
 }
 
+rootless() {
+  runuser -u "$ROOTLESS_USER" -- env XDG_RUNTIME_DIR="/run/user/$ROOTLESS_UID" HOME="/home/$ROOTLESS_USER" "$@"
+}
+
+# The rootless podman's user, its subordinate ids, its runtime directory, and /dev/net/tun open to
+# it (slirp4netns needs it; a machine that keeps it root's, as some sandboxes do, is given the
+# usual 0666), then its images.
+setup_rootless_podman() {
+  local file image missing=()
+  id -u "$ROOTLESS_USER" >/dev/null 2>&1 || {
+    useradd -m -u "$ROOTLESS_UID" -s /bin/sh "$ROOTLESS_USER"
+    log "added user $ROOTLESS_USER"
+  }
+  for file in /etc/subuid /etc/subgid; do
+    grep -q "^$ROOTLESS_USER:" "$file" || echo "$ROOTLESS_USER:200000:65536" >>"$file"
+  done
+  install -d -m 0700 -o "$ROOTLESS_USER" -g "$ROOTLESS_USER" "/run/user/$ROOTLESS_UID"
+  [[ -c /dev/net/tun ]] || { mkdir -p /dev/net && mknod -m 0666 /dev/net/tun c 10 200; }
+  [[ $(stat -c %a /dev/net/tun) == 666 ]] || chmod 0666 /dev/net/tun
+  for image in "$BUSYBOX" "$PAUSE" "$SERVICE_PROXY"; do
+    [[ $(rootless podman image inspect --format '{{.Id}}' "$image" 2>/dev/null) == $(podman image inspect --format '{{.Id}}' "$image") ]] ||
+      missing+=("$image")
+  done
+  if ((${#missing[@]} > 0)); then
+    podman save -m "${missing[@]}" 2>/dev/null | rootless podman load >/dev/null 2>&1
+    log "rootless podman: loaded ${missing[*]}"
+  fi
+  rootless podman run --rm --network none "$BUSYBOX" true >/dev/null 2>&1 ||
+    die "rootless podman cannot run a container (as $ROOTLESS_USER: podman run --rm $BUSYBOX true)"
+  log "rootless podman ready (user $ROOTLESS_USER)"
+}
+
 # ---------------------------------------------------------------------------------------------
 [[ $(id -u) == 0 ]] || die "run as root (it installs packages and starts dockerd)"
 mkdir -p "$STATE"
@@ -712,6 +750,7 @@ start_vm_dockerd
 vm_images vm_docker docker
 start_vm_podman
 vm_images vm_podman podman -m
+setup_rootless_podman
 build_yaml_reader
 install_node_runtimes
 write_env_json

@@ -34,7 +34,7 @@ type CachedAnswer = FilesAnswer & { at: number };
 
 type Runtime = Pick<ContainerRuntime, "name" | "endpoint" | "files" | "runFilesHelper">;
 
-/** Tells whether the engine sees this host's files, and sets `runtime.files` when it does not. */
+/** Tells whether the engine sees this host's files, and sets `runtime.files` to say so. */
 export async function reachFiles(
   runtime: Runtime,
   stateDir: string | undefined,
@@ -43,7 +43,7 @@ export async function reachFiles(
 ): Promise<FilesAnswer> {
   const said = (options.env ?? process.env)[ENGINE_FILES_VARIABLE];
   if (said === "shared" || said === "copied") {
-    runtime.files = said === "shared" ? undefined : { image };
+    runtime.files = { image, shared: said === "shared" };
     return { shared: said === "shared", reason: `${ENGINE_FILES_VARIABLE}=${said}` };
   }
   const endpoint = await runtime.endpoint();
@@ -55,7 +55,7 @@ export async function reachFiles(
   else if (stateDir === undefined)
     answer = { shared: true, reason: "no state directory to check with: assumed shared" };
   else answer = await checkOrRecall(runtime, stateDir, endpoint, image, options.fresh === true);
-  runtime.files = answer.shared ? undefined : { image };
+  runtime.files = { image, shared: answer.shared };
   return answer;
 }
 

@@ -1,11 +1,11 @@
-import { open } from "node:fs/promises";
+import { access, open, readFile } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { Container, ContainerStateTerminated } from "kubernetes-types/core/v1.js";
 import { LABEL_TERMINATION_MESSAGE_POLICY, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
 import { kubeContainerName } from "./status/find-pods.js";
 import type { PodSummary } from "./status/pod-status.js";
 import { errorFirstLine, errorMessage } from "../errors.js";
-import { filesVolumeOfPodDir, readFromEngine } from "./volumes/engine-files.js";
+import { ENGINE_COPY_HASH_FILE, filesVolumeOfPodDir, readFromEngine } from "./volumes/engine-files.js";
 
 // terminationMessagePath and terminationMessagePolicy as the kubelet has them
 // (pkg/kubelet/kuberuntime/kuberuntime_container.go): every container gets a file of its own,
@@ -140,17 +140,24 @@ export function readContainerTerminationMessage(
   const relative = `containers/${options.container}/termination-log`;
   return readTerminationMessage({
     file: podDir === undefined ? undefined : terminationLogFile(podDir, options.container),
-    // The container wrote it in the pod's files volume, on the engine's host (engine-files.ts).
+    // A pod whose files were copied (its directory keeps the copy's hash: engine-files.ts): the
+    // container wrote it in the pod's files volume, on the engine's host.
     ...(podDir !== undefined && runtime.files && runtime.runFilesHelper
       ? {
-          readCopy: async () =>
-            (
-              await readFromEngine(
-                { runFilesHelper: runtime.runFilesHelper!.bind(runtime) },
-                filesVolumeOfPodDir(podDir),
-                [relative],
-              )
-            ).get(relative),
+          readCopy: async () => {
+            if (
+              !(await access(join(podDir, ENGINE_COPY_HASH_FILE)).then(
+                () => true,
+                () => false,
+              ))
+            )
+              return readFile(terminationLogFile(podDir, options.container)).catch((error: NodeJS.ErrnoException) => {
+                if (error.code === "ENOENT") return undefined;
+                throw error;
+              });
+            const helper = { runFilesHelper: runtime.runFilesHelper!.bind(runtime) };
+            return (await readFromEngine(helper, filesVolumeOfPodDir(podDir), [relative])).get(relative);
+          },
         }
       : {}),
     policy: options.policy,

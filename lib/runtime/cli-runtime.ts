@@ -658,7 +658,7 @@ export class CliRuntime implements ContainerRuntime {
 
   relay: { network: string; image: string } | undefined = undefined;
 
-  files: { image: string } | undefined = undefined;
+  files: { image: string; shared: boolean } | undefined = undefined;
 
   async runFilesHelper(
     args: readonly string[],

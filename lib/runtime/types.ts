@@ -255,11 +255,12 @@ export interface ContainerRuntime {
   /** The directory on the host that holds the volume's files (its Mountpoint); throws when the volume is missing. */
   inspectVolumeMountpoint(name: string): Promise<string>;
   /**
-   * Where the engine does not see this host's files (a remote engine, a VM that does not share
-   * podrun's state directory: lib/pod/volumes/engine-files.ts), the image whose helper copies
-   * them in. Undefined: the engine sees them, and bind mounts name this host's paths.
+   * Whether the engine sees this host's files (lib/apply/reach-files.ts), and the image whose
+   * helper copies them in where it does not (a remote engine, a VM that does not share podrun's
+   * state directory), or where it can give them an owner podrun cannot (lib/pod/volumes/engine-files.ts).
+   * Undefined until asked: bind mounts name this host's paths.
    */
-  files: { image: string } | undefined;
+  files: { image: string; shared: boolean } | undefined;
   /**
    * One run of the files helper (files-helper.ts): `run --rm -i` of `files.image` (or `image`)
    * with `mounts`, `input` on its stdin; its stdout and stderr. A failure throws, in the helper's words.

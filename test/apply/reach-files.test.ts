@@ -16,7 +16,7 @@ function fakeEngine(
   return {
     runs,
     name: "docker" as const,
-    files: undefined as { image: string } | undefined,
+    files: undefined as { image: string; shared: boolean } | undefined,
     endpoint: async () => endpoint,
     runFilesHelper: async (args: readonly string[], options: { mounts: readonly HelperMount[] }) => {
       runs.push(args);
@@ -35,13 +35,13 @@ const seeing = async (mounts: readonly HelperMount[], args: readonly string[]) =
 t.test("the endpoint decides where it can: no engine call", async (t) => {
   const local = fakeEngine("", seeing);
   t.match(await reachFiles(local, "/nonexistent", "proxy:1", { env: {} }), { shared: true });
-  t.equal(local.files, undefined);
+  t.same(local.files, { image: "proxy:1", shared: true });
   const remote = fakeEngine("ssh://me@build.example.com", seeing);
   t.match(await reachFiles(remote, "/nonexistent", "proxy:1", { env: {} }), {
     shared: false,
     reason: /is another host/,
   });
-  t.same(remote.files, { image: "proxy:1" });
+  t.same(remote.files, { image: "proxy:1", shared: false });
   t.same([...local.runs, ...remote.runs], []);
 });
 
@@ -50,7 +50,7 @@ t.test("otherwise a check by mount, kept for an hour; `fresh` checks anew", asyn
   t.teardown(() => rm(stateDir, { recursive: true, force: true }));
   const vm = fakeEngine("unix:///home/me/.colima/default/docker.sock", seeing);
   t.match(await reachFiles(vm, stateDir, "proxy:1", { env: {} }), { shared: true, reason: /read back a file/ });
-  t.equal(vm.files, undefined);
+  t.same(vm.files, { image: "proxy:1", shared: true });
   t.equal(vm.runs.length, 1);
   t.match(await reachFiles(vm, stateDir, "proxy:1", { env: {} }), { shared: true, reason: /\(checked / });
   t.equal(vm.runs.length, 1, "the kept answer");
@@ -59,7 +59,7 @@ t.test("otherwise a check by mount, kept for an hour; `fresh` checks anew", asyn
 
   const blind = fakeEngine("unix:///home/me/.colima/other/docker.sock", async () => "{}");
   t.match(await reachFiles(blind, stateDir, "proxy:1", { env: {} }), { shared: false, reason: /not the file/ });
-  t.same(blind.files, { image: "proxy:1" });
+  t.same(blind.files, { image: "proxy:1", shared: false });
   const refused = fakeEngine("tcp://127.0.0.1:2375", () =>
     Promise.reject(new Error("bind source path does not exist")),
   );
@@ -81,10 +81,10 @@ t.test("PODRUN_ENGINE_FILES says it instead", async (t) => {
     shared: false,
     reason: "PODRUN_ENGINE_FILES=copied",
   });
-  t.same(engine.files, { image: "proxy:1" });
+  t.same(engine.files, { image: "proxy:1", shared: false });
   t.match(await reachFiles(engine, "/nonexistent", "proxy:1", { env: { PODRUN_ENGINE_FILES: "shared" } }), {
     shared: true,
   });
-  t.equal(engine.files, undefined);
+  t.same(engine.files, { image: "proxy:1", shared: true });
   t.same(engine.runs, []);
 });

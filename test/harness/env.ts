@@ -41,6 +41,8 @@ export interface TestEnv {
   vmPodman?: { host: string; netns: string };
   /** A directory of this host that both VM engines' mount namespaces hide under a tmpfs: a state directory there is one they cannot see. */
   vmHiddenDir?: string;
+  /** Rootless podman: a user whose podman runs in a user namespace of its own, holding busybox, pause and the Service proxy. */
+  rootlessPodman?: { user: string; uid: number; home: string; runtimeDir: string };
 }
 
 export function testEnvHome(env: NodeJS.ProcessEnv = process.env): string {

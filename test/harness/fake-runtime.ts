@@ -599,7 +599,7 @@ export class FakeRuntime implements ContainerRuntime {
     await this.enter("removeRelay", [network], network);
   }
 
-  files: { image: string } | undefined = undefined;
+  files: { image: string; shared: boolean } | undefined = undefined;
 
   /** Recorded (mounts and args), never run: the helper's effect is proved against real engines. */
   async runFilesHelper(

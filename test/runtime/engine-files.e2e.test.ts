@@ -54,7 +54,7 @@ spec:
     image: ${BUSYBOX}
     command: [sh, -c, 'echo serving; mkdir /www && echo ok > /www/index.html && exec httpd -f -p 8080 -h /www']
     ports: [{containerPort: 8080, hostPort: ${hostPort}}]
-    readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
+    readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
     volumeMounts:
     - {name: config, mountPath: /etc/config}
     - {name: file, mountPath: /etc/app.conf, subPath: app.conf}

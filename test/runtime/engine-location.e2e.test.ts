@@ -89,6 +89,7 @@ for (const { runtime, key, variable } of VM_ENGINES)
       const hostPort = 30000 + (randomBytes(2).readUInt16BE() % 10000);
       const file = join(dir, "pod.yaml");
       // Every kind of network check: web's server answers them; side's postStart reaches web (started first).
+      // A 5 s timeout: what is proved is the path through the relay, not its speed on a loaded machine.
       await writeFile(
         file,
         `apiVersion: v1
@@ -100,15 +101,15 @@ spec:
   - name: web
     image: ${BUSYBOX}
     command: [sh, -c, 'mkdir /www && echo ok > /www/index.html && exec httpd -f -p 8080 -h /www']
-    startupProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
-    readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
-    livenessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+    startupProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
+    readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
+    livenessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
     lifecycle:
       preStop: {httpGet: {path: /index.html, port: 8080}}
   - name: side
     image: ${BUSYBOX}
     command: [sleep, "600"]
-    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
     lifecycle:
       postStart: {httpGet: {path: /index.html, port: 8080}}
 ---
@@ -122,7 +123,7 @@ spec:
   - name: web
     image: ${BUSYBOX}
     command: [sh, -c, 'mkdir /www && echo ok > /www/index.html && exec httpd -f -p ${hostPort} -h /www']
-    readinessProbe: {httpGet: {path: /index.html, port: ${hostPort}}, periodSeconds: 1}
+    readinessProbe: {httpGet: {path: /index.html, port: ${hostPort}}, periodSeconds: 1, timeoutSeconds: 5}
 `,
       );
       const engine = (args: string[]) => execa(runtime, args, { env, reject: false });

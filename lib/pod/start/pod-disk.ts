@@ -9,6 +9,7 @@ import { join } from "node:path";
 import {
   COPIED_PATHS,
   collectPodFiles,
+  copiesPodFiles,
   copyToEngine,
   emptyDirEntries,
   ENGINE_COPY_HASH_FILE,
@@ -65,8 +66,19 @@ export async function prepareDisk(
   const { dryRun } = plan;
   const engine = deps.runtime.name;
   const kept = plan.volumes === "keep";
+  // Copied to the engine (engine-files.ts): the fsGroup's group is then given there, not here.
+  const copied = copiesPodFiles(deps.runtime.files, pod.spec!.securityContext?.fsGroup);
   await ensureClaimVolumes(deps, { pod, identity, objects, dryRun });
-  const volumes = await prepareVolumes(deps.recorder, { pod, identity, objects, stateDir, engine, dryRun, kept });
+  const volumes = await prepareVolumes(deps.recorder, {
+    pod,
+    identity,
+    objects,
+    stateDir,
+    engine,
+    dryRun,
+    kept,
+    ownershipByEngine: copied,
+  });
   // Every container's termination message file goes there too (termination-log.ts).
   const podDir = await choosePodDirectory({ podDir: volumes.podDir, stateDir, engine, identity, dryRun });
   // A kept pod's directory is in use by its kept containers: a failure now must not remove it.
@@ -94,7 +106,7 @@ export async function prepareDisk(
   };
   // An engine that does not see this host's files: the pod directory's copy in an engine volume (engine-files.ts).
   const engineDir =
-    podDir !== undefined && deps.runtime.files && !dryRun
+    podDir !== undefined && copied && !dryRun
       ? await makeFilesVolume(deps, { identity, kept, mountpoint }, undo)
       : undefined;
   const sources: MountSourceContext = {

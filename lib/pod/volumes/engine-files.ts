@@ -42,6 +42,21 @@ export function filesVolumeLabels(pod: PodIdentity): Record<string, string> {
   return volumeLabels(pod, "podrun.files");
 }
 
+/**
+ * Whether the pod's files are copied through the engine: where it does not see them, and where
+ * it sees them but podrun cannot give them the pod's fsGroup (podrun not root: its chown to
+ * another group fails) while the engine can (a rootful engine's root; a rootless one's, inside
+ * its user namespace). Undefined `files`: the engine was not asked, its files are bind-mounted.
+ */
+export function copiesPodFiles(
+  files: { shared: boolean } | undefined,
+  fsGroup: number | undefined,
+  uid: number | undefined = process.getuid?.(),
+): boolean {
+  if (!files) return false;
+  return !files.shared || (fsGroup !== undefined && uid !== undefined && uid !== 0);
+}
+
 /** What podrun writes in the pod directory and copies: the volumes' files and the /etc files. */
 export const COPIED_PATHS = ["volumes", "etc-hosts", "resolv.conf"] as const;
 
@@ -49,7 +64,7 @@ export const COPIED_PATHS = ["volumes", "etc-hosts", "resolv.conf"] as const;
  * The archive's entries for `paths` of the pod directory, as they are on disk: names under
  * `files/`, directories before what they hold, in name order (a volume's `..<timestamp>`
  * directory before its `..data` link, which sorts after it, and the keys' links after both). The
- * owner is root, the group the pod's fsGroup where podrun gave it that group, else root.
+ * owner is root; the group of what is under `volumes/` is the pod's fsGroup, when it has one.
  */
 export async function collectPodFiles(
   podDir: string,
@@ -64,7 +79,8 @@ export async function collectPodFiles(
       throw error;
     });
     if (!info) return;
-    const owner = { uid: 0, gid: fsGroup !== undefined && info.gid === fsGroup ? fsGroup : 0 };
+    // The volumes' files are the fsGroup's (volume-ownership.ts), whatever podrun could give them here.
+    const owner = { uid: 0, gid: fsGroup !== undefined && relative.startsWith("volumes/") ? fsGroup : 0 };
     const name = `${FILES_ROOT}/${relative}`;
     const mode = info.mode & 0o7777;
     if (info.isSymbolicLink()) {

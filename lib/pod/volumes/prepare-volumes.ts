@@ -40,6 +40,8 @@ export interface PrepareVolumesOptions {
    * updates configMap and secret volumes, and its directory is not removed on failure.
    */
   kept?: boolean;
+  /** The files are copied to the engine, which gives them the fsGroup's group (engine-files.ts): a chown here that fails is not reported. */
+  ownershipByEngine?: boolean;
 }
 
 /** Sets up the pod's volumes; resolves with the pod directory when it has file volumes. */
@@ -119,7 +121,9 @@ function fsGroupSetPerms(
   if (fsGroup === undefined) return {};
   return {
     setPerms: async () => {
-      const failures = await setVolumeOwnership(dir, fsGroup, { readOnly: true });
+      const failures = (await setVolumeOwnership(dir, fsGroup, { readOnly: true })).filter(
+        (failure) => !(options.ownershipByEngine && failure.operation === "chown"),
+      );
       if (failures.length > 0)
         recorder.event(
           toInvolvedObject(options.identity),

@@ -8,6 +8,7 @@ import t from "tap";
 import { writeAtomically } from "../../../lib/pod/volumes/atomic-writer.js";
 import {
   collectPodFiles,
+  copiesPodFiles,
   copyToEngine,
   emptyDirEntries,
   filesVolumeName,
@@ -23,6 +24,19 @@ const pod = { name: "web", namespace: "ci" };
 t.test("names: the files volume cannot be an emptyDir's (a '.' is in no volume name)", async (t) => {
   t.equal(filesVolumeName(pod), "ci_web_podrun.files");
   t.equal(filesVolumeOfPodDir("/state/pods/docker/ci_web"), "ci_web_podrun.files");
+});
+
+t.test("which pods are copied: an engine blind to this host's files; an fsGroup podrun cannot give", async (t) => {
+  const cases: [{ shared: boolean } | undefined, number | undefined, number, boolean][] = [
+    [undefined, undefined, 1000, false],
+    [undefined, 2000, 1000, false],
+    [{ shared: false }, undefined, 0, true],
+    [{ shared: true }, undefined, 1000, false],
+    [{ shared: true }, 2000, 0, false],
+    [{ shared: true }, 2000, 1000, true],
+  ];
+  for (const [files, fsGroup, uid, want] of cases)
+    t.equal(copiesPodFiles(files, fsGroup, uid), want, `${JSON.stringify(files)}, fsGroup ${fsGroup}, uid ${uid}`);
 });
 
 t.test("the pod directory's files, in the order the copy must apply them", async (t) => {
@@ -51,6 +65,12 @@ t.test("the pod directory's files, in the order the copy must apply them", async
     "root's on the engine's host",
   );
   t.equal(entries.find((entry) => entry.name === "files/etc-hosts")?.content?.toString(), "127.0.0.1 localhost\n");
+  const grouped = await collectPodFiles(dir, ["volumes", "etc-hosts"], 2000);
+  t.same(
+    grouped.map((entry) => entry.gid),
+    [0, 2000, 2000, 2000, 2000, 2000, 0],
+    "the volumes' files the fsGroup's, /etc files root's",
+  );
 });
 
 t.test("termination files and emptyDir roots, as the kubelet makes them", async (t) => {
