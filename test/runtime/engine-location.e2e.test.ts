@@ -124,6 +124,22 @@ spec:
     image: ${BUSYBOX}
     command: [sh, -c, 'mkdir /www && echo ok > /www/index.html && exec httpd -f -p ${hostPort} -h /www']
     readinessProbe: {httpGet: {path: /index.html, port: ${hostPort}}, periodSeconds: 1, timeoutSeconds: 5}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}-deploy}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ${name}-deploy}}
+  template:
+    metadata: {labels: {app: ${name}-deploy}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: web
+        image: ${BUSYBOX}
+        command: [sh, -c, 'mkdir /www && echo ok > /www/index.html && exec httpd -f -p 8080 -h /www']
+        readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
 `,
       );
       const engine = (args: string[]) => execa(runtime, args, { env, reject: false });
@@ -158,6 +174,15 @@ spec:
         waited.stdout,
         `pod/${name} condition met\n`,
         `wait runs the probes through the relay too: ${waited.stderr}`,
+      );
+      const rollout = await runCli(
+        ["rollout", "status", `deployment/${name}-deploy`, "--timeout", "30s", "--runtime", runtime],
+        { env },
+      );
+      t.match(
+        rollout.stdout,
+        /successfully rolled out/,
+        `rollout status probes through the relay too: ${rollout.stderr}`,
       );
       // port-forward: the engine's place says the pod is not reachable, so its connections go through the relay.
       const forward = execa(
