@@ -7,12 +7,13 @@ import { runCli } from "../harness/cli.js";
 import { missing, requireTestEnv } from "../harness/engine.js";
 import { BUSYBOX } from "../harness/engine-pod.js";
 
-// A pod's files on an engine that cannot see this host's disk: the simulated VM engines of
+// A pod on an engine that cannot see this host's disk nor reach its pods: the simulated VM engines of
 // scripts/test-env.sh (a dockerd, and a podman service reached as a remote podman is) run in a
 // mount namespace where a tmpfs hides env.json's vmHiddenDir, so a state directory under it is
 // one they cannot see, as a remote engine cannot. podrun finds that out by a mount, copies the
 // pod's files into an engine volume through the engine (lib/pod/volumes/engine-files.ts), and
-// every file volume type reads back inside the container, with its modes and the fsGroup's group;
+// httpGet, tcpSocket and exec probes and httpGet hooks pass (through the relay); every file volume
+// type reads back inside the container, with its modes and the fsGroup's group;
 // a kept pod's ConfigMap update is seen in place; the termination message and the logs come back;
 // the hostPort answers on the engine's host; `down` leaves nothing there or here.
 
@@ -54,7 +55,11 @@ spec:
     image: ${BUSYBOX}
     command: [sh, -c, 'echo serving; mkdir /www && echo ok > /www/index.html && exec httpd -f -p 8080 -h /www']
     ports: [{containerPort: 8080, hostPort: ${hostPort}}]
+    startupProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
     readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
+    livenessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
+    lifecycle:
+      preStop: {httpGet: {path: /index.html, port: 8080}}
     volumeMounts:
     - {name: config, mountPath: /etc/config}
     - {name: file, mountPath: /etc/app.conf, subPath: app.conf}
@@ -62,6 +67,14 @@ spec:
     - {name: info, mountPath: /etc/info}
     - {name: all, mountPath: /etc/all}
     - {name: work, mountPath: /work}
+  - name: side
+    image: ${BUSYBOX}
+    command: [sh, -c, 'touch /tmp/ready && exec sleep 600']
+    startupProbe: {exec: {command: [cat, /tmp/ready]}, periodSeconds: 1, timeoutSeconds: 5}
+    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
+    livenessProbe: {exec: {command: [cat, /tmp/ready]}, periodSeconds: 1, timeoutSeconds: 5}
+    lifecycle:
+      postStart: {httpGet: {path: /index.html, port: 8080}}
   volumes:
   - {name: config, configMap: {name: ${name}-config}}
   - {name: file, configMap: {name: ${name}-file}}
@@ -111,6 +124,8 @@ for (const { runtime, key, variable } of VM_ENGINES)
     await writeFile(file, manifest(name, "hello", hostPort));
     const up = await podctl(["up", "--wait", "--timeout", "60s", file]);
     t.equal(up.exitCode, 0, `up --wait: ${up.stderr}`);
+    t.match(up.stdout, new RegExp(`pod/${name}: ready: 2/2 containers`), "httpGet, tcpSocket and exec probes passed");
+    t.notMatch(up.stdout, /Unhealthy|FailedPostStartHook/, "no probe or hook failed");
     const read = await podctl(["exec", name, "-c", "web", "--", "sh", "-c", READ_BACK]);
     t.equal(read.exitCode, 0, read.stderr);
     t.same(read.stdout.split("\n"), [
@@ -168,6 +183,8 @@ for (const { runtime, key, variable } of VM_ENGINES)
 
     const down = await podctl(["down", file]);
     t.equal(down.exitCode, 0, down.stderr);
+    const preStop = await podctl(["events", "--reason", "FailedPreStopHook"]);
+    t.notMatch(preStop.stdout, /FailedPreStopHook/, "the httpGet preStop hook reached the pod");
     const volumes = await engine(["volume", "ls", "-q", "--filter", "label=io.podrun.managed=true"]);
     t.equal(volumes.stdout.trim(), "", "no volume left on the engine");
     const containers = await engine(["ps", "-aq", "--filter", `label=io.kubernetes.pod.name=${name}`]);

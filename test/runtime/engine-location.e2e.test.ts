@@ -109,7 +109,9 @@ spec:
   - name: side
     image: ${BUSYBOX}
     command: [sleep, "600"]
+    startupProbe: {exec: {command: ["true"]}, periodSeconds: 1, timeoutSeconds: 5}
     readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
+    livenessProbe: {exec: {command: ["true"]}, periodSeconds: 1, timeoutSeconds: 5}
     lifecycle:
       postStart: {httpGet: {path: /index.html, port: 8080}}
 ---
