@@ -96,6 +96,7 @@ const READ_BACK = [
   "cat /work/data/made",
   "stat -c '%a %g' /work",
   "grep -c Kubernetes-managed /etc/hosts",
+  "grep -c '^search default.svc.cluster.local ' /etc/resolv.conf",
 ]
   .map((command) => `echo "$(${command})"`)
   .join("; ");
@@ -137,10 +138,10 @@ for (const { runtime, key, variable } of VM_ENGINES)
       "hellos3cret",
       "from-init", // the init container's file, through an emptyDir subPath made on the engine's host
       "2777 2000", // the emptyDir as the kubelet sets it up: 0777, setgid, the fsGroup's
-      "1",
+      "1", // podrun's /etc/hosts
+      "1", // and resolv.conf: the cluster's DNS search path
       "",
     ]);
-    t.comment(`read back on ${runtime}`);
     const message = await podctl([
       "get",
       "pod",
