@@ -11,7 +11,9 @@ export type FieldErrorType =
   | "Forbidden"
   | "TooLong"
   | "TypeInvalid"
-  | "UnknownField";
+  | "UnknownField"
+  /** A kind the API server does not serve at that apiVersion: `detail` is kubectl's line (served-kinds.ts). */
+  | "NoKindMatch";
 
 export interface FieldError {
   type: FieldErrorType;
@@ -67,5 +69,7 @@ export function formatFieldError(e: FieldError): string {
       return `${lead}Too long: ${e.detail ?? "value is too long"}`;
     case "UnknownField":
       return `${lead}unknown field ${JSON.stringify(e.field ?? "")}`;
+    case "NoKindMatch":
+      return `${lead}${e.detail ?? ""}`;
   }
 }

@@ -1,7 +1,10 @@
+import { SERVED_KINDS } from "./served-kinds.js";
+
 // The kinds a manifest may hold: those podrun reads (each at the one apiVersion the API server
 // serves it at), and the other kinds of the Kubernetes API, which a whole app directory holds too
-// (`podrun validate k8s/`): those are skipped with a Warning, never an error, while a kind
-// Kubernetes does not know (a typo, a custom resource) stays an error.
+// (`podrun validate k8s/`): those are skipped with a Warning, never an error, and so is a custom
+// resource (another group's kind); a kind at a version the API server does not serve, or a kind
+// a built-in group does not have (a typo), is kubectl's error (served-kinds.ts).
 
 /** The apiVersion of each kind podrun reads. */
 export const KIND_API_VERSIONS = {
@@ -26,67 +29,10 @@ export function isWorkloadKind(kind: string): kind is WorkloadKind {
 }
 
 /**
- * The built-in kinds of the Kubernetes API (v1.34) that podrun does not run: a cluster's
- * networking, access control, scheduling and policy objects, which have no meaning on one machine.
- * The list stops at built-in kinds so that a typo in a kind podrun runs is still caught.
+ * The built-in kinds of the Kubernetes API that podrun does not run (served-kinds.ts has them
+ * all): a cluster's networking, access control, scheduling and policy objects, which have no
+ * meaning on one machine. Each is one Warning at a version the API server serves.
  */
-export const NOT_RUN_KINDS: ReadonlySet<string> = new Set([
-  // core/v1
-  "ServiceAccount",
-  "Namespace",
-  "Endpoints",
-  "LimitRange",
-  "ResourceQuota",
-  "PersistentVolume",
-  "PodTemplate",
-  "ReplicationController",
-  "Event",
-  "Binding",
-  "Node",
-  "ComponentStatus",
-  // apps, batch, autoscaling, policy
-  "ControllerRevision",
-  "CronJob",
-  "HorizontalPodAutoscaler",
-  "PodDisruptionBudget",
-  // networking.k8s.io, discovery.k8s.io
-  "Ingress",
-  "IngressClass",
-  "NetworkPolicy",
-  "IPAddress",
-  "ServiceCIDR",
-  "EndpointSlice",
-  // rbac.authorization.k8s.io
-  "Role",
-  "RoleBinding",
-  "ClusterRole",
-  "ClusterRoleBinding",
-  // storage.k8s.io, scheduling.k8s.io, node.k8s.io, coordination.k8s.io
-  "StorageClass",
-  "VolumeAttachment",
-  "CSIDriver",
-  "CSINode",
-  "CSIStorageCapacity",
-  "VolumeAttributesClass",
-  "PriorityClass",
-  "RuntimeClass",
-  "Lease",
-  // admissionregistration.k8s.io, apiextensions.k8s.io, apiregistration.k8s.io, certificates.k8s.io
-  "MutatingWebhookConfiguration",
-  "ValidatingWebhookConfiguration",
-  "ValidatingAdmissionPolicy",
-  "ValidatingAdmissionPolicyBinding",
-  "MutatingAdmissionPolicy",
-  "MutatingAdmissionPolicyBinding",
-  "CustomResourceDefinition",
-  "APIService",
-  "CertificateSigningRequest",
-  "ClusterTrustBundle",
-  // flowcontrol.apiserver.k8s.io, resource.k8s.io
-  "FlowSchema",
-  "PriorityLevelConfiguration",
-  "DeviceClass",
-  "ResourceClaim",
-  "ResourceClaimTemplate",
-  "ResourceSlice",
-]);
+export const NOT_RUN_KINDS: ReadonlySet<string> = new Set(
+  Object.keys(SERVED_KINDS).filter((kind) => !Object.hasOwn(KIND_API_VERSIONS, kind)),
+);

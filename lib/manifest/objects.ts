@@ -3,6 +3,7 @@ import type { FieldError } from "./field-error.js";
 import type { SourceMap } from "./source-map.js";
 import type { YamlDocument } from "./parse-yaml.js";
 import { KIND_API_VERSIONS, NOT_RUN_KINDS } from "./kinds.js";
+import { describeNoMatch, matchKind } from "./served-kinds.js";
 
 /** The kinds read, by their one apiVersion, and the kinds skipped with a Warning. */
 export interface KnownKinds {
@@ -82,7 +83,7 @@ export function collectObjects(
       return;
     }
     if (kind === "List" && allowList) {
-      checkApiVersion(value, sourceMap, prefix, reject);
+      checkApiVersion(value, sourceMap, prefix, reject, "v1");
       const items = value.items;
       if (!Array.isArray(items)) {
         reject({ type: "Required", path: root.child("items") }, sourceMap, prefix);
@@ -91,23 +92,30 @@ export function collectObjects(
       items.forEach((item, i) => visit(item, sourceMap.subtree(["items", i]), `items[${i}]`, false));
       return;
     }
-    if (typeof kind === "string" && known.warned.has(kind)) {
-      const name = asName(value.metadata);
-      warnings.push({
-        error: { type: "Forbidden", path: root.child("kind"), detail: `${kind}/${name}: not run by podrun` },
-        sourceMap,
-        prefix,
-      });
-      return;
-    }
-    const apiVersion = typeof kind === "string" ? known.apiVersions.get(kind) : undefined;
-    if (typeof kind !== "string" || apiVersion === undefined) {
+    if (typeof kind !== "string") {
       const supported = allowList ? [...supportedKinds, "List"] : [...supportedKinds];
       reject({ type: "Unsupported", path: root.child("kind"), value: kind, supported }, sourceMap, prefix);
       return;
     }
-    if (!checkApiVersion(value, sourceMap, prefix, reject, apiVersion)) return;
-    objects.push({ kind, value, sourceMap, prefix });
+    const runAt = known.apiVersions.get(kind);
+    if (value.apiVersion === runAt) {
+      objects.push({ kind, value, sourceMap, prefix });
+      return;
+    }
+    if (!checkApiVersion(value, sourceMap, prefix, reject, runAt)) return;
+    // Not one podrun runs, or not at that version: what a v1.36 API server would make of it (served-kinds.ts).
+    const apiVersion = value.apiVersion as string;
+    const match = matchKind(apiVersion, kind);
+    const name = asName(value.metadata);
+    const warn = (detail: string) =>
+      warnings.push({ error: { type: "Forbidden", path: root.child("kind"), detail }, sourceMap, prefix });
+    if (match.status === "served" && known.warned.has(kind)) warn(`${kind}/${name}: not run by podrun`);
+    else if (match.status === "custom-resource")
+      warn(`${kind}/${name}: a custom resource (${apiVersion}) that podrun does not know: not run`);
+    else {
+      const path = root.child(match.status === "unknown-kind" ? "kind" : "apiVersion");
+      reject({ type: "NoKindMatch", path, detail: describeNoMatch(apiVersion, kind, match) }, sourceMap, prefix);
+    }
   };
 
   for (const doc of documents) {
@@ -123,19 +131,31 @@ function asName(metadata: unknown): string {
   return typeof name === "string" && name !== "" ? name : "<unnamed>";
 }
 
+/**
+ * An apiVersion given, a string (of the one version `expected`, a List's v1, when it says). A
+ * kind's version beyond that is served-kinds.ts's business.
+ */
 function checkApiVersion(
   value: Record<string, unknown>,
   sourceMap: SourceMap,
   prefix: string,
   reject: (error: FieldError, sourceMap: SourceMap, prefix: string) => void,
-  expected = "v1",
+  expected?: string,
 ): boolean {
   const path = FieldPath.root().child("apiVersion");
-  if (value.apiVersion === undefined || value.apiVersion === null) {
+  if (value.apiVersion === undefined || value.apiVersion === null || value.apiVersion === "") {
     reject({ type: "Required", path }, sourceMap, prefix);
     return false;
   }
-  if (value.apiVersion !== expected) {
+  if (typeof value.apiVersion !== "string") {
+    reject(
+      { type: "Unsupported", path, value: value.apiVersion, supported: expected ? [expected] : [] },
+      sourceMap,
+      prefix,
+    );
+    return false;
+  }
+  if (expected === "v1" && value.kind === "List" && value.apiVersion !== expected) {
     reject({ type: "Unsupported", path, value: value.apiVersion, supported: [expected] }, sourceMap, prefix);
     return false;
   }
