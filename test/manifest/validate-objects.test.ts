@@ -69,6 +69,10 @@ const withContainer = (patch: Raw): Raw => {
   return pod;
 };
 const ctr = (name: string, patch: Raw = {}): Raw => ({ name, image: "busybox:1.36", ...patch });
+const withVolumes = (pod: Raw, volumes: Raw[]): Raw => {
+  Object.assign(pod.spec as Raw, { volumes });
+  return pod;
+};
 
 function podLines(pod: unknown, objects: readonly RawObject[] = DEFAULT_OBJECTS, index?: ObjectIndex): string[] {
   const lines: string[] = [];
@@ -570,7 +574,46 @@ const envRows: Row[] = [
     "valueFrom without source",
     withContainer({ env: [{ name: "A", valueFrom: {} }] }),
     [
-      'spec.containers[0].env[0].valueFrom: Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
+      'spec.containers[0].env[0].valueFrom: Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`',
+    ],
+  ],
+  [
+    "fileKeyRef: a key of an env file in an emptyDir",
+    withVolumes(
+      withContainer({
+        env: [
+          {
+            name: "DB_ADDRESS",
+            valueFrom: { fileKeyRef: { volumeName: "config", path: "config.env", key: "DB_ADDRESS", optional: false } },
+          },
+        ],
+      }),
+      [{ name: "config", emptyDir: {} }],
+    ),
+    [],
+  ],
+  [
+    "fileKeyRef: every field checked, as the API server does",
+    withVolumes(
+      withContainer({
+        env: [
+          { name: "A", valueFrom: { fileKeyRef: { volumeName: "", path: "", key: "" } } },
+          { name: "B", valueFrom: { fileKeyRef: { volumeName: "Config", path: "../x", key: "K=V" } } },
+          { name: "C", valueFrom: { fileKeyRef: { volumeName: "absent", path: "/abs/ok", key: "C" } } },
+          { name: "D", valueFrom: { fileKeyRef: { volumeName: "cm", path: "c.env", key: "D" } } },
+        ],
+      }),
+      [{ name: "cm", configMap: { name: "app-config" } }],
+    ),
+    [
+      "spec.containers[0].env[0].valueFrom.fileKeyRef.key: Required value",
+      "spec.containers[0].env[0].valueFrom.fileKeyRef.volumeName: Required value",
+      "spec.containers[0].env[0].valueFrom.fileKeyRef.path: Required value",
+      `spec.containers[0].env[1].valueFrom.fileKeyRef.key: Invalid value: "K=V": ${ENV_NAME_MSG}`,
+      "spec.containers[0].env[1].valueFrom.fileKeyRef.volumeName: Invalid value: \"Config\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+      "spec.containers[0].env[1].valueFrom.fileKeyRef.path: Invalid value: \"../x\": must not contain '..'",
+      'spec.containers[0].env[2].valueFrom.fileKeyRef.volumeName: Not found: "absent"',
+      'spec.containers[0].env[3].valueFrom.fileKeyRef.volumeName: Invalid value: "cm": referenced volume must be of type emptyDir',
     ],
   ],
   [

@@ -48,7 +48,7 @@ spec:
   initContainers:
   - name: init
     image: ${BUSYBOX}
-    command: [sh, -c, 'echo from-init > /work/sub/made && echo init-done > /dev/termination-log']
+    command: [sh, -c, 'echo from-init > /work/sub/made && echo "GREETING=''from-file''" > /work/sub/app.env && echo init-done > /dev/termination-log']
     volumeMounts: [{name: work, mountPath: /work/sub, subPath: data}]
   containers:
   - name: web
@@ -70,6 +70,9 @@ spec:
   - name: side
     image: ${BUSYBOX}
     command: [sh, -c, 'touch /tmp/ready && exec sleep 600']
+    env:
+    - name: GREETING
+      valueFrom: {fileKeyRef: {volumeName: work, path: data/app.env, key: GREETING}}
     startupProbe: {exec: {command: [cat, /tmp/ready]}, periodSeconds: 1, timeoutSeconds: 5}
     readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1, timeoutSeconds: 5}
     livenessProbe: {exec: {command: [cat, /tmp/ready]}, periodSeconds: 1, timeoutSeconds: 5}
@@ -142,6 +145,8 @@ for (const { runtime, key, variable } of VM_ENGINES)
       "1", // and resolv.conf: the cluster's DNS search path
       "",
     ]);
+    const greetingEnv = await podctl(["exec", name, "-c", "side", "--", "sh", "-c", "echo \"$GREETING\""]);
+    t.equal(greetingEnv.stdout, "from-file\n", "an env file the init container wrote, read through the engine");
     const message = await podctl([
       "get",
       "pod",

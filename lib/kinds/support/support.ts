@@ -129,8 +129,8 @@ function containerFields(prefix: string): string[] {
     "workingDir",
     "env[*].name",
     "env[*].value",
-    // fileKeyRef (alpha) stays a warning.
     "env[*].valueFrom.configMapKeyRef",
+    "env[*].valueFrom.fileKeyRef",
     "env[*].valueFrom.secretKeyRef",
     "env[*].valueFrom.fieldRef",
     "env[*].valueFrom.resourceFieldRef",

@@ -1,7 +1,8 @@
 import type { FieldPath } from "../field-path.js";
 import { reportInvalid, type PodContext } from "./context.js";
 import { checkEnvFieldRef, checkEnvResourceFieldRef } from "./downward.js";
-import { findConfigMapKeyErrors, findEnvVarNameErrors, findObjectNameErrors } from "./names.js";
+import { findConfigMapKeyErrors, findDns1123LabelErrors, findEnvVarNameErrors, findObjectNameErrors } from "./names.js";
+import { checkNoBacksteps } from "./paths.js";
 import { asObject, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
 import { checkObjectRef } from "./references.js";
 
@@ -36,11 +37,47 @@ function checkValueFrom(ctx: PodContext, valueFrom: RawObject, path: FieldPath, 
     if (selector) checkKeySelector(ctx, selector, path.child(field), kind);
   }
 
+  if (isSet(valueFrom.fileKeyRef)) sources++;
+  const fileKeyRef = asObject(valueFrom.fileKeyRef);
+  if (fileKeyRef) checkFileKeySelector(ctx, fileKeyRef, path.child("fileKeyRef"));
+
   const invalid = (detail: string) => ctx.report({ type: "Invalid", path, value: "", detail });
   if (sources === 0)
-    invalid("must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
+    invalid("must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`");
   else if (value !== "") invalid("may not be specified when `value` is not empty");
   else if (sources > 1) invalid("may not have more than one field specified at a time");
+}
+
+/**
+ * validateFileKeySelector and validateFileKeyRefVolumes (the EnvFiles gate, beta and on by
+ * default since 1.35): a key of the env file an init container writes in an emptyDir of the pod.
+ * The volume need not be mounted by the container that reads it; the path is the file's in the
+ * volume, without `..` (an absolute one is not refused: the kubelet joins it to the volume).
+ */
+function checkFileKeySelector(ctx: PodContext, selector: RawObject, path: FieldPath): void {
+  const key = asString(selector.key);
+  if (isBlank(selector.key)) ctx.report({ type: "Required", path: path.child("key") });
+  else if (key !== undefined) reportInvalid(ctx.report, path.child("key"), key, findEnvVarNameErrors(key));
+  const volumeName = asString(selector.volumeName);
+  if (isBlank(selector.volumeName)) ctx.report({ type: "Required", path: path.child("volumeName") });
+  else if (volumeName !== undefined) {
+    const errors = findDns1123LabelErrors(volumeName);
+    reportInvalid(ctx.report, path.child("volumeName"), volumeName, errors);
+    const volume = ctx.volumes.get(volumeName);
+    if (errors.length > 0) {
+      // Already said.
+    } else if (!volume) ctx.report({ type: "NotFound", path: path.child("volumeName"), value: volumeName });
+    else if (!isSet(volume.emptyDir))
+      ctx.report({
+        type: "Invalid",
+        path: path.child("volumeName"),
+        value: volumeName,
+        detail: "referenced volume must be of type emptyDir",
+      });
+  }
+  const filePath = asString(selector.path);
+  if (isBlank(selector.path)) ctx.report({ type: "Required", path: path.child("path") });
+  else if (filePath !== undefined) checkNoBacksteps(ctx.report, path.child("path"), filePath);
 }
 
 function checkKeySelector(ctx: PodContext, selector: RawObject, path: FieldPath, kind: "ConfigMap" | "Secret"): void {

@@ -2,6 +2,7 @@ import type { ConfigMap, Container, EnvVar, Pod, Secret } from "kubernetes-types
 import { errorMessage, PodrunError } from "../../errors.js";
 import { findEnvVarNameErrors } from "../../manifest/rules/names.js";
 import { envLookup, expandVars } from "./expand-vars.js";
+import { fileKeyRefOf, parseEnvFile, type FileKeySelector } from "./env-file.js";
 import {
   needsPodIP,
   readNodeCapacity,
@@ -50,9 +51,20 @@ export interface ContainerEnvOptions {
   node: NodeCapacity;
   /**
    * For the spec hash: a missing object or key is left out instead of failing (creating the
-   * container reports it, with its event).
+   * container reports it, with its event). A file key's value is left out too: it exists only
+   * once the init containers have written it, and a pod whose init containers run again is new.
    */
   lenient?: boolean;
+  /**
+   * The env files the container's `fileKeyRef`s name, read at its start from their emptyDir
+   * (envFileKey); undefined for a file that could not be read.
+   */
+  envFiles?: ReadonlyMap<string, Buffer | undefined>;
+}
+
+/** The key of an env file in ContainerEnvOptions.envFiles: its volume and its path there. */
+export function envFileKey(ref: { volumeName: string; path: string }): string {
+  return `${ref.volumeName}/${ref.path}`;
 }
 
 export interface ContainerEnv {
@@ -151,6 +163,8 @@ function resolveValueFrom(
           `couldn't find key ${keyRef.key} in ${kind === "configMap" ? "ConfigMap" : "Secret"} ${namespace}/${name}`,
         );
   }
+  const fileKeyRef = fileKeyRefOf(variable);
+  if (fileKeyRef) return resolveFileKey(fileKeyRef, options, fail);
   try {
     if (source.fieldRef) return resolvePodField(source.fieldRef.fieldPath, options.fields);
     if (source.resourceFieldRef) {
@@ -164,6 +178,31 @@ function resolveValueFrom(
     return fail(errorMessage(error));
   }
   return "";
+}
+
+/**
+ * A key of an env file (the kubelet's makeEnvironmentVariables, EnvFiles): a file that cannot be
+ * read or parsed fails the container, optional or not, with the kubelet's words; a key that is
+ * missing or empty is left out when optional, else fails the container.
+ */
+function resolveFileKey(
+  ref: FileKeySelector,
+  options: ContainerEnvOptions,
+  fail: (message: string) => undefined,
+): string | undefined {
+  if (options.lenient) return undefined;
+  const content = options.envFiles?.get(envFileKey(ref));
+  let value: string;
+  try {
+    if (content === undefined) throw new Error("not read");
+    value = parseEnvFile(content.toString("utf8"), ref.key);
+  } catch {
+    return fail("couldn't parse env file");
+  }
+  if (value !== "") return value;
+  return ref.optional
+    ? undefined
+    : fail(`environment variable key ${JSON.stringify(ref.key)} not found in file ${JSON.stringify(envFileKey(ref))}`);
 }
 
 /** Secret values as text, as the kubelet hands them to the environment. */

@@ -18,7 +18,13 @@ import type { PodIdentity } from "../identity.js";
 import type { PodObjects } from "../../manifest/pod-objects.js";
 import { resolveMountSources, toEngineSources, type MountSourceContext } from "../volumes/mount-sources.js";
 import { withTerminationLog } from "../volumes/termination-log.js";
+import { readFile, realpath } from "node:fs/promises";
+import { join, sep } from "node:path";
+import { fileKeyRefsOf } from "../spec/env-file.js";
+import { readFromEngine } from "../volumes/engine-files.js";
+import { volumeRuntimeName } from "../volumes/volume-plan.js";
 import {
+  envFileKey,
   NO_CAPACITY,
   resolveContainerEnv,
   usesPodFields,
@@ -301,7 +307,46 @@ async function resolveRunEnv(context: ContainerStepContext, container: Container
     podIPs,
   };
   const node = usesResources(container) ? readNodeCapacity() : NO_CAPACITY;
-  return resolveContainerEnv({ pod, container, objects, fields, node });
+  const envFiles = await readEnvFiles(context, container);
+  return resolveContainerEnv({ pod, container, objects, fields, node, envFiles });
+}
+
+/**
+ * The env files the container's fileKeyRefs name, read from their emptyDir's engine volume now
+ * (its init containers have run): on this host through the volume's directory, or through the
+ * engine where podrun cannot read it here (an engine that does not see this host's disk; a
+ * podrun not run as root, which may not read a rootful engine's volumes). A file that cannot be
+ * read is undefined: the container then fails as the kubelet's does ("couldn't parse env file").
+ */
+async function readEnvFiles(
+  context: ContainerStepContext,
+  container: Container,
+): Promise<Map<string, Buffer | undefined> | undefined> {
+  const refs = fileKeyRefsOf(container);
+  if (refs.length === 0) return undefined;
+  const { runtime } = context.deps;
+  const { identity } = context.pod;
+  const { sources } = context.mounts;
+  const throughEngine = runtime.files !== undefined && (!runtime.files.shared || process.getuid?.() !== 0);
+  const files = new Map<string, Buffer | undefined>();
+  for (const ref of refs) {
+    const key = envFileKey(ref);
+    if (files.has(key)) continue;
+    const volume = volumeRuntimeName(identity, ref.volumeName);
+    const read = throughEngine
+      ? readFromEngine(runtime, volume, [ref.path.replace(/^\/+/, "")]).then((found) => [...found.values()][0])
+      : sources.mountpoint(volume).then((dir) => readInside(dir, ref.path));
+    files.set(key, await read.catch(() => undefined));
+  }
+  return files;
+}
+
+/** A file of a volume's directory, refused when a symbolic link leads it out (the kubelet's securejoin). */
+async function readInside(dir: string, path: string): Promise<Buffer> {
+  const root = await realpath(dir);
+  const file = await realpath(join(root, path));
+  if (file !== root && !file.startsWith(`${root}${sep}`)) throw new Error(`${path} leads out of the volume`);
+  return readFile(file);
 }
 
 // A failed create's message may quote its command line, which holds the value of any Secret that

@@ -14,6 +14,7 @@ import type { PodIdentity } from "../identity.js";
 import { readNodeCapacity, readNodeName } from "../spec/field-ref.js";
 import { isFileVolume, planVolumeFiles, type VolumeFilesContext } from "./volume-files.js";
 import { claimVolumeName } from "./claim-volumes.js";
+import { fileKeyRefsOf } from "../spec/env-file.js";
 import { errorMessage } from "../../errors.js";
 
 export { parseQuantityBytes };
@@ -222,8 +223,12 @@ function hasSubPath(mount: VolumeMountSpec): boolean {
 /** How many volumeMounts, across init and app containers, name each volume. */
 export function countVolumeMounts(spec: Partial<PodSpec>): Map<string, number> {
   const counts = new Map<string, number>();
+  const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1);
   for (const container of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
-    for (const mount of container.volumeMounts ?? []) counts.set(mount.name, (counts.get(mount.name) ?? 0) + 1);
+    for (const mount of container.volumeMounts ?? []) count(mount.name);
+    // An env file read from a volume (fileKeyRef) is a use too: the kubelet reads it on the node,
+    // so the volume must outlive the init container that wrote it, never be its own tmpfs.
+    for (const ref of fileKeyRefsOf(container)) count(ref.volumeName);
   }
   return counts;
 }

@@ -69,7 +69,6 @@ t.test("each ignored field is named once, at its outermost path", async (t) => {
     [
       "metadata.ownerReferences: not supported by podrun yet: ignored",
       "spec.containers[0].resources.limits.ephemeral-storage: not supported by podrun yet: ignored",
-      "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by podrun yet: ignored",
       "spec.volumes[1].nfs: not supported by podrun yet: ignored",
       "status: not supported by podrun yet: ignored",
       "spec.nodeSelector: scheduling does not apply on one machine: ignored",
