@@ -13,7 +13,7 @@ import { engineBlind, requirePodEngine } from "./harness/engine.js";
 // engines, one after the other (the examples publish fixed host ports). The multi-service
 // directory runs on docker alone: its stack is the suite's largest `up`, and what it proves of
 // Services on top of the one-pod examples (names, headless, NodePort, a Job's wait) runs on both
-// engines in test/services/services.e2e.test.ts.
+// engines in test/services/services-stack.ts.
 
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
 const EXAMPLES = [
@@ -175,7 +175,7 @@ async function checkShop(t: Test, runtime: RuntimeName, env: Record<string, stri
 
 // The CI script of examples/kind-ci, written for kind and kubectl, run with the binary's name
 // changed and nothing else: apply, rollout status, wait (pods, a Job), exec, port-forward, logs -l,
-// delete. Its verbs are proven one by one on both engines in test/commands/kubectl-verbs.e2e.
+// delete. Its verbs are proven one by one on both engines in test/commands/kubectl-verbs.ts.
 for (const runtime of engineBlind("docker")) {
   t.test(`${runtime}: a kind + kubectl CI script runs unchanged with KUBECTL=podrun`, async (t) => {
     if (!(await requirePodEngine(t, runtime))) return;

@@ -4,7 +4,7 @@ import { completeWords, completionScript, namespaceOf, type CommandShape } from 
 import { UsageError } from "../../lib/errors.js";
 
 // What `podrun __complete` offers (a table over the real program's commands), and the scripts.
-// With an engine and a real shell: kubectl-verbs.e2e.test.ts.
+// With an engine and a real shell: kubectl-verbs.ts.
 
 const shapes = (): CommandShape[] => commandShapes(buildProgram());
 

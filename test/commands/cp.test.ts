@@ -4,7 +4,7 @@ import { ExitError, UsageError } from "../../lib/errors.js";
 import { createCommandWorld, upManifest } from "../harness/command-io.js";
 
 // `podrun cp`'s arguments as kubectl reads them (a table), and the container it copies from
-// against the shared fake engine. The files themselves, on the engines: kubectl-verbs.e2e.test.ts.
+// against the shared fake engine. The files themselves, on the engines: kubectl-verbs.ts.
 
 t.test("[NAMESPACE/]POD:PATH, or a local path", async (t) => {
   const cases: Array<[string, ReturnType<typeof parseRemotePath>]> = [

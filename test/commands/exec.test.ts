@@ -6,7 +6,7 @@ import { createCommandWorld, upManifest } from "../harness/command-io.js";
 
 // `podrun exec` against the shared fake engine after a real `up` on it: the pod and container it
 // picks, the exit code passed through, stdin, kubectl's messages. On the engines:
-// kubectl-verbs.e2e.test.ts.
+// kubectl-verbs.ts.
 
 const PODS = `apiVersion: apps/v1
 kind: Deployment

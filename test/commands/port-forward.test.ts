@@ -5,7 +5,7 @@ import { parsePortSpecs } from "../../lib/commands/port-forward.js";
 import { UsageError } from "../../lib/errors.js";
 
 // port-forward's ports as kubectl reads them (a table), and the forwarder against a TCP server on
-// loopback standing for the pod. The engines: kubectl-verbs.e2e.test.ts.
+// loopback standing for the pod. The engines: kubectl-verbs.ts.
 
 t.test("[LOCAL:]REMOTE, :REMOTE, LOCAL:NAME", async (t) => {
   t.same(parsePortSpecs(["8080:80", "5432", ":80", "9000:http"]), [

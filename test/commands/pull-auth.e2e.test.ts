@@ -144,17 +144,22 @@ interface Samples {
   sawPull: boolean;
 }
 
-/** Samples `ps -eo args` and /proc/<pid>/environ of engine pulls until `until` settles. */
+/**
+ * Samples every process's arguments (/proc/<pid>/cmdline, what `ps -eo args` prints) and the
+ * environments of engine pulls (/proc/<pid>/environ), every 10 ms, until `until` settles. A pass
+ * over /proc takes a few ms; a `ps` spawned for each pass, back to back, made this the suite's
+ * busiest loop (a CPU for the whole of each `up`) and sampled no more often.
+ */
 async function sampleProcesses(until: Promise<unknown>): Promise<Samples> {
   const samples: Samples = { argLines: [], environs: [], sawPull: false };
+  const argLines = new Set<string>();
   let done = false;
   void until.finally(() => (done = true));
   while (!done) {
-    const ps = await runCommand("ps", ["-eo", "args"], { reject: false });
-    samples.argLines.push(...ps.stdout.split("\n"));
     for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
       try {
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        argLines.add(cmdline.join(" ").trimEnd());
         if (!cmdline.includes("pull")) continue;
         samples.sawPull = true;
         samples.environs.push(readFileSync(`/proc/${pid}/environ`, "utf8").replaceAll("\0", "\n"));
@@ -162,7 +167,9 @@ async function sampleProcesses(until: Promise<unknown>): Promise<Samples> {
         // gone meanwhile
       }
     }
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  samples.argLines = [...argLines];
   return samples;
 }
 

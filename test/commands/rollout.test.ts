@@ -5,7 +5,7 @@ import { createCommandWorld, upManifest } from "../harness/command-io.js";
 
 // `podrun rollout status` against the shared fake engine after a real `up`: kubectl's progress
 // lines as the pods' readiness probes pass, its end lines, its timeout. On the engines:
-// kubectl-verbs.e2e.test.ts.
+// kubectl-verbs.ts.
 
 const STACK = `apiVersion: apps/v1
 kind: Deployment

@@ -6,7 +6,7 @@ import { createCommandWorld, upManifest, type CommandWorld } from "../harness/co
 
 // `podrun wait` against the shared fake engine after a real `up` on it: kubectl's lines and exit
 // codes, readiness decided by the pods' probes (run by the waiting process), -l, workloads, Jobs,
-// delete. On the engines: kubectl-verbs.e2e.test.ts.
+// delete. On the engines: kubectl-verbs.ts.
 
 const STACK = `apiVersion: v1
 kind: Pod

@@ -9,7 +9,7 @@ import { findUnitTests } from "./unit-files.js";
 // files take to run; one process for all waits out every file's real timers one after the other.
 // Most unit time is waiting (child processes, timers), so there are twice as many processes as
 // CPUs, and each takes the next file when it is done with one. Files named on the command line
-// run alone the same way.
+// run alone the same way. $PODRUN_UNIT_WORKERS sets how many processes (scripts/test.mjs: one, beside tap).
 //
 // Why not `tap` here: a tap test file is a plain script that node runs with tsx, as tap runs it
 // (package.json), and tap's runner and reporter add nothing a unit file needs. Output: one line per
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     if (!done.ok) failures++;
     process.stdout.write(`${done.ok ? "ok  " : "FAIL"} ${done.seconds.toFixed(1).padStart(5)}s  ${done.file}\n`);
   };
-  const workers = Math.min(availableParallelism() * 2, files.length);
+  const workers = Math.min(Number(process.env["PODRUN_UNIT_WORKERS"]) || availableParallelism() * 2, files.length);
   const runs = (await Promise.all(Array.from({ length: workers }, () => runWorker(queue, report)))).flat();
   for (const run of runs.filter((run) => run.failed)) process.stdout.write(`\n${run.output}\n`);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -6,7 +6,7 @@ import { describeProbe, formatPodDescription, qosClass } from "../../lib/output/
 import { alignTabs } from "../../lib/output/tab-writer.js";
 
 // `podrun describe pod`'s layout from fixed input (pure): kubectl's sections, tabwriter alignment,
-// a Secret named but never shown, probes, QoS, folded events. On the engines: kubectl-verbs.e2e.
+// a Secret named but never shown, probes, QoS, folded events. On the engines: kubectl-verbs.ts.
 
 t.test("tabwriter: a column is as wide as its widest cell over consecutive lines, plus 2", async (t) => {
   t.same(alignTabs(["Name:\tweb", "Service Account:\tdefault", "IPs:", "  IP:\t10.0.0.1"]), [

@@ -47,7 +47,6 @@ t.test("NDJSON: one core/v1 Event per line, a repeat again with its count", asyn
 
 t.test("writes to standard output by default", async (t) => {
   const writes: string[] = [];
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back on process.stdout, where it came from
   const original = process.stdout.write;
   process.stdout.write = (chunk: string) => (writes.push(chunk), true);
   try {

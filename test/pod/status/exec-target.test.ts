@@ -5,7 +5,7 @@ import type { ContainerState } from "../../../lib/runtime/types.js";
 import type { PodPhase } from "../../../lib/pod/status/pod-status.js";
 
 // Which pod and container `podrun exec` picks, as kubectl picks them (tables). The command
-// against the fake engine: test/commands/exec.test.ts; on the engines: kubectl-verbs.e2e.test.ts.
+// against the fake engine: test/commands/exec.test.ts; on the engines: kubectl-verbs.ts.
 
 function state(name: string, running = true, createdAt = "2026-01-01T10:00:00Z"): ContainerState {
   return {

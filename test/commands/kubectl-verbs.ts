@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import t, { type Test } from "tap";
+import type { Test } from "tap";
 import type { RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
 import { request } from "node:http";
@@ -13,11 +13,12 @@ import { removeManagedContainers } from "../harness/cleanup.js";
 import { requirePodEngine } from "../harness/engine.js";
 import { BUSYBOX, uniqueName } from "../harness/engine-pod.js";
 
-// The kubectl verbs of issue 26 on docker and podman, through the CLI, checked against what the
-// engine holds: -l and --field-selector on ps, logs, events and down; exec (the pod and container
-// it picks, the exit code passed through, stdin with -i, a terminal only with -t, kubectl's
-// errors). One stack per engine, in a namespace of the test's own: a Deployment of two pods and
-// a bare pod with an init container, a default-container annotation and a second container.
+// The kubectl verbs of issue 26 through the CLI (verbsTest, run on docker by
+// kubectl-verbs.docker.e2e.test.ts and on podman by kubectl-verbs.podman.e2e.test.ts), checked
+// against what the engine holds: -l and --field-selector on ps, logs, events and down; exec (the pod
+// and container it picks, the exit code passed through, stdin with -i, a terminal only with -t,
+// kubectl's errors). One stack per engine, in a namespace of the test's own: a Deployment of two pods
+// and a bare pod with an init container, a default-container annotation and a second container.
 
 function manifest(ns: string): string {
   return `apiVersion: apps/v1
@@ -114,7 +115,12 @@ const rows = (stdout: string) =>
     .filter(Boolean)
     .map((line) => line.split(/\s+/)[0]!);
 
-async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
+/**
+ * The whole case on one engine; kubectl-verbs.docker.e2e.test.ts and kubectl-verbs.podman.e2e.test.ts
+ * each run it on theirs, so that tap runs the two in two of its slots (each engine's stack is its own:
+ * namespace, state directory).
+ */
+export async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
   if (!(await requirePodEngine(t, runtime))) return;
   const ns = uniqueName("verbs");
   const dir = await mkdtemp(join(tmpdir(), "podrun-e2e-verbs-"));
@@ -529,7 +535,3 @@ async function verbsTest(t: Test, runtime: RuntimeName): Promise<void> {
     t.same(rows((await cli(["ps"])).stdout), ["tools"], "the other pod stays");
   });
 }
-
-// Each engine's stack is its own (namespace, state directory): the two run side by side.
-t.jobs = 2;
-for (const runtime of ["docker", "podman"] as const) t.test(runtime, { buffered: true }, (t) => verbsTest(t, runtime));
