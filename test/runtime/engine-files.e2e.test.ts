@@ -145,7 +145,7 @@ for (const { runtime, key, variable } of VM_ENGINES)
       "1", // and resolv.conf: the cluster's DNS search path
       "",
     ]);
-    const greetingEnv = await podctl(["exec", name, "-c", "side", "--", "sh", "-c", "echo \"$GREETING\""]);
+    const greetingEnv = await podctl(["exec", name, "-c", "side", "--", "sh", "-c", 'echo "$GREETING"']);
     t.equal(greetingEnv.stdout, "from-file\n", "an env file the init container wrote, read through the engine");
     const message = await podctl([
       "get",
