@@ -5,7 +5,9 @@
 //   const docker = await requireEngine(t, "docker"); if (!docker) return;
 import { detectRuntime, type DetectedRuntime, type RuntimeName } from "../../lib/runtime/detect.js";
 import { runCommand } from "../../lib/runtime/exec.js";
-import { loadTestEnv, type RegistryName, type TestEnv } from "./env.js";
+import { join } from "node:path";
+import { withLock } from "../../lib/state/lock.js";
+import { loadTestEnv, testEnvHome, type RegistryName, type TestEnv } from "./env.js";
 
 /** The part of a tap `Test` the guards use. */
 export interface TestLike {
@@ -89,4 +91,25 @@ export async function requirePodEngine(t: TestLike, runtime: RuntimeName): Promi
  */
 export function engineBlind(own: RuntimeName): readonly RuntimeName[] {
   return process.env["PODRUN_TEST_ALL_ENGINES"] === "1" ? ["docker", "podman"] : [own];
+}
+
+/**
+ * Holds the simulated VM engines of scripts/test-env.sh for this test file until it ends: the
+ * files that use them run `down --all` there, which must not meet another file's pods (tap runs
+ * files side by side). A file killed meanwhile leaves a lock whose owner is dead: the next breaks it.
+ */
+export async function holdVmEngines(t: { teardown(fn: () => unknown): void }): Promise<void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await new Promise<void>((acquired, failed) => {
+    withLock(
+      join(testEnvHome(), "vm-engines.lock"),
+      () => {
+        acquired();
+        return held;
+      },
+      { timeoutMs: 10 * 60_000, staleMs: 30 * 60_000 },
+    ).catch(failed);
+  });
+  t.teardown(() => release());
 }

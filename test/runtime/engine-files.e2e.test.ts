@@ -4,7 +4,7 @@ import { join } from "node:path";
 import t from "tap";
 import { execa } from "execa";
 import { runCli } from "../harness/cli.js";
-import { missing, requireTestEnv } from "../harness/engine.js";
+import { holdVmEngines, missing, requireTestEnv } from "../harness/engine.js";
 import { BUSYBOX } from "../harness/engine-pod.js";
 
 // A pod on an engine that cannot see this host's disk nor reach its pods: the simulated VM engines of
@@ -16,6 +16,9 @@ import { BUSYBOX } from "../harness/engine-pod.js";
 // type reads back inside the container, with its modes and the fsGroup's group;
 // a kept pod's ConfigMap update is seen in place; the termination message and the logs come back;
 // the hostPort answers on the engine's host; `down` leaves nothing there or here.
+
+// One file at a time on the simulated VM engines: `down --all` there must not meet another file's pods.
+await holdVmEngines(t);
 
 const VM_ENGINES = [
   { runtime: "docker", key: "vmDocker", variable: "DOCKER_HOST" },

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import t from "tap";
 import { execa } from "execa";
 import { PODRUN_BIN, runCli } from "../harness/cli.js";
-import { missing, requireEngine, requireTestEnv } from "../harness/engine.js";
+import { holdVmEngines, missing, requireEngine, requireTestEnv } from "../harness/engine.js";
 import { BUSYBOX } from "../harness/engine-pod.js";
 
 // Where the engine is (`podrun version`), against real engines: docker and podman on this host
@@ -17,6 +17,9 @@ interface Located {
   engine: { name: string };
   location: { place: string; podIPsRoutable: boolean; sharedDisk: boolean; endpoint: string; reason: string };
 }
+
+// One file at a time on the simulated VM engines: `down --all` there must not meet another file's pods.
+await holdVmEngines(t);
 
 const located = async (runtime: string, env: Record<string, string> = {}) => {
   const result = await runCli(["version", "--runtime", runtime, "-o", "json"], { env });
