@@ -38,8 +38,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * Splits the documents into supported objects, expanding `kind: List`. A built-in kind podrun does
- * not run (a Service) is one Warning; any other kind is an error naming it: podman skips unknown
- * kinds silently, and users lose a typo'd kind.
+ * not run (an Ingress), or a custom resource, is one Warning; a kind at a version the API server
+ * does not serve, or a typo, is an error (judgeOtherKind): podman skips unknown kinds silently,
+ * and users lose a typo'd kind.
  */
 export function collectObjects(
   documents: readonly YamlDocument[],
@@ -103,19 +104,9 @@ export function collectObjects(
       return;
     }
     if (!checkApiVersion(value, sourceMap, prefix, reject, runAt)) return;
-    // Not one podrun runs, or not at that version: what a v1.36 API server would make of it (served-kinds.ts).
-    const apiVersion = value.apiVersion as string;
-    const match = matchKind(apiVersion, kind);
-    const name = asName(value.metadata);
-    const warn = (detail: string) =>
-      warnings.push({ error: { type: "Forbidden", path: root.child("kind"), detail }, sourceMap, prefix });
-    if (match.status === "served" && known.warned.has(kind)) warn(`${kind}/${name}: not run by podrun`);
-    else if (match.status === "custom-resource")
-      warn(`${kind}/${name}: a custom resource (${apiVersion}) that podrun does not know: not run`);
-    else {
-      const path = root.child(match.status === "unknown-kind" ? "kind" : "apiVersion");
-      reject({ type: "NoKindMatch", path, detail: describeNoMatch(apiVersion, kind, match) }, sourceMap, prefix);
-    }
+    const { warning, error } = judgeOtherKind(value, kind, known);
+    if (warning) warnings.push({ error: warning, sourceMap, prefix });
+    if (error) reject(error, sourceMap, prefix);
   };
 
   for (const doc of documents) {
@@ -124,6 +115,28 @@ export function collectObjects(
     visit(doc.value, doc.sourceMap, "", true);
   }
   return { objects, errors, warnings };
+}
+
+/**
+ * A kind podrun does not run, or not at that apiVersion: what a v1.36 API server would make of it
+ * (served-kinds.ts). A built-in kind it serves there, or another group's (a custom resource), is
+ * one Warning; anything else is kubectl's "no matches for kind".
+ */
+function judgeOtherKind(
+  value: Record<string, unknown>,
+  kind: string,
+  known: KnownKinds,
+): { warning?: FieldError; error?: FieldError } {
+  const root = FieldPath.root();
+  const apiVersion = value.apiVersion as string;
+  const match = matchKind(apiVersion, kind);
+  const name = asName(value.metadata);
+  const warning = (detail: string) => ({ warning: { type: "Forbidden" as const, path: root.child("kind"), detail } });
+  if (match.status === "served" && known.warned.has(kind)) return warning(`${kind}/${name}: not run by podrun`);
+  if (match.status === "custom-resource")
+    return warning(`${kind}/${name}: a custom resource (${apiVersion}) that podrun does not know: not run`);
+  const path = root.child(match.status === "unknown-kind" ? "kind" : "apiVersion");
+  return { error: { type: "NoKindMatch", path, detail: describeNoMatch(apiVersion, kind, match) } };
 }
 
 function asName(metadata: unknown): string {

@@ -68,27 +68,21 @@ t.test("rootless podman: probes through the relay, files given the fsGroup throu
   await chown(stateDir, rootless.uid, rootless.uid);
   const name = `rl-${randomBytes(4).toString("hex")}`;
   const file = join(dir, "pod.yaml");
-  const podrun = (args: string[]) =>
+  /** A command run as the rootless user, in its session's environment. */
+  const asUser = (command: string[], env: string[] = []) =>
     execa(
       "runuser",
       [
-        "-u",
-        rootless.user,
-        "--",
-        "env",
-        `XDG_RUNTIME_DIR=${rootless.runtimeDir}`,
-        `HOME=${rootless.home}`,
-        `PATH=${dirname(process.execPath)}:/usr/sbin:/usr/bin:/sbin:/bin`,
-        `PODRUN_STATE_DIR=${stateDir}`,
-        "NO_COLOR=1",
-        process.execPath,
-        join(dir, "bin/podrun.js"),
-        args[0]!,
-        "--runtime",
-        "podman",
-        ...args.slice(1),
+        ...["-u", rootless.user, "--", "env", `XDG_RUNTIME_DIR=${rootless.runtimeDir}`, `HOME=${rootless.home}`],
+        ...env,
+        ...command,
       ],
       { reject: false, cwd: dir },
+    );
+  const podrun = ([verb, ...args]: string[]) =>
+    asUser(
+      [process.execPath, join(dir, "bin/podrun.js"), verb!, "--runtime", "podman", ...args],
+      [`PATH=${dirname(process.execPath)}:/usr/sbin:/usr/bin:/sbin:/bin`, `PODRUN_STATE_DIR=${stateDir}`, "NO_COLOR=1"],
     );
   t.teardown(async () => {
     await podrun(["down", "--all", "--grace-period", "0"]);
@@ -152,21 +146,7 @@ t.test("rootless podman: probes through the relay, files given the fsGroup throu
 
   const down = await podrun(["down", "--all"]);
   t.equal(down.exitCode, 0, down.stderr);
-  const engine = (args: string[]) =>
-    execa(
-      "runuser",
-      [
-        "-u",
-        rootless.user,
-        "--",
-        "env",
-        `XDG_RUNTIME_DIR=${rootless.runtimeDir}`,
-        `HOME=${rootless.home}`,
-        "podman",
-        ...args,
-      ],
-      { reject: false },
-    );
+  const engine = (args: string[]) => asUser(["podman", ...args]);
   const containers = await engine(["ps", "-aq", "--filter", "label=io.podrun.managed=true"]);
   t.equal(containers.stdout.trim(), "", "no pod container left");
   const relays = await engine(["ps", "-aq", "--filter", "label=io.podrun.relay"]);
