@@ -132,7 +132,9 @@ for (const { runtime, key, variable } of VM_ENGINES)
     const up = await podctl(["up", "--wait", "--timeout", "60s", file]);
     t.equal(up.exitCode, 0, `up --wait: ${up.stderr}`);
     t.match(up.stdout, new RegExp(`pod/${name}: ready: 2/2 containers`), "httpGet, tcpSocket and exec probes passed");
-    t.notMatch(up.stdout, /Unhealthy|FailedPostStartHook/, "no probe or hook failed");
+    // A startup or readiness probe may fail while the server starts (a loaded machine, a slow relay), as on a node;
+    // a hook that failed or a liveness probe that did would have restarted a container.
+    t.notMatch(up.stdout, /FailedPostStartHook|Liveness probe failed/, "no hook failed, no liveness probe");
     const read = await podctl(["exec", name, "-c", "web", "--", "sh", "-c", READ_BACK]);
     t.equal(read.exitCode, 0, read.stderr);
     t.same(read.stdout.split("\n"), [

@@ -164,7 +164,9 @@ spec:
         new RegExp(`pod/${name}-host: ready: 1/1 container `),
         "the hostNetwork pod Ready: its probe went to the engine host's loopback",
       );
-      t.notMatch(up.stdout, /Unhealthy|FailedPostStartHook/, "no probe or hook failed");
+      // A startup or readiness probe may fail while the server starts (a loaded machine, a slow relay), as on a node;
+      // a hook that failed or a liveness probe that did would have restarted a container.
+      t.notMatch(up.stdout, /FailedPostStartHook|Liveness probe failed/, "no hook failed, no liveness probe");
       const relays = await engine(["ps", "--filter", "label=io.podrun.relay", "--format", "{{.Names}}"]);
       t.same(
         relays.stdout.trim().split("\n").sort(),
