@@ -1,11 +1,11 @@
-import { access, open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { Container, ContainerStateTerminated } from "kubernetes-types/core/v1.js";
 import { LABEL_TERMINATION_MESSAGE_POLICY, type ContainerRuntime, type ContainerState } from "../runtime/types.js";
 import { kubeContainerName } from "./status/find-pods.js";
 import type { PodSummary } from "./status/pod-status.js";
 import { errorFirstLine, errorMessage } from "../errors.js";
-import { ENGINE_COPY_HASH_FILE, filesVolumeOfPodDir, readFromEngine } from "./volumes/engine-files.js";
+import { filesVolumeOfPodDir, readFromEngine, wasCopied } from "./volumes/engine-files.js";
 
 // terminationMessagePath and terminationMessagePolicy as the kubelet has them
 // (pkg/kubelet/kuberuntime/kuberuntime_container.go): every container gets a file of its own,
@@ -132,32 +132,22 @@ export async function readTerminationMessage(options: {
 }
 
 /** The message of one container podrun made, from its pod directory and its labels. */
-export function readContainerTerminationMessage(
+export async function readContainerTerminationMessage(
   runtime: TerminationRuntime,
   options: { podDir?: string; container: string; id: string; policy: TerminationMessagePolicy; exitCode: number },
 ): Promise<TerminationMessage> {
   const { podDir } = options;
   const relative = `containers/${options.container}/termination-log`;
+  // A pod whose files were copied to the engine: the container wrote it in that copy, on the engine's host.
+  const helper =
+    runtime.files && runtime.runFilesHelper ? (runtime as Pick<ContainerRuntime, "runFilesHelper">) : undefined;
+  const copiedDir = helper && podDir !== undefined && (await wasCopied(podDir)) ? podDir : undefined;
   return readTerminationMessage({
     file: podDir === undefined ? undefined : terminationLogFile(podDir, options.container),
-    // A pod whose files were copied (its directory keeps the copy's hash: engine-files.ts): the
-    // container wrote it in the pod's files volume, on the engine's host.
-    ...(podDir !== undefined && runtime.files && runtime.runFilesHelper
+    ...(helper && copiedDir !== undefined
       ? {
-          readCopy: async () => {
-            if (
-              !(await access(join(podDir, ENGINE_COPY_HASH_FILE)).then(
-                () => true,
-                () => false,
-              ))
-            )
-              return readFile(terminationLogFile(podDir, options.container)).catch((error: NodeJS.ErrnoException) => {
-                if (error.code === "ENOENT") return undefined;
-                throw error;
-              });
-            const helper = { runFilesHelper: runtime.runFilesHelper!.bind(runtime) };
-            return (await readFromEngine(helper, filesVolumeOfPodDir(podDir), [relative])).get(relative);
-          },
+          readCopy: async () =>
+            (await readFromEngine(helper, filesVolumeOfPodDir(copiedDir), [relative])).get(relative),
         }
       : {}),
     policy: options.policy,

@@ -120,8 +120,6 @@ const HOST_INTERFACES: HostInterfaces = {
     localAddresses().has(address),
 };
 
-/** The LOCAL /32 entries of the kernel's routing trie; none where there is no /proc (macOS). */
-/** A network's IPv4 gateway: as the engine says, else the first address of its subnet (docker's pick). */
 /**
  * Whether the user named a context (docker's `DOCKER_CONTEXT`, or `currentContext` in the CLI's
  * config.json): only then is the CLI asked for its endpoint; otherwise it is its default socket.
@@ -139,11 +137,13 @@ async function namesContext(context: NonNullable<Dialect["endpoint"]["context"]>
   }
 }
 
+/** A network's IPv4 gateway: as the engine says, else the first address of its subnet (docker's pick). */
 function gatewayOf(network: NetworkInfo | undefined): string | undefined {
   const subnet = network?.subnets.find((s) => !s.subnet.includes(":"));
   return subnet?.gateway ?? (subnet ? firstAddress(subnet.subnet) : undefined);
 }
 
+/** The LOCAL /32 entries of the kernel's routing trie; none where there is no /proc (macOS). */
 function localAddresses(): Set<string> {
   let text: string;
   try {

@@ -130,11 +130,7 @@ async function makeFilesVolume(
   undo: UndoLog,
 ): Promise<string> {
   const name = filesVolumeName(options.identity);
-  const failed = (error: unknown): never => {
-    const message = `MountVolume.SetUp failed for the pod's files (${name}) : ${describeError(error)}`;
-    deps.recorder.event(toInvolvedObject(options.identity), "Warning", "FailedMount", message);
-    throw new PodrunError("FailedMount", message, { cause: error });
-  };
+  const failed = (error: unknown) => failFilesMount(deps, options.identity, error);
   if (!options.kept) {
     undo.volumes([name]);
     await deps.runtime.removeVolumes([name]).catch(failed);
@@ -180,11 +176,7 @@ export async function copyFilesToEngine(
     emptyDirs,
     hashFile: join(sources.podDir, ENGINE_COPY_HASH_FILE),
     skipUnchanged: options.kept,
-  }).catch((error: unknown) => {
-    const message = `MountVolume.SetUp failed for the pod's files (${filesVolumeName(identity)}) : ${describeError(error)}`;
-    deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", message);
-    throw new PodrunError("FailedMount", message, { cause: error });
-  });
+  }).catch((error: unknown) => failFilesMount(deps, identity, error));
   if (failures.length > 0)
     deps.recorder.event(
       toInvolvedObject(identity),
@@ -192,6 +184,13 @@ export async function copyFilesToEngine(
       OWNERSHIP_WARNING_REASON,
       `the pod's files on ${deps.runtime.name}'s host: ${failures[0]}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}`,
     );
+}
+
+/** The pod's files volume could not be made or filled: the kubelet's FailedMount, event and error. */
+function failFilesMount(deps: DiskDeps, identity: PodIdentity, error: unknown): never {
+  const message = `MountVolume.SetUp failed for the pod's files (${filesVolumeName(identity)}) : ${describeError(error)}`;
+  deps.recorder.event(toInvolvedObject(identity), "Warning", "FailedMount", message);
+  throw new PodrunError("FailedMount", message, { cause: error });
 }
 
 /** The pod's hosts file, completed with its IP here (etc-files.ts), copied again where the engine cannot see it. */

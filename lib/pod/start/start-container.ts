@@ -21,7 +21,7 @@ import { withTerminationLog } from "../volumes/termination-log.js";
 import { readFile, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { fileKeyRefsOf } from "../spec/env-file.js";
-import { readFromEngine } from "../volumes/engine-files.js";
+import { readFromEngine, readsThroughEngine } from "../volumes/engine-files.js";
 import { volumeRuntimeName } from "../volumes/volume-plan.js";
 import {
   envFileKey,
@@ -327,7 +327,7 @@ async function readEnvFiles(
   const { runtime } = context.deps;
   const { identity } = context.pod;
   const { sources } = context.mounts;
-  const throughEngine = runtime.files !== undefined && (!runtime.files.shared || process.getuid?.() !== 0);
+  const throughEngine = readsThroughEngine(runtime.files);
   const files = new Map<string, Buffer | undefined>();
   for (const ref of refs) {
     const key = envFileKey(ref);

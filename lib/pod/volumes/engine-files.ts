@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { lstat, readdir, readFile, readlink, writeFile } from "node:fs/promises";
+import { access, lstat, readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { PodrunError } from "../../errors.js";
 import type { ContainerRuntime, HelperMount } from "../../runtime/types.js";
@@ -55,6 +55,27 @@ export function copiesPodFiles(
 ): boolean {
   if (!files) return false;
   return !files.shared || (fsGroup !== undefined && uid !== undefined && uid !== 0);
+}
+
+/**
+ * Whether a file the pod's containers wrote in an engine volume (an env file in an emptyDir) is read
+ * through the engine: where it does not see this host's files, and where podrun is not root (a
+ * rootful engine's volumes are root's alone).
+ */
+export function readsThroughEngine(
+  files: { shared: boolean } | undefined,
+  uid: number | undefined = process.getuid?.(),
+): boolean {
+  if (!files) return false;
+  return !files.shared || (uid !== undefined && uid !== 0);
+}
+
+/** Whether the pod's files were copied to the engine: its directory keeps the copy's hash (copyToEngine). */
+export function wasCopied(podDir: string): Promise<boolean> {
+  return access(join(podDir, ENGINE_COPY_HASH_FILE)).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** What podrun writes in the pod directory and copies: the volumes' files and the /etc files. */
