@@ -123,6 +123,7 @@ const KUSTOMIZE_HELP =
 
 interface ValidateFlags extends ManifestFlags {
   json?: true;
+  strictRefs?: true;
 }
 
 interface UpFlags extends ManifestFlags {
@@ -242,9 +243,13 @@ function declareValidate(program: Command): void {
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("-k, --kustomize <dir>", KUSTOMIZE_HELP)
     .option("--json", "print the defaulted objects of every file as one JSON List instead of summary lines")
+    .option(
+      "--strict-refs",
+      "fail (exit 2) on what a node's kubelet would fail on and an API server accepts: a ConfigMap, Secret or claim in none of the files, an image name it cannot parse, a hostPath that is not there (default: a Warning)",
+    )
     .addHelpText(
       "after",
-      "\nThe files are checked as one set, as one kubectl apply -f: a Pod may use the ConfigMaps and Secrets of any of them.\n\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate cm.yaml pod.yaml\n  $ podrun validate -R k8s/\n  $ podrun validate -k overlays/ci\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'",
+      "\nThe files are checked as one set, as one kubectl apply -f: a Pod may use the ConfigMaps and Secrets of any of them. Errors are what a v1.36 API server refuses; what only a kubelet finds is a Warning here (up refuses it), or an error with --strict-refs.\n\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate cm.yaml pod.yaml\n  $ podrun validate -R k8s/\n  $ podrun validate --strict-refs -R k8s/\n  $ podrun validate -k overlays/ci\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'",
     )
     .action(async (files: string[], flags: ValidateFlags) => {
       const { validate } = await import("./commands/validate.js");
@@ -253,6 +258,7 @@ function declareValidate(program: Command): void {
         recursive: flags.recursive === true,
         ...(flags.kustomize !== undefined ? { kustomize: flags.kustomize } : {}),
         json: flags.json === true,
+        strictRefs: flags.strictRefs === true,
       });
     });
 }

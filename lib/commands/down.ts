@@ -269,6 +269,8 @@ async function addManifestTargets(
     recursive: input.recursive,
     kustomize: input.kustomize,
     checkReferences: false,
+    // `down` needs the names; an image name a kubelet would refuse does not stop a cleanup.
+    kubeletChecks: "warn",
   });
   const plan = planObjects(manifest.items);
   for (const claim of manifest.persistentVolumeClaims ?? [])

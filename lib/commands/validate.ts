@@ -14,6 +14,8 @@ export interface ValidateOptions {
   /** `-k DIR`: the kustomization of DIR (lib/manifest/kustomize.ts). */
   kustomize?: string;
   json: boolean;
+  /** `--strict-refs`: what only a kubelet finds (load-manifest.ts KubeletChecks) is an error, not a Warning. */
+  strictRefs?: boolean;
   /** Where summaries (or JSON) go, and where errors and warnings go. */
   stdout?: NodeJS.WritableStream;
   stderr?: NodeJS.WritableStream;
@@ -32,6 +34,7 @@ export async function validate(options: ValidateOptions): Promise<void> {
     manifest = await loadManifests(options.files, {
       recursive: options.recursive === true,
       kustomize: options.kustomize,
+      kubeletChecks: options.strictRefs === true ? "error" : "warn",
     });
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error;

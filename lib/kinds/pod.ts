@@ -3,6 +3,7 @@ import { defaultPod } from "../manifest/defaults.js";
 import { findIgnoredFields } from "./support/support.js";
 import { findMissingClaims } from "../manifest/rules/persistent-volume-claim.js";
 import { findEngineSecurityWarnings } from "./support/security-warnings.js";
+import { findHostPathFailures } from "./support/host-paths.js";
 import { findEnginePodResourceWarnings } from "./support/pod-resources-support.js";
 import { validatePod } from "../manifest/validate-objects.js";
 import { metaOf } from "./meta.js";
@@ -24,6 +25,7 @@ export const POD_KIND: KindEntry = {
   admit(value, { warn, warnOn, claimKeys, checkReferences }) {
     findIgnoredFields(value, warn);
     if (checkReferences) findMissingClaims(value, claimKeys, warn);
+    findHostPathFailures(value, warn);
     findEngineSecurityWarnings(value, warnOn);
     findEnginePodResourceWarnings(value, warnOn);
     const pod = defaultPod(value);

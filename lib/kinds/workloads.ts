@@ -1,5 +1,6 @@
 import { KIND_API_VERSIONS, type WorkloadKind } from "../manifest/kinds.js";
 import { findIgnoredFields } from "./support/support.js";
+import { findHostPathFailures } from "./support/host-paths.js";
 import { findInTemplate, validateWorkload } from "../manifest/rules/workloads.js";
 import type { RawObject } from "../manifest/rules/raw.js";
 import { validatePod } from "../manifest/validate-objects.js";
@@ -47,6 +48,7 @@ function workloadKind(
     validate: (value, { index, report }) => validateWorkload(kind, value as RawObject, index, report, validatePod),
     admit(value, { warn }) {
       findInTemplate(value, findIgnoredFields, warn);
+      findInTemplate(value, findHostPathFailures, warn);
       const workload = expandWorkload({ ...value, kind });
       const { name, namespace, pods, claims, object } = workload;
       const podObjects = claims.length > 0 ? { persistentVolumeClaims: claims } : undefined;

@@ -15,6 +15,19 @@ export type FieldErrorType =
   /** A kind the API server does not serve at that apiVersion: `detail` is kubectl's line (served-kinds.ts). */
   | "NoKindMatch";
 
+/**
+ * The reason a kubelet gives for what only it finds, when the pod starts: an API server stores the
+ * object, and the node then fails the container (InvalidImageName, CreateContainerConfigError),
+ * the volume (FailedMount), or pulls without the credentials (FailedToRetrieveImagePullSecret, then
+ * ErrImagePull where the registry wants them).
+ */
+export type KubeletReason =
+  | "InvalidImageName"
+  | "CreateContainerConfigError"
+  | "FailedMount"
+  | "FailedToRetrieveImagePullSecret"
+  | "ErrImagePull";
+
 export interface FieldError {
   type: FieldErrorType;
   path: FieldPath;
@@ -30,6 +43,13 @@ export interface FieldError {
   atKey?: boolean;
   /** Further fields the same warning names, after `path` (which gives the position). */
   others?: readonly FieldPath[];
+  /**
+   * Set when an API server accepts the value and only the kubelet fails on it, with this reason:
+   * `validate` says it in a Warning, `up` refuses it before creating anything (load-manifest.ts).
+   */
+  kubelet?: KubeletReason;
+  /** A line of advice printed once after all the lines of a command, however many errors carry it. */
+  hint?: string;
 }
 
 export type Reporter = (error: FieldError) => void;

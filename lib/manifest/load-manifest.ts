@@ -66,7 +66,16 @@ export interface LoadOptions extends ExpandOptions {
    * needs a pod's name and hooks, not its ConfigMaps). Default true.
    */
   checkReferences?: boolean;
+  /** What only the kubelet finds (FieldError.kubelet): errors (`up`, the default) or Warnings (`validate`). */
+  kubeletChecks?: KubeletChecks;
 }
+
+/**
+ * What becomes of a value an API server accepts and a node's kubelet fails on (an image name it
+ * cannot parse, a ConfigMap in none of the files): `validate` agrees with the API server and warns;
+ * `up` refuses it before creating anything, naming the kubelet's reason.
+ */
+export type KubeletChecks = "error" | "warn";
 
 /** Reads, validates and defaults one manifest file; throws ManifestError listing every error. */
 export async function loadManifest(path: string, options: LoadOptions): Promise<Manifest> {
@@ -101,6 +110,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     kinds: options.kinds,
     earlier: errors,
     checkReferences: options.checkReferences !== false,
+    kubeletChecks: options.kubeletChecks ?? "error",
   });
 }
 
@@ -118,11 +128,12 @@ export interface CheckOptions {
   /** Error lines found before (files that could not be read): reported first, with those of the set. */
   earlier?: readonly string[];
   checkReferences?: boolean;
+  kubeletChecks?: KubeletChecks;
 }
 
 /** Validates and defaults manifests already read, as one set; throws ManifestError listing every error. */
 export function checkManifests(sources: readonly ManifestSource[], options: CheckOptions): Manifest {
-  const { kinds, earlier = [], checkReferences = true } = options;
+  const { kinds, earlier = [], checkReferences = true, kubeletChecks = "error" } = options;
   const byKind = new Map(kinds.kinds.map((k) => [k.kind, k]));
   const apiVersions = new Map(kinds.kinds.map((k) => [k.kind, k.apiVersion]));
   const checks: FileCheck[] = sources.map((source) => ({
@@ -130,7 +141,11 @@ export function checkManifests(sources: readonly ManifestSource[], options: Chec
     ...collectObjects(parseYamlDocuments(source), { apiVersions, warned: kinds.warned }),
   }));
   const collect = (check: FileCheck, object: ManifestObject) => (error: FieldError) =>
-    check.errors.push({ error, sourceMap: object.sourceMap, prefix: object.prefix });
+    (error.kubelet !== undefined && kubeletChecks === "warn" ? check.warnings : check.errors).push({
+      error,
+      sourceMap: object.sourceMap,
+      prefix: object.prefix,
+    });
 
   // Structure first; the semantic rules then skip values of the wrong type, already reported.
   for (const check of checks)
@@ -154,16 +169,20 @@ export function checkManifests(sources: readonly ManifestSource[], options: Chec
         check.objects.filter((o) => o.kind === kind.kind).map((o) => ({ value: o.value, report: collect(check, o) })),
       ),
     );
-  const errorLines = [...earlier, ...checks.flatMap((check) => formatErrors(check.source.name, check.errors))];
-  if (errorLines.length > 0) throw new ManifestError(errorLines);
-  return admitAll(checks, byKind, checkReferences);
+  // An object the API server refuses is not admitted; one only a kubelet fails on is, so that the
+  // kinds' own findings of that sort join its errors (admitAll).
+  if (earlier.length > 0 || checks.some((check) => check.errors.some(({ error }) => error.kubelet === undefined))) {
+    const errorLines = [...earlier, ...checks.flatMap((check) => formatErrors(check.source.name, check.errors))];
+    throw new ManifestError([...errorLines, ...hintLines(checks.map((c) => c.errors))]);
+  }
+  return admitAll(checks, byKind, { checkReferences, kubeletChecks });
 }
 
 /** The valid objects, each admitted by its kind, gathered into one Manifest. */
 function admitAll(
   checks: readonly FileCheck[],
   byKind: ReadonlyMap<string, ManifestKind>,
-  checkReferences: boolean,
+  { checkReferences, kubeletChecks }: { checkReferences: boolean; kubeletChecks: KubeletChecks },
 ): Manifest {
   const names = checks.map((check) => check.source.name);
   const manifest: Manifest = {
@@ -180,14 +199,19 @@ function admitAll(
       check.objects.filter((o) => o.kind === "PersistentVolumeClaim").flatMap((o) => claimKeyOf(o.value) ?? []),
     ),
   );
+  // What the kinds find at admission that only a kubelet would (a claim in none of the files, a
+  // hostPath that is not there): errors, under `up`, thrown once every file is admitted.
+  const kubeletErrors: string[] = [];
+  const located: LocatedError[][] = [];
   for (const check of checks) {
     const file: ManifestFile = { source: check.source.name, items: [] };
     const warnings: LocatedError[] = [...check.warnings];
+    const errors: LocatedError[] = [...check.errors];
     const engineWarnings: Partial<Record<RuntimeName, LocatedError[]>> = {};
     for (const object of check.objects) {
       const at = (error: FieldError): LocatedError => ({ error, sourceMap: object.sourceMap, prefix: object.prefix });
       const item = byKind.get(object.kind)!.admit(object.value, {
-        warn: (error) => warnings.push(at(error)),
+        warn: (error) => (error.kubelet !== undefined && kubeletChecks === "error" ? errors : warnings).push(at(error)),
         warnOn: (engine, error) => (engineWarnings[engine] ??= []).push(at(error)),
         claimKeys,
         checkReferences,
@@ -198,12 +222,28 @@ function admitAll(
     }
     manifest.files.push(file);
     manifest.items.push(...file.items);
+    kubeletErrors.push(...formatErrors(file.source, errors));
+    located.push(warnings, errors);
     manifest.warnings.push(...formatWarnings(file.source, warnings));
     for (const [engine, located] of Object.entries(engineWarnings) as [RuntimeName, LocatedError[]][]) {
       ((manifest.engineWarnings ??= {})[engine] ??= []).push(...formatWarnings(file.source, located));
     }
   }
+  if (kubeletErrors.length > 0) throw new ManifestError([...kubeletErrors, ...hintLines(located)]);
+  manifest.warnings.push(...hintLines(located));
   return manifest;
+}
+
+/** `hint: …`, once each, for the hints the errors or warnings carry (FieldError.hint). */
+function hintLines(located: readonly (readonly LocatedError[])[]): string[] {
+  const hints = new Set(located.flat().flatMap(({ error }) => (error.hint === undefined ? [] : [error.hint])));
+  return [...hints].map((hint) => `hint: ${hint}`);
+}
+
+/** ` (the kubelet's FailedMount)` after an error only a kubelet finds; a Warning adds that `up` refuses it. */
+function kubeletSuffix(error: FieldError, warning: boolean): string {
+  if (error.kubelet === undefined) return "";
+  return warning ? ` (the kubelet's ${error.kubelet}: up refuses it)` : ` (the kubelet's ${error.kubelet})`;
 }
 
 function addPodObjects(manifest: Manifest, item: ManifestItem): void {
@@ -263,7 +303,7 @@ function formatErrors(file: string, errors: readonly LocatedError[]): string[] {
   const lines: string[] = [];
   for (const { where, error, prefix } of sortByPosition(file, errors)) {
     // The structural and semantic checks may both find a missing required field, in other words.
-    const text = prefixed(formatFieldError(error), prefix);
+    const text = prefixed(formatFieldError(error), prefix) + kubeletSuffix(error, false);
     const key = error.type === "Required" ? `${prefix}|${error.path.display}|Required` : text;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -273,9 +313,11 @@ function formatErrors(file: string, errors: readonly LocatedError[]): string[] {
 }
 
 function formatWarnings(file: string, warnings: readonly LocatedError[]): string[] {
-  return sortByPosition(file, warnings).map(
-    ({ where, error, prefix }) =>
-      `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`,
+  return sortByPosition(file, warnings).map(({ where, error, prefix }) =>
+    // An error only a kubelet finds is written as the error it is at `up`; other warnings are their detail.
+    error.kubelet !== undefined
+      ? `${where}: Warning: ${prefixed(formatFieldError(error), prefix)}${kubeletSuffix(error, true)}`
+      : `${where}: Warning: ${[error.path, ...(error.others ?? [])].map((path) => prefixed(path.display, prefix)).join(", ")}: ${error.detail ?? ""}`,
   );
 }
 

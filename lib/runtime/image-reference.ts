@@ -61,11 +61,8 @@ export function parseImageReference(image: string): ParsedImageReference {
   const match = REFERENCE_RE.exec(normalized);
   if (!match) {
     const lowered = normalized.toLowerCase();
-    return fail(
-      lowered !== normalized && REFERENCE_RE.test(lowered)
-        ? "repository name must be lowercase"
-        : "invalid reference format",
-    );
+    if (lowered !== normalized && REFERENCE_RE.test(lowered)) return fail("repository name must be lowercase");
+    return fail(`invalid reference format${describeStrayCharacter(image)}`);
   }
   const [, name = "", tag, digest] = match;
   const path = ANCHORED_NAME_RE.exec(name)?.[2] ?? name;
@@ -85,6 +82,18 @@ export function parseImageReference(image: string): ParsedImageReference {
   if (tag !== undefined) reference.tag = tag;
   if (digest !== undefined) reference.digest = digest;
   return { ok: true, reference };
+}
+
+/**
+ * `: character "<" at position 8 is not allowed`, for the first character that no part of a
+ * reference may hold (distribution's error names none); "" when every character could appear and
+ * only their order is wrong.
+ */
+function describeStrayCharacter(image: string): string {
+  const index = [...image].findIndex((char) => !/[A-Za-z0-9._\-/:@[\]+]/.test(char));
+  if (index < 0) return "";
+  const char = [...image][index]!;
+  return `: character ${JSON.stringify(char)} at position ${index + 1} is not allowed`;
 }
 
 interface DomainSplit {

@@ -40,6 +40,9 @@ spec:
     - name: third
 `;
 
+const OPTIONAL_HINT =
+  "hint: podrun reads only the files given: pass the file that defines each ConfigMap and Secret, or mark a reference that may be absent `optional: true`";
+
 /** The fields of a Pod that validate's defaulting fills in. */
 interface DefaultedPod {
   metadata: { namespace: string };
@@ -187,12 +190,17 @@ t.test("several files and a directory are one set: references across files, a su
   const cmFile = join(dir, "cm.yaml");
   const podFile = join(dir, "pod.yaml");
 
+  // An API server takes the pod alone; the kubelet would fail it: a Warning, and an error with --strict-refs.
+  const missing = `${podFile}:11:19: spec.containers[0].envFrom[0].configMapRef.name: Not found: "app-config": no ConfigMap "app-config" in namespace "default" in the file read (${podFile})`;
   const alone = await runCli(["validate", podFile]);
-  t.equal(alone.exitCode, 2);
+  t.equal(alone.exitCode, 0);
   t.equal(
     alone.stderr,
-    `${podFile}:11:19: spec.containers[0].envFrom[0].configMapRef.name: Not found: "app-config": no ConfigMap "app-config" in namespace "default" in the file read (${podFile})\n`,
+    `${missing.replace(": spec.", ": Warning: spec.")} (the kubelet's CreateContainerConfigError: up refuses it)\n${OPTIONAL_HINT}\n`,
   );
+  const strict = await runCli(["validate", "--strict-refs", podFile]);
+  t.equal(strict.exitCode, 2);
+  t.equal(strict.stderr, `${missing} (the kubelet's CreateContainerConfigError)\n${OPTIONAL_HINT}\n`);
 
   for (const args of [[cmFile, podFile], ["-f", cmFile, "-f", podFile], [dir], ["-f", dir], [dir, cmFile]]) {
     const r = await runCli(["validate", ...args]);
@@ -248,3 +256,66 @@ t.test("a directory: empty, or with its manifests below (-R); the same object in
   t.equal(stdinTwice.exitCode, 2);
   t.equal(stdinTwice.stderr, "-: standard input can be read only once: give - at most once\n");
 });
+
+t.test(
+  "what only a kubelet finds: a Warning at validate, an error with --strict-refs and at up, nothing created",
+  async (t) => {
+    const { dir, file } = await write(
+      "pod.yaml",
+      `apiVersion: v1
+kind: Pod
+metadata:
+  name: kubelet-only
+spec:
+  containers:
+    - name: app
+      image: gcr.io/<project>/job-wq-1
+      volumeMounts: [{name: config, mountPath: /etc/app}, {name: data, mountPath: /data}]
+  volumes:
+    - name: config
+      configMap: {name: app-config}
+    - name: data
+      hostPath: {path: ${JSON.stringify(join(tmpdir(), "podrun-no-such-dir"))}, type: Directory}
+    - name: claim
+      persistentVolumeClaim: {claimName: db}
+`,
+    );
+    const reasons = ["InvalidImageName", "FailedMount", "FailedMount", "FailedMount"];
+    const checked = await runCli(["validate", file], { env: { NO_COLOR: "1" } });
+    t.equal(checked.exitCode, 0, "an API server accepts it");
+    const warnings = checked.stderr.trimEnd().split("\n");
+    t.same(
+      warnings.map((line) => /\(the kubelet's (\w+): up refuses it\)$/.exec(line)?.[1]),
+      [...reasons, undefined],
+      "one Warning per finding, naming the kubelet's reason, then the hint",
+    );
+    t.match(
+      warnings[0],
+      `${file}:8:14: Warning: spec.containers[0].image: Invalid value: "gcr.io/<project>/job-wq-1": invalid reference format: character "<" at position 8 is not allowed`,
+    );
+    t.match(warnings[2], `${file}:14:24: Warning: spec.volumes[1].hostPath.path: Invalid value:`);
+    t.match(
+      warnings[2],
+      `MountVolume.SetUp failed for volume "data" : hostPath ${join(tmpdir(), "podrun-no-such-dir")} doesn't exist`,
+    );
+    t.match(warnings[3], `${file}:16:42: Warning: spec.volumes[2].persistentVolumeClaim.claimName: Not found: "db"`);
+    t.equal(warnings[4], OPTIONAL_HINT, "the hint once");
+
+    const strict = await runCli(["validate", "--strict-refs", file], { env: { NO_COLOR: "1" } });
+    t.equal(strict.exitCode, 2);
+    const errors = strict.stderr.trimEnd().split("\n");
+    t.same(
+      errors.map((line) => /\(the kubelet's (\w+)\)$/.exec(line)?.[1]),
+      [...reasons, undefined],
+      "--strict-refs: the same lines as errors",
+    );
+
+    // up refuses it before asking anything of an engine: a state directory of its own stays empty.
+    const stateDir = join(dir, "state");
+    const up = await runCli(["up", file], {
+      env: { NO_COLOR: "1", PODRUN_STATE_DIR: stateDir, PODRUN_RUNTIME: "docker", PATH: "/nonexistent" },
+    });
+    t.equal(up.exitCode, 2);
+    t.same(up.stderr.trimEnd().split("\n"), errors, "up: the same errors");
+  },
+);

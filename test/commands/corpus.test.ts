@@ -17,8 +17,6 @@ import { validateAndDryRun } from "../harness/manifest-outcome.js";
  * Why each is refused is in the README; every other corpus file must be valid.
  */
 const REFUSED: Record<string, string[]> = {
-  // The ConfigMap it mounts is another example's, not in the file: podrun reads only the files given.
-  "k8s-pod-configmap-volume.yaml": ["spec.volumes[0].configMap.name"],
   // fsGroup is a pod-level field only: an API server's strict field validation refuses it here too.
   "podman/podman-bats-hostpath-selinux.yaml": ["spec.containers[0].securityContext"],
   // podman plays Deployments; podrun runs Pods.
@@ -54,6 +52,18 @@ const REFUSED: Record<string, string[]> = {
   ],
 };
 
+/**
+ * Files an API server accepts and a node's kubelet then fails on: `validate` warns on the fields
+ * named (exit 0), `up --dry-run` refuses them there (exit 2).
+ */
+const KUBELET_FAILS: Record<string, string[]> = {
+  // The ConfigMap it mounts is another example's, not in the file: podrun reads only the files given.
+  "k8s-pod-configmap-volume.yaml": ["spec.volumes[0].configMap.name"],
+  // Claims that no file defines (podman makes them as named volumes).
+  "podman/podman-subpath-named-volume.yaml": ["spec.volumes[0].persistentVolumeClaim.claimName"],
+  "podman/podman-volumes-from.yaml": ["spec.volumes[0].persistentVolumeClaim.claimName"],
+};
+
 /** Valid files with no Pod in them (a ConfigMap, a Secret): `up` has nothing to run and says so. */
 const NO_POD = ["k8s-example-redis-config.yaml", "k8s-secret.yaml"];
 
@@ -69,7 +79,7 @@ t.test("the corpus holds the Kubernetes examples and podman's kube play manifest
     "every corpus file has a row in the README",
   );
   t.same(
-    [...Object.keys(REFUSED), ...NO_POD].filter((name) => !names.includes(name)),
+    [...Object.keys(REFUSED), ...Object.keys(KUBELET_FAILS), ...NO_POD].filter((name) => !names.includes(name)),
     [],
     "every file recorded here is in the corpus",
   );
@@ -89,21 +99,18 @@ t.test("each corpus manifest, unmutated: valid, or refused on the fields recorde
         [`error: ${path}: no Pod to run (the file holds only ConfigMaps or Secrets)`],
         `${name}: up --dry-run says there is no Pod`,
       );
+    } else if (KUBELET_FAILS[name]) {
+      t.equal(started.code, ExitCode.Usage, `${name}: up --dry-run refuses what a kubelet would fail on`);
+      const refused = started.stderr.filter((line) => !line.startsWith("hint: ")).map(fieldOf(path));
+      t.same([...new Set(refused)].sort(), [...KUBELET_FAILS[name]].sort(), `${name}: up names those fields`);
     } else {
       t.equal(started.code, checked.code, `${name}: up --dry-run ends as validate does`);
     }
-    // Every line, errors and Warnings, names the place in the file.
-    const located = /^(\d+):(\d+): /;
-    const unlocated = checked.stderr.filter((line) => !located.test(line.slice(path.length + 1)));
+    // Every line, errors and Warnings, names the place in the file; a hint follows them once.
+    const lines = checked.stderr.filter((line) => !line.startsWith("hint: "));
+    const unlocated = lines.filter((line) => !LOCATED.test(line.slice(path.length + 1)));
     t.same(unlocated, [], `${name}: every stderr line is file:line:col`);
-    const fields = [
-      ...new Set(
-        checked.stderr
-          .map((line) => line.slice(path.length + 1).replace(located, ""))
-          .filter((text) => !text.startsWith("Warning: "))
-          .map((text) => text.split(": ")[0]!),
-      ),
-    ].sort();
+    const fields = [...new Set(lines.filter((line) => !line.includes(": Warning: ")).map(fieldOf(path)))].sort();
     const expected = REFUSED[name];
     if (expected) {
       t.equal(checked.code, ExitCode.Usage, `${name}: refused (exit 2)`);
@@ -114,3 +121,12 @@ t.test("each corpus manifest, unmutated: valid, or refused on the fields recorde
     }
   }
 });
+
+const LOCATED = /^(\d+):(\d+): /;
+
+/** The field an error line names: its text after `file:line:col: ` up to the first ": ". */
+const fieldOf = (path: string) => (line: string) =>
+  line
+    .slice(path.length + 1)
+    .replace(LOCATED, "")
+    .split(": ")[0]!;

@@ -62,6 +62,8 @@ export function checkOutcome(command: string, outcome: Outcome, path: string): s
     problems.push(`${command}: exit ${outcome.code}`);
   }
   for (const line of outcome.stderr) {
+    // A hint (a ConfigMap that could be optional) follows the lines it is about, once.
+    if (line.startsWith("hint: ")) continue;
     if (/^\s+at \S/.test(line) || /Maximum call stack|Unexpected error|\bTypeError\b|\bRangeError\b/.test(line)) {
       problems.push(`${command}: stack trace or internal error on stderr: ${line.slice(0, 200)}`);
     } else if (!line.startsWith(`${path}:`) && !line.startsWith(`error: ${path}:`)) {
@@ -103,5 +105,12 @@ export async function validateAndDryRun(
     problems.push(`up --dry-run: exit ${started.code} after engine calls: ${runtime.calls.slice(0, 3).join("; ")}`);
   if (checked.code === ExitCode.Usage && started.code === ExitCode.Ok)
     problems.push("up --dry-run ran a manifest validate refuses");
+  if (kubeletWarned(checked) && started.code === ExitCode.Ok)
+    problems.push("up --dry-run ran a manifest with an error only a kubelet finds, which validate warned of");
   return { checked, started, problems };
+}
+
+/** Whether `validate` warned of an error only a kubelet finds, which `up` refuses (load-manifest.ts kubeletSuffix). */
+export function kubeletWarned(outcome: Outcome): boolean {
+  return outcome.stderr.some((line) => / Warning: .*: up refuses it\)$/.test(line));
 }

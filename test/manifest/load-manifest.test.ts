@@ -67,15 +67,16 @@ const cases: [string, string, string[]][] = [
     "config map and secret missing from the file",
     "  containers:\n    - name: app\n      image: busybox\n      env:\n        - name: A\n          valueFrom:\n            configMapKeyRef: {name: settings, key: a}\n        - name: B\n          valueFrom:\n            secretKeyRef: {name: creds, key: b, optional: true}\n  imagePullSecrets:\n    - name: regcred\n",
     [
-      'pod.yaml:12:37: spec.containers[0].env[0].valueFrom.configMapKeyRef.name: Not found: "settings": no ConfigMap "settings" in namespace "default" in the file read (pod.yaml)',
-      'pod.yaml:17:13: spec.imagePullSecrets[0].name: Not found: "regcred": no Secret "regcred" in namespace "default" in the file read (pod.yaml)',
+      'pod.yaml:12:37: spec.containers[0].env[0].valueFrom.configMapKeyRef.name: Not found: "settings": no ConfigMap "settings" in namespace "default" in the file read (pod.yaml) (the kubelet\'s CreateContainerConfigError)',
+      'pod.yaml:17:13: spec.imagePullSecrets[0].name: Not found: "regcred": no Secret "regcred" in namespace "default" in the file read (pod.yaml) (the kubelet\'s FailedToRetrieveImagePullSecret)',
+      "hint: podrun reads only the files given: pass the file that defines each ConfigMap and Secret, or mark a reference that may be absent `optional: true`",
     ],
   ],
   [
     "invalid image reference",
     "  containers:\n    - {name: app, image: Busybox}\n",
     [
-      'pod.yaml:7:26: spec.containers[0].image: Invalid value: "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase',
+      'pod.yaml:7:26: spec.containers[0].image: Invalid value: "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase (the kubelet\'s InvalidImageName)',
     ],
   ],
   [
@@ -94,7 +95,8 @@ t.test("references resolve against ConfigMaps and Secrets of the same file and n
   const spec =
     "  containers:\n    - name: app\n      image: busybox\n      env:\n        - {name: A, valueFrom: {configMapKeyRef: {name: settings, key: a}}}\n        - {name: B, valueFrom: {secretKeyRef: {name: creds, key: b}}}\n";
   t.same(errorsOf(pod(spec, objects)), [
-    'pod.yaml:21:54: spec.containers[0].env[1].valueFrom.secretKeyRef.name: Not found: "creds": no Secret "creds" in namespace "default" in the file read (pod.yaml); pod.yaml:8:18 defines one in namespace "other"',
+    'pod.yaml:21:54: spec.containers[0].env[1].valueFrom.secretKeyRef.name: Not found: "creds": no Secret "creds" in namespace "default" in the file read (pod.yaml); pod.yaml:8:18 defines one in namespace "other" (the kubelet\'s CreateContainerConfigError)',
+    "hint: podrun reads only the files given: pass the file that defines each ConfigMap and Secret, or mark a reference that may be absent `optional: true`",
   ]);
 });
 
@@ -181,7 +183,7 @@ t.test("a missing object's name with a line break stays on its error's line (fou
   t.same(
     lines.filter((line) => line.includes("Not found")),
     [
-      'pod.yaml:10:32: spec.containers[0].envFrom[0].configMapRef.name: Not found: "a\\nb": no ConfigMap "a\\nb" in namespace "default" in the file read (pod.yaml)',
+      'pod.yaml:10:32: spec.containers[0].envFrom[0].configMapRef.name: Not found: "a\\nb": no ConfigMap "a\\nb" in namespace "default" in the file read (pod.yaml) (the kubelet\'s CreateContainerConfigError)',
     ],
   );
 });

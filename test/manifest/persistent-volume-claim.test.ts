@@ -1,6 +1,6 @@
 import t from "tap";
 import { ManifestError } from "../../lib/errors.js";
-import { checkManifest } from "../../lib/kinds/read-manifests.js";
+import { checkManifest, checkManifests } from "../../lib/kinds/read-manifests.js";
 
 // The PersistentVolumeClaim kind: the API server's rules for its own fields, the Warnings for
 // what an engine's local volume cannot be, and the claims handed on with the manifest.
@@ -89,19 +89,23 @@ t.test("a claim without spec: access modes and storage are both required", async
   t.match(errors, [/spec\.accessModes: Required value/, /spec\.resources\[storage\]: Required value/]);
 });
 
-t.test("a pod naming a claim in none of the files: a Warning at the claimName (up fails on it)", async (t) => {
-  const podText =
-    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: db}\n  containers: [{name: c, image: busybox}]\n";
-  const alone = check(podText);
-  t.same(alone.warnings, [
-    'pvc.yaml:7:40: Warning: spec.volumes[0].persistentVolumeClaim.claimName: persistentvolumeclaim "db" is in none of the files given: the pod cannot mount it, and up fails with FailedMount',
-  ]);
-  const withClaim = check(
-    `${claim("  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n")}---\n${podText}`,
-  );
-  t.same(
-    withClaim.warnings.filter((line) => line.includes("claimName")),
-    [],
-    "defined in the set: no Warning",
-  );
-});
+t.test(
+  "a pod naming a claim in none of the files: a Warning at validate, an error at up (the kubelet's FailedMount)",
+  async (t) => {
+    const podText =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: db}\n  containers: [{name: c, image: busybox}]\n";
+    const message =
+      'spec.volumes[0].persistentVolumeClaim.claimName: Not found: "db": no PersistentVolumeClaim "db" in namespace "default" in the files read';
+    const warned = checkManifests([{ name: "pvc.yaml", text: podText }], { kubeletChecks: "warn" });
+    t.same(warned.warnings, [`pvc.yaml:7:40: Warning: ${message} (the kubelet's FailedMount: up refuses it)`]);
+    t.same(errorsOf(podText), [`pvc.yaml:7:40: ${message} (the kubelet's FailedMount)`], "up: refused");
+    const withClaim = check(
+      `${claim("  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n")}---\n${podText}`,
+    );
+    t.same(
+      withClaim.warnings.filter((line) => line.includes("claimName")),
+      [],
+      "defined in the set: no Warning",
+    );
+  },
+);

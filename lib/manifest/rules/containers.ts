@@ -101,8 +101,9 @@ function checkImage(ctx: PodContext, container: RawObject, path: FieldPath): voi
     ctx.report({ type: "Invalid", path, value: image, detail: "must not have leading or trailing whitespace" });
     return;
   }
-  // The API server stores any other string; the kubelet then fails with InvalidImageName.
-  // podrun refuses it up front, with the reason the kubelet would give.
+  // The API server stores any other string; the kubelet then fails the container with
+  // InvalidImageName: a kubelet's error (a Warning at `validate`, refused by `up`).
   const parsed = parseImageReference(image);
-  if (!parsed.ok) ctx.report({ type: "Invalid", path, value: image, detail: parsed.reason });
+  if (!parsed.ok)
+    ctx.report({ type: "Invalid", path, value: image, detail: parsed.reason, kubelet: "InvalidImageName" });
 }

@@ -8,6 +8,9 @@ import { checkObjectRef } from "./references.js";
 
 // ValidateEnv and ValidateEnvFrom, plus the references they make to the file's ConfigMaps and Secrets.
 
+/** The kubelet's reason when a container's environment names a ConfigMap or Secret (or key) that is not there. */
+const CONFIG_ERROR = "CreateContainerConfigError";
+
 export function validateEnv(ctx: PodContext, container: RawObject, containerPath: FieldPath): void {
   for (const [i, env] of listObjectItems(container.env)) {
     const path = containerPath.child("env").index(i);
@@ -91,7 +94,8 @@ function checkKeySelector(ctx: PodContext, selector: RawObject, path: FieldPath,
   if (name) {
     // A malformed key is already reported; looking it up would only repeat the complaint.
     const keys = key && keyErrors.length === 0 ? [{ value: key, path: path.child("key") }] : [];
-    checkObjectRef(ctx, { kind, name, namePath: path.child("name"), optional: selector.optional === true, keys });
+    const optional = selector.optional === true;
+    checkObjectRef(ctx, { kind, name, namePath: path.child("name"), optional, keys, reason: CONFIG_ERROR });
   }
 }
 
@@ -114,7 +118,7 @@ export function validateEnvFrom(ctx: PodContext, container: RawObject, container
       if (isBlank(ref.name)) ctx.report({ type: "Required", path: namePath });
       else if (name !== undefined) {
         reportInvalid(ctx.report, namePath, name, findObjectNameErrors(name, true));
-        checkObjectRef(ctx, { kind, name, namePath, optional: ref.optional === true });
+        checkObjectRef(ctx, { kind, name, namePath, optional: ref.optional === true, reason: CONFIG_ERROR });
       }
     }
     // The API server puts these two on `envFrom`; the index says which entry is meant.

@@ -98,8 +98,8 @@ export function claimKeyOf(claim: unknown): string | undefined {
 
 /**
  * A pod volume naming a claim that none of the files defines: valid for the API server, but on a
- * node the pod cannot mount it and waits, so `up` will fail with FailedMount. Named in a Warning
- * where the claim is named, so that `validate` and `up --dry-run` say it too.
+ * node the pod cannot mount it and waits (FailedMount). The kubelet's error (FieldError.kubelet):
+ * a Warning at `validate`, refused by `up` before it creates anything.
  */
 export function findMissingClaims(pod: unknown, claims: ReadonlySet<string>, report: Reporter): void {
   const object = asObject(pod);
@@ -116,7 +116,9 @@ export function findMissingClaims(pod: unknown, claims: ReadonlySet<string>, rep
     report({
       type: "NotFound",
       path,
-      detail: `persistentvolumeclaim "${claimName}" is in none of the files given: the pod cannot mount it, and up fails with FailedMount`,
+      value: claimName,
+      detail: `no PersistentVolumeClaim ${JSON.stringify(claimName)} in namespace ${JSON.stringify(namespace)} in the files read`,
+      kubelet: "FailedMount",
     });
   });
 }

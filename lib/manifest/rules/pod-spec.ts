@@ -75,7 +75,8 @@ function checkPullSecrets(ctx: PodContext, spec: RawObject): void {
     const name = asString(ref.name);
     if (isBlank(ref.name)) ctx.report({ type: "Required", path: namePath });
     else if (name !== undefined) {
-      checkObjectRef(ctx, { kind: "Secret", name, namePath, optional: false });
+      const reason = "FailedToRetrieveImagePullSecret";
+      checkObjectRef(ctx, { kind: "Secret", name, namePath, optional: false, reason, canBeOptional: false });
       checkPullSecretType(ctx, name, namePath);
     }
   }
@@ -91,5 +92,5 @@ function checkPullSecretType(ctx: PodContext, name: string, namePath: FieldPath)
   const place = ctx.index.places?.get(`Secret:${key}`);
   const secret = place === undefined ? `Secret "${name}"` : `Secret "${name}" (${place})`;
   const detail = `${secret} is of type "${type}": a pull reads only ${PULL_SECRET_TYPES.join(" and ")} secrets`;
-  ctx.report({ type: "Invalid", path: namePath, value: name, detail });
+  ctx.report({ type: "Invalid", path: namePath, value: name, detail, kubelet: "ErrImagePull" });
 }

@@ -1,15 +1,21 @@
+import type { KubeletReason } from "../field-error.js";
 import type { FieldPath } from "../field-path.js";
 import { DEFAULT_NAMESPACE } from "../defaults.js";
 import { toObjectKey, type ObjectIndex, type PodContext } from "./context.js";
 import { asObject, asString } from "./raw.js";
 
 // A pod may only use ConfigMaps and Secrets of the same namespace in the files given to one
-// command: podrun has no API server to fetch others from, and a reference that resolves nowhere
-// would fail at start anyway (CreateContainerConfigError, or a volume that never mounts) unless
-// it is optional.
+// command: podrun has no API server to fetch others from. An API server accepts a pod whose
+// reference resolves nowhere; the kubelet then fails it at start (CreateContainerConfigError for
+// the environment, FailedMount for a volume) unless it is optional. So a missing reference is a
+// kubelet's error (FieldError.kubelet): a Warning at `validate`, refused by `up`.
 
 /** At most this many files are named in a message; a directory may hold many more. */
-const MAX_FILES_NAMED = 6;
+const MAX_FILES_NAMED = 3;
+
+/** Said once after the lines naming a missing ConfigMap or Secret that could be optional. */
+const OPTIONAL_HINT =
+  "podrun reads only the files given: pass the file that defines each ConfigMap and Secret, or mark a reference that may be absent `optional: true`";
 
 export interface IndexedObject {
   kind: string;
@@ -69,6 +75,10 @@ export interface ObjectRef {
   optional: boolean;
   /** The keys the pod reads from the object. */
   keys?: readonly { value: string; path: FieldPath }[];
+  /** What the kubelet reports when it is missing. */
+  reason: KubeletReason;
+  /** false: the reference has no `optional` field (a pull secret). Default true. */
+  canBeOptional?: boolean;
 }
 
 /** Reports a reference to a ConfigMap or Secret that is in none of the files, or a key it lacks. */
@@ -81,7 +91,9 @@ export function checkObjectRef(ctx: PodContext, ref: ObjectRef): void {
       type: "NotFound",
       path: ref.namePath,
       value: ref.name,
+      kubelet: ref.reason,
       ...withDetail(explainMissingObject(ctx, ref)),
+      ...(ref.canBeOptional !== false && { hint: OPTIONAL_HINT }),
     });
     return;
   }
@@ -91,7 +103,13 @@ export function checkObjectRef(ctx: PodContext, ref: ObjectRef): void {
     if (knownKeys && wanted.value !== "" && !knownKeys.has(wanted.value)) {
       const detail =
         place === undefined ? undefined : `${ref.kind} "${ref.name}" (${place}) has no key "${wanted.value}"`;
-      ctx.report({ type: "NotFound", path: wanted.path, value: wanted.value, ...withDetail(detail) });
+      ctx.report({
+        type: "NotFound",
+        path: wanted.path,
+        value: wanted.value,
+        kubelet: ref.reason,
+        ...withDetail(detail),
+      });
     }
   }
 }
@@ -110,7 +128,7 @@ function explainMissingObject(ctx: PodContext, ref: ObjectRef): string | undefin
       ? [...files.slice(0, MAX_FILES_NAMED), `${files.length - MAX_FILES_NAMED} more`]
       : files;
   // Quoted as the field errors quote values: a name with a line break stays on the error's line.
-  const text = `no ${ref.kind} ${JSON.stringify(ref.name)} in namespace ${JSON.stringify(ctx.namespace)} in the ${files.length === 1 ? "file" : "files"} read (${named.join(", ")})`;
+  const text = `no ${ref.kind} ${JSON.stringify(ref.name)} in namespace ${JSON.stringify(ctx.namespace)} in the ${files.length === 1 ? "file" : `${files.length} files`} read (${named.join(", ")})`;
   for (const [key, place] of ctx.index.places ?? []) {
     const [kind, namespace, ...rest] = key.split(/[:/]/);
     if (kind === ref.kind && rest.join("/") === ref.name && namespace !== ctx.namespace) {

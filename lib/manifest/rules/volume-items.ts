@@ -41,7 +41,8 @@ export function checkVolumeItems(
     checkMode(ctx.report, item, itemPath);
   }
   const name = asString(source[nameField]) ?? "";
-  checkObjectRef(ctx, { kind, name, namePath: path.child(nameField), optional: source.optional === true, keys });
+  const optional = source.optional === true;
+  checkObjectRef(ctx, { kind, name, namePath: path.child(nameField), optional, keys, reason: "FailedMount" });
   return written;
 }
 

@@ -1,5 +1,5 @@
 import { mkdir, open, stat } from "node:fs/promises";
-import type { Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { errorMessage } from "../../errors.js";
 
 // hostPath volumes: the kubelet's type check before the mount (kubernetes/kubernetes
@@ -32,34 +32,58 @@ export async function prepareHostPath(
   type: string | undefined,
   options: { create?: boolean } = {},
 ): Promise<void> {
-  const create = options.create !== false;
-  const kind = (type ?? "") as HostPathType;
-  if (kind === "") {
-    if (create && !(await exists(path))) await makeDirectory(path);
-    return;
-  }
-  const description = DESCRIPTIONS[kind];
-  if (!description) throw new Error(`${kind} is an invalid volume type`);
-  if (kind === "DirectoryOrCreate" && !(await exists(path))) {
-    if (create) await makeDirectory(path);
-    return;
-  }
-  if (kind === "FileOrCreate" && !(await exists(path))) {
-    // No parent is made: a missing one fails with the open error, as on a node.
-    if (create) await createEmptyFile(path);
-    return;
-  }
-  const [expected, what] = description;
   // As the kubelet's FileTypeChecker: any stat error (missing, unreadable) reads as absent.
-  const info = await stat(path).catch(() => undefined);
-  if (!info) throw new Error(`hostPath ${path} doesn't exist`);
+  const verdict = judgeHostPath(path, type, await stat(path).catch(() => undefined));
+  if (verdict === undefined) return;
+  if ("error" in verdict) throw new Error(verdict.error);
+  if (options.create === false) return;
+  // No parent is made for a file: a missing one fails with the open error, as on a node.
+  if (verdict.create === "directory") await makeDirectory(path);
+  else await createEmptyFile(path);
+}
+
+/**
+ * The kubelet's check of a hostPath before the mount, made now on this machine without creating
+ * anything: its error text, or undefined when the mount would go ahead (what the `…OrCreate`
+ * types, or an unset type, would create counts as fine). For the manifest reader, which reports
+ * it before `up` creates anything.
+ */
+export function checkHostPathNow(path: string, type: string | undefined): string | undefined {
+  const verdict = judgeHostPath(path, type, statOrUndefined(path));
+  return verdict !== undefined && "error" in verdict ? verdict.error : undefined;
+}
+
+/** What the kubelet's checkType makes of `path`, given its stat (undefined: absent). */
+function judgeHostPath(
+  path: string,
+  type: string | undefined,
+  info: Stats | undefined,
+): { error: string } | { create: "directory" | "file" } | undefined {
+  const kind = (type ?? "") as HostPathType;
+  if (kind === "") return info ? undefined : { create: "directory" };
+  const description = DESCRIPTIONS[kind];
+  if (!description) return { error: `${kind} is an invalid volume type` };
+  if (kind === "DirectoryOrCreate" && !info) return { create: "directory" };
+  if (kind === "FileOrCreate" && !info) return { create: "file" };
+  const [expected, what] = description;
+  if (!info) return { error: `hostPath ${path} doesn't exist` };
   const actual = fileTypeOf(info);
   if (actual === undefined) {
-    throw new Error(
-      `hostPath type check failed, ${path} is not a ${what}, unable to determine its type: only recognise file, directory, socket, block device and character device`,
-    );
+    return {
+      error: `hostPath type check failed, ${path} is not a ${what}, unable to determine its type: only recognise file, directory, socket, block device and character device`,
+    };
   }
-  if (actual !== expected) throw new Error(`hostPath type check failed: ${path} is not a ${what}, it's a ${actual}`);
+  return actual === expected
+    ? undefined
+    : { error: `hostPath type check failed: ${path} is not a ${what}, it's a ${actual}` };
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The kubelet's GetFileType (it follows symlinks, as stat does). */
@@ -70,11 +94,6 @@ export function fileTypeOf(info: Stats): HostPathType | undefined {
   if (info.isDirectory()) return "Directory";
   if (info.isFile()) return "File";
   return undefined;
-}
-
-async function exists(path: string): Promise<boolean> {
-  // As the kubelet's Exists: any stat error reads as absent, and the create reports what is wrong.
-  return (await stat(path).catch(() => undefined)) !== undefined;
 }
 
 async function makeDirectory(path: string): Promise<void> {

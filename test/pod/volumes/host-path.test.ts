@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
-import { prepareHostPath } from "../../../lib/pod/volumes/host-path.js";
+import { checkHostPathNow, prepareHostPath } from "../../../lib/pod/volumes/host-path.js";
 
 t.test("every type against every kind of file", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "podrun-hostpath-"));
@@ -66,6 +66,27 @@ t.test("every type against every kind of file", async (t) => {
     "unset type: a missing path becomes a directory, as the CRI runtimes make it",
   );
   t.equal(await check(file, ""), "ok", "unset type checks nothing");
+
+  // The manifest reader's check, made before anything is created: the same verdicts, nothing made.
+  const cases: [string, string | undefined][] = [
+    [dir, "Directory"],
+    [file, "Directory"],
+    [dir, "File"],
+    [file, "Socket"],
+    [socket, "Socket"],
+    ["/dev/null", "BlockDevice"],
+    [join(dir, "missing"), "Directory"],
+    [dir, "Bogus"],
+    [file, "DirectoryOrCreate"],
+  ];
+  for (const [path, type] of cases) {
+    const expected = await check(path, type);
+    t.equal(checkHostPathNow(path, type) ?? "ok", expected, `checkHostPathNow(${path}, ${type})`);
+  }
+  for (const type of ["DirectoryOrCreate", "FileOrCreate", undefined]) {
+    t.equal(checkHostPathNow(join(dir, "not-yet"), type), undefined, `${type}: would be made`);
+    t.notOk(existsSync(join(dir, "not-yet")), `${type}: checkHostPathNow makes nothing`);
+  }
 
   await mkdir(join(dir, "dry"), { recursive: true });
   await prepareHostPath(join(dir, "dry/new"), "DirectoryOrCreate", { create: false });
