@@ -16,18 +16,35 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
-import type { CompactSchema, SchemaKind, StructSchema, TypeExpr } from "../lib/manifest/schema.js";
+import type { CompactSchema, OtherSchema, SchemaKind, StructSchema, TypeExpr } from "../lib/manifest/schema.js";
 import { KIND_API_VERSIONS } from "../lib/manifest/kinds.js";
+import { SERVED_KINDS } from "../lib/manifest/served-kinds.js";
 
 export const OUTPUT_FILE = fileURLToPath(new URL("../lib/manifest/schema.generated.ts", import.meta.url));
 // Each kind's kubernetes-models directory is its apiVersion (`v1`, `apps/v1`, `batch/v1`): the
 // kinds podrun reads, and those whose schema comes ahead of their kind table entry (a Service).
 const KIND_DIRS: Record<SchemaKind, string> = KIND_API_VERSIONS;
 const KINDS = Object.keys(KIND_DIRS) as SchemaKind[];
-const kindFile = (modelsDir: string, kind: SchemaKind) => join(modelsDir, KIND_DIRS[kind], `${kind}.d.ts`);
-/** `io.k8s.api.apps.v1.Deployment` for a kind. */
-const rootName = (kind: SchemaKind) =>
-  `io.k8s.api.${KIND_DIRS[kind] === "v1" ? "core/v1" : KIND_DIRS[kind]}.${kind}`.replaceAll("/", ".");
+
+/** Served kinds kubernetes-models has no model for: checked by their apiVersion and kind alone. */
+const NOT_MODELLED = new Set<string>([]);
+
+/** One root of the schema: a kind at one apiVersion, keyed by its kind (podrun runs it) or `apiVersion/kind`. */
+interface Root {
+  key: string;
+  kind: string;
+  apiVersion: string;
+}
+
+// The kinds podrun runs, then every other built-in kind at each version a v1.36 API server serves
+// it at (served-kinds.ts), which podrun checks as strictly and then skips with a Warning.
+const RUN_ROOTS: Root[] = KINDS.map((kind) => ({ key: kind, kind, apiVersion: KIND_DIRS[kind] }));
+const OTHER_ROOTS: Root[] = Object.entries(SERVED_KINDS)
+  .filter(([kind]) => !Object.hasOwn(KIND_DIRS, kind))
+  .flatMap(([kind, versions]) => versions.map((apiVersion) => ({ key: `${apiVersion}/${kind}`, kind, apiVersion })))
+  .filter((root) => !NOT_MODELLED.has(root.key));
+const ROOTS = [...RUN_ROOTS, ...OTHER_ROOTS];
+const rootFile = (modelsDir: string, root: Root) => join(modelsDir, root.apiVersion, `${root.kind}.d.ts`);
 
 // Aliases of apimachinery whose JSON form is not their TypeScript form.
 const SPECIAL_ALIASES: Record<string, TypeExpr> = {
@@ -50,7 +67,8 @@ interface Struct {
   name: string;
   decl: ts.InterfaceDeclaration;
   steps: Step[];
-  kind: SchemaKind;
+  /** The key of the root it was first reached from, whose validator probes it. */
+  root: string;
 }
 
 interface AjvError {
@@ -70,13 +88,25 @@ function readVersion(dir: string): { name: string; version: string } {
   return { name: pkg.name, version: pkg.version };
 }
 
+// The OpenAPI package of each API group's types, where it is not `io.k8s.api.<first label>`.
+const GROUP_PACKAGES: Record<string, string> = {
+  "": "io.k8s.api.core",
+  "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
+  "apiregistration.k8s.io": "io.k8s.kube-aggregator.pkg.apis.apiregistration",
+};
+
 /** `io.k8s.api.core.v1.Container` from the declaration file the type lives in. */
 function officialName(file: string): string {
   const posix = file.replaceAll("\\", "/");
-  const core = /\/kubernetes-models\/v1\/([A-Za-z0-9]+)\.d\.ts$/.exec(posix);
-  if (core) return `io.k8s.api.core.v1.${core[1]}`;
-  const grouped = /\/kubernetes-models\/(apps|batch)\/v1\/([A-Za-z0-9]+)\.d\.ts$/.exec(posix);
-  if (grouped) return `io.k8s.api.${grouped[1]}.v1.${grouped[2]}`;
+  const core = /\/kubernetes-models\/(v1)\/([A-Za-z0-9]+)\.d\.ts$/.exec(posix);
+  const grouped = core
+    ? undefined
+    : /\/kubernetes-models\/([a-z0-9.-]+)\/(v[a-z0-9]+)\/([A-Za-z0-9]+)\.d\.ts$/.exec(posix);
+  if (core) return `io.k8s.api.core.v1.${core[2]}`;
+  if (grouped) {
+    const [, group = "", version, kind] = grouped;
+    return `${GROUP_PACKAGES[group] ?? `io.k8s.api.${group.split(".")[0]}`}.${version}.${kind}`;
+  }
   const machinery = /\/@kubernetes-models\/apimachinery\/((?:[a-z0-9]+\/)+)([A-Za-z0-9]+)\.d\.ts$/.exec(posix);
   if (machinery) return `io.k8s.apimachinery.pkg.${machinery[1]!.split("/").filter(Boolean).join(".")}.${machinery[2]}`;
   throw new Error(`gen-schema: no Kubernetes name for a type declared in ${file}`);
@@ -85,7 +115,7 @@ function officialName(file: string): string {
 /** kubernetes-models' spelling of an official name: `IoK8sApiCoreV1Container`. */
 function camelName(name: string): string {
   return name
-    .split(".")
+    .split(/[.-]/)
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join("");
 }
@@ -110,6 +140,7 @@ export interface Generated {
   /** The text of lib/manifest/schema.generated.ts. */
   text: string;
   schema: CompactSchema;
+  others: OtherSchema;
 }
 
 /** Builds the schema in memory (used by the test that checks the committed file is current). */
@@ -117,7 +148,7 @@ export async function generateSchema(): Promise<Generated> {
   const modelsDir = packageDir("kubernetes-models");
   const models = readVersion(modelsDir);
   const program = ts.createProgram(
-    KINDS.map((kind) => kindFile(modelsDir, kind)),
+    ROOTS.map((root) => rootFile(modelsDir, root)),
     {
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -143,7 +174,7 @@ export async function generateSchema(): Promise<Generated> {
     return decl;
   };
 
-  const enqueue = (decl: ts.InterfaceDeclaration, steps: Step[], kind: SchemaKind): string => {
+  const enqueue = (decl: ts.InterfaceDeclaration, steps: Step[], root: string): string => {
     const file = decl.getSourceFile().fileName;
     const name = officialName(file);
     // Guard the path-to-name mapping with the package's own alias of the type.
@@ -154,7 +185,7 @@ export async function generateSchema(): Promise<Generated> {
       machineryDir ??= file.slice(0, file.indexOf("/apimachinery/") + "/apimachinery".length);
     if (!seen.has(name)) {
       seen.add(name);
-      const struct = { name, decl, steps, kind };
+      const struct = { name, decl, steps, root };
       structs.push(struct);
       queue.push(struct);
     }
@@ -162,7 +193,7 @@ export async function generateSchema(): Promise<Generated> {
   };
 
   // Reads one property type node of the .d.ts into a TypeExpr.
-  const read = (node: ts.TypeNode, steps: Step[], kind: SchemaKind): Read => {
+  const read = (node: ts.TypeNode, steps: Step[], root: string): Read => {
     switch (node.kind) {
       case ts.SyntaxKind.StringKeyword:
         return { expr: "string" };
@@ -186,18 +217,19 @@ export async function generateSchema(): Promise<Generated> {
       if (node.members.length === 0) return { expr: "object" };
       // An embedded object (a StatefulSet's volumeClaimTemplates) is spelled inline, with the
       // members of one of the kinds: it is that kind, whose root already reads apiVersion/kind as optional strings.
-      const embedded = KINDS.find((k) => sameMembers(node, interfaceOf(kindFile(modelsDir, k), k)));
-      if (embedded) return { expr: enqueue(interfaceOf(kindFile(modelsDir, embedded), embedded), [], embedded) };
+      const embedded = RUN_ROOTS.find((r) => sameMembers(node, interfaceOf(rootFile(modelsDir, r), r.kind)));
+      if (embedded)
+        return { expr: enqueue(interfaceOf(rootFile(modelsDir, embedded), embedded.kind), [], embedded.key) };
       const index = node.members[0];
       if (node.members.length === 1 && index && ts.isIndexSignatureDeclaration(index)) {
-        const inner = read(index.type, [...steps, "{}"], kind);
+        const inner = read(index.type, [...steps, "{}"], root);
         return { expr: ["{}", inner.expr], ...(inner.enum ? { enum: inner.enum } : {}) };
       }
     }
     if (ts.isTypeReferenceNode(node)) {
       const arg = node.typeArguments?.[0];
       if (ts.isIdentifier(node.typeName) && node.typeName.text === "Array" && arg && node.typeArguments.length === 1) {
-        const inner = read(arg, [...steps, "[]"], kind);
+        const inner = read(arg, [...steps, "[]"], root);
         return { expr: ["[]", inner.expr], ...(inner.enum ? { enum: inner.enum } : {}) };
       }
       let symbol = checker.getSymbolAtLocation(node.typeName);
@@ -206,18 +238,20 @@ export async function generateSchema(): Promise<Generated> {
       if (decl && ts.isInterfaceDeclaration(decl)) {
         // An interface without members is a free-form object (FieldsV1).
         if (decl.members.length === 0) return { expr: "object" };
-        return { expr: enqueue(decl, steps, kind) };
+        return { expr: enqueue(decl, steps, root) };
       }
       if (decl && ts.isTypeAliasDeclaration(decl)) {
         const special = SPECIAL_ALIASES[officialName(decl.getSourceFile().fileName)];
         if (special) return { expr: special };
-        return read(decl.type, steps, kind);
+        return read(decl.type, steps, root);
       }
     }
     throw new Error(`gen-schema: unsupported type \`${node.getText()}\` in ${node.getSourceFile().fileName}`);
   };
 
-  for (const kind of KINDS) enqueue(interfaceOf(kindFile(modelsDir, kind), kind), [], kind);
+  const rootNames = new Map(
+    ROOTS.map((root) => [root.key, enqueue(interfaceOf(rootFile(modelsDir, root), root.kind), [], root.key)]),
+  );
   const enums = new Map<string, Record<string, string[]>>();
   for (let struct = queue.shift(); struct; struct = queue.shift()) {
     const f: Record<string, TypeExpr> = {};
@@ -239,7 +273,7 @@ export async function generateSchema(): Promise<Generated> {
         f[field] = "string";
         continue;
       }
-      const got = read(member.type, [...struct.steps, { field }], struct.kind);
+      const got = read(member.type, [...struct.steps, { field }], struct.root);
       f[field] = got.expr;
       if (got.enum) e[field] = got.enum;
       if (!member.questionToken) r.push(field);
@@ -248,19 +282,42 @@ export async function generateSchema(): Promise<Generated> {
     if (Object.keys(e).length) enums.set(struct.name, e);
   }
 
-  await refineWithValidators(structs, types, enums);
+  await refineWithValidators(structs, types, enums, rootNames);
   for (const [name, e] of enums) types[name]!.e = e;
 
   const machinery = machineryDir ? readVersion(machineryDir) : undefined;
   const source = [models, ...(machinery ? [machinery] : [])].map((p) => `${p.name}@${p.version}`).join(" + ");
-  const sorted: Record<string, StructSchema> = {};
-  for (const name of Object.keys(types).sort()) sorted[name] = types[name]!;
+  // The kinds podrun runs and the types they reach load with podrun; the other kinds' own types
+  // only when a manifest holds one of them.
+  const runRoots = RUN_ROOTS.map((root) => rootNames.get(root.key)!);
+  const reached = reachable(types, runRoots);
+  const pick = (names: readonly string[]) => Object.fromEntries([...names].sort().map((name) => [name, types[name]!]));
   const schema: CompactSchema = {
     source,
-    roots: Object.fromEntries(KINDS.map((kind) => [kind, rootName(kind)])) as Record<SchemaKind, string>,
-    types: sorted,
+    roots: Object.fromEntries(RUN_ROOTS.map((root) => [root.key, rootNames.get(root.key)!])) as Record<
+      SchemaKind,
+      string
+    >,
+    types: pick([...reached]),
   };
-  return { schema, text: render(schema) };
+  const others: OtherSchema = {
+    roots: Object.fromEntries(OTHER_ROOTS.map((root) => [root.key, rootNames.get(root.key)!])),
+    types: pick(Object.keys(types).filter((name) => !reached.has(name))),
+  };
+  return { schema, others, text: render(schema, others) };
+}
+
+/** The struct names reached from `roots` through the fields' types. */
+function reachable(types: Readonly<Record<string, StructSchema>>, roots: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const visit = (expr: TypeExpr): void => {
+    if (typeof expr !== "string") return visit(expr[1]);
+    if (seen.has(expr) || !Object.hasOwn(types, expr)) return;
+    seen.add(expr);
+    for (const field of Object.values(types[expr]!.f)) visit(field);
+  };
+  for (const root of roots) visit(root);
+  return seen;
 }
 
 // Asks kubernetes-models' compiled validators what the .d.ts cannot say. Each probe is a root
@@ -270,11 +327,12 @@ async function refineWithValidators(
   structs: readonly Struct[],
   types: Record<string, StructSchema>,
   enums: Map<string, Record<string, string[]>>,
+  rootNames: ReadonlyMap<string, string>,
 ): Promise<void> {
-  const validators = new Map<SchemaKind, Validator>();
-  for (const kind of KINDS) {
-    const module = (await import(`kubernetes-models/_schemas/${camelName(rootName(kind))}`)) as { validate: Validator };
-    validators.set(kind, module.validate);
+  const validators = new Map<string, Validator>();
+  for (const [key, name] of rootNames) {
+    const module = (await import(`kubernetes-models/_schemas/${camelName(name)}`)) as { validate: Validator };
+    validators.set(key, module.validate);
   }
   const probe = (struct: Struct, leaf: unknown, steps: Step[]): AjvError[] => {
     const all = [...struct.steps, ...steps];
@@ -284,13 +342,20 @@ async function refineWithValidators(
       doc = step === "[]" ? [doc] : step === "{}" ? { k: doc } : { [step.field]: doc };
     }
     const path = all.map((s) => (s === "[]" ? "/0" : s === "{}" ? "/k" : `/${s.field}`)).join("");
-    const validate = validators.get(struct.kind)!;
+    const validate = validators.get(struct.root)!;
     validate(doc);
     return (validate.errors ?? []).filter((err) => err.instancePath === path);
   };
 
   for (const struct of structs) {
     const schema = types[struct.name]!;
+    // A validator may not reach a struct by the path first found to it (a recursive JSON schema, as
+    // a CustomResourceDefinition's): then the .d.ts is all there is, and a number is any number.
+    if (struct.steps.length > 0 && probe(struct, 7, []).length === 0) {
+      if (RUN_ROOTS.some((root) => root.key === struct.root))
+        throw new Error(`gen-schema: the validator of ${struct.root} does not reach ${struct.name}`);
+      continue;
+    }
     if (struct.steps.length > 0) {
       // Required fields: the validator's `required` errors for an empty object must match the .d.ts.
       const missing = probe(struct, {}, [])
@@ -319,8 +384,7 @@ async function refineWithValidators(
         const errors = probe(struct, 0.5, steps);
         const isInt = errors.some((err) => err.keyword === "type" && err.params.type === "integer");
         const format = errors.find((err) => err.keyword === "format")?.params.format;
-        if (!isInt) throw new Error(`gen-schema: ${struct.name}.${field} is a float; the checker knows integers only`);
-        schema.f[field] = refined(format === "int32" ? "int32" : "integer");
+        schema.f[field] = refined(!isInt ? "number" : format === "int32" ? "int32" : "integer");
       } else if (leaf === "string") {
         const errors = probe(struct, "\u0000!", steps);
         const format = errors.find((err) => err.keyword === "format")?.params.format;
@@ -344,16 +408,22 @@ async function refineWithValidators(
 // One type per line: small, and a model upgrade shows up as a readable diff. The JSON rides in a
 // template literal handed to JSON.parse, which V8 loads faster than an object literal, and, unlike
 // a .json file read at run time, `tsc` carries it into dist/ with the rest of lib/.
-function render(schema: CompactSchema): string {
-  const lines = Object.entries(schema.types).map(([name, type]) => `${JSON.stringify(name)}:${JSON.stringify(type)}`);
-  const json = `{"source":${JSON.stringify(schema.source)},\n"roots":${JSON.stringify(schema.roots)},\n"types":{\n${lines.join(",\n")}\n}}`;
-  const literal = json.replaceAll("\\", "\\\\").replaceAll("`", "\\`").replaceAll("${", "\\${");
+function render(schema: CompactSchema, others: OtherSchema): string {
+  const typeLines = (types: Record<string, StructSchema>) =>
+    Object.entries(types).map(([name, type]) => `${JSON.stringify(name)}:${JSON.stringify(type)}`);
+  const literal = (json: string) => json.replaceAll("\\", "\\\\").replaceAll("`", "\\`").replaceAll("${", "\\${");
+  const main = `{"source":${JSON.stringify(schema.source)},\n"roots":${JSON.stringify(schema.roots)},\n"types":{\n${typeLines(schema.types).join(",\n")}\n}}`;
+  const rest = `{"roots":${JSON.stringify(others.roots)},\n"types":{\n${typeLines(others.types).join(",\n")}\n}}`;
   return [
     "// Generated by scripts/gen-schema.ts (`npm run gen:schema`) from the Kubernetes OpenAPI models of",
-    `// ${schema.source}. Do not edit by hand. Format: see CompactSchema in schema.ts.`,
+    `// ${schema.source}. Do not edit by hand. Format: see CompactSchema and OtherSchema in schema.ts.`,
     'import type { CompactSchema } from "./schema.js";',
     "",
-    `export const SCHEMA = JSON.parse(\`${literal}\`) as CompactSchema;`,
+    `export const SCHEMA = JSON.parse(\`${literal(main)}\`) as CompactSchema;`,
+    "",
+    "// The other built-in kinds, at each version a v1.36 API server serves: JSON text that",
+    "// schema.ts parses the first time a manifest holds one.",
+    `export const OTHER_SCHEMA_JSON = \`${literal(rest)}\`;`,
     "",
   ].join("\n");
 }

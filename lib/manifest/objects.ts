@@ -4,6 +4,7 @@ import type { SourceMap } from "./source-map.js";
 import type { YamlDocument } from "./parse-yaml.js";
 import { KIND_API_VERSIONS, NOT_RUN_KINDS } from "./kinds.js";
 import { describeNoMatch, matchKind } from "./served-kinds.js";
+import { checkOtherKind } from "./schema.js";
 
 /** The kinds read, by their one apiVersion, and the kinds skipped with a Warning. */
 export interface KnownKinds {
@@ -105,6 +106,9 @@ export function collectObjects(
     }
     if (!checkApiVersion(value, sourceMap, prefix, reject, runAt)) return;
     const { warning, error } = judgeOtherKind(value, kind, known);
+    // A built-in kind podrun skips is still checked as strictly as one it runs, as an API server would.
+    if (warning && known.warned.has(kind))
+      checkOtherKind(value, value.apiVersion as string, kind, (found) => reject(found, sourceMap, prefix));
     if (warning) warnings.push({ error: warning, sourceMap, prefix });
     if (error) reject(error, sourceMap, prefix);
   };

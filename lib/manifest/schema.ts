@@ -1,11 +1,13 @@
-// Structural check of a Pod, ConfigMap or Secret against the Kubernetes OpenAPI schema, as strict
-// as `kubectl apply --validate=strict`: unknown fields, wrong JSON types, values outside an enum and
+// Structural check of a manifest's objects against the Kubernetes OpenAPI schema, as strict as
+// `kubectl apply --validate=strict`: unknown fields, wrong JSON types, values outside an enum and
 // missing OpenAPI-required fields. Semantic rules (names, ranges, duplicates) live elsewhere.
 // The schema is generated at build time (scripts/gen-schema.ts) so that start-up loads no model
-// package: only a small JSON text.
+// package: only a small JSON text for the kinds podrun runs, and, parsed when a manifest holds
+// one, another for every other built-in kind (an Ingress, a Role, a CronJob), which podrun checks
+// as strictly before it skips them with a Warning.
 import { FieldPath } from "./field-path.js";
 import type { FieldError, Reporter } from "./field-error.js";
-import { SCHEMA } from "./schema.generated.js";
+import { OTHER_SCHEMA_JSON, SCHEMA } from "./schema.generated.js";
 
 export type SchemaKind =
   | "Pod"
@@ -21,7 +23,7 @@ export type SchemaKind =
 
 /**
  * A field's type in the generated schema:
- * - a scalar: `string`, `boolean`, `integer` (int64), `int32`, `quantity` (string or number, a
+ * - a scalar: `string`, `boolean`, `integer` (int64), `int32`, `number` (float64), `quantity` (string or number, a
  *   resource.Quantity), `int-or-string` (intstr.IntOrString), `time` (an RFC 3339 string),
  *   `bytes` (a base64 string, Go's []byte), `object` (any JSON object) or `any` (any JSON value);
  * - `["[]", T]`: a list of T; `["{}", T]`: a map from string keys to T;
@@ -45,8 +47,41 @@ export interface CompactSchema {
   types: Record<string, StructSchema>;
 }
 
+/** The other built-in kinds: roots keyed `apiVersion/kind` (`networking.k8s.io/v1/Ingress`), and the types only they reach. */
+export interface OtherSchema {
+  roots: Record<string, string>;
+  types: Record<string, StructSchema>;
+}
+
 /** The schema the checker uses (exported for tests and tools). */
 export const schema: CompactSchema = SCHEMA;
+
+let others: OtherSchema | undefined;
+
+/** The other kinds' schema, parsed on first use. */
+export function otherSchema(): OtherSchema {
+  return (others ??= JSON.parse(OTHER_SCHEMA_JSON) as OtherSchema);
+}
+
+/**
+ * Reports every structural error of an object of a built-in kind podrun does not run, at one of
+ * the versions served (served-kinds.ts); returns false when the schema has no such root.
+ */
+export function checkOtherKind(value: unknown, apiVersion: string, kind: string, report: Reporter): boolean {
+  const root = otherSchema().roots[`${apiVersion}/${kind}`];
+  if (root === undefined) return false;
+  try {
+    checkStruct(value, root, FieldPath.root(), report);
+  } catch (error) {
+    report({
+      type: "Invalid",
+      path: FieldPath.root(),
+      value: undefined,
+      detail: `cannot be checked: ${String(error)}`,
+    });
+  }
+  return true;
+}
 
 /** Whether the generated schema has `kind` (a kind registered without one is checked by its own rules alone). */
 export function hasSchema(kind: string): kind is SchemaKind {
@@ -88,7 +123,12 @@ export function isKnownField(kind: SchemaKind, segments: readonly (string | numb
 }
 
 function structOf(name: string): StructSchema | undefined {
-  return Object.hasOwn(schema.types, name) ? schema.types[name] : undefined;
+  if (Object.hasOwn(schema.types, name)) return schema.types[name];
+  // A scalar's name has no dot (TypeExpr); a struct outside the main schema is reached only by
+  // another kind's check, which has parsed the rest already.
+  if (!name.includes(".")) return undefined;
+  const rest = otherSchema().types;
+  return Object.hasOwn(rest, name) ? rest[name] : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -192,6 +232,8 @@ function scalarProblem(value: unknown, type: string): string | typeof STRUCT | u
       return typeof value === "boolean" ? undefined : "must be a boolean";
     case "integer":
       return Number.isInteger(value) && Math.abs(value as number) <= INT64_LIMIT ? undefined : "must be an integer";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value) ? undefined : "must be a number";
     case "int32":
       if (!Number.isInteger(value)) return "must be an integer";
       return (value as number) >= INT32_MIN && (value as number) <= INT32_MAX ? undefined : "must be a 32-bit integer";

@@ -863,3 +863,84 @@ function realisticPod(): Obj {
     },
   };
 }
+
+t.test("the built-in kinds podrun does not run are checked as strictly, at each version served", async (t) => {
+  const { checkOtherKind, otherSchema } = await import("../../lib/manifest/schema.js");
+  const { SERVED_KINDS } = await import("../../lib/manifest/served-kinds.js");
+  const { KIND_API_VERSIONS } = await import("../../lib/manifest/kinds.js");
+  const expected = Object.entries(SERVED_KINDS)
+    .filter(([kind]) => !Object.hasOwn(KIND_API_VERSIONS, kind))
+    .flatMap(([kind, versions]) => versions.map((version) => `${version}/${kind}`))
+    .sort();
+  t.same(Object.keys(otherSchema().roots).sort(), expected, "a root for every other kind at every version served");
+  const lines = (value: unknown, apiVersion: string, kind: string) => {
+    const found: string[] = [];
+    const known = checkOtherKind(value, apiVersion, kind, (error) => found.push(formatFieldError(error)));
+    return known ? found : undefined;
+  };
+  const ingress = (path: unknown) => ({
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: { name: "web" },
+    spec: { rules: [{ http: { paths: [path] } }], tls: true },
+  });
+  t.same(
+    lines(
+      ingress({ path: "/", pathType: "Prefixx", backend: { service: { name: "web", port: { number: "80" } } } }),
+      "networking.k8s.io/v1",
+      "Ingress",
+    ),
+    [
+      'spec.rules[0].http.paths[0].pathType: Unsupported value: "Prefixx": supported values: "Exact", "ImplementationSpecific", "Prefix"',
+      'spec.rules[0].http.paths[0].backend.service.port.number: Invalid value: "80": must be an integer',
+      "spec.tls: Invalid value: true: must be a list",
+    ],
+  );
+  t.same(
+    lines({ apiVersion: "v1", kind: "Service", spec: { ipFamily: "IPv4" } }, "v1", "ServiceAccount"),
+    ['unknown field "spec"'],
+    "an unknown field at the root",
+  );
+  t.same(
+    lines(
+      {
+        apiVersion: "batch/v1",
+        kind: "CronJob",
+        metadata: { name: "c" },
+        spec: {
+          schedule: "* * * * *",
+          jobTemplate: {
+            spec: { template: { spec: { containers: [{ name: "c", image: "x", imagePullPolicyy: 1 }] } } },
+          },
+        },
+      },
+      "batch/v1",
+      "CronJob",
+    ),
+    ['spec.jobTemplate.spec.template.spec.containers[0]: unknown field "imagePullPolicyy"'],
+    "a CronJob's pod template is a Pod's",
+  );
+  t.same(
+    lines(
+      { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", spec: { maxReplicas: 3, scaleTargetRef: {} } },
+      "autoscaling/v2",
+      "HorizontalPodAutoscaler",
+    ),
+    ["spec.scaleTargetRef.kind: Required value", "spec.scaleTargetRef.name: Required value"],
+    "required fields",
+  );
+  t.same(
+    lines(
+      {
+        spec: {
+          versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { maximum: 1.5 } } }],
+        },
+      },
+      "apiextensions.k8s.io/v1",
+      "CustomResourceDefinition",
+    )?.filter((line) => line.includes("maximum")),
+    [],
+    "a float where the JSON schema takes one",
+  );
+  t.equal(lines({}, "networking.k8s.io/v1beta1", "Ingress"), undefined, "no root at a version not served");
+});
