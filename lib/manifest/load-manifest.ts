@@ -11,6 +11,7 @@ import { readManifestSource, type ManifestSource } from "./read-source.js";
 import { DEFAULT_NAMESPACE, toObjectKey } from "./rules/context.js";
 import { asObject, asString } from "./rules/raw.js";
 import { checkSchema, hasSchema } from "./schema.js";
+import { dropDisabledFields } from "./feature-gates.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex } from "./validate-objects.js";
 import { claimKeyOf } from "./rules/persistent-volume-claim.js";
@@ -151,6 +152,12 @@ export function checkManifests(sources: readonly ManifestSource[], options: Chec
   for (const check of checks)
     for (const object of check.objects)
       if (hasSchema(object.kind)) checkSchema(object.value, object.kind, collect(check, object));
+  // Then what the API server drops, its feature gate being off (feature-gates.ts), before its rules.
+  for (const check of checks)
+    for (const object of check.objects)
+      dropDisabledFields(object.kind, object.value, (error) =>
+        check.warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
+      );
   findDuplicateObjects(checks);
   const index = buildObjectIndex(
     checks.flatMap((check) =>

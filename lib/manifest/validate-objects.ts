@@ -2,7 +2,7 @@ import { FieldPath } from "./field-path.js";
 import type { Reporter } from "./field-error.js";
 import { validateContainers, validateInitContainers } from "./rules/containers.js";
 import type { ObjectIndex, PodContext } from "./rules/context.js";
-import { validateObjectMeta } from "./rules/metadata.js";
+import { validateObjectMeta, validatePodAnnotations } from "./rules/metadata.js";
 import { validatePodOS } from "./rules/pod-os.js";
 import { checkGracePeriod, validatePodFields } from "./rules/pod-spec.js";
 import { asObject, isSet } from "./rules/raw.js";
@@ -26,6 +26,7 @@ export function validatePod(pod: unknown, index: ObjectIndex, report: Reporter):
   const object = asObject(pod);
   if (!object) return;
   const namespace = validateObjectMeta(object, report);
+  validatePodAnnotations(object, report);
   const spec = asObject(object.spec);
   if (!spec) {
     // No spec at all means no containers; a spec of another type is the structural checker's.

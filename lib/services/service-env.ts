@@ -67,7 +67,7 @@ function fromService(name: string, service: Service, clusterIP: string): EnvVar[
   return vars;
 }
 
-/** makeEnvVariableName: upper case, '-' as '_' (a Service name is a DNS-1035 label). */
+/** makeEnvVariableName: upper case, '-' as '_' (a Service name is a DNS-1123 label). */
 function envName(name: string): string {
   return name.replaceAll("-", "_").toUpperCase();
 }

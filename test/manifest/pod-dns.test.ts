@@ -3,6 +3,8 @@ import t from "tap";
 import { formatFieldError } from "../../lib/manifest/field-error.js";
 import { buildObjectIndex, validatePod } from "../../lib/manifest/validate-objects.js";
 
+const SUBDOMAIN_UNDERSCORE_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*')";
 const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const IP_MSG = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
@@ -58,9 +60,12 @@ const rows: [title: string, spec: Record<string, unknown>, expected: string[]][]
     [`spec.dnsConfig.nameservers[0]: Invalid value: "dns.example": ${IP_MSG}`],
   ],
   [
-    "a search that is no subdomain",
-    { dnsConfig: { searches: ["Bad_Domain"] } },
-    [`spec.dnsConfig.searches[0]: Invalid value: "Bad_Domain": ${SUBDOMAIN_MSG}`],
+    "a search that is no subdomain (underscores and a lone dot are fine: RelaxedDNSSearchValidation)",
+    { dnsConfig: { searches: ["Bad_Domain", "_sip._tcp.example.com", ".", "-x"] } },
+    [
+      `spec.dnsConfig.searches[0]: Invalid value: "Bad_Domain": ${SUBDOMAIN_UNDERSCORE_MSG}`,
+      `spec.dnsConfig.searches[3]: Invalid value: "-x": ${SUBDOMAIN_UNDERSCORE_MSG}`,
+    ],
   ],
   [
     "an option without a name",

@@ -30,8 +30,9 @@ function collect(run: (report: Reporter) => void): string[] {
 const errorsOf = (value: unknown) => collect((report) => validateService(value, report));
 const warningsOf = (value: unknown) => collect((report) => findServiceWarnings(value, report));
 
-const DNS1035 =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+// RelaxedServiceNameValidation (beta, on in v1.36): a DNS-1123 label, which may start with a digit.
+const DNS1123 =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const RANGE = "provided port is not in the valid range. The range of valid ports is 30000-32767";
 
 const valid: [string, Obj][] = [
@@ -84,11 +85,15 @@ t.test("valid Services give no error", async (t) => {
 
 const rejected: [string, Obj, string[]][] = [
   [
-    "a name that is not a DNS-1035 label",
-    service({}, { name: "1api" }),
-    [`metadata.name: Invalid value: "1api": ${DNS1035}`],
+    "a name that is not a DNS-1123 label",
+    service({}, { name: "Api" }),
+    [`metadata.name: Invalid value: "Api": ${DNS1123}`],
   ],
-  ["a name with a dot", service({}, { name: "api.v1" }), [`metadata.name: Invalid value: "api.v1": ${DNS1035}`]],
+  [
+    "a name with a dot",
+    service({}, { name: "api.v1" }),
+    ['metadata.name: Invalid value: "api.v1": must not contain dots'],
+  ],
   ["no ports", service({ ports: [] }), ["spec.ports: Required value"]],
   ["no ports and no spec", { metadata: { name: "api" } }, ["spec.ports: Required value"]],
   [

@@ -185,14 +185,30 @@ const containerRows: Row[] = [
     ['spec.containers[0].image: Invalid value: " busybox": must not have leading or trailing whitespace'],
   ],
   [
-    "app restartPolicy",
-    withContainer({ restartPolicy: "Always" }),
-    ["spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"],
-  ],
-  [
-    "init restartPolicy other than Always",
-    withSpec({ initContainers: [ctr("init", { restartPolicy: "Never" })] }),
-    ['spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"'],
+    "a container's restartPolicy and restartPolicyRules (ContainerRestartRules, on by default)",
+    withSpec({
+      containers: [
+        ctr("a", { restartPolicy: "Sometimes" }),
+        ctr("b", { restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] }),
+        ctr("c", {
+          restartPolicy: "Never",
+          restartPolicyRules: [
+            { action: "RestartAllContainers", exitCodes: { operator: "NotIn", values: [0, 0] } },
+            { action: "Stop", exitCodes: { operator: "Above", values: [] } },
+            { action: "Restart" },
+          ],
+        }),
+      ],
+      initContainers: [ctr("init", { restartPolicy: "Never" })],
+    }),
+    [
+      'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+      "spec.containers[1].restartPolicy: Required value: must be set with restartPolicyRules",
+      "spec.containers[2].restartPolicyRules[0].exitCodes.values[1]: Duplicate value: 0",
+      'spec.containers[2].restartPolicyRules[1].action: Unsupported value: "Stop": supported values: "Restart", "RestartAllContainers"',
+      'spec.containers[2].restartPolicyRules[1].exitCodes.operator: Unsupported value: "Above": supported values: "In", "NotIn"',
+      "spec.containers[2].restartPolicyRules[2].exitCodes: Required value",
+    ],
   ],
   [
     "init container probes and hooks",

@@ -24,7 +24,8 @@ export const HONOURED_POD_FIELDS = [
   // engine for the pull only, never the user's own login overwritten.
   "spec.imagePullSecrets",
   // A volume of another type is named in a warning at its source (`spec.volumes[0].nfs`); so is a
-  // projection podrun cannot make (serviceAccountToken, clusterTrustBundle, podCertificate: no API server).
+  // projection podrun cannot make (serviceAccountToken: no API server; clusterTrustBundle and
+  // podCertificate are dropped before, their feature gates being off: manifest/feature-gates.ts).
   "spec.volumes[*].name",
   "spec.volumes[*].emptyDir",
   "spec.volumes[*].configMap",

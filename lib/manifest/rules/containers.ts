@@ -7,7 +7,7 @@ import { findDns1123LabelErrors } from "./names.js";
 import { checkHostPortConflicts, collectPortNames, validateContainerPorts } from "./ports.js";
 import { validateProbesAndHooks } from "./probes.js";
 import { validateContainerResources } from "./resources.js";
-import { asArray, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
+import { asArray, asObject, asString, isBlank, isSet, listObjectItems, type RawObject } from "./raw.js";
 
 // validateContainers and validateInitContainers, with the checks common to both.
 
@@ -26,15 +26,7 @@ export function validateContainers(ctx: PodContext, spec: RawObject, hostNetwork
     if (name && names.has(name)) ctx.report({ type: "Duplicate", path: containerPath.child("name"), value: name });
     if (name) names.add(name);
     validateProbesAndHooks(ctx, container, containerPath, collectPortNames(container));
-    // Container-level restartPolicy is for sidecars (init containers) only, unless the alpha
-    // ContainerRestartRules gate (1.34, off by default) is on.
-    if (isSet(container.restartPolicy)) {
-      ctx.report({
-        type: "Forbidden",
-        path: containerPath.child("restartPolicy"),
-        detail: "may not be set for non-init containers",
-      });
-    }
+    validateRestartRules(ctx, container, containerPath);
   }
   checkHostPortConflicts(ctx.report, containers, hostNetwork);
 }
@@ -47,14 +39,7 @@ export function validateInitContainers(ctx: PodContext, spec: RawObject, hostNet
     const containerPath = path.index(i);
     validateContainerCommon(ctx, container, containerPath);
     const restartPolicy = asString(container.restartPolicy);
-    if (restartPolicy !== undefined && restartPolicy !== "Always") {
-      ctx.report({
-        type: "Unsupported",
-        path: containerPath.child("restartPolicy"),
-        value: restartPolicy,
-        supported: ["Always"],
-      });
-    }
+    validateRestartRules(ctx, container, containerPath);
     const name = asString(container.name);
     if (name && names.has(name)) ctx.report({ type: "Duplicate", path: containerPath.child("name"), value: name });
     else if (name) names.add(name);
@@ -106,4 +91,54 @@ function checkImage(ctx: PodContext, container: RawObject, path: FieldPath): voi
   const parsed = parseImageReference(image);
   if (!parsed.ok)
     ctx.report({ type: "Invalid", path, value: image, detail: parsed.reason, kubelet: "InvalidImageName" });
+}
+
+const CONTAINER_RESTART_POLICIES = ["Always", "OnFailure", "Never"];
+const RESTART_ACTIONS = ["Restart", "RestartAllContainers"];
+const EXIT_CODE_OPERATORS = ["In", "NotIn"];
+const MAX_EXIT_CODES = 255;
+
+/**
+ * A container's own `restartPolicy` and `restartPolicyRules`: beyond a sidecar's `Always`, the
+ * ContainerRestartRules gate (beta, on by default since v1.35) takes `OnFailure` and `Never` on
+ * any container, and rules that restart it on some exit codes; RestartAllContainersOnContainerExits
+ * (beta, on in v1.36) adds the `RestartAllContainers` action. A container with rules states its
+ * own policy, and every rule names its exit codes.
+ */
+function validateRestartRules(ctx: PodContext, container: RawObject, path: FieldPath): void {
+  const policy = asString(container.restartPolicy);
+  if (policy !== undefined && !CONTAINER_RESTART_POLICIES.includes(policy)) {
+    const supported = CONTAINER_RESTART_POLICIES;
+    ctx.report({ type: "Unsupported", path: path.child("restartPolicy"), value: policy, supported });
+  }
+  const rules = listObjectItems(container.restartPolicyRules);
+  if (rules.length > 0 && !isSet(container.restartPolicy))
+    ctx.report({ type: "Required", path: path.child("restartPolicy"), detail: "must be set with restartPolicyRules" });
+  for (const [i, rule] of rules) {
+    const rulePath = path.child("restartPolicyRules").index(i);
+    const action = asString(rule.action);
+    if (action !== undefined && !RESTART_ACTIONS.includes(action))
+      ctx.report({ type: "Unsupported", path: rulePath.child("action"), value: action, supported: RESTART_ACTIONS });
+    const exitCodes = asObject(rule.exitCodes);
+    if (!isSet(rule.exitCodes)) {
+      ctx.report({ type: "Required", path: rulePath.child("exitCodes") });
+      continue;
+    }
+    const operator = asString(exitCodes?.operator);
+    const codesPath = rulePath.child("exitCodes");
+    if (operator !== undefined && !EXIT_CODE_OPERATORS.includes(operator)) {
+      const supported = EXIT_CODE_OPERATORS;
+      ctx.report({ type: "Unsupported", path: codesPath.child("operator"), value: operator, supported });
+    }
+    const values = asArray(exitCodes?.values) ?? [];
+    if (values.length > MAX_EXIT_CODES) {
+      const detail = `must have at most ${MAX_EXIT_CODES} items`;
+      ctx.report({ type: "TooLong", path: codesPath.child("values"), detail });
+    }
+    const seen = new Set<unknown>();
+    values.forEach((value, j) => {
+      if (seen.has(value)) ctx.report({ type: "Duplicate", path: codesPath.child("values").index(j), value });
+      seen.add(value);
+    });
+  }
 }

@@ -14,7 +14,7 @@ const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
 /**
  * ValidateObjectMeta for a namespaced object whose name is a DNS subdomain (Pod, ConfigMap,
- * Secret), or passes `nameErrors` (a Service's name is a DNS-1035 label). Returns the namespace
+ * Secret), or passes `nameErrors` (a Service's name is a DNS-1123 label). Returns the namespace
  * the object lives in.
  */
 export function validateObjectMeta(
@@ -77,4 +77,19 @@ function validateName(
     return;
   }
   report({ type: "Required", path: path.child("name"), detail: "name or generateName is required" });
+}
+
+const POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
+
+/**
+ * ValidatePodSpecificAnnotations' deletion cost: with the PodDeletionCost gate (beta, on by default
+ * since v1.22) the annotation must be a 32-bit integer, as strconv.ParseInt(value, 10, 32) reads it.
+ */
+export function validatePodAnnotations(object: Record<string, unknown>, report: Reporter): void {
+  const value = asObject(asObject(object.metadata)?.annotations)?.[POD_DELETION_COST];
+  if (typeof value !== "string") return;
+  const parsed = /^[+-]?\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (Number.isInteger(parsed) && parsed >= -(2 ** 31) && parsed <= 2 ** 31 - 1) return;
+  const path = FieldPath.root().child("metadata").child("annotations").key(POD_DELETION_COST);
+  report({ type: "Invalid", path, value, detail: "must be a 32bit integer" });
 }

@@ -51,25 +51,6 @@ export function findDns1123LabelErrors(value: string): string[] {
   return errors;
 }
 
-const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
-
-/** IsDNS1035Label: a Service's name, which must start with a letter (it is a DNS name of its own). */
-export function findDns1035LabelErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (countBytes(value) > 63) errors.push(formatMaxLength(63));
-  if (!DNS1035_LABEL_RE.test(value))
-    errors.push(
-      formatRegexError(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-        DNS1035_LABEL_FMT,
-        "my-name",
-        "abc-123",
-      ),
-    );
-  return errors;
-}
-
 export function findDns1123SubdomainErrors(value: string): string[] {
   const errors: string[] = [];
   if (countBytes(value) > 253) errors.push(formatMaxLength(253));
@@ -78,6 +59,26 @@ export function findDns1123SubdomainErrors(value: string): string[] {
       formatRegexError(
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
         DNS1123_SUBDOMAIN_FMT,
+        "example.com",
+      ),
+    );
+  }
+  return errors;
+}
+
+const DNS1123_LABEL_UNDERSCORE_FMT = "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?";
+const DNS1123_SUBDOMAIN_UNDERSCORE_FMT = `${DNS1123_LABEL_UNDERSCORE_FMT}(\\.${DNS1123_LABEL_UNDERSCORE_FMT})*`;
+const DNS1123_SUBDOMAIN_UNDERSCORE_RE = new RegExp(`^${DNS1123_SUBDOMAIN_UNDERSCORE_FMT}$`);
+
+/** IsDNS1123SubdomainWithUnderscore: a DNS search domain may hold service names (`_sip._tcp.example.com`). */
+export function findDns1123SubdomainWithUnderscoreErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (countBytes(value) > 253) errors.push(formatMaxLength(253));
+  if (!DNS1123_SUBDOMAIN_UNDERSCORE_RE.test(value)) {
+    errors.push(
+      formatRegexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_UNDERSCORE_FMT,
         "example.com",
       ),
     );

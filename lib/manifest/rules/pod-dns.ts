@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
-import { findDns1123SubdomainErrors } from "./names.js";
+import { findDns1123SubdomainErrors, findDns1123SubdomainWithUnderscoreErrors } from "./names.js";
 import { asArray, asObject, asString, listObjectItems, type RawObject } from "./raw.js";
 
 // The API server's rules for what goes into a pod's /etc/hosts and /etc/resolv.conf:
@@ -71,9 +71,11 @@ function validateDnsConfig(report: Reporter, spec: RawObject): void {
     });
   }
   searches.forEach((search, i) => {
-    // A trailing dot is fine (a fully qualified name).
+    // RelaxedDNSSearchValidation (GA, locked on since v1.34): a lone "." (the root), and
+    // underscores, as in an SRV name. A trailing dot is fine (a fully qualified name).
+    if (search === ".") return;
     const name = search.endsWith(".") ? search.slice(0, -1) : search;
-    for (const detail of findDns1123SubdomainErrors(name))
+    for (const detail of findDns1123SubdomainWithUnderscoreErrors(name))
       report({ type: "Invalid", path: path.child("searches").index(i), value: name, detail });
   });
   for (const [i, option] of listObjectItems(config.options)) {

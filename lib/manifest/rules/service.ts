@@ -6,7 +6,6 @@ import { DEFAULT_NAMESPACE } from "../defaults.js";
 import { reportInvalid } from "./context.js";
 import { validateObjectMeta } from "./metadata.js";
 import {
-  findDns1035LabelErrors,
   findDns1123LabelErrors,
   findDns1123SubdomainErrors,
   findLabelValueErrors,
@@ -85,7 +84,9 @@ const needsHealthCheck = (v: ServiceView) => v.type === "LoadBalancer" && v.spec
 export function validateService(value: unknown, report: Reporter): void {
   const object = asObject(value);
   if (!object) return;
-  validateObjectMeta(object, report, findDns1035LabelErrors);
+  // RelaxedServiceNameValidation (beta, on by default in v1.36): a Service's name is a DNS-1123
+  // label, which may start with a digit, no longer a DNS-1035 one.
+  validateObjectMeta(object, report, findDns1123LabelErrors);
   validateTopologyAnnotations(object, report);
   const v = view(object);
   const { spec, type } = v;
