@@ -100,7 +100,8 @@ export function collectObjects(
       return;
     }
     const runAt = known.apiVersions.get(kind);
-    if (value.apiVersion === runAt) {
+    // (A kind podrun does not run has no runAt: found by the fuzzing test, `kind: Config` and no apiVersion.)
+    if (runAt !== undefined && value.apiVersion === runAt) {
       objects.push({ kind, value, sourceMap, prefix });
       return;
     }

@@ -38,6 +38,11 @@ const rejected: [string, string, string][] = [
     '2:7: kind: no matches for kind "Servise" in version "v1": did you mean Service?',
   ],
   [
+    "a kind podrun does not run, without an apiVersion (found by the fuzzing test)",
+    "kind: Config\n",
+    "1:1: apiVersion: Required value",
+  ],
+  [
     "a missing kind",
     "apiVersion: v1\nmetadata: {name: s}\n",
     "1:1: kind: Required value: supported kinds: Pod, ConfigMap, Secret, PersistentVolumeClaim, Service, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, List",

@@ -57,9 +57,10 @@ export interface ContainerEnvOptions {
   lenient?: boolean;
   /**
    * The env files the container's `fileKeyRef`s name, read at its start from their emptyDir
-   * (envFileKey); undefined for a file that could not be read.
+   * (envFileKey); undefined for a file that could not be read. "unread" (a dry run, whose init
+   * containers never run): each value is a placeholder naming its file.
    */
-  envFiles?: ReadonlyMap<string, Buffer | undefined>;
+  envFiles?: ReadonlyMap<string, Buffer | undefined> | "unread";
 }
 
 /** The key of an env file in ContainerEnvOptions.envFiles: its volume and its path there. */
@@ -191,6 +192,7 @@ function resolveFileKey(
   fail: (message: string) => undefined,
 ): string | undefined {
   if (options.lenient) return undefined;
+  if (options.envFiles === "unread") return `<${ref.key} from ${envFileKey(ref)}, read at the container's start>`;
   const content = options.envFiles?.get(envFileKey(ref));
   let value: string;
   try {

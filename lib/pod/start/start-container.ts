@@ -82,6 +82,8 @@ export interface ContainerStepContext {
   mounts: PodMounts;
   sandbox: SandboxHandle;
   runHooks: boolean;
+  /** `up --dry-run`: nothing runs, so no env file is there to read. */
+  dryRun?: boolean;
   signal?: AbortSignal | undefined;
   undo: UndoLog;
   /** A container made anew after a liveness failure: its restart count (lib/pod/readiness/liveness.ts). */
@@ -321,9 +323,10 @@ async function resolveRunEnv(context: ContainerStepContext, container: Container
 async function readEnvFiles(
   context: ContainerStepContext,
   container: Container,
-): Promise<Map<string, Buffer | undefined> | undefined> {
+): Promise<Map<string, Buffer | undefined> | "unread" | undefined> {
   const refs = fileKeyRefsOf(container);
   if (refs.length === 0) return undefined;
+  if (context.dryRun) return "unread";
   const { runtime } = context.deps;
   const { identity } = context.pod;
   const { sources } = context.mounts;

@@ -131,6 +131,7 @@ export async function startPod(deps: StartPodDeps, options: StartPodOptions): Pr
       mounts: { ...disk, ready },
       sandbox,
       runHooks: plan.runHooks,
+      dryRun: plan.dryRun,
       signal,
       undo,
     };
