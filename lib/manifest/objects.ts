@@ -108,8 +108,11 @@ export function collectObjects(
     if (!checkApiVersion(value, sourceMap, prefix, reject, runAt)) return;
     const { warning, error } = judgeOtherKind(value, kind, known);
     // A built-in kind podrun skips is still checked as strictly as one it runs, as an API server would.
-    if (warning && known.warned.has(kind))
-      checkOtherKind(value, value.apiVersion as string, kind, (found) => reject(found, sourceMap, prefix));
+    if (warning && known.warned.has(kind)) {
+      const report = (found: FieldError) => reject(found, sourceMap, prefix);
+      checkOtherKind(value, value.apiVersion as string, kind, report);
+      checkNamed(value, report);
+    }
     if (warning) warnings.push({ error: warning, sourceMap, prefix });
     if (error) reject(error, sourceMap, prefix);
   };
@@ -140,8 +143,21 @@ function judgeOtherKind(
   if (match.status === "served" && known.warned.has(kind)) return warning(`${kind}/${name}: not run by podrun`);
   if (match.status === "custom-resource")
     return warning(`${kind}/${name}: a custom resource (${apiVersion}) that podrun does not know: not run`);
+  if (match.status === "kustomization")
+    return warning(
+      `${kind}: a kustomize file, not applied (kubectl apply -f refuses it): render its directory with -k DIR`,
+    );
   const path = root.child(match.status === "unknown-kind" ? "kind" : "apiVersion");
   return { error: { type: "NoKindMatch", path, detail: describeNoMatch(apiVersion, kind, match) } };
+}
+
+/** Every object an API server stores has a name (ValidateObjectMeta); the kinds podrun runs check theirs in their rules. */
+function checkNamed(value: Record<string, unknown>, report: (error: FieldError) => void): void {
+  const meta = isObject(value.metadata) ? value.metadata : {};
+  if (typeof meta.name === "string" && meta.name !== "") return;
+  if (typeof meta.generateName === "string" && meta.generateName !== "") return;
+  const path = FieldPath.root().child("metadata").child("name");
+  report({ type: "Required", path, detail: "name or generateName is required" });
 }
 
 function asName(metadata: unknown): string {

@@ -167,14 +167,48 @@ const REMOVED: readonly Removed[] = [
     release: "v1.34",
   },
   { groupVersions: ["storage.k8s.io/v1alpha1"], kinds: ["VolumeAttributesClass"], release: "v1.35" },
+  { groupVersions: ["settings.k8s.io/v1alpha1"], kinds: ["PodPreset"], release: "v1.20" },
 ];
 
+// Built-in groups a v1.36 API server serves no version of by default (their only versions are
+// alpha or beta: StorageVersionMigration, StorageVersion): a kind of theirs is no match either.
+const OFF_BY_DEFAULT_GROUPS = ["storagemigration.k8s.io", "internal.apiserver.k8s.io"];
+
+/**
+ * The groups of the Kubernetes components' configuration files (an audit policy, a kubelet or
+ * kube-proxy configuration, an admission configuration, kubeadm's and kind's): files a component
+ * reads with a flag, which look like objects but no API server serves. kubectl refuses them with
+ * `no matches for kind`, and so does podrun, saying what they are.
+ */
+const COMPONENT_CONFIG_GROUPS = new Set([
+  "audit.k8s.io",
+  "apiserver.config.k8s.io",
+  "apiserver.k8s.io",
+  "kubelet.config.k8s.io",
+  "kubeproxy.config.k8s.io",
+  "kubescheduler.config.k8s.io",
+  "kubecontrollermanager.config.k8s.io",
+  "cloudcontrollermanager.config.k8s.io",
+  "kubeadm.k8s.io",
+  "pod-security.admission.config.k8s.io",
+  "eventratelimit.admission.k8s.io",
+  "podtolerationrestriction.admission.k8s.io",
+  "credentialprovider.kubelet.k8s.io",
+  "client.authentication.k8s.io",
+  "imagepolicy.k8s.io",
+  "kind.x-k8s.io",
+]);
+
+/** kustomize's own files (a kustomization.yaml in a directory given to `-f`): rendered by `-k`, not applied. */
+const KUSTOMIZE_GROUP = "kustomize.config.k8s.io";
+
 /** Groups whose kinds are all built in: a kind of them that is not one of the API's is a typo, not a custom resource. */
-const BUILT_IN_GROUPS = new Set(
-  [...Object.values(SERVED_KINDS).flat(), ...REMOVED.flatMap((r) => r.groupVersions), "extensions/v1beta1"].map(
+const BUILT_IN_GROUPS = new Set([
+  ...[...Object.values(SERVED_KINDS).flat(), ...REMOVED.flatMap((r) => r.groupVersions), "extensions/v1beta1"].map(
     (apiVersion) => groupOf(apiVersion),
   ),
-);
+  ...OFF_BY_DEFAULT_GROUPS,
+]);
 
 function groupOf(apiVersion: string): string {
   const slash = apiVersion.lastIndexOf("/");
@@ -189,7 +223,11 @@ export type KindMatch =
   /** A kind of a built-in group that the API does not have (a typo): no match. */
   | { status: "unknown-kind" }
   /** A kind of another group: a custom resource, served only where its CustomResourceDefinition is installed. */
-  | { status: "custom-resource" };
+  | { status: "custom-resource" }
+  /** A Kubernetes component's configuration file (COMPONENT_CONFIG_GROUPS): no match. */
+  | { status: "component-config" }
+  /** A kustomization file: for `-k`. */
+  | { status: "kustomization" };
 
 export function matchKind(apiVersion: string, kind: string): KindMatch {
   const servedAt = Object.hasOwn(SERVED_KINDS, kind) ? SERVED_KINDS[kind]! : undefined;
@@ -200,7 +238,10 @@ export function matchKind(apiVersion: string, kind: string): KindMatch {
   // A kind removed with no successor (PodSecurityPolicy) is served nowhere.
   if (servedAt || removed)
     return { status: "not-served", servedAt: servedAt ?? [], ...(removed ? { removedIn: removed.release } : {}) };
-  return BUILT_IN_GROUPS.has(groupOf(apiVersion)) ? { status: "unknown-kind" } : { status: "custom-resource" };
+  const group = groupOf(apiVersion);
+  if (BUILT_IN_GROUPS.has(group)) return { status: "unknown-kind" };
+  if (COMPONENT_CONFIG_GROUPS.has(group)) return { status: "component-config" };
+  return group === KUSTOMIZE_GROUP ? { status: "kustomization" } : { status: "custom-resource" };
 }
 
 /**
@@ -213,6 +254,8 @@ export function describeNoMatch(apiVersion: string, kind: string, match: KindMat
     const near = nearestKind(kind);
     return near ? `${base}: did you mean ${near}?` : base;
   }
+  if (match.status === "component-config")
+    return `${base}: a configuration file of a Kubernetes component (${groupOf(apiVersion)}), not an object an API server takes`;
   if (match.status !== "not-served") return base;
   const use = match.servedAt.length > 0 ? `; use apiVersion ${match.servedAt.join(" or ")}` : "";
   return match.removedIn

@@ -87,14 +87,44 @@ t.test("a built-in kind podrun does not run is one warning, not an object nor an
   const { objects, errors, warnings } = collectObjects(
     parseYamlDocuments({
       name: "m.yaml",
-      text: "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n",
+      text: "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r}\n",
     }),
   );
   t.same([objects.length, errors.length], [0, 0]);
   t.same(
     warnings.map((w) => w.error.detail),
-    ["ServiceAccount/web: not run by podrun", "Role/<unnamed>: not run by podrun"],
+    ["ServiceAccount/web: not run by podrun", "Role/r: not run by podrun"],
   );
+});
+
+t.test("a built-in kind podrun does not run is checked: its schema, its name", async (t) => {
+  const { errors } = collect(
+    "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nrules: [{verbs: get}]\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {generateName: sa-}\n",
+  );
+  t.same(errors, [
+    '3:17: rules[0].verbs: Invalid value: "get": must be a list',
+    "1:1: metadata.name: Required value: name or generateName is required",
+  ]);
+});
+
+t.test("configuration files of Kubernetes components, and kustomize's", async (t) => {
+  const { errors } = collect("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Metadata}]\n");
+  t.same(errors, [
+    '1:13: apiVersion: no matches for kind "Policy" in version "audit.k8s.io/v1": a configuration file of a Kubernetes component (audit.k8s.io), not an object an API server takes',
+  ]);
+  const { warnings } = collectObjects(
+    parseYamlDocuments({
+      name: "kustomization.yaml",
+      text: "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [pod.yaml]\n",
+    }),
+  );
+  t.same(
+    warnings.map((w) => w.error.detail),
+    ["Kustomization: a kustomize file, not applied (kubectl apply -f refuses it): render its directory with -k DIR"],
+  );
+  t.same(collect("apiVersion: settings.k8s.io/v1alpha1\nkind: PodPreset\nmetadata: {name: p}\n").errors, [
+    '1:13: apiVersion: no matches for kind "PodPreset" in version "settings.k8s.io/v1alpha1": settings.k8s.io/v1alpha1 PodPreset is no longer served since Kubernetes v1.20',
+  ]);
 });
 
 t.test("a custom resource is one warning naming it, not the kinds podrun runs", async (t) => {
