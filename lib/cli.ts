@@ -99,11 +99,12 @@ type CallerOnly = "createRuntime" | "env" | "stdout" | "stderr" | "now" | "signa
 /** A command's options as flags, each one absent unless given; `NotFlags` come from arguments or are mapped. */
 type FlagsOf<T, NotFlags extends keyof T = never> = { [K in Exclude<keyof T, CallerOnly | NotFlags>]?: T[K] };
 
-/** -f, -R and -k, for the commands that read manifests. */
+/** -f, -R, -k and --image, for the commands that read manifests. */
 interface ManifestFlags {
   filename?: string[];
   recursive?: true;
   kustomize?: string;
+  image?: string[];
 }
 
 /** The manifests of a command: its FILE arguments, then those of -f, in the order given; none with -k. */
@@ -117,6 +118,9 @@ function manifestArguments(files: readonly string[], flags: ManifestFlags): stri
     throw new UsageError("no manifest given: name a FILE, a DIR, or - for standard input (or -f FILE, -k DIR)");
   return all;
 }
+
+const IMAGE_HELP =
+  "put REF in place of the image NAME (its repository, whatever the tag) in every container, as kustomize's images: REF is a new name (the tag kept), NAME:TAG, NAME@DIGEST, :TAG or @DIGEST (may be repeated; also $PODRUN_IMAGES, a comma list)";
 
 const KUSTOMIZE_HELP =
   "the kustomization directory DIR, as kubectl apply -k (rendered by kustomize build, else kubectl kustomize)";
@@ -144,6 +148,7 @@ interface UpFlags extends ManifestFlags {
   timeout?: string;
   rmOnInterrupt?: true;
   replace?: true;
+  pullPolicy?: "IfNotPresent" | "Never";
 }
 
 /** `-o wide` stands for the command's `wide`. */
@@ -243,6 +248,7 @@ function declareValidate(program: Command): void {
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("-k, --kustomize <dir>", KUSTOMIZE_HELP)
     .option("--json", "print the defaulted objects of every file as one JSON List instead of summary lines")
+    .option("--image <NAME=REF>", IMAGE_HELP, collectFilename)
     .option(
       "--strict-refs",
       "fail (exit 2) on what a node's kubelet would fail on and an API server accepts: a ConfigMap, Secret or claim in none of the files, an image name it cannot parse, a hostPath that is not there (default: a Warning)",
@@ -259,6 +265,7 @@ function declareValidate(program: Command): void {
         ...(flags.kustomize !== undefined ? { kustomize: flags.kustomize } : {}),
         json: flags.json === true,
         strictRefs: flags.strictRefs === true,
+        images: flags.image ?? [],
       });
     });
 }
@@ -292,6 +299,13 @@ function declareUp(program: Command): void {
       "--authfile <path>",
       "registry credentials (docker config.json or podman auth.json), tried after imagePullSecrets (default: $REGISTRY_AUTH_FILE)",
     )
+    .option("--image <NAME=REF>", IMAGE_HELP, collectFilename)
+    .addOption(
+      new Option(
+        "--pull-policy <policy>",
+        "the pull policy of every container of the run, in place of its imagePullPolicy (a Warning says a cluster would pull)",
+      ).choices(["IfNotPresent", "Never"]),
+    )
     .option("--publish-all", "also publish ports that have only a containerPort, on the same host port")
     .option(
       "--parallel-pulls <n>",
@@ -321,7 +335,7 @@ function declareUp(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up together,\nas on a cluster: 4 start at a time, a StatefulSet's pods one after the other (OrderedReady), the Jobs beside\nthem; with --wait, all are waited for together within one --timeout. A pod that fails does not stop the others,\nand the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml\n  $ podrun up -k overlays/ci --wait",
+      "\nThe files are read as one set: a Pod may use the ConfigMaps and Secrets of any of them. Their pods go up together,\nas on a cluster: 4 start at a time, a StatefulSet's pods one after the other (OrderedReady), the Jobs beside\nthem; with --wait, all are waited for together within one --timeout. A pod that fails does not stop the others,\nand the exit code is then 1.\n\nExamples:\n  $ podrun up examples/web-sidecar.yaml\n  $ podrun up cm.yaml pod.yaml\n  $ podrun up -f k8s/ -f extra/pod.yaml\n  $ podrun up --wait examples/web-sidecar.yaml\n  $ podrun up --wait --timeout 90s --rm-on-interrupt pod.yaml\n  $ podrun up --replace pod.yaml\n  $ podrun up --runtime podman --parallel-pulls 3 pod.yaml\n  $ podrun up --authfile ~/.docker/config.json pod.yaml\n  $ podrun up --dry-run pod.yaml\n  $ podrun up -k overlays/ci --wait\n\nAn image built in the CI job, in place of the released one the manifests name:\n  $ docker build -t app:ci-$SHA . && podrun up --wait --image ghcr.io/org/app=app:ci-$SHA k8s/\n  $ podrun up --wait --image ghcr.io/org/app=:ci-$SHA k8s/        # only the tag\n  $ PODRUN_IMAGES=ghcr.io/org/app=app:ci,ghcr.io/org/worker=worker:ci podrun up --wait k8s/\n  $ podrun up --pull-policy IfNotPresent k8s/                       # use what is here, :latest too",
     )
     .action(async (files: string[], flags: UpFlags) => {
       const { up, parseWaitTimeout } = await import("./commands/up.js");
@@ -352,6 +366,8 @@ function toUpOptions(files: string[], flags: UpFlags, parseWaitTimeout: (value: 
     timeoutMs: flags.timeout === undefined ? undefined : parseWaitTimeout(flags.timeout),
     rmOnInterrupt: flags.rmOnInterrupt === true,
     replace: flags.replace === true,
+    images: flags.image ?? [],
+    ...(flags.pullPolicy !== undefined && { pullPolicy: flags.pullPolicy }),
   };
 }
 
@@ -791,6 +807,11 @@ function declareDown(program: Command): void {
     )
     .option("-R, --recursive", RECURSIVE_HELP)
     .option("-k, --kustomize <dir>", KUSTOMIZE_HELP)
+    .option(
+      "--image <NAME=REF>",
+      `${IMAGE_HELP}: the same as up's, so that a workload's pods are found`,
+      collectFilename,
+    )
     .option("--all", "every pod podrun runs on this engine (only those of -n, if given)")
     .option("-l, --selector <query>", `${SELECTOR_HELP.replace("only pods", "the pods")}, in the namespace of -n`)
     .option(
@@ -837,6 +858,7 @@ function toDownOptions(targets: string[], flags: DownFlags): DownOptions {
     runtimeRequestTimeout: flags.runtimeRequestTimeout,
     json: flags.json === true,
     stateDir: flags.stateDir,
+    images: flags.image ?? [],
   };
 }
 

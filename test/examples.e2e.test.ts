@@ -209,3 +209,39 @@ for (const runtime of engineBlind("docker")) {
     t.equal(left.stdout.trim(), "", "delete -f removed the pods");
   });
 }
+
+// The CI script of examples/build-ci: the engine builds the application's image, and podrun runs
+// the team's manifests with it in place of the released image (`--image`), tests it through exec,
+// and tears it down. On both engines: `docker build`, then `podman build`.
+for (const runtime of ["docker", "podman"] as const) {
+  t.test(`${runtime}: an image built in the job runs by up --image, as examples/build-ci/ci.sh does it`, async (t) => {
+    if (!(await requirePodEngine(t, runtime))) return;
+    const stateDir = await mkdtemp(join(tmpdir(), "podrun-build-ci-"));
+    const revision = `r${Date.now()}`;
+    t.teardown(async () => {
+      await removeManagedContainers(runtime, { "io.podrun.owner": "Deployment/build-ci-app" });
+      await runCommand(runtime, ["rmi", "-f", `localhost/build-ci-app:ci-${revision}`], { reject: false });
+      await rm(stateDir, { recursive: true, force: true });
+    });
+    const result = await runCommand("sh", [example("build-ci/ci.sh")], {
+      reject: false,
+      timeoutMs: 240_000,
+      env: {
+        ENGINE: runtime,
+        REVISION: revision,
+        PODRUN: `${process.execPath} ${PODRUN_BIN}`,
+        PODRUN_STATE_DIR: stateDir,
+        NO_COLOR: "1",
+      },
+    });
+    t.equal(result.exitCode, 0, result.stderr);
+    t.match(result.stdout, `app built at ${revision}`, "the running app is this job's build");
+    t.match(result.stdout, /ci: passed/);
+    const left = await runCommand(runtime, ["ps", "-aq", "--filter", "label=io.podrun.owner=Deployment/build-ci-app"]);
+    t.equal(left.stdout.trim(), "", "down --image found the pods the override made");
+    const image = await runCommand(runtime, ["image", "inspect", `localhost/build-ci-app:ci-${revision}`], {
+      reject: false,
+    });
+    t.not(image.exitCode, 0, "the script removed its build");
+  });
+}

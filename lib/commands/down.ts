@@ -1,3 +1,4 @@
+import { parseImageOverrides, type ImageOverride } from "../manifest/image-overrides.js";
 import { stat } from "node:fs/promises";
 import { readStopLabels } from "../pod/spec/stop-labels.js";
 import { reachPods } from "../apply/reach-pods.js";
@@ -67,6 +68,8 @@ export interface DownOptions {
   runtimeRequestTimeout?: string;
   json: boolean;
   stateDir?: string;
+  /** `--image NAME=REF`, as given to `up`: a workload's pod names hash its template, images included. */
+  images?: readonly string[];
   env?: NodeJS.ProcessEnv;
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream;
@@ -79,7 +82,7 @@ export async function down(options: DownOptions): Promise<void> {
   const color = configureColor(env);
   checkDownArguments(options);
   // Every argument is checked before any container is touched: a typo is exit 2 with nothing done.
-  const { targets, claims, workloads, jobs, services } = await readDownArguments(options);
+  const { targets, claims, workloads, jobs, services } = await readDownArguments(options, env);
 
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
   const runtime = (options.createRuntime ?? createRuntime)(await chooseRuntime(options.runtime, env), {
@@ -155,7 +158,7 @@ export async function down(options: DownOptions): Promise<void> {
 }
 
 /** The pods, workloads, Jobs, Services and claims the arguments name (none with --all). */
-async function readDownArguments(options: DownOptions) {
+async function readDownArguments(options: DownOptions, env: NodeJS.ProcessEnv) {
   const claims: Claim[] = [];
   const workloads: WorkloadToDown[] = [];
   const jobs: { name: string; namespace: string }[] = [];
@@ -167,6 +170,7 @@ async function readDownArguments(options: DownOptions) {
         filenames: options.filenames ?? [],
         recursive: options.recursive === true,
         kustomize: options.kustomize,
+        images: parseImageOverrides(options.images ?? [], env["PODRUN_IMAGES"]),
         namespace: options.namespace,
         claims: options.volumes ? claims : undefined,
         jobs,
@@ -218,6 +222,7 @@ async function resolveTargets(input: {
   filenames: readonly string[];
   recursive: boolean;
   kustomize?: string | undefined;
+  images: readonly ImageOverride[];
   namespace: string | undefined;
   claims?: Claim[];
   jobs?: { name: string; namespace: string }[];
@@ -271,6 +276,7 @@ async function addManifestTargets(
     checkReferences: false,
     // `down` needs the names; an image name a kubelet would refuse does not stop a cleanup.
     kubeletChecks: "warn",
+    images: input.images,
   });
   const plan = planObjects(manifest.items);
   for (const claim of manifest.persistentVolumeClaims ?? [])

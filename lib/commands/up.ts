@@ -1,3 +1,4 @@
+import { parseImageOverrides } from "../manifest/image-overrides.js";
 import type { ChalkInstance } from "chalk";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { createConsoleSink, isInteractive, type ConsoleSink } from "../output/console-sink.js";
@@ -78,6 +79,10 @@ export interface UpOptions {
   timeoutMs?: number;
   /** With `wait`: Ctrl-C removes the pod instead of leaving it running. */
   rmOnInterrupt?: boolean;
+  /** `--image NAME=REF` (and $PODRUN_IMAGES): the images put in place of those written (manifest/image-overrides.ts). */
+  images?: readonly string[];
+  /** `--pull-policy`: every container's pull policy for this run. */
+  pullPolicy?: "IfNotPresent" | "Never";
   env?: NodeJS.ProcessEnv;
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream;
@@ -207,11 +212,17 @@ async function readUpInput(options: UpOptions, env: NodeJS.ProcessEnv, warn: (wa
   if (!options.wait && (options.timeoutMs !== undefined || options.rmOnInterrupt))
     throw new UsageError("--timeout and --rm-on-interrupt apply only with --wait");
   const requestTimeoutMs = resolveRequestTimeout(options.runtimeRequestTimeout, env);
+  const images = parseImageOverrides(options.images ?? [], env["PODRUN_IMAGES"]);
   const manifest = await loadManifests(options.files, {
     recursive: options.recursive === true,
     kustomize: options.kustomize,
+    images,
   });
   for (const warning of manifest.warnings) warn(warning);
+  if (options.pullPolicy !== undefined)
+    warn(
+      `Warning: --pull-policy ${options.pullPolicy}: every container's image is pulled ${options.pullPolicy === "Never" ? "never" : "only when absent"}, where a cluster pulls as its imagePullPolicy says`,
+    );
   // The bare pods, then the pods of each workload in file order, as their controllers would make them.
   const plan = planObjects(manifest.items);
   if (!options.wait)
@@ -310,6 +321,7 @@ function createUpImages(
     clock: Date.now,
     // The console sink's spinner while a pull runs (none with --json).
     startProgress: consoleSink && ((text: string) => consoleSink.startProgress(text)),
+    ...(options.pullPolicy !== undefined && { pullPolicyOverride: options.pullPolicy }),
   });
 }
 

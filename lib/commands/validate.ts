@@ -1,5 +1,6 @@
 import { ExitCode, ExitError, ManifestError } from "../errors.js";
 import { loadManifests } from "../kinds/read-manifests.js";
+import { parseImageOverrides } from "../manifest/image-overrides.js";
 import { inRunOrder, kindEntry, KINDS } from "../kinds/table.js";
 import type { KindTable } from "../kinds/types.js";
 import type { Manifest, ManifestFile } from "../manifest/load-manifest.js";
@@ -16,6 +17,9 @@ export interface ValidateOptions {
   json: boolean;
   /** `--strict-refs`: what only a kubelet finds (load-manifest.ts KubeletChecks) is an error, not a Warning. */
   strictRefs?: boolean;
+  /** `--image NAME=REF` (and $PODRUN_IMAGES): the images put in place of those written. */
+  images?: readonly string[];
+  env?: NodeJS.ProcessEnv;
   /** Where summaries (or JSON) go, and where errors and warnings go. */
   stdout?: NodeJS.WritableStream;
   stderr?: NodeJS.WritableStream;
@@ -35,6 +39,7 @@ export async function validate(options: ValidateOptions): Promise<void> {
       recursive: options.recursive === true,
       kustomize: options.kustomize,
       kubeletChecks: options.strictRefs === true ? "error" : "warn",
+      images: parseImageOverrides(options.images ?? [], (options.env ?? process.env)["PODRUN_IMAGES"]),
     });
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error;

@@ -3,7 +3,7 @@ import { formatGoDuration } from "../events/go-duration.js";
 import { EventReason, EventType } from "../events/reasons.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { InvolvedObject } from "../events/types.js";
-import { applyDefaultImageTag } from "../runtime/image-reference.js";
+import { applyDefaultImageTag, parseImageReference } from "../runtime/image-reference.js";
 import type { RegistryCredential } from "../credentials/types.js";
 import { listSecretForms } from "../credentials/scrub.js";
 import type { ImageInfo } from "../runtime/types.js";
@@ -42,6 +42,11 @@ export interface ImageManagerDeps {
   clock: () => number;
   /** A spinner while a pull runs (the console sink's startProgress); none by default. */
   startProgress?: (text: string) => { stop(): void };
+  /**
+   * `up --pull-policy`: the policy of every container of the run, in place of its own; the events
+   * it changes say so (` (--pull-policy IfNotPresent)`).
+   */
+  pullPolicyOverride?: Exclude<PullPolicy, "Always">;
 }
 
 export interface ImageManager {
@@ -61,10 +66,15 @@ type Fail = (type: EventType, eventReason: string, reason: Reason, message: stri
 async function ensureImageExists(
   deps: ImageManagerDeps,
   pulled: Map<string, ImageInfo>,
-  { object, image, pullPolicy, present, inspectError, pullCredentials }: EnsureImageRequest,
+  request: EnsureImageRequest,
 ): Promise<string> {
+  const { object, image, present, inspectError, pullCredentials } = request;
   const { recorder, clock } = deps;
   const quoted = JSON.stringify(image);
+  // The run's --pull-policy, where it changes the container's own: named in the events it decides.
+  const overridden = deps.pullPolicyOverride !== undefined && deps.pullPolicyOverride !== request.pullPolicy;
+  const pullPolicy = overridden ? deps.pullPolicyOverride! : request.pullPolicy;
+  const because = overridden ? ` (--pull-policy ${pullPolicy})` : "";
   const fail: Fail = (type, eventReason, reason, message, cause) => {
     recorder.event(object, type, eventReason, message);
     throw new PodrunError(reason, message, cause === undefined ? undefined : { cause });
@@ -83,14 +93,14 @@ async function ensureImageExists(
           EventType.Warning,
           EventReason.ErrImageNeverPull,
           "ErrImageNeverPull",
-          `Container image ${quoted} is not present with pull policy of Never`,
+          `Container image ${quoted} is not present with pull policy of Never${because}`,
         );
       }
       recorder.event(
         object,
         EventType.Normal,
         EventReason.Pulled,
-        `Container image ${quoted} already present on machine`,
+        `Container image ${quoted} already present on machine${because}`,
       );
       return ref;
     }
@@ -103,7 +113,24 @@ async function ensureImageExists(
     recorder.event(object, EventType.Normal, EventReason.BackOff, message),
   );
 
-  return pullImage(deps, pulled, { object, ref, quoted, key, attemptMs, pullCredentials });
+  // Always pulls even what is here: a failure then says so, and how to run the local image.
+  const hint = pullPolicy === "Always" && present.has(ref) ? localImageHint(image) : "";
+  return pullImage(deps, pulled, { object, ref, quoted, key, attemptMs, pullCredentials, hint });
+}
+
+/**
+ * What a failed pull adds when the image is present on this machine and the policy forced the
+ * pull: a CI job's freshly built image, named with `:latest` (or no tag), which the API server
+ * defaults to Always.
+ */
+function localImageHint(image: string): string {
+  const reference = parseImageReference(image);
+  const latest =
+    reference.ok && reference.reference.digest === undefined && (reference.reference.tag ?? "latest") === "latest";
+  const why = latest
+    ? "imagePullPolicy is Always (the default for an image tagged :latest or untagged)"
+    : "imagePullPolicy is Always";
+  return `; the image is present on this machine, but ${why}: set imagePullPolicy: IfNotPresent, use a tag other than latest, or run up --pull-policy IfNotPresent`;
 }
 
 /** One pull's inputs: the defaulted ref, the image as quoted in messages, and the back-off key and time it checked. */
@@ -112,13 +139,15 @@ interface PullAttempt extends Pick<EnsureImageRequest, "object" | "pullCredentia
   quoted: string;
   key: string;
   attemptMs: number;
+  /** Said after the failure's message (localImageHint), in the event, the back-off and the error. */
+  hint: string;
 }
 
 // The pull itself: Pulling, then Pulled or Failed; a failure advances the back-off (unless the engine is down).
 async function pullImage(
   deps: ImageManagerDeps,
   pulled: Map<string, ImageInfo>,
-  { object, ref, quoted, key, attemptMs, pullCredentials }: PullAttempt,
+  { object, ref, quoted, key, attemptMs, pullCredentials, hint }: PullAttempt,
 ): Promise<string> {
   const { recorder, clock } = deps;
   recorder.event(object, EventType.Normal, EventReason.Pulling, `Pulling image ${quoted}`);
@@ -140,7 +169,8 @@ async function pullImage(
   } catch (error) {
     if (isAbort(error)) throw error; // Ctrl-C is not a registry failure
     // Events, the back-off file and the error all take this text: none may quote a credential.
-    const failure = describePullFailure(error, listSecretForms(credentials));
+    const described = describePullFailure(error, listSecretForms(credentials));
+    const failure = { ...described, message: `${described.message}${hint}` };
     recorder.event(object, EventType.Warning, EventReason.Failed, `Failed to pull image ${quoted}: ${failure.message}`);
     // A container engine that is down says nothing about the registry: no back-off for it.
     const unrecorded =

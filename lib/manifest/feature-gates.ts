@@ -1,6 +1,6 @@
 import { FieldPath } from "./field-path.js";
 import type { Reporter } from "./field-error.js";
-import { WORKLOAD_KINDS } from "./kinds.js";
+import { podSpecPath } from "./kinds.js";
 import { asObject, type RawObject } from "./rules/raw.js";
 
 // The fields a Kubernetes v1.36 API server drops from an object it creates, because the feature
@@ -59,12 +59,6 @@ export const DROPPED_FIELDS: readonly DroppedField[] = [
     kinds: ["StatefulSet"],
   },
 ];
-
-/** Where a kind's pod spec is, if it has one. */
-function podSpecPath(kind: string): readonly string[] | undefined {
-  if (kind === "Pod") return ["spec"];
-  return (WORKLOAD_KINDS as readonly string[]).includes(kind) ? ["spec", "template", "spec"] : undefined;
-}
 
 /**
  * Removes from `object` (of `kind`, already checked against the schema) each field a v1.36 API

@@ -28,6 +28,12 @@ export function isWorkloadKind(kind: string): kind is WorkloadKind {
   return (WORKLOAD_KINDS as readonly string[]).includes(kind);
 }
 
+/** Where a kind's pod spec is: a Pod's `spec`, a workload's `spec.template.spec`; undefined for the others. */
+export function podSpecPath(kind: string): readonly string[] | undefined {
+  if (kind === "Pod") return ["spec"];
+  return isWorkloadKind(kind) ? ["spec", "template", "spec"] : undefined;
+}
+
 /**
  * The built-in kinds of the Kubernetes API that podrun does not run (served-kinds.ts has them
  * all): a cluster's networking, access control, scheduling and policy objects, which have no

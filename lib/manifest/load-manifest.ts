@@ -12,6 +12,8 @@ import { DEFAULT_NAMESPACE, toObjectKey } from "./rules/context.js";
 import { asObject, asString } from "./rules/raw.js";
 import { checkSchema, hasSchema } from "./schema.js";
 import { dropDisabledFields } from "./feature-gates.js";
+import { overridePodSpecImages, type ImageOverride } from "./image-overrides.js";
+import { podSpecPath } from "./kinds.js";
 import type { RuntimeName } from "../runtime/detect.js";
 import { buildObjectIndex } from "./validate-objects.js";
 import { claimKeyOf } from "./rules/persistent-volume-claim.js";
@@ -69,6 +71,8 @@ export interface LoadOptions extends ExpandOptions {
   checkReferences?: boolean;
   /** What only the kubelet finds (FieldError.kubelet): errors (`up`, the default) or Warnings (`validate`). */
   kubeletChecks?: KubeletChecks;
+  /** `--image NAME=REF`, applied to every pod spec before the rules run. */
+  images?: readonly ImageOverride[];
 }
 
 /**
@@ -112,6 +116,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     earlier: errors,
     checkReferences: options.checkReferences !== false,
     kubeletChecks: options.kubeletChecks ?? "error",
+    ...(options.images && { images: options.images }),
   });
 }
 
@@ -130,11 +135,13 @@ export interface CheckOptions {
   earlier?: readonly string[];
   checkReferences?: boolean;
   kubeletChecks?: KubeletChecks;
+  /** `--image NAME=REF`: the images put in place of those written (image-overrides.ts). */
+  images?: readonly ImageOverride[];
 }
 
 /** Validates and defaults manifests already read, as one set; throws ManifestError listing every error. */
 export function checkManifests(sources: readonly ManifestSource[], options: CheckOptions): Manifest {
-  const { kinds, earlier = [], checkReferences = true, kubeletChecks = "error" } = options;
+  const { kinds, earlier = [], checkReferences = true, kubeletChecks = "error", images = [] } = options;
   const byKind = new Map(kinds.kinds.map((k) => [k.kind, k]));
   const apiVersions = new Map(kinds.kinds.map((k) => [k.kind, k.apiVersion]));
   const checks: FileCheck[] = sources.map((source) => ({
@@ -152,12 +159,17 @@ export function checkManifests(sources: readonly ManifestSource[], options: Chec
   for (const check of checks)
     for (const object of check.objects)
       if (hasSchema(object.kind)) checkSchema(object.value, object.kind, collect(check, object));
-  // Then what the API server drops, its feature gate being off (feature-gates.ts), before its rules.
+  // Then what the API server drops, its feature gate being off (feature-gates.ts), before its rules;
+  // and the images `--image` puts in place, so that the rules check what will run.
+  const usedOverrides = new Set<ImageOverride>();
   for (const check of checks)
-    for (const object of check.objects)
+    for (const object of check.objects) {
       dropDisabledFields(object.kind, object.value, (error) =>
         check.warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
       );
+      const spec = podSpecOf(object);
+      if (spec && images.length > 0) for (const used of overridePodSpecImages(spec, images)) usedOverrides.add(used);
+    }
   findDuplicateObjects(checks);
   const index = buildObjectIndex(
     checks.flatMap((check) =>
@@ -182,7 +194,10 @@ export function checkManifests(sources: readonly ManifestSource[], options: Chec
     const errorLines = [...earlier, ...checks.flatMap((check) => formatErrors(check.source.name, check.errors))];
     throw new ManifestError([...errorLines, ...hintLines(checks.map((c) => c.errors))]);
   }
-  return admitAll(checks, byKind, { checkReferences, kubeletChecks });
+  const manifest = admitAll(checks, byKind, { checkReferences, kubeletChecks });
+  for (const unused of images.filter((override) => !usedOverrides.has(override)))
+    manifest.warnings.push(`Warning: --image ${unused.flag}: no container image of the files read is ${unused.name}`);
+  return manifest;
 }
 
 /** The valid objects, each admitted by its kind, gathered into one Manifest. */
@@ -346,4 +361,11 @@ function sortByPosition(file: string, errors: readonly LocatedError[]) {
 // Items of a `kind: List` are named `items[2].spec…`, as kubectl names them.
 function prefixed(text: string, prefix: string): string {
   return prefix ? `${prefix}.${text}` : text;
+}
+
+/** The pod spec of a Pod or a workload's template, if the object has one. */
+function podSpecOf(object: ManifestObject): Record<string, unknown> | undefined {
+  let value: unknown = object.value;
+  for (const field of podSpecPath(object.kind) ?? []) value = asObject(value)?.[field];
+  return podSpecPath(object.kind) ? asObject(value) : undefined;
 }

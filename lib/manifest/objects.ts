@@ -108,11 +108,7 @@ export function collectObjects(
     if (!checkApiVersion(value, sourceMap, prefix, reject, runAt)) return;
     const { warning, error } = judgeOtherKind(value, kind, known);
     // A built-in kind podrun skips is still checked as strictly as one it runs, as an API server would.
-    if (warning && known.warned.has(kind)) {
-      const report = (found: FieldError) => reject(found, sourceMap, prefix);
-      checkOtherKind(value, value.apiVersion as string, kind, report);
-      checkNamed(value, report);
-    }
+    if (warning && known.warned.has(kind)) checkSkippedKind(value, kind, (found) => reject(found, sourceMap, prefix));
     if (warning) warnings.push({ error: warning, sourceMap, prefix });
     if (error) reject(error, sourceMap, prefix);
   };
@@ -149,6 +145,12 @@ function judgeOtherKind(
     );
   const path = root.child(match.status === "unknown-kind" ? "kind" : "apiVersion");
   return { error: { type: "NoKindMatch", path, detail: describeNoMatch(apiVersion, kind, match) } };
+}
+
+/** A built-in kind podrun does not run: its schema (schema.ts) and its name. */
+function checkSkippedKind(value: Record<string, unknown>, kind: string, report: (error: FieldError) => void): void {
+  checkOtherKind(value, value.apiVersion as string, kind, report);
+  checkNamed(value, report);
 }
 
 /** Every object an API server stores has a name (ValidateObjectMeta); the kinds podrun runs check theirs in their rules. */

@@ -45,7 +45,13 @@ type PullOutcome = { ms?: number; result: ImageInfo | Error };
 type PullScript = (ref: string, attempt: number) => PullOutcome | Deferred<ImageInfo>;
 
 function createWorld(
-  options: { local?: Record<string, ImageInfo>; pull?: PullScript; store?: BackoffStore; maxParallel?: number } = {},
+  options: {
+    local?: Record<string, ImageInfo>;
+    pull?: PullScript;
+    store?: BackoffStore;
+    maxParallel?: number;
+    pullPolicyOverride?: "IfNotPresent" | "Never";
+  } = {},
 ) {
   const clock = { now: 1_700_000_000_000 };
   const runtime = new FakeRuntime({
@@ -75,7 +81,14 @@ function createWorld(
       progress.push(`start ${text}`),
       { stop: () => void progress.push(`stop ${text}`) }
     );
-    const manager = createImageManager({ recorder, backoff: store, puller, clock: () => clock.now, startProgress });
+    const manager = createImageManager({
+      recorder,
+      backoff: store,
+      puller,
+      clock: () => clock.now,
+      startProgress,
+      ...(options.pullPolicyOverride && { pullPolicyOverride: options.pullPolicyOverride }),
+    });
     return { manager, events, progress };
   };
 
@@ -180,6 +193,61 @@ t.test("Always pulls even when the image is present", async (t) => {
     { advance: 0, calls: ["inspectImages busybox:latest", "pullImage busybox:latest"], events: ["Pulling", "Pulled"] },
     { advance: 1, calls: ["inspectImages busybox:latest", "pullImage busybox:latest"], events: ["Pulling", "Pulled"] },
   ]);
+});
+
+t.test("--pull-policy: in place of each container's policy, and named in the events it decides", async (t) => {
+  const present = createWorld({ local: { "app:latest": BUSYBOX }, pullPolicyOverride: "IfNotPresent" });
+  const run = present.startRun();
+  t.equal(await present.ensure(run.manager, "app", "Always"), "app:latest");
+  t.notOk(
+    present.calls.some((c) => c.startsWith("pullImage")),
+    "no pull for an Always container",
+  );
+  t.same(
+    run.events.map((e) => e.message),
+    ['Container image "app" already present on machine (--pull-policy IfNotPresent)'],
+  );
+  const never = createWorld({ pullPolicyOverride: "Never" });
+  const neverRun = never.startRun();
+  const error = await never.ensure(neverRun.manager, "app:1", "IfNotPresent").catch((e: unknown) => e);
+  t.equal(
+    (error as PodrunError).message,
+    'Container image "app:1" is not present with pull policy of Never (--pull-policy Never)',
+  );
+  const same = createWorld({ local: { "app:1": BUSYBOX }, pullPolicyOverride: "IfNotPresent" });
+  const sameRun = same.startRun();
+  await same.ensure(sameRun.manager, "app:1", "IfNotPresent");
+  t.same(
+    sameRun.events.map((e) => e.message),
+    ['Container image "app:1" already present on machine'],
+    "a policy the override does not change is not named",
+  );
+});
+
+t.test("a failed Always pull of an image present here says so, why, and the three fixes", async (t) => {
+  const hint = (why: string) =>
+    `; the image is present on this machine, but ${why}: set imagePullPolicy: IfNotPresent, use a tag other than latest, or run up --pull-policy IfNotPresent`;
+  const world = createWorld({
+    local: { "app:latest": BUSYBOX, "app:ci": BUSYBOX },
+    pull: (ref) => ({ result: notFound(ref) }),
+  });
+  const run = world.startRun();
+  const error = (await world.ensure(run.manager, "app", "Always").catch((e: unknown) => e)) as PodrunError;
+  const latest = hint("imagePullPolicy is Always (the default for an image tagged :latest or untagged)");
+  t.equal(error.message, `failed to pull and unpack image "app:latest": not found${latest}`);
+  t.equal(
+    run.events.at(-1)!.message,
+    `Failed to pull image "app": failed to pull and unpack image "app:latest": not found${latest}`,
+  );
+  t.match(
+    await world.store.update((state) => state.entries.get(imagePullBackoffKey(POD, "app"))?.lastError),
+    latest,
+    "kept for the back-off's message",
+  );
+  const tagged = (await world.ensure(run.manager, "app:ci", "Always").catch((e: unknown) => e)) as PodrunError;
+  t.match(tagged.message, hint("imagePullPolicy is Always"));
+  const absent = (await world.ensure(run.manager, "other", "Always").catch((e: unknown) => e)) as PodrunError;
+  t.notMatch(absent.message, "present on this machine", "an absent image: no hint");
 });
 
 t.test("Never: absent fails with ErrImageNeverPull, present is used", async (t) => {
