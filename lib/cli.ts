@@ -255,7 +255,7 @@ function declareValidate(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nThe files are checked as one set, as one kubectl apply -f: a Pod may use the ConfigMaps and Secrets of any of them. Errors are what a v1.36 API server refuses; what only a kubelet finds is a Warning here (up refuses it), or an error with --strict-refs.\n\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate cm.yaml pod.yaml\n  $ podrun validate -R k8s/\n  $ podrun validate --strict-refs -R k8s/\n  $ podrun validate -k overlays/ci\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'",
+      "\nThe files are checked as one set, as one kubectl apply -f: a Pod may use the ConfigMaps and Secrets of any of them. Errors are what a v1.36 API server refuses; what only a kubelet finds is a Warning here (up refuses it), or an error with --strict-refs.\n\nExamples:\n  $ podrun validate pod.yaml\n  $ podrun validate cm.yaml pod.yaml\n  $ podrun validate -R k8s/\n  $ podrun validate --strict-refs -R k8s/\n  $ podrun validate --image ghcr.io/org/app=app:ci k8s/\n  $ podrun validate -k overlays/ci\n  $ podrun validate --json pod.yaml | jq '.items[0].spec'",
     )
     .action(async (files: string[], flags: ValidateFlags) => {
       const { validate } = await import("./commands/validate.js");
@@ -831,7 +831,7 @@ function declareDown(program: Command): void {
     .option("--state-dir <dir>", "state directory (event log)")
     .addHelpText(
       "after",
-      "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down -k overlays/ci\n  $ podrun down -l app=web -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml",
+      "\nA pod that is not there is reported as not found, with exit 0: running down twice is fine.\n\nAn argument is a manifest when it is -, a file, a path with a / (k8s/), or a .yaml/.yml/.json name; TYPE/NAME that is no file\nis a workload (deploy/web: every pod of it); else a pod name.\n\nExamples:\n  $ podrun down examples/web-sidecar.yaml\n  $ podrun down cm.yaml pod.yaml\n  $ podrun down k8s/\n  $ podrun down -f k8s -R\n  $ podrun down web db -n ci\n  $ podrun down job/migrate\n  $ podrun down --image ghcr.io/org/app=app:ci k8s/   # as up was given it\n  $ podrun down -k overlays/ci\n  $ podrun down -l app=web -n ci\n  $ podrun down --all --grace-period 0\n  $ podrun down --json pod.yaml",
     )
     .action(async (targets: string[], flags: DownFlags) => {
       const { down } = await import("./commands/down.js");

@@ -70,6 +70,15 @@ for (const runtime of ["docker", "podman"] as const) {
 
     const [name, tagged, latest] = pods as [string, string, string];
     const manifest = await file(name, pod(name, `${RELEASED}:1.4.2`, SIDE));
+    const dry = await podrun(["--dry-run", "--image", `${RELEASED}=${local}:a`, manifest]);
+    t.equal(dry.exitCode, 0, dry.stderr);
+    // (docker's create ends `--entrypoint sleep IMAGE 3600`, podman's `--entrypoint '["sleep","3600"]' IMAGE`.)
+    t.match(
+      dry.stdout,
+      new RegExp(`--entrypoint .* ${local}:a( 3600)?$`, "m"),
+      "--dry-run shows the image that will run",
+    );
+    t.notMatch(dry.stdout, RELEASED, "and not the one written");
     const first = await podrun([
       "--wait",
       "--image",
