@@ -50,7 +50,9 @@ export async function removeServices(
     if (proxy) await runtime.removeContainers([proxy.id]);
     else await runtime.removeContainers([proxyContainerName(service.namespace, service.name)]);
     const dir = serviceDirectory(request.stateDir, runtime.name, service.namespace, service.name);
-    await rm(dir, { recursive: true, force: true });
+    // Node retries an ENOTEMPTY: an endpoint update in flight may drop its atomic write's file into
+    // the proxy's directory while the tree is being removed (seen once under the suite's load).
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     // Found as `ps svc` would list it: its proxy, or the record of a Service that has none.
     const record = records.get(key);
     removed.push({ ...service, found: proxy !== undefined || (record !== undefined && !hasProxy(record.service)) });

@@ -369,6 +369,14 @@ async function runCase(
   const stillRunning = await waitForEngineCalls(shim.callsDir);
   lap("killed up");
   const calls = await readEngineCalls(shim.callsDir);
+  // Another test's `up` may make the network between its removal and this run (tap runs files side
+  // by side): then there was no create to kill at, and the run went on to the end.
+  if (alone && !unreachable && killedBy !== "SIGKILL" && !calls.some((c) => c.args.startsWith("network create")))
+    unreachable = `another test made the ${CLUSTER_NETWORK_NAME} network meanwhile: no create to kill at`;
+  // Likewise a numbered point past the run's last call: what the engine held (the network, an
+  // image) changed between the calibration and this run, and it made fewer calls.
+  if (typeof point.at === "number" && killedBy !== "SIGKILL" && calls.length < point.at)
+    unreachable = `this run made ${calls.length} engine calls, the calibration more: what another test left or took changed the run`;
   const stateProblems = await checkStateAfterKill(stateDir, runtime, name);
   const tornByKill = (await readEventLines(stateDir)).invalid;
   lap("wait+state");
