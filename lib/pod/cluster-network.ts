@@ -5,7 +5,7 @@ import { LABEL_MANAGED } from "../runtime/types.js";
 import { HOST_NETWORK } from "../runtime/relay.js";
 import { resolvePodHostDomain, serviceDomainName } from "./etc/hosts-file.js";
 import type { PodIdentity } from "./identity.js";
-import { resolvePodHostname } from "./spec/pod-settings.js";
+import { resolveDnsHostname } from "./spec/pod-settings.js";
 
 // The cluster network: one engine network named `podrun` that every podrun pod of the engine
 // joins, whatever its namespace and whichever run made it, as a cluster's pods share one flat
@@ -46,7 +46,7 @@ export function planSandboxNetwork(
   if (!cluster || spec.hostNetwork === true) return undefined;
   const aliases: string[] = [];
   const domain = resolvePodHostDomain(spec, identity.namespace);
-  if (domain) aliases.push(`${resolvePodHostname(pod, identity.name)}.${domain}`);
+  if (domain) aliases.push(`${resolveDnsHostname(pod, identity.name)}.${domain}`);
   const labels = pod.metadata?.labels ?? {};
   for (const service of cluster.headless ?? []) {
     const selector = Object.entries(service.selector);

@@ -165,6 +165,27 @@ for (const runtime of ["docker", "podman"] as const) {
   );
 
   t.test(
+    `${runtime}: hostnameOverride: the hostname the containers see, alone in /etc/hosts (no domain)`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = uniqueName("override");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const spec = `  hostname: shop\n  subdomain: sub\n  hostnameOverride: my-app.example.internal\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n`;
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      t.notMatch(r.stderr, /Warning/, "acted on, not warned of");
+      t.equal((await env.exec(name, "app", ["hostname"])).trim(), "my-app.example.internal");
+      const ip = await env.ipOf(name, "app");
+      t.equal(
+        await env.cat(name, "app", "/etc/hosts"),
+        `# Kubernetes-managed hosts file.\n${LOCALHOST}${ip}\tmy-app.example.internal\n`,
+      );
+    },
+  );
+
+  t.test(
     `${runtime}: a hostNetwork pod: the host's /etc/hosts with the hostAliases, dnsConfig merged; hostPID and hostIPC; up again changes nothing`,
     { buffered: true },
     async (t) => {

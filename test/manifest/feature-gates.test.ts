@@ -143,7 +143,7 @@ const CASES: Case[] = [
   {
     gates: ["HostnameOverride"],
     yaml: pod("  hostnameOverride: my-app.example.internal\n"),
-    expect: { valid: true, warn: /hostnameOverride: not supported by podrun yet: ignored/ },
+    expect: { valid: true },
   },
   {
     gates: ["EnvFiles"],

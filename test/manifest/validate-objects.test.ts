@@ -185,6 +185,21 @@ const containerRows: Row[] = [
     ['spec.containers[0].image: Invalid value: " busybox": must not have leading or trailing whitespace'],
   ],
   [
+    "hostnameOverride: a DNS subdomain of at most 64 characters, not with setHostnameAsFQDN or hostNetwork",
+    withSpec({
+      hostnameOverride: `Bad_${"x".repeat(61)}`,
+      setHostnameAsFQDN: true,
+      hostNetwork: true,
+      containers: [ctr("a")],
+    }),
+    [
+      `spec.hostnameOverride: Invalid value: "Bad_${"x".repeat(61)}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      `spec.hostnameOverride: Invalid value: "Bad_${"x".repeat(61)}": must be no more than 64 characters`,
+      "spec.setHostnameAsFQDN: Invalid value: true: cannot be set with hostnameOverride",
+      "spec.hostNetwork: Invalid value: true: cannot be set with hostnameOverride",
+    ],
+  ],
+  [
     "a container's restartPolicy and restartPolicyRules (ContainerRestartRules, on by default)",
     withSpec({
       containers: [

@@ -99,6 +99,7 @@ export const HONOURED_POD_FIELDS = [
   // namespace are warned about below. enableServiceLinks: no Services.
   "spec.hostAliases",
   "spec.hostname",
+  "spec.hostnameOverride",
   "spec.subdomain",
   "spec.dnsConfig",
   "spec.dnsPolicy",

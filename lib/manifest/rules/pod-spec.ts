@@ -3,7 +3,7 @@ import { FieldPath } from "../field-path.js";
 import type { Reporter } from "../field-error.js";
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../defaults.js";
 import { reportInvalid, toObjectKey, type PodContext } from "./context.js";
-import { findDns1123LabelErrors, formatRangeError } from "./names.js";
+import { findDns1123LabelErrors, findDns1123SubdomainErrors, formatRangeError } from "./names.js";
 import { validatePodDns } from "./pod-dns.js";
 import { validatePodResources } from "./pod-resources.js";
 import { validatePodSysctls } from "./pod-sysctls.js";
@@ -48,6 +48,7 @@ export function validatePodFields(ctx: PodContext, spec: RawObject): void {
     const value = asString(spec[field]);
     if (value) reportInvalid(ctx.report, specPath.child(field), value, findDns1123LabelErrors(value));
   }
+  checkHostnameOverride(ctx.report, spec);
   if (spec.hostNetwork === true) {
     const containers = listObjectItems(spec.containers).map(
       ([i, c]) => [c, specPath.child("containers").index(i)] as [RawObject, FieldPath],
@@ -109,3 +110,26 @@ function checkSeLinuxChangePolicy(report: Reporter, spec: RawObject): void {
   const path = specPath.child("securityContext").child("seLinuxChangePolicy");
   report({ type: "Unsupported", path, value: policy, supported: ["Recursive"] });
 }
+
+/**
+ * spec.hostnameOverride (HostnameOverride, beta and on by default since v1.35): a DNS subdomain of
+ * at most 64 characters, which neither setHostnameAsFQDN nor hostNetwork may go with.
+ */
+function checkHostnameOverride(report: Reporter, spec: RawObject): void {
+  const value = asString(spec.hostnameOverride);
+  if (!value) return;
+  const path = specPath.child("hostnameOverride");
+  const errors = findDns1123SubdomainErrors(value);
+  if (value.length > MAX_HOSTNAME_OVERRIDE) errors.push(`must be no more than ${MAX_HOSTNAME_OVERRIDE} characters`);
+  reportInvalid(report, path, value, errors);
+  for (const field of ["setHostnameAsFQDN", "hostNetwork"] as const)
+    if (spec[field] === true)
+      report({
+        type: "Invalid",
+        path: specPath.child(field),
+        value: true,
+        detail: `cannot be set with hostnameOverride`,
+      });
+}
+
+const MAX_HOSTNAME_OVERRIDE = 64;

@@ -9,7 +9,7 @@ import type { VolumeMount } from "../../runtime/types.js";
 import { describeFsError } from "../../state/state-error.js";
 import type { PodIdentity } from "../identity.js";
 import type { ClusterNetwork } from "../cluster-network.js";
-import { resolvePodHostname } from "../spec/pod-settings.js";
+import { hostnameOverrideOf, resolvePodHostname } from "../spec/pod-settings.js";
 import { ensurePodDirectory, podDirectory } from "../volumes/pod-dir.js";
 import {
   managedHostsFileContent,
@@ -191,7 +191,8 @@ function hostsFileContent(pod: Pod, identity: PodIdentity, podIPs: string[]): st
   return managedHostsFileContent(
     podIPs,
     resolvePodHostname(pod, identity.name),
-    resolvePodHostDomain(spec, identity.namespace),
+    // An overriding hostname stands alone: the kubelet gives the pod no domain then.
+    hostnameOverrideOf(spec) ? undefined : resolvePodHostDomain(spec, identity.namespace),
     planHostAliases(spec.hostAliases),
   );
 }

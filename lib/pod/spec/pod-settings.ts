@@ -11,10 +11,24 @@ import type { ContainerPodSettings, SandboxSettings } from "../../runtime/specs.
 const MAX_HOSTNAME_LENGTH = 63;
 
 /**
- * The pod's hostname as the kubelet's GeneratePodHostNameAndDomain makes it: spec.hostname, else
- * the pod's name cut to 63 characters without a trailing `-` or `.`.
+ * The hostname the pod's containers see, as the kubelet's GeneratePodHostNameAndDomain makes it:
+ * spec.hostnameOverride as written (the HostnameOverride gate, beta and on by default since
+ * v1.35; the pod then has no domain), else its DNS hostname (resolveDnsHostname).
  */
 export function resolvePodHostname(pod: Pod, podName: string): string {
+  return hostnameOverrideOf(pod.spec) || resolveDnsHostname(pod, podName);
+}
+
+/** spec.hostnameOverride (v1.34's field, newer than the kubernetes-types podrun builds with). */
+export function hostnameOverrideOf(spec: PodSpec | undefined): string | undefined {
+  return (spec as (PodSpec & { hostnameOverride?: string }) | undefined)?.hostnameOverride;
+}
+
+/**
+ * The pod's name in DNS under its subdomain (`<hostname>.<subdomain>`), which hostnameOverride
+ * leaves alone: spec.hostname, else the pod's name cut to 63 characters without a trailing `-` or `.`.
+ */
+export function resolveDnsHostname(pod: Pod, podName: string): string {
   const hostname = pod.spec?.hostname;
   if (hostname) return hostname;
   if (podName.length <= MAX_HOSTNAME_LENGTH) return podName;
