@@ -21,7 +21,8 @@ export function resolvePodHostname(pod: Pod, podName: string): string {
 
 /** spec.hostnameOverride (v1.34's field, newer than the kubernetes-types podrun builds with). */
 export function hostnameOverrideOf(spec: PodSpec | undefined): string | undefined {
-  return (spec as (PodSpec & { hostnameOverride?: string }) | undefined)?.hostnameOverride;
+  const value: unknown = (spec as Record<string, unknown> | undefined)?.["hostnameOverride"];
+  return typeof value === "string" ? value : undefined;
 }
 
 /**
