@@ -1,4 +1,3 @@
-import { parseImageOverrides, type ImageOverride } from "../manifest/image-overrides.js";
 import { stat } from "node:fs/promises";
 import { readStopLabels } from "../pod/spec/stop-labels.js";
 import { reachPods } from "../apply/reach-pods.js";
@@ -8,6 +7,7 @@ import { createConsoleSink } from "../output/console-sink.js";
 import { openEventLog } from "../events/event-log.js";
 import { createRecorder } from "../events/recorder.js";
 import { loadManifests } from "../kinds/read-manifests.js";
+import { parseImageOverrides, type ImageOverride } from "../manifest/image-overrides.js";
 import { planObjects } from "../apply/plan-objects.js";
 import {
   bringAllDown,

@@ -1,4 +1,3 @@
-import { parseImageOverrides } from "../manifest/image-overrides.js";
 import type { ChalkInstance } from "chalk";
 import { ExitCode, ExitError, UsageError } from "../errors.js";
 import { createConsoleSink, isInteractive, type ConsoleSink } from "../output/console-sink.js";
@@ -10,6 +9,7 @@ import { readAuthFile } from "../pod/pull-credentials.js";
 import { createImageManager, type ImageManager } from "../images/manager.js";
 import { createImagePuller, DEFAULT_PARALLEL_PULLS } from "../images/puller.js";
 import { loadManifests } from "../kinds/read-manifests.js";
+import { parseImageOverrides } from "../manifest/image-overrides.js";
 import { planObjects, type PodRun } from "../apply/plan-objects.js";
 import { formatServiceOutcome } from "../output/service-lines.js";
 import { resolveProxyImage } from "../services/proxy-config.js";

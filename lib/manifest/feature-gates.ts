@@ -95,7 +95,8 @@ function dropAt(value: unknown, path: readonly string[], at: FieldPath, dropped:
   if (rest.length > 0) {
     dropAt(object[head], rest, at.child(head), dropped);
     // As the API server does with a stop signal's lifecycle: an object the drop emptied goes too.
-    if (head === "lifecycle" && Object.keys(asObject(object[head]) ?? { x: 1 }).length === 0) delete object[head];
+    const left = asObject(object[head]);
+    if (head === "lifecycle" && left && Object.keys(left).length === 0) delete object[head];
     return;
   }
   if (object[head] === null || object[head] === undefined) return;

@@ -167,8 +167,8 @@ export function checkManifests(sources: readonly ManifestSource[], options: Chec
       dropDisabledFields(object.kind, object.value, (error) =>
         check.warnings.push({ error, sourceMap: object.sourceMap, prefix: object.prefix }),
       );
-      const spec = podSpecOf(object);
-      if (spec && images.length > 0) for (const used of overridePodSpecImages(spec, images)) usedOverrides.add(used);
+      const spec = images.length > 0 ? podSpecOf(object) : undefined;
+      if (spec) for (const used of overridePodSpecImages(spec, images)) usedOverrides.add(used);
     }
   findDuplicateObjects(checks);
   const index = buildObjectIndex(
@@ -365,7 +365,9 @@ function prefixed(text: string, prefix: string): string {
 
 /** The pod spec of a Pod or a workload's template, if the object has one. */
 function podSpecOf(object: ManifestObject): Record<string, unknown> | undefined {
+  const path = podSpecPath(object.kind);
+  if (!path) return undefined;
   let value: unknown = object.value;
-  for (const field of podSpecPath(object.kind) ?? []) value = asObject(value)?.[field];
-  return podSpecPath(object.kind) ? asObject(value) : undefined;
+  for (const field of path) value = asObject(value)?.[field];
+  return asObject(value);
 }

@@ -70,16 +70,7 @@ export function otherSchema(): OtherSchema {
 export function checkOtherKind(value: unknown, apiVersion: string, kind: string, report: Reporter): boolean {
   const root = otherSchema().roots[`${apiVersion}/${kind}`];
   if (root === undefined) return false;
-  try {
-    checkStruct(value, root, FieldPath.root(), report);
-  } catch (error) {
-    report({
-      type: "Invalid",
-      path: FieldPath.root(),
-      value: undefined,
-      detail: `cannot be checked: ${String(error)}`,
-    });
-  }
+  checkRoot(value, root, FieldPath.root(), report);
   return true;
 }
 
@@ -95,8 +86,13 @@ export function checkSchema(
   report: Reporter,
   root: FieldPath = FieldPath.root(),
 ): void {
+  checkRoot(value, schema.roots[kind], root, report);
+}
+
+/** checkStruct from a root type; never throws. */
+function checkRoot(value: unknown, type: string, root: FieldPath, report: Reporter): void {
   try {
-    checkStruct(value, schema.roots[kind], root, report);
+    checkStruct(value, type, root, report);
   } catch (error) {
     // Only a hostile object (a throwing getter, a Proxy) gets here: parsed YAML never does.
     report({ type: "Invalid", path: root, value: undefined, detail: `cannot be checked: ${String(error)}` });

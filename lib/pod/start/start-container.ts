@@ -16,10 +16,10 @@ import { buildContainerSpec, type ContainerKind } from "../spec/container-spec.j
 import { DEFAULT_HOOK_TIMEOUT_MS, HookError, runLifecycleHandler } from "../hooks.js";
 import type { PodIdentity } from "../identity.js";
 import type { PodObjects } from "../../manifest/pod-objects.js";
-import { resolveMountSources, toEngineSources, type MountSourceContext } from "../volumes/mount-sources.js";
+import { isWithin, resolveMountSources, toEngineSources, type MountSourceContext } from "../volumes/mount-sources.js";
 import { withTerminationLog } from "../volumes/termination-log.js";
 import { readFile, realpath } from "node:fs/promises";
-import { join, sep } from "node:path";
+import { join } from "node:path";
 import { fileKeyRefsOf } from "../spec/env-file.js";
 import { readFromEngine, readsThroughEngine } from "../volumes/engine-files.js";
 import { volumeRuntimeName } from "../volumes/volume-plan.js";
@@ -348,7 +348,7 @@ async function readEnvFiles(
 async function readInside(dir: string, path: string): Promise<Buffer> {
   const root = await realpath(dir);
   const file = await realpath(join(root, path));
-  if (file !== root && !file.startsWith(`${root}${sep}`)) throw new Error(`${path} leads out of the volume`);
+  if (!isWithin(root, file)) throw new Error(`${path} leads out of the volume`);
   return readFile(file);
 }
 

@@ -128,10 +128,13 @@ async function prepareSubPath(options: {
     await chmod(source, baseInfo.mode & 0o7777).catch(failed); // mkdir's mode went through the umask
   }
   const realSource = await realpath(source).catch(failed);
-  const inside = relative(realBase, realSource);
-  if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
-    fail(`subpath "${realSource}" not within volume path "${realBase}"`);
-  }
+  if (!isWithin(realBase, realSource)) fail(`subpath "${realSource}" not within volume path "${realBase}"`);
+}
+
+/** Whether `path` is `root` or below it (both resolved: no symbolic link left to lead out). */
+export function isWithin(root: string, path: string): boolean {
+  const inside = relative(root, path);
+  return !(inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside));
 }
 
 function fail(message: string, cause?: unknown): never {
