@@ -165,6 +165,31 @@ for (const runtime of ["docker", "podman"] as const) {
   );
 
   t.test(
+    `${runtime}: fields whose feature gate is off in v1.36 are dropped with a Warning naming the gate; the pod runs`,
+    { buffered: true },
+    async (t) => {
+      const env = await setup(t, runtime);
+      if (!env) return;
+      const name = uniqueName("gated");
+      t.teardown(() => removeManagedContainers(runtime, { "io.kubernetes.pod.name": name }));
+      const spec = `  schedulingGroup: {podGroupName: g}\n  containers:\n    - name: app\n      image: ${BUSYBOX}\n      command: ["sleep", "600"]\n      lifecycle: {stopSignal: SIGUSR1}\n`;
+      const r = await env.up(name, podYaml(name, spec));
+      t.equal(r.exitCode, 0, r.stderr);
+      for (const [field, gate] of [
+        ["spec.schedulingGroup", "GenericWorkload (alpha)"],
+        ["spec.containers[0].lifecycle.stopSignal", "ContainerStopSignals (alpha)"],
+      ])
+        t.match(
+          r.stderr,
+          `Warning: ${field}: dropped, as a v1.36 API server drops it: its feature gate ${gate} is off by default`,
+        );
+      const signal = await runCommand(runtime, ["inspect", "-f", "{{.Config.StopSignal}}", `default_${name}_app`]);
+      t.notMatch(signal.stdout, "SIGUSR1", "the container does not get the dropped stop signal");
+      t.equal((await env.exec(name, "app", ["echo", "up"])).trim(), "up");
+    },
+  );
+
+  t.test(
     `${runtime}: hostnameOverride: the hostname the containers see, alone in /etc/hosts (no domain)`,
     { buffered: true },
     async (t) => {
